@@ -1,0 +1,142 @@
+#!/usr/bin/env -S node --disable-warning=ExperimentalWarning
+/**
+ * mailctl: the operators' command line for the AdminService (gRPC/Connect,
+ * never the public JSON routes). Every command prints JSON on stdout; errors
+ * print `{ "error": { "code", "message" } }` on stderr and exit 1.
+ *
+ *   MAIL_ADMIN_URL   service address (default http://127.0.0.1:8080)
+ *   OPERATOR_TOKEN   the operator token configured on the service
+ */
+import { parseArgs } from "node:util";
+import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { createClient, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { apiErrorFrom } from "../contract/api-error.ts";
+import { messageToPublicJson } from "../contract/json-codec.ts";
+import { AdminService } from "../gen/mail/v1/admin_pb.js";
+
+const USAGE = `usage: mailctl <command> [options]
+
+  company create --name NAME [--api true|false] [--smtp true|false]
+  company list
+  company entitlements --company ID [--api true|false] [--smtp true|false]
+  key create --company ID --name NAME --scope SCOPE [--scope SCOPE ...] [--expires-at ISO8601]
+  key rotate --company ID --key KEY_ID [--grace-hours N]
+  key revoke --company ID --key KEY_ID
+  key list --company ID
+
+Environment: MAIL_ADMIN_URL (default http://127.0.0.1:8080), OPERATOR_TOKEN.`;
+
+class UsageError extends Error {}
+
+function required(values: Record<string, unknown>, name: string): string {
+  const value = values[name];
+  if (typeof value !== "string" || value === "") throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function flag(values: Record<string, unknown>, name: string): boolean | undefined {
+  const value = values[name];
+  if (value === undefined) return undefined;
+  if (value !== "true" && value !== "false") throw new UsageError(`--${name} takes true or false`);
+  return value === "true";
+}
+
+function print<Desc extends DescMessage>(desc: Desc, message: MessageShape<Desc>): void {
+  process.stdout.write(JSON.stringify(messageToPublicJson(desc, message), null, 2) + "\n");
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      name: { type: "string" },
+      company: { type: "string" },
+      key: { type: "string" },
+      scope: { type: "string", multiple: true },
+      api: { type: "string" },
+      smtp: { type: "string" },
+      "expires-at": { type: "string" },
+      "grace-hours": { type: "string" },
+      help: { type: "boolean" },
+    },
+  });
+  if (values.help || positionals.length < 2) throw new UsageError("");
+
+  const token = process.env.OPERATOR_TOKEN;
+  if (!token) throw new UsageError("set OPERATOR_TOKEN to the service's operator token");
+  const operator: Interceptor = (next) => (req) => {
+    req.header.set("authorization", `Bearer ${token}`);
+    return next(req);
+  };
+  const baseUrl = process.env.MAIL_ADMIN_URL ?? "http://127.0.0.1:8080";
+  const admin = createClient(AdminService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [operator] }));
+  const output = AdminService.method;
+
+  const command = `${positionals[0]} ${positionals[1]}`;
+  switch (command) {
+    case "company create": {
+      const entitlements = { api: flag(values, "api") ?? true, smtp: flag(values, "smtp") ?? false };
+      return print(output.createCompany.output, await admin.createCompany({ name: required(values, "name"), entitlements }));
+    }
+    case "company list":
+      return print(output.listCompanies.output, await admin.listCompanies({}));
+    case "company entitlements": {
+      const companyId = required(values, "company");
+      const current = (await admin.listCompanies({})).companies.find((c) => c.id === companyId)?.entitlements;
+      const entitlements = {
+        api: flag(values, "api") ?? current?.api ?? true,
+        smtp: flag(values, "smtp") ?? current?.smtp ?? false,
+      };
+      return print(output.setEntitlements.output, await admin.setEntitlements({ companyId, entitlements }));
+    }
+    case "key create": {
+      const expires = values["expires-at"];
+      const expiresAt = expires ? new Date(expires) : undefined;
+      if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new UsageError("--expires-at must be an ISO 8601 date-time");
+      const scopes = values.scope ?? [];
+      if (scopes.length === 0) throw new UsageError("--scope is required (repeat it for several scopes)");
+      const response = await admin.createApiKey({
+        companyId: required(values, "company"),
+        name: required(values, "name"),
+        scopes,
+        expiresAt: expiresAt ? timestampFromDate(expiresAt) : undefined,
+      });
+      return print(output.createApiKey.output, response);
+    }
+    case "key rotate": {
+      const grace = values["grace-hours"];
+      const graceHours = grace === undefined ? undefined : Number(grace);
+      if (graceHours !== undefined && (!Number.isInteger(graceHours) || graceHours < 0)) {
+        throw new UsageError("--grace-hours must be a non-negative integer");
+      }
+      const response = await admin.rotateApiKey({ companyId: required(values, "company"), keyId: required(values, "key"), graceHours });
+      return print(output.rotateApiKey.output, response);
+    }
+    case "key revoke":
+      return print(
+        output.revokeApiKey.output,
+        await admin.revokeApiKey({ companyId: required(values, "company"), keyId: required(values, "key") }),
+      );
+    case "key list":
+      return print(output.listApiKeys.output, await admin.listApiKeys({ companyId: required(values, "company") }));
+    default:
+      throw new UsageError(`unknown command: ${command}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    if (error.message) process.stderr.write(`mailctl: ${error.message}\n\n`);
+    process.stderr.write(USAGE + "\n");
+    process.exit(2);
+  }
+  const known = apiErrorFrom(error);
+  const body = known
+    ? { error: { code: known.code, message: known.message } }
+    : { error: { code: "CLIENT_ERROR", message: error instanceof Error ? error.message : String(error) } };
+  process.stderr.write(JSON.stringify(body) + "\n");
+  process.exit(1);
+});

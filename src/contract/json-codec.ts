@@ -1,0 +1,341 @@
+import {
+  type DescEnum,
+  type DescField,
+  type DescMessage,
+  type JsonObject,
+  type JsonValue,
+  type MessageShape,
+  ScalarType,
+  fromJson,
+  toJson,
+} from "@bufbuild/protobuf";
+import { type FieldProblem, ValidationError } from "./api-error.ts";
+
+/**
+ * The JSON form of the public HTTP API, derived generically from the
+ * descriptors (the OpenAPI generator follows the same rules):
+ *
+ * - field names are the proto JSON names (camelCase);
+ * - enum values are the value name without the enum's prefix, in lower case
+ *   (`MESSAGE_STATUS_QUEUED` is `"queued"`); the zero value is never written;
+ * - fields with explicit presence (proto3 `optional`, singular messages) are
+ *   always present and `null` when unset;
+ * - google.protobuf.Timestamp is ISO 8601 UTC with exactly three fractional
+ *   digits (`2026-01-02T03:04:05.000Z`).
+ *
+ * Canonical protobuf JSON differs on all four points, which is why the REST
+ * bridge does not use `toJson` directly. Connect's own JSON protocol keeps
+ * the canonical form.
+ */
+
+const TIMESTAMP = "google.protobuf.Timestamp";
+const FREE_FORM = new Set(["google.protobuf.Struct", "google.protobuf.Value", "google.protobuf.ListValue"]);
+
+// ------------------------------------------------------------------ enums
+
+function enumPrefix(desc: DescEnum): string {
+  return desc.name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase() + "_";
+}
+
+/** Public JSON name of an enum value, e.g. `queued`. Undefined for the zero value. */
+export function enumValueToJson(desc: DescEnum, value: number): string | undefined {
+  if (value === 0) return undefined;
+  const v = desc.value[value];
+  if (!v) return undefined;
+  const prefix = enumPrefix(desc);
+  const bare = v.name.startsWith(prefix) ? v.name.slice(prefix.length) : v.name;
+  return bare.toLowerCase();
+}
+
+/** All public JSON names of an enum, in declaration order, without the zero value. */
+export function enumJsonValues(desc: DescEnum): string[] {
+  return desc.values.filter((v) => v.number !== 0).map((v) => enumValueToJson(desc, v.number) as string);
+}
+
+/** Number of the enum value with the given public JSON name, or undefined. */
+export function enumValueFromJson(desc: DescEnum, name: string): number | undefined {
+  const found = desc.values.find((v) => v.number !== 0 && enumValueToJson(desc, v.number) === name);
+  return found?.number;
+}
+
+// ------------------------------------------------------------------ writing
+
+function timestampToIso(ts: { seconds: bigint; nanos: number }): string {
+  const millis = Number(ts.seconds) * 1000 + Math.floor(ts.nanos / 1_000_000);
+  return new Date(millis).toISOString();
+}
+
+function scalarToJson(type: ScalarType, value: unknown): JsonValue {
+  switch (type) {
+    case ScalarType.INT64:
+    case ScalarType.UINT64:
+    case ScalarType.SINT64:
+    case ScalarType.FIXED64:
+    case ScalarType.SFIXED64:
+      return String(value);
+    case ScalarType.BYTES:
+      return Buffer.from(value as Uint8Array).toString("base64");
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT: {
+      const n = value as number;
+      return Number.isFinite(n) ? n : String(n);
+    }
+    default:
+      return value as JsonValue;
+  }
+}
+
+function messageValueToJson(desc: DescMessage, value: unknown): JsonValue {
+  if (desc.typeName === TIMESTAMP) return timestampToIso(value as { seconds: bigint; nanos: number });
+  if (FREE_FORM.has(desc.typeName)) return toJson(desc, value as MessageShape<DescMessage>);
+  return messageToPublicJson(desc, value as MessageShape<DescMessage>);
+}
+
+/** Renders a message in the public JSON form described above. */
+export function messageToPublicJson(desc: DescMessage, message: MessageShape<DescMessage>): JsonObject {
+  const out: JsonObject = {};
+  const record = message as unknown as Record<string, unknown>;
+  for (const field of desc.fields) {
+    const value = record[field.localName];
+    out[field.jsonName] = fieldToJson(field, value);
+  }
+  return out;
+}
+
+function fieldToJson(field: DescField, value: unknown): JsonValue {
+  switch (field.fieldKind) {
+    case "scalar":
+      return value === undefined ? null : scalarToJson(field.scalar, value);
+    case "enum":
+      return value === undefined ? null : (enumValueToJson(field.enum, value as number) ?? null);
+    case "message":
+      return value === undefined ? null : messageValueToJson(field.message, value);
+    case "list": {
+      const list = (value as unknown[] | undefined) ?? [];
+      switch (field.listKind) {
+        case "scalar":
+          return list.map((v) => scalarToJson(field.scalar, v));
+        case "enum":
+          return list.map((v) => enumValueToJson(field.enum, v as number) ?? null);
+        case "message":
+          return list.map((v) => messageValueToJson(field.message, v));
+      }
+      break;
+    }
+    case "map": {
+      const map = (value as Record<string, unknown> | undefined) ?? {};
+      const out: JsonObject = {};
+      for (const [k, v] of Object.entries(map)) {
+        switch (field.mapKind) {
+          case "scalar":
+            out[k] = scalarToJson(field.scalar, v);
+            break;
+          case "enum":
+            out[k] = enumValueToJson(field.enum, v as number) ?? null;
+            break;
+          case "message":
+            out[k] = messageValueToJson(field.message, v);
+            break;
+        }
+      }
+      return out;
+    }
+  }
+  return null;
+}
+
+// ------------------------------------------------------------------ reading
+
+/** Where a JSON value came from: query strings arrive as text and are coerced. */
+export type JsonSource = "body" | "query" | "path";
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+
+function describeType(field: DescField): string {
+  switch (field.fieldKind) {
+    case "enum":
+      return `one of ${enumJsonValues(field.enum).join(", ")}`;
+    case "message":
+      return field.message.typeName === TIMESTAMP ? "an ISO 8601 date-time" : "an object";
+    case "list":
+      return "an array";
+    case "map":
+      return "an object";
+    case "scalar":
+      return scalarTypeName(field.scalar);
+  }
+}
+
+function scalarTypeName(type: ScalarType): string {
+  switch (type) {
+    case ScalarType.STRING:
+      return "a string";
+    case ScalarType.BOOL:
+      return "a boolean";
+    case ScalarType.DOUBLE:
+    case ScalarType.FLOAT:
+      return "a number";
+    case ScalarType.BYTES:
+      return "base64 text";
+    default:
+      return "an integer";
+  }
+}
+
+const INT32_RANGE: Partial<Record<ScalarType, [number, number]>> = {
+  [ScalarType.INT32]: [-2147483648, 2147483647],
+  [ScalarType.SINT32]: [-2147483648, 2147483647],
+  [ScalarType.SFIXED32]: [-2147483648, 2147483647],
+  [ScalarType.UINT32]: [0, 4294967295],
+  [ScalarType.FIXED32]: [0, 4294967295],
+};
+
+class Reader {
+  readonly problems: FieldProblem[] = [];
+  readonly source: JsonSource;
+  constructor(source: JsonSource) {
+    this.source = source;
+  }
+
+  problem(path: string, problem: string): undefined {
+    this.problems.push({ field: path, problem });
+    return undefined;
+  }
+
+  /** Converts one public-JSON value into canonical protobuf JSON, or records a problem. */
+  scalar(path: string, type: ScalarType, value: JsonValue): JsonValue | undefined {
+    const fromText = this.source !== "body" && typeof value === "string";
+    switch (type) {
+      case ScalarType.STRING:
+        return typeof value === "string" ? value : this.problem(path, "must be a string");
+      case ScalarType.BOOL:
+        if (typeof value === "boolean") return value;
+        if (fromText && (value === "true" || value === "false")) return value === "true";
+        return this.problem(path, "must be a boolean");
+      case ScalarType.DOUBLE:
+      case ScalarType.FLOAT: {
+        const n = fromText && value !== "" ? Number(value) : value;
+        return typeof n === "number" && Number.isFinite(n) ? n : this.problem(path, "must be a number");
+      }
+      case ScalarType.BYTES:
+        return typeof value === "string" ? value : this.problem(path, "must be base64 text");
+      default: {
+        const n = fromText && /^-?\d+$/.test(value) ? Number(value) : value;
+        if (typeof n !== "number" || !Number.isInteger(n)) return this.problem(path, "must be an integer");
+        const range = INT32_RANGE[type];
+        if (range && (n < range[0] || n > range[1])) return this.problem(path, "is out of range");
+        return n;
+      }
+    }
+  }
+
+  enumValue(path: string, desc: DescEnum, value: JsonValue): JsonValue | undefined {
+    const number = typeof value === "string" ? enumValueFromJson(desc, value) : undefined;
+    if (number === undefined) return this.problem(path, `must be one of ${enumJsonValues(desc).join(", ")}`);
+    return desc.value[number]?.name;
+  }
+
+  messageValue(path: string, desc: DescMessage, value: JsonValue): JsonValue | undefined {
+    if (desc.typeName === TIMESTAMP) {
+      if (typeof value !== "string" || !RFC3339.test(value) || Number.isNaN(Date.parse(value))) {
+        return this.problem(path, "must be an ISO 8601 date-time with time zone, e.g. 2026-01-31T12:00:00Z");
+      }
+      return new Date(value).toISOString();
+    }
+    if (desc.typeName === "google.protobuf.Value") return value;
+    if (FREE_FORM.has(desc.typeName)) {
+      if (desc.typeName === "google.protobuf.Struct" && !isObject(value)) return this.problem(path, "must be an object");
+      return value;
+    }
+    if (!isObject(value)) return this.problem(path, "must be an object");
+    return this.object(path, desc, value);
+  }
+
+  field(path: string, field: DescField, value: JsonValue): JsonValue | undefined {
+    switch (field.fieldKind) {
+      case "scalar":
+        return this.scalar(path, field.scalar, value);
+      case "enum":
+        return this.enumValue(path, field.enum, value);
+      case "message":
+        return this.messageValue(path, field.message, value);
+      case "list": {
+        // A query parameter given once is a one-element list.
+        const list = Array.isArray(value) ? value : this.source === "query" ? [value] : undefined;
+        if (!list) return this.problem(path, "must be an array");
+        return list.map((item, i) => {
+          const itemPath = `${path}[${i}]`;
+          if (item === null) return this.problem(itemPath, "must not be null") ?? null;
+          const converted =
+            field.listKind === "scalar"
+              ? this.scalar(itemPath, field.scalar, item)
+              : field.listKind === "enum"
+                ? this.enumValue(itemPath, field.enum, item)
+                : this.messageValue(itemPath, field.message, item);
+          return converted ?? null;
+        });
+      }
+      case "map": {
+        if (!isObject(value)) return this.problem(path, "must be an object");
+        const out: JsonObject = {};
+        for (const [k, v] of Object.entries(value)) {
+          const entryPath = `${path}.${k}`;
+          if (v === null) {
+            this.problem(entryPath, "must not be null");
+            continue;
+          }
+          const converted =
+            field.mapKind === "scalar"
+              ? this.scalar(entryPath, field.scalar, v)
+              : field.mapKind === "enum"
+                ? this.enumValue(entryPath, field.enum, v)
+                : this.messageValue(entryPath, field.message, v);
+          if (converted !== undefined) out[k] = converted;
+        }
+        return out;
+      }
+    }
+  }
+
+  object(path: string, desc: DescMessage, value: JsonObject): JsonObject {
+    const out: JsonObject = {};
+    for (const [key, raw] of Object.entries(value)) {
+      const fieldPath = path ? `${path}.${key}` : key;
+      const field = desc.fields.find((f) => f.jsonName === key || f.name === key);
+      if (!field) {
+        this.problem(fieldPath, "is not a known field");
+        continue;
+      }
+      // null means "not set" for every field, as in canonical protobuf JSON.
+      if (raw === null || raw === undefined) continue;
+      const converted = this.field(fieldPath, field, raw);
+      if (converted !== undefined) out[field.jsonName] = converted;
+    }
+    return out;
+  }
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads a request message from public JSON. Every problem is collected and
+ * thrown as one ValidationError (400 VALIDATION_ERROR) that names each field.
+ */
+export function messageFromPublicJson<Desc extends DescMessage>(
+  desc: Desc,
+  value: unknown,
+  source: JsonSource = "body",
+): MessageShape<Desc> {
+  if (!isObject(value)) throw new ValidationError([{ field: "body", problem: "must be a JSON object" }]);
+  const reader = new Reader(source);
+  const canonical = reader.object("", desc, value);
+  if (reader.problems.length > 0) throw new ValidationError(reader.problems);
+  try {
+    return fromJson(desc, canonical);
+  } catch (error) {
+    // The reader checks every type fromJson does; keep a named answer anyway.
+    throw new ValidationError([{ field: "body", problem: error instanceof Error ? error.message : "is invalid" }]);
+  }
+}

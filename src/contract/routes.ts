@@ -1,0 +1,65 @@
+import { type DescMethod, type DescService, getOption, hasOption } from "@bufbuild/protobuf";
+import { http } from "../gen/google/api/annotations_pb.js";
+import { rate_limit_per_minute, required_scope, success_status } from "../gen/mail/v1/options_pb.js";
+
+/**
+ * What the contract says about one RPC, read from its options: the JSON
+ * HTTP route (google.api.http), the scope a key needs, the status of a
+ * successful answer and its own rate limit. The REST bridge, the
+ * authorization interceptor and the OpenAPI document all read this, so each
+ * fact is written once, in the .proto file.
+ */
+export interface OperationSpec {
+  readonly method: DescMethod;
+  /** Empty when the operation needs no API key. */
+  readonly scope: string;
+  readonly successStatus: number;
+  /** 0: the service-wide default. */
+  readonly rateLimitPerMinute: number;
+  readonly http: HttpBinding | undefined;
+}
+
+export interface HttpBinding {
+  readonly verb: "get" | "post" | "put" | "patch" | "delete";
+  /** Path template as written in the contract, e.g. `/mail/v1/messages/{id}`. */
+  readonly pathTemplate: string;
+  /** Field names bound from the path, in order. */
+  readonly pathParams: readonly string[];
+  /** `*`, a field name, or empty for no body. */
+  readonly body: string;
+  /** Field of the response message that is the HTTP body; empty for the whole message. */
+  readonly responseBody: string;
+}
+
+function httpBinding(method: DescMethod): HttpBinding | undefined {
+  if (!hasOption(method, http)) return undefined;
+  const rule = getOption(method, http);
+  const pattern = rule.pattern;
+  if (pattern.case === undefined || pattern.case === "custom") {
+    throw new Error(`contract: ${method.parent.typeName}.${method.name} has an unsupported http pattern`);
+  }
+  const pathTemplate = pattern.value;
+  const pathParams = [...pathTemplate.matchAll(/\{([a-z_][a-z0-9_]*)\}/g)].map((m) => m[1] as string);
+  return { verb: pattern.case, pathTemplate, pathParams, body: rule.body, responseBody: rule.responseBody };
+}
+
+const cache = new WeakMap<DescMethod, OperationSpec>();
+
+export function operationSpec(method: DescMethod): OperationSpec {
+  let spec = cache.get(method);
+  if (!spec) {
+    spec = {
+      method,
+      scope: getOption(method, required_scope),
+      successStatus: getOption(method, success_status) || 200,
+      rateLimitPerMinute: getOption(method, rate_limit_per_minute),
+      http: httpBinding(method),
+    };
+    cache.set(method, spec);
+  }
+  return spec;
+}
+
+export function operationsOf(service: DescService): OperationSpec[] {
+  return service.methods.map(operationSpec);
+}

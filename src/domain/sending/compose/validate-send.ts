@@ -1,0 +1,328 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { Value } from "@bufbuild/protobuf/wkt";
+import { ValidationError, type FieldProblem } from "../../../contract/api-error.ts";
+import type { SendMessageRequest } from "../../../gen/mail/v1/mail_pb.js";
+import { checkEmailAddress } from "./email-address.ts";
+import type { VariableValue } from "./template.ts";
+import { exceedsCodePoints, hasControlCharacter, hasLineBreak } from "./text-rules.ts";
+
+/**
+ * Validation of POST /mail/v1/send (gRPC SendMessage) before anything is
+ * looked up or stored. Pure: no I/O, so whether a template or sender exists
+ * is checked later (404 NOT_FOUND), not here.
+ *
+ * Every rule is checked and all problems are reported in one
+ * ValidationError, so a caller fixes a request in one round trip (spec:
+ * "message names each field"). Field names are the JSON names the caller
+ * wrote (`to.email`, `variables.<key>`, `tags.<key>`); a problem with the
+ * header key is named `Idempotency-Key`.
+ *
+ * Lengths are counted in Unicode code points (see text-rules.ts).
+ */
+
+/** The limits of the spec's Limits table that concern a send request. */
+export const SEND_LIMITS = {
+  recipientName: 120,
+  subject: 500,
+  html: 400_000,
+  text: 100_000,
+  tagKey: 40,
+  tagValue: 120,
+  bodyIdempotencyKey: 160,
+  headerIdempotencyKey: 200,
+} as const;
+
+export const IDEMPOTENCY_HEADER = "Idempotency-Key";
+
+export interface ValidatedRecipient {
+  /** Normalised address: domain lower-cased (IDN in A-label form). */
+  readonly email: string;
+  /** Display name; omitted when absent or empty. */
+  readonly name?: string;
+}
+
+export interface ValidatedSend {
+  readonly to: ValidatedRecipient;
+  readonly templateId?: string;
+  /** Always an object; `{}` when none were sent. */
+  readonly variables: Readonly<Record<string, VariableValue>>;
+  readonly subject?: string;
+  readonly html?: string;
+  readonly text?: string;
+  readonly senderId?: string;
+  /** Normalised like `to.email`. */
+  readonly replyTo?: string;
+  readonly tags: Readonly<Record<string, string>>;
+  /** The effective key: the body's `idempotencyKey`, else the header's. */
+  readonly idempotencyKey?: string;
+}
+
+/**
+ * Validates a send request and returns its normalised form, or throws one
+ * ValidationError listing every bad field.
+ *
+ * When `templateId` is given, `subject`/`html`/`text` may still be sent; they
+ * are validated the same way and passed on, and the composing step decides
+ * how they combine with the template.
+ */
+export function validateSendRequest(
+  req: SendMessageRequest,
+  headerIdempotencyKey: string | undefined,
+): ValidatedSend {
+  const problems: FieldProblem[] = [];
+  const report = (field: string, problem: string): void => {
+    problems.push({ field, problem });
+  };
+
+  const to = validateRecipient(req.to, report);
+  const content = validateContent(req, report);
+  const variables = validateVariables(req.variables, report);
+  const tags = validateTags(req.tags, report);
+  const idempotencyKey = validateIdempotencyKeys(req.idempotencyKey, headerIdempotencyKey, report);
+
+  let senderId: string | undefined;
+  if (req.senderId !== undefined) {
+    if (req.senderId.trim() === "") report("senderId", "must not be empty");
+    else senderId = req.senderId;
+  }
+
+  let replyTo: string | undefined;
+  if (req.replyTo !== undefined) {
+    const checked = checkEmailAddress(req.replyTo);
+    if (checked.ok) replyTo = checked.address;
+    else report("replyTo", checked.problem);
+  }
+
+  if (problems.length > 0 || to === undefined) {
+    // `to === undefined` always comes with a problem; the check narrows the type.
+    throw new ValidationError(problems);
+  }
+
+  return {
+    to,
+    variables,
+    tags,
+    ...defined("templateId", content.templateId),
+    ...defined("subject", content.subject),
+    ...defined("html", content.html),
+    ...defined("text", content.text),
+    ...defined("senderId", senderId),
+    ...defined("replyTo", replyTo),
+    ...defined("idempotencyKey", idempotencyKey),
+  };
+}
+
+type Report = (field: string, problem: string) => void;
+
+/**
+ * Optional output fields are left out rather than set to undefined, so the
+ * result compares and serialises cleanly.
+ */
+function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+// ------------------------------------------------------------------ recipient
+
+const TO_SHAPE = "must be an email address string or an object { email, name }";
+
+/**
+ * `to` arrives as a google.protobuf.Value: a string is the address; a struct
+ * must be exactly `{ email, name? }` (the contract's schema has
+ * `additionalProperties: false`, so an unknown key is a mistake to report,
+ * not to ignore).
+ */
+function validateRecipient(value: Value | undefined, report: Report): ValidatedRecipient | undefined {
+  const kind = value?.kind;
+  if (kind === undefined || kind.case === undefined || kind.case === "nullValue") {
+    report("to", "is required");
+    return undefined;
+  }
+  if (kind.case === "stringValue") {
+    const checked = checkEmailAddress(kind.value);
+    if (checked.ok) return { email: checked.address };
+    report("to", checked.problem);
+    return undefined;
+  }
+  if (kind.case !== "structValue") {
+    report("to", TO_SHAPE);
+    return undefined;
+  }
+
+  const fields = kind.value.fields;
+  let email: string | undefined;
+  let name: string | undefined;
+  let ok = true;
+
+  for (const key of Object.keys(fields)) {
+    if (key !== "email" && key !== "name") {
+      report(`to.${key}`, "is not a known field (allowed: email, name)");
+      ok = false;
+    }
+  }
+
+  const emailValue = stringOf(fields["email"]);
+  if (!Object.hasOwn(fields, "email")) {
+    report("to.email", "is required");
+    ok = false;
+  } else if (emailValue === undefined) {
+    report("to.email", "must be a string");
+    ok = false;
+  } else {
+    const checked = checkEmailAddress(emailValue);
+    if (checked.ok) email = checked.address;
+    else {
+      report("to.email", checked.problem);
+      ok = false;
+    }
+  }
+
+  if (Object.hasOwn(fields, "name")) {
+    const nameValue = stringOf(fields["name"]);
+    if (nameValue === undefined) {
+      report("to.name", "must be a string");
+      ok = false;
+    } else {
+      const problem = headerTextProblem(nameValue, SEND_LIMITS.recipientName);
+      if (problem) {
+        report("to.name", problem);
+        ok = false;
+      } else if (nameValue !== "") {
+        name = nameValue;
+      }
+    }
+  }
+
+  if (!ok || email === undefined) return undefined;
+  return name === undefined ? { email } : { email, name };
+}
+
+function stringOf(value: Value | undefined): string | undefined {
+  return value?.kind.case === "stringValue" ? value.kind.value : undefined;
+}
+
+/** Length and header-safety rules of a value that is written into a header. */
+function headerTextProblem(value: string, max: number): string | undefined {
+  if (exceedsCodePoints(value, max)) return `must be at most ${max} characters`;
+  if (hasLineBreak(value)) return "must not contain line breaks (CR or LF)";
+  if (hasControlCharacter(value)) return "must not contain control characters";
+  return undefined;
+}
+
+// -------------------------------------------------------------------- content
+
+interface ContentFields {
+  templateId?: string;
+  subject?: string;
+  html?: string;
+  text?: string;
+}
+
+/** `templateId`, or both `subject` and `html`; plus the length limits. */
+function validateContent(req: SendMessageRequest, report: Report): ContentFields {
+  const out: ContentFields = {};
+
+  if (req.templateId !== undefined) {
+    if (req.templateId.trim() === "") report("templateId", "must not be empty");
+    else out.templateId = req.templateId;
+  }
+  // An empty templateId was reported above; it does not also count as
+  // "missing subject/html" noise unless those are missing too.
+  const usesTemplate = req.templateId !== undefined;
+
+  if (req.subject === undefined || req.subject.trim() === "") {
+    if (!usesTemplate) report("subject", "is required when no templateId is sent");
+  } else {
+    const problem = headerTextProblem(req.subject, SEND_LIMITS.subject);
+    if (problem) report("subject", problem);
+    else out.subject = req.subject;
+  }
+  // A blank subject or html next to a templateId is dropped: it cannot be
+  // meant to replace the template's own with nothing.
+
+  if (req.html === undefined || req.html.trim() === "") {
+    if (!usesTemplate) report("html", "is required when no templateId is sent");
+  } else if (exceedsCodePoints(req.html, SEND_LIMITS.html)) {
+    report("html", `must be at most ${SEND_LIMITS.html} characters`);
+  } else {
+    out.html = req.html;
+  }
+
+  if (req.text !== undefined) {
+    if (exceedsCodePoints(req.text, SEND_LIMITS.text)) {
+      report("text", `must be at most ${SEND_LIMITS.text} characters`);
+    } else if (req.text !== "") {
+      out.text = req.text;
+    }
+  }
+  return out;
+}
+
+// ------------------------------------------------------------ variables, tags
+
+function validateVariables(
+  variables: JsonObject | undefined,
+  report: Report,
+): Readonly<Record<string, VariableValue>> {
+  const entries: [string, VariableValue][] = [];
+  for (const [key, value] of Object.entries(variables ?? {})) {
+    if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+      entries.push([key, value]);
+    } else {
+      report(`variables.${key}`, "must be a string, number, boolean or null (no objects or arrays)");
+    }
+  }
+  // fromEntries defines own properties, so a key like "__proto__" stays data.
+  return Object.fromEntries(entries);
+}
+
+function validateTags(tags: { readonly [key: string]: string } | undefined, report: Report): Readonly<Record<string, string>> {
+  const entries: [string, string][] = [];
+  for (const [key, value] of Object.entries(tags ?? {})) {
+    let ok = true;
+    if (key === "") {
+      report("tags", "keys must not be empty");
+      ok = false;
+    } else if (exceedsCodePoints(key, SEND_LIMITS.tagKey)) {
+      report(`tags.${key}`, `key must be at most ${SEND_LIMITS.tagKey} characters`);
+      ok = false;
+    }
+    if (exceedsCodePoints(value, SEND_LIMITS.tagValue)) {
+      report(`tags.${key}`, `value must be at most ${SEND_LIMITS.tagValue} characters`);
+      ok = false;
+    }
+    if (ok) entries.push([key, value]);
+  }
+  return Object.fromEntries(entries);
+}
+
+// ---------------------------------------------------------------- idempotency
+
+/**
+ * The key may come in the body (at most 160 characters) or in the
+ * `Idempotency-Key` header (at most 200). Both may be sent only when equal:
+ * two different keys for one call cannot both name the message.
+ */
+function validateIdempotencyKeys(
+  bodyKey: string | undefined,
+  headerKey: string | undefined,
+  report: Report,
+): string | undefined {
+  const body = checkKey(bodyKey, SEND_LIMITS.bodyIdempotencyKey);
+  if (body.problem) report("idempotencyKey", body.problem);
+  const header = checkKey(headerKey, SEND_LIMITS.headerIdempotencyKey);
+  if (header.problem) report(IDEMPOTENCY_HEADER, header.problem);
+
+  if (body.key !== undefined && header.key !== undefined && body.key !== header.key) {
+    report("idempotencyKey", `differs from the ${IDEMPOTENCY_HEADER} header; send one key, or the same key in both`);
+    return undefined;
+  }
+  return body.key ?? header.key;
+}
+
+function checkKey(key: string | undefined, max: number): { key?: string; problem?: string } {
+  if (key === undefined) return {};
+  if (key.trim() === "") return { problem: "must not be empty" };
+  if (exceedsCodePoints(key, max)) return { problem: `must be at most ${max} characters` };
+  return { key };
+}

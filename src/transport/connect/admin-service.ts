@@ -1,0 +1,79 @@
+import { create } from "@bufbuild/protobuf";
+import { type Timestamp, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { AccountsService, ApiKeyView, CompanyView } from "../../domain/accounts/index.ts";
+import {
+  AdminService,
+  type ApiKey,
+  ApiKeySchema,
+  type Company,
+  type CompanyEntitlements,
+  CompanySchema,
+} from "../../gen/mail/v1/admin_pb.js";
+
+/**
+ * AdminService handlers: operators and internal services manage companies
+ * and API keys. The operator token is checked by the auth interceptor; the
+ * rules are in the accounts domain. Served over gRPC and Connect only.
+ */
+function ts(date: Date | null | undefined): Timestamp | undefined {
+  return date ? timestampFromDate(date) : undefined;
+}
+
+function companyMessage(view: CompanyView): Company {
+  return create(CompanySchema, {
+    id: view.id,
+    name: view.name,
+    entitlements: { api: view.entitlements.api, smtp: view.entitlements.smtp },
+    createdAt: ts(view.createdAt),
+  });
+}
+
+function apiKeyMessage(view: ApiKeyView): ApiKey {
+  return create(ApiKeySchema, {
+    id: view.id,
+    companyId: view.companyId,
+    name: view.name,
+    prefix: view.prefix,
+    scopes: [...view.scopes],
+    createdAt: ts(view.createdAt),
+    lastUsedAt: ts(view.lastUsedAt),
+    expiresAt: ts(view.expiresAt),
+    revokedAt: ts(view.revokedAt),
+    replacedById: view.replacedById ?? undefined,
+  });
+}
+
+/** The entitlements of a request as plain values (the domain refuses unknown keys). */
+function entitlementsOf(message: CompanyEntitlements | undefined): { api?: boolean; smtp?: boolean } {
+  return message ? { api: message.api, smtp: message.smtp } : {};
+}
+
+export function adminServiceImpl(accounts: AccountsService): ServiceImpl<typeof AdminService> {
+  return {
+    async createCompany(req) {
+      return { company: companyMessage(await accounts.createCompany(req.name, entitlementsOf(req.entitlements))) };
+    },
+    async setEntitlements(req) {
+      return { company: companyMessage(await accounts.setEntitlements(req.companyId, entitlementsOf(req.entitlements))) };
+    },
+    async listCompanies() {
+      return { companies: (await accounts.listCompanies()).map(companyMessage) };
+    },
+    async createApiKey(req) {
+      const expiresAt = req.expiresAt ? timestampDate(req.expiresAt) : null;
+      const created = await accounts.createApiKey(req.companyId, req.name, req.scopes, expiresAt);
+      return { key: apiKeyMessage(created.key), secret: created.secret };
+    },
+    async rotateApiKey(req) {
+      const rotated = await accounts.rotateApiKey(req.companyId, req.keyId, req.graceHours);
+      return { key: apiKeyMessage(rotated.key), secret: rotated.secret, replaced: apiKeyMessage(rotated.previous) };
+    },
+    async revokeApiKey(req) {
+      return { key: apiKeyMessage(await accounts.revokeApiKey(req.companyId, req.keyId)) };
+    },
+    async listApiKeys(req) {
+      return { keys: (await accounts.listApiKeys(req.companyId)).map(apiKeyMessage) };
+    },
+  };
+}

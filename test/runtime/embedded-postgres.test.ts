@@ -1,0 +1,60 @@
+import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startEmbeddedPostgres } from "../../src/runtime/embedded-postgres.ts";
+import { findFreePort, isPortOpen } from "../../src/runtime/ports.ts";
+
+describe("startEmbeddedPostgres", () => {
+  let root: string;
+
+  beforeAll(async () => {
+    root = await mkdtemp(path.join(tmpdir(), "mail-embedded-pg-"));
+    // mkdtemp makes the directory 0700; as root, initdb runs as the postgres
+    // user, who must be able to reach the data directory inside it.
+    await chmod(root, 0o755);
+  });
+
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it("initialises a cluster, serves the mail database, and reuses the data directory", async () => {
+    const dataDir = path.join(root, "pg");
+    const port = await findFreePort();
+
+    const first = await startEmbeddedPostgres({ dataDir, port });
+    try {
+      expect(first.url).toBe(`postgres://postgres:postgres@127.0.0.1:${port}/mail`);
+      const client = new pg.Client({ connectionString: first.url });
+      await client.connect();
+      try {
+        const result = await client.query<{ one: number }>("select 1 as one");
+        expect(result.rows).toEqual([{ one: 1 }]);
+        await client.query("create table kept (id int primary key)");
+        await client.query("insert into kept values (42)");
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await first.stop();
+    }
+    expect(await isPortOpen("127.0.0.1", port)).toBe(false);
+
+    // Second start on another free port: no initdb, same data.
+    const second = await startEmbeddedPostgres({ dataDir });
+    try {
+      const client = new pg.Client({ connectionString: second.url });
+      await client.connect();
+      try {
+        const result = await client.query<{ id: number }>("select id from kept");
+        expect(result.rows).toEqual([{ id: 42 }]);
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await second.stop();
+    }
+  });
+});

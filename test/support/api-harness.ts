@@ -1,0 +1,97 @@
+import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { type App, startApp } from "../../src/app.ts";
+import { type Config, loadConfig } from "../../src/config.ts";
+import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
+import { createTestDatabase, type TestDatabase } from "./test-database.ts";
+
+export const OPERATOR_TOKEN = "test-operator-token-0123456789";
+
+export const ALL_SCOPES = [
+  "mail.transactional.send",
+  "mail.events.read",
+  "mail.contacts.read",
+  "mail.contacts.write",
+  "mail.conversions.write",
+  "mail.integrations.write",
+];
+
+/**
+ * A real API process for tests: a fresh PostgreSQL database, migrations,
+ * both listeners on free ports, and an AdminService client (Connect over
+ * HTTP/1.1) holding the operator token.
+ */
+export interface ApiHarness {
+  readonly app: App;
+  readonly db: TestDatabase;
+  readonly admin: Client<typeof AdminService>;
+  /** A company with the mail API enabled, and a key holding `scopes`. */
+  newCompanyWithKey(scopes?: string[], name?: string): Promise<{ companyId: string; keyId: string; secret: string }>;
+  newKey(companyId: string, scopes: string[], name?: string): Promise<{ keyId: string; secret: string }>;
+  /** fetch() against the HTTP/1.1 listener. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Another API process on the same database (for cross-process rules). */
+  startSecondInstance(): Promise<App>;
+  close(): Promise<void>;
+}
+
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return {
+    ...loadConfig({}),
+    httpPort: 0,
+    grpcPort: 0,
+    operatorToken: OPERATOR_TOKEN,
+    apiKeyPepper: "test-pepper",
+    keyUsageFlushMs: 200,
+    logLevel: "warn",
+    ...overrides,
+  };
+}
+
+export function adminClient(baseUrl: string): Client<typeof AdminService> {
+  const operator: Interceptor = (next) => (req) => {
+    req.header.set("authorization", `Bearer ${OPERATOR_TOKEN}`);
+    return next(req);
+  };
+  return createClient(AdminService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [operator] }));
+}
+
+export async function startApiHarness(overrides: Partial<Config> = {}): Promise<ApiHarness> {
+  const db = await createTestDatabase();
+  const config = testConfig(overrides);
+  const app = await startApp({ config, databaseUrl: db.url, logger: { level: "warn" } });
+  const admin = adminClient(app.httpUrl);
+  const others: App[] = [];
+
+  const newKey = async (companyId: string, scopes: string[], name = "test key") => {
+    const created = await admin.createApiKey({ companyId, name, scopes });
+    return { keyId: created.key?.id ?? "", secret: created.secret };
+  };
+
+  return {
+    app,
+    db,
+    admin,
+    newKey,
+    async newCompanyWithKey(scopes = ALL_SCOPES, name = "Acme Inc.") {
+      const { company } = await admin.createCompany({ name, entitlements: { api: true, smtp: false } });
+      const companyId = company?.id ?? "";
+      return { companyId, ...(await newKey(companyId, scopes)) };
+    },
+    fetch: (path, init) => fetch(new URL(path, app.httpUrl), init),
+    async startSecondInstance() {
+      const other = await startApp({ config, databaseUrl: db.url, logger: { level: "warn" } });
+      others.push(other);
+      return other;
+    },
+    async close() {
+      for (const other of others) await other.close();
+      await app.close();
+      await db.drop();
+    },
+  };
+}
+
+export function bearer(secret: string, extra: Record<string, string> = {}): RequestInit {
+  return { headers: { authorization: `Bearer ${secret}`, ...extra } };
+}
