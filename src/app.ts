@@ -3,7 +3,7 @@ import type { Config } from "./config.ts";
 import { type Accounts, createAccounts } from "./domain/accounts/index.ts";
 import { createRateLimiter } from "./domain/rate-limit/index.ts";
 import { type MikroORM, migrate, openOrm } from "./persistence/orm.ts";
-import { adminServiceImpl } from "./transport/connect/admin-service.ts";
+import { adminServiceImpl } from "./transport/connect/admin/index.ts";
 import { type ApiServers, buildApiServers } from "./transport/server.ts";
 
 /**
@@ -42,7 +42,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     config,
     authenticator: accounts.authenticator,
     rateLimiter,
-    adminService: adminServiceImpl(accounts.service),
+    adminService: adminServiceImpl({ accounts: accounts.service }),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   const { httpUrl, grpcUrl } = await servers.listen();

@@ -24,7 +24,23 @@ describe("migrations", () => {
     const tables = await db.query<{ table_name: string }>(
       `select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     );
-    expect(tables.rows.map((r) => r.table_name)).toEqual(["api_key", "company", "mikro_orm_migrations", "rate_limit"]);
+    expect(tables.rows.map((r) => r.table_name)).toEqual([
+      "api_key",
+      "company",
+      "credit_ledger",
+      "credit_wallet",
+      "idempotency_record",
+      "message",
+      "message_event",
+      "mikro_orm_migrations",
+      "rate_limit",
+      "sender",
+      "sending_domain",
+      "sending_pace",
+      "suppression",
+      "template",
+      "webhook_event",
+    ]);
 
     const columns = await db.query<{ column_name: string; data_type: string; is_nullable: string }>(
       `select column_name, data_type, is_nullable from information_schema.columns

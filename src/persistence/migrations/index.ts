@@ -1,5 +1,6 @@
 import type { MigrationObject } from "@mikro-orm/core";
 import { Migration20251121000000_accounts } from "./Migration20251121000000_accounts.ts";
+import { Migration20251122000000_sending } from "./Migration20251122000000_sending.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -11,4 +12,5 @@ import { Migration20251121000000_accounts } from "./Migration20251121000000_acco
  */
 export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20251121000000_accounts", class: Migration20251121000000_accounts },
+  { name: "Migration20251122000000_sending", class: Migration20251122000000_sending },
 ];

@@ -428,6 +428,845 @@ export declare type ListApiKeysResponse = Message<"mail.v1.ListApiKeysResponse">
 export declare const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse>;
 
 /**
+ * A DNS record the company publishes for its sending domain.
+ *
+ * @generated from message mail.v1.DnsRecord
+ */
+export declare type DnsRecord = Message<"mail.v1.DnsRecord"> & {
+  /**
+   * TXT, CNAME or MX.
+   *
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * Fully qualified record name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string value = 3;
+   */
+  value: string;
+
+  /**
+   * What the record proves: dkim, spf, dmarc, return_path.
+   *
+   * @generated from field: string purpose = 4;
+   */
+  purpose: string;
+
+  /**
+   * @generated from field: bool verified = 5;
+   */
+  verified: boolean;
+};
+
+/**
+ * Describes the message mail.v1.DnsRecord.
+ * Use `create(DnsRecordSchema)` to create a new message.
+ */
+export declare const DnsRecordSchema: GenMessage<DnsRecord>;
+
+/**
+ * @generated from message mail.v1.SendingDomain
+ */
+export declare type SendingDomain = Message<"mail.v1.SendingDomain"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string company_id = 2;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string domain = 3;
+   */
+  domain: string;
+
+  /**
+   * The custom MAIL FROM (return path) domain, e.g. `bounces.example.com`.
+   *
+   * @generated from field: string return_path_domain = 4;
+   */
+  returnPathDomain: string;
+
+  /**
+   * @generated from field: string dkim_selector = 5;
+   */
+  dkimSelector: string;
+
+  /**
+   * @generated from field: bool dkim_verified = 6;
+   */
+  dkimVerified: boolean;
+
+  /**
+   * @generated from field: bool spf_verified = 7;
+   */
+  spfVerified: boolean;
+
+  /**
+   * @generated from field: bool dmarc_verified = 8;
+   */
+  dmarcVerified: boolean;
+
+  /**
+   * True when DKIM, SPF and DMARC are verified, or an operator overrode the check.
+   *
+   * @generated from field: bool verified = 9;
+   */
+  verified: boolean;
+
+  /**
+   * @generated from field: bool verification_overridden = 10;
+   */
+  verificationOverridden: boolean;
+
+  /**
+   * @generated from field: repeated mail.v1.DnsRecord dns_records = 11;
+   */
+  dnsRecords: DnsRecord[];
+
+  /**
+   * @generated from field: google.protobuf.Timestamp last_checked_at = 12;
+   */
+  lastCheckedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 13;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.SendingDomain.
+ * Use `create(SendingDomainSchema)` to create a new message.
+ */
+export declare const SendingDomainSchema: GenMessage<SendingDomain>;
+
+/**
+ * @generated from message mail.v1.CreateSendingDomainRequest
+ */
+export declare type CreateSendingDomainRequest = Message<"mail.v1.CreateSendingDomainRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string domain = 2;
+   */
+  domain: string;
+};
+
+/**
+ * Describes the message mail.v1.CreateSendingDomainRequest.
+ * Use `create(CreateSendingDomainRequestSchema)` to create a new message.
+ */
+export declare const CreateSendingDomainRequestSchema: GenMessage<CreateSendingDomainRequest>;
+
+/**
+ * @generated from message mail.v1.CreateSendingDomainResponse
+ */
+export declare type CreateSendingDomainResponse = Message<"mail.v1.CreateSendingDomainResponse"> & {
+  /**
+   * @generated from field: mail.v1.SendingDomain domain = 1;
+   */
+  domain?: SendingDomain | undefined;
+};
+
+/**
+ * Describes the message mail.v1.CreateSendingDomainResponse.
+ * Use `create(CreateSendingDomainResponseSchema)` to create a new message.
+ */
+export declare const CreateSendingDomainResponseSchema: GenMessage<CreateSendingDomainResponse>;
+
+/**
+ * @generated from message mail.v1.VerifySendingDomainRequest
+ */
+export declare type VerifySendingDomainRequest = Message<"mail.v1.VerifySendingDomainRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string domain_id = 2;
+   */
+  domainId: string;
+
+  /**
+   * Mark verified without DNS checks (development only).
+   *
+   * @generated from field: bool override = 3;
+   */
+  override: boolean;
+};
+
+/**
+ * Describes the message mail.v1.VerifySendingDomainRequest.
+ * Use `create(VerifySendingDomainRequestSchema)` to create a new message.
+ */
+export declare const VerifySendingDomainRequestSchema: GenMessage<VerifySendingDomainRequest>;
+
+/**
+ * @generated from message mail.v1.VerifySendingDomainResponse
+ */
+export declare type VerifySendingDomainResponse = Message<"mail.v1.VerifySendingDomainResponse"> & {
+  /**
+   * @generated from field: mail.v1.SendingDomain domain = 1;
+   */
+  domain?: SendingDomain | undefined;
+};
+
+/**
+ * Describes the message mail.v1.VerifySendingDomainResponse.
+ * Use `create(VerifySendingDomainResponseSchema)` to create a new message.
+ */
+export declare const VerifySendingDomainResponseSchema: GenMessage<VerifySendingDomainResponse>;
+
+/**
+ * @generated from message mail.v1.ListSendingDomainsRequest
+ */
+export declare type ListSendingDomainsRequest = Message<"mail.v1.ListSendingDomainsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message mail.v1.ListSendingDomainsRequest.
+ * Use `create(ListSendingDomainsRequestSchema)` to create a new message.
+ */
+export declare const ListSendingDomainsRequestSchema: GenMessage<ListSendingDomainsRequest>;
+
+/**
+ * @generated from message mail.v1.ListSendingDomainsResponse
+ */
+export declare type ListSendingDomainsResponse = Message<"mail.v1.ListSendingDomainsResponse"> & {
+  /**
+   * @generated from field: repeated mail.v1.SendingDomain domains = 1;
+   */
+  domains: SendingDomain[];
+};
+
+/**
+ * Describes the message mail.v1.ListSendingDomainsResponse.
+ * Use `create(ListSendingDomainsResponseSchema)` to create a new message.
+ */
+export declare const ListSendingDomainsResponseSchema: GenMessage<ListSendingDomainsResponse>;
+
+/**
+ * @generated from message mail.v1.Sender
+ */
+export declare type Sender = Message<"mail.v1.Sender"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string company_id = 2;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string domain_id = 3;
+   */
+  domainId: string;
+
+  /**
+   * @generated from field: string email = 4;
+   */
+  email: string;
+
+  /**
+   * @generated from field: optional string name = 5;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: bool is_default = 6;
+   */
+  isDefault: boolean;
+
+  /**
+   * The sender's domain is verified.
+   *
+   * @generated from field: bool verified = 7;
+   */
+  verified: boolean;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 8;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.Sender.
+ * Use `create(SenderSchema)` to create a new message.
+ */
+export declare const SenderSchema: GenMessage<Sender>;
+
+/**
+ * @generated from message mail.v1.CreateSenderRequest
+ */
+export declare type CreateSenderRequest = Message<"mail.v1.CreateSenderRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: optional string name = 3;
+   */
+  name?: string | undefined;
+
+  /**
+   * Make it the default sender (the first sender always is).
+   *
+   * @generated from field: bool make_default = 4;
+   */
+  makeDefault: boolean;
+};
+
+/**
+ * Describes the message mail.v1.CreateSenderRequest.
+ * Use `create(CreateSenderRequestSchema)` to create a new message.
+ */
+export declare const CreateSenderRequestSchema: GenMessage<CreateSenderRequest>;
+
+/**
+ * @generated from message mail.v1.CreateSenderResponse
+ */
+export declare type CreateSenderResponse = Message<"mail.v1.CreateSenderResponse"> & {
+  /**
+   * @generated from field: mail.v1.Sender sender = 1;
+   */
+  sender?: Sender | undefined;
+};
+
+/**
+ * Describes the message mail.v1.CreateSenderResponse.
+ * Use `create(CreateSenderResponseSchema)` to create a new message.
+ */
+export declare const CreateSenderResponseSchema: GenMessage<CreateSenderResponse>;
+
+/**
+ * @generated from message mail.v1.ListSendersRequest
+ */
+export declare type ListSendersRequest = Message<"mail.v1.ListSendersRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message mail.v1.ListSendersRequest.
+ * Use `create(ListSendersRequestSchema)` to create a new message.
+ */
+export declare const ListSendersRequestSchema: GenMessage<ListSendersRequest>;
+
+/**
+ * @generated from message mail.v1.ListSendersResponse
+ */
+export declare type ListSendersResponse = Message<"mail.v1.ListSendersResponse"> & {
+  /**
+   * @generated from field: repeated mail.v1.Sender senders = 1;
+   */
+  senders: Sender[];
+};
+
+/**
+ * Describes the message mail.v1.ListSendersResponse.
+ * Use `create(ListSendersResponseSchema)` to create a new message.
+ */
+export declare const ListSendersResponseSchema: GenMessage<ListSendersResponse>;
+
+/**
+ * @generated from message mail.v1.SetDefaultSenderRequest
+ */
+export declare type SetDefaultSenderRequest = Message<"mail.v1.SetDefaultSenderRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string sender_id = 2;
+   */
+  senderId: string;
+};
+
+/**
+ * Describes the message mail.v1.SetDefaultSenderRequest.
+ * Use `create(SetDefaultSenderRequestSchema)` to create a new message.
+ */
+export declare const SetDefaultSenderRequestSchema: GenMessage<SetDefaultSenderRequest>;
+
+/**
+ * @generated from message mail.v1.SetDefaultSenderResponse
+ */
+export declare type SetDefaultSenderResponse = Message<"mail.v1.SetDefaultSenderResponse"> & {
+  /**
+   * @generated from field: mail.v1.Sender sender = 1;
+   */
+  sender?: Sender | undefined;
+};
+
+/**
+ * Describes the message mail.v1.SetDefaultSenderResponse.
+ * Use `create(SetDefaultSenderResponseSchema)` to create a new message.
+ */
+export declare const SetDefaultSenderResponseSchema: GenMessage<SetDefaultSenderResponse>;
+
+/**
+ * @generated from message mail.v1.Template
+ */
+export declare type Template = Message<"mail.v1.Template"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string company_id = 2;
+   */
+  companyId: string;
+
+  /**
+   * Unique per company.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string subject = 4;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: string html = 5;
+   */
+  html: string;
+
+  /**
+   * @generated from field: optional string text = 6;
+   */
+  text?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp updated_at = 8;
+   */
+  updatedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.Template.
+ * Use `create(TemplateSchema)` to create a new message.
+ */
+export declare const TemplateSchema: GenMessage<Template>;
+
+/**
+ * @generated from message mail.v1.PutTemplateRequest
+ */
+export declare type PutTemplateRequest = Message<"mail.v1.PutTemplateRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string subject = 3;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: string html = 4;
+   */
+  html: string;
+
+  /**
+   * @generated from field: optional string text = 5;
+   */
+  text?: string | undefined;
+};
+
+/**
+ * Describes the message mail.v1.PutTemplateRequest.
+ * Use `create(PutTemplateRequestSchema)` to create a new message.
+ */
+export declare const PutTemplateRequestSchema: GenMessage<PutTemplateRequest>;
+
+/**
+ * @generated from message mail.v1.PutTemplateResponse
+ */
+export declare type PutTemplateResponse = Message<"mail.v1.PutTemplateResponse"> & {
+  /**
+   * @generated from field: mail.v1.Template template = 1;
+   */
+  template?: Template | undefined;
+};
+
+/**
+ * Describes the message mail.v1.PutTemplateResponse.
+ * Use `create(PutTemplateResponseSchema)` to create a new message.
+ */
+export declare const PutTemplateResponseSchema: GenMessage<PutTemplateResponse>;
+
+/**
+ * @generated from message mail.v1.ListTemplatesRequest
+ */
+export declare type ListTemplatesRequest = Message<"mail.v1.ListTemplatesRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message mail.v1.ListTemplatesRequest.
+ * Use `create(ListTemplatesRequestSchema)` to create a new message.
+ */
+export declare const ListTemplatesRequestSchema: GenMessage<ListTemplatesRequest>;
+
+/**
+ * @generated from message mail.v1.ListTemplatesResponse
+ */
+export declare type ListTemplatesResponse = Message<"mail.v1.ListTemplatesResponse"> & {
+  /**
+   * @generated from field: repeated mail.v1.Template templates = 1;
+   */
+  templates: Template[];
+};
+
+/**
+ * Describes the message mail.v1.ListTemplatesResponse.
+ * Use `create(ListTemplatesResponseSchema)` to create a new message.
+ */
+export declare const ListTemplatesResponseSchema: GenMessage<ListTemplatesResponse>;
+
+/**
+ * @generated from message mail.v1.AdjustCreditsRequest
+ */
+export declare type AdjustCreditsRequest = Message<"mail.v1.AdjustCreditsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * Credits to add (negative: remove; the balance never goes below zero).
+   *
+   * @generated from field: int64 amount = 2;
+   */
+  amount: bigint;
+
+  /**
+   * Why, for the ledger.
+   *
+   * @generated from field: string note = 3;
+   */
+  note: string;
+};
+
+/**
+ * Describes the message mail.v1.AdjustCreditsRequest.
+ * Use `create(AdjustCreditsRequestSchema)` to create a new message.
+ */
+export declare const AdjustCreditsRequestSchema: GenMessage<AdjustCreditsRequest>;
+
+/**
+ * @generated from message mail.v1.AdjustCreditsResponse
+ */
+export declare type AdjustCreditsResponse = Message<"mail.v1.AdjustCreditsResponse"> & {
+  /**
+   * @generated from field: int64 balance = 1;
+   */
+  balance: bigint;
+};
+
+/**
+ * Describes the message mail.v1.AdjustCreditsResponse.
+ * Use `create(AdjustCreditsResponseSchema)` to create a new message.
+ */
+export declare const AdjustCreditsResponseSchema: GenMessage<AdjustCreditsResponse>;
+
+/**
+ * @generated from message mail.v1.GetWalletRequest
+ */
+export declare type GetWalletRequest = Message<"mail.v1.GetWalletRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message mail.v1.GetWalletRequest.
+ * Use `create(GetWalletRequestSchema)` to create a new message.
+ */
+export declare const GetWalletRequestSchema: GenMessage<GetWalletRequest>;
+
+/**
+ * @generated from message mail.v1.LedgerEntry
+ */
+export declare type LedgerEntry = Message<"mail.v1.LedgerEntry"> & {
+  /**
+   * @generated from field: int64 delta = 1;
+   */
+  delta: bigint;
+
+  /**
+   * grant, charge, refund, adjustment.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: optional string message_id = 3;
+   */
+  messageId?: string | undefined;
+
+  /**
+   * @generated from field: string note = 4;
+   */
+  note: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 5;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.LedgerEntry.
+ * Use `create(LedgerEntrySchema)` to create a new message.
+ */
+export declare const LedgerEntrySchema: GenMessage<LedgerEntry>;
+
+/**
+ * @generated from message mail.v1.GetWalletResponse
+ */
+export declare type GetWalletResponse = Message<"mail.v1.GetWalletResponse"> & {
+  /**
+   * @generated from field: int64 balance = 1;
+   */
+  balance: bigint;
+
+  /**
+   * The latest entries, newest first (at most 100).
+   *
+   * @generated from field: repeated mail.v1.LedgerEntry ledger = 2;
+   */
+  ledger: LedgerEntry[];
+};
+
+/**
+ * Describes the message mail.v1.GetWalletResponse.
+ * Use `create(GetWalletResponseSchema)` to create a new message.
+ */
+export declare const GetWalletResponseSchema: GenMessage<GetWalletResponse>;
+
+/**
+ * @generated from message mail.v1.Suppression
+ */
+export declare type Suppression = Message<"mail.v1.Suppression"> & {
+  /**
+   * @generated from field: string email = 1;
+   */
+  email: string;
+
+  /**
+   * bounce, complaint or manual.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * @generated from field: optional string message_id = 3;
+   */
+  messageId?: string | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 4;
+   */
+  createdAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.Suppression.
+ * Use `create(SuppressionSchema)` to create a new message.
+ */
+export declare const SuppressionSchema: GenMessage<Suppression>;
+
+/**
+ * @generated from message mail.v1.ListSuppressionsRequest
+ */
+export declare type ListSuppressionsRequest = Message<"mail.v1.ListSuppressionsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message mail.v1.ListSuppressionsRequest.
+ * Use `create(ListSuppressionsRequestSchema)` to create a new message.
+ */
+export declare const ListSuppressionsRequestSchema: GenMessage<ListSuppressionsRequest>;
+
+/**
+ * @generated from message mail.v1.ListSuppressionsResponse
+ */
+export declare type ListSuppressionsResponse = Message<"mail.v1.ListSuppressionsResponse"> & {
+  /**
+   * @generated from field: repeated mail.v1.Suppression suppressions = 1;
+   */
+  suppressions: Suppression[];
+};
+
+/**
+ * Describes the message mail.v1.ListSuppressionsResponse.
+ * Use `create(ListSuppressionsResponseSchema)` to create a new message.
+ */
+export declare const ListSuppressionsResponseSchema: GenMessage<ListSuppressionsResponse>;
+
+/**
+ * @generated from message mail.v1.RemoveSuppressionRequest
+ */
+export declare type RemoveSuppressionRequest = Message<"mail.v1.RemoveSuppressionRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message mail.v1.RemoveSuppressionRequest.
+ * Use `create(RemoveSuppressionRequestSchema)` to create a new message.
+ */
+export declare const RemoveSuppressionRequestSchema: GenMessage<RemoveSuppressionRequest>;
+
+/**
+ * @generated from message mail.v1.RemoveSuppressionResponse
+ */
+export declare type RemoveSuppressionResponse = Message<"mail.v1.RemoveSuppressionResponse"> & {
+  /**
+   * @generated from field: bool removed = 1;
+   */
+  removed: boolean;
+};
+
+/**
+ * Describes the message mail.v1.RemoveSuppressionResponse.
+ * Use `create(RemoveSuppressionResponseSchema)` to create a new message.
+ */
+export declare const RemoveSuppressionResponseSchema: GenMessage<RemoveSuppressionResponse>;
+
+/**
+ * @generated from message mail.v1.ReportProviderEventRequest
+ */
+export declare type ReportProviderEventRequest = Message<"mail.v1.ReportProviderEventRequest"> & {
+  /**
+   * The provider's own id of the event; a repeated report is a no-op.
+   *
+   * @generated from field: string provider_event_id = 1;
+   */
+  providerEventId: string;
+
+  /**
+   * The provider's id of the message (as returned at handoff).
+   *
+   * @generated from field: string provider_message_id = 2;
+   */
+  providerMessageId: string;
+
+  /**
+   * delivered, bounced or complained.
+   *
+   * @generated from field: string type = 3;
+   */
+  type: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 4;
+   */
+  occurredAt?: Timestamp | undefined;
+
+  /**
+   * Diagnostic text, e.g. the SMTP reply of a bounce.
+   *
+   * @generated from field: optional string detail = 5;
+   */
+  detail?: string | undefined;
+};
+
+/**
+ * Describes the message mail.v1.ReportProviderEventRequest.
+ * Use `create(ReportProviderEventRequestSchema)` to create a new message.
+ */
+export declare const ReportProviderEventRequestSchema: GenMessage<ReportProviderEventRequest>;
+
+/**
+ * @generated from message mail.v1.ReportProviderEventResponse
+ */
+export declare type ReportProviderEventResponse = Message<"mail.v1.ReportProviderEventResponse"> & {
+  /**
+   * False when the event had been reported before.
+   *
+   * @generated from field: bool applied = 1;
+   */
+  applied: boolean;
+
+  /**
+   * The message the event belongs to.
+   *
+   * @generated from field: string message_id = 2;
+   */
+  messageId: string;
+};
+
+/**
+ * Describes the message mail.v1.ReportProviderEventResponse.
+ * Use `create(ReportProviderEventResponseSchema)` to create a new message.
+ */
+export declare const ReportProviderEventResponseSchema: GenMessage<ReportProviderEventResponse>;
+
+/**
  * Administration for operators and internal services. Served over gRPC and
  * Connect only, never on the public JSON routes. Every call carries
  * `authorization: Bearer <OPERATOR_TOKEN>` (the operator token from the
@@ -507,6 +1346,128 @@ export declare const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListApiKeysRequestSchema;
     output: typeof ListApiKeysResponseSchema;
+  },
+  /**
+   * Add a sending domain. The answer holds the DNS records to publish (DKIM
+   * key, SPF for the custom MAIL FROM domain, DMARC).
+   *
+   * @generated from rpc mail.v1.AdminService.CreateSendingDomain
+   */
+  createSendingDomain: {
+    methodKind: "unary";
+    input: typeof CreateSendingDomainRequestSchema;
+    output: typeof CreateSendingDomainResponseSchema;
+  },
+  /**
+   * Check the domain's DNS records now (DKIM, SPF through the custom MAIL
+   * FROM domain, DMARC). `override` marks it verified without DNS (operators,
+   * for development only).
+   *
+   * @generated from rpc mail.v1.AdminService.VerifySendingDomain
+   */
+  verifySendingDomain: {
+    methodKind: "unary";
+    input: typeof VerifySendingDomainRequestSchema;
+    output: typeof VerifySendingDomainResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.ListSendingDomains
+   */
+  listSendingDomains: {
+    methodKind: "unary";
+    input: typeof ListSendingDomainsRequestSchema;
+    output: typeof ListSendingDomainsResponseSchema;
+  },
+  /**
+   * Add a sender address on one of the company's domains.
+   *
+   * @generated from rpc mail.v1.AdminService.CreateSender
+   */
+  createSender: {
+    methodKind: "unary";
+    input: typeof CreateSenderRequestSchema;
+    output: typeof CreateSenderResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.ListSenders
+   */
+  listSenders: {
+    methodKind: "unary";
+    input: typeof ListSendersRequestSchema;
+    output: typeof ListSendersResponseSchema;
+  },
+  /**
+   * Make a sender the company's default.
+   *
+   * @generated from rpc mail.v1.AdminService.SetDefaultSender
+   */
+  setDefaultSender: {
+    methodKind: "unary";
+    input: typeof SetDefaultSenderRequestSchema;
+    output: typeof SetDefaultSenderResponseSchema;
+  },
+  /**
+   * Create or replace a template (by name) of a company.
+   *
+   * @generated from rpc mail.v1.AdminService.PutTemplate
+   */
+  putTemplate: {
+    methodKind: "unary";
+    input: typeof PutTemplateRequestSchema;
+    output: typeof PutTemplateResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.ListTemplates
+   */
+  listTemplates: {
+    methodKind: "unary";
+    input: typeof ListTemplatesRequestSchema;
+    output: typeof ListTemplatesResponseSchema;
+  },
+  /**
+   * Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.
+   *
+   * @generated from rpc mail.v1.AdminService.AdjustCredits
+   */
+  adjustCredits: {
+    methodKind: "unary";
+    input: typeof AdjustCreditsRequestSchema;
+    output: typeof AdjustCreditsResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.GetWallet
+   */
+  getWallet: {
+    methodKind: "unary";
+    input: typeof GetWalletRequestSchema;
+    output: typeof GetWalletResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.ListSuppressions
+   */
+  listSuppressions: {
+    methodKind: "unary";
+    input: typeof ListSuppressionsRequestSchema;
+    output: typeof ListSuppressionsResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.RemoveSuppression
+   */
+  removeSuppression: {
+    methodKind: "unary";
+    input: typeof RemoveSuppressionRequestSchema;
+    output: typeof RemoveSuppressionResponseSchema;
+  },
+  /**
+   * The email service reports an outcome of a message (delivered, bounced,
+   * complained). Idempotent on provider_event_id.
+   *
+   * @generated from rpc mail.v1.AdminService.ReportProviderEvent
+   */
+  reportProviderEvent: {
+    methodKind: "unary";
+    input: typeof ReportProviderEventRequestSchema;
+    output: typeof ReportProviderEventResponseSchema;
   },
 }>;
 

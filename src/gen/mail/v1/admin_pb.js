@@ -9,7 +9,7 @@ import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
  * Describes the file mail/v1/admin.proto.
  */
 export const file_mail_v1_admin = /*@__PURE__*/
-  fileDesc("ChNtYWlsL3YxL2FkbWluLnByb3RvEgdtYWlsLnYxIjAKE0NvbXBhbnlFbnRpdGxlbWVudHMSCwoDYXBpGAEgASgIEgwKBHNtdHAYAiABKAgihwEKB0NvbXBhbnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIyCgxlbnRpdGxlbWVudHMYAyABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAibgoUQ3JlYXRlQ29tcGFueVJlcXVlc3QSDAoEbmFtZRgBIAEoCRI3CgxlbnRpdGxlbWVudHMYAiABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHNIAIgBAUIPCg1fZW50aXRsZW1lbnRzIjoKFUNyZWF0ZUNvbXBhbnlSZXNwb25zZRIhCgdjb21wYW55GAEgASgLMhAubWFpbC52MS5Db21wYW55ImAKFlNldEVudGl0bGVtZW50c1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIyCgxlbnRpdGxlbWVudHMYAiABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMiPAoXU2V0RW50aXRsZW1lbnRzUmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSIWChRMaXN0Q29tcGFuaWVzUmVxdWVzdCI8ChVMaXN0Q29tcGFuaWVzUmVzcG9uc2USIwoJY29tcGFuaWVzGAEgAygLMhAubWFpbC52MS5Db21wYW55IsgCCgZBcGlLZXkSCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBnByZWZpeBgEIAEoCRIOCgZzY29wZXMYBSADKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF91c2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpyZXZva2VkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbCg5yZXBsYWNlZF9ieV9pZBgKIAEoCUgAiAEBQhEKD19yZXBsYWNlZF9ieV9pZCJ3ChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzY29wZXMYAyADKAkSLgoKZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiRAoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USHAoDa2V5GAEgASgLMg8ubWFpbC52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJImMKE1JvdGF0ZUFwaUtleVJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkSGAoLZ3JhY2VfaG91cnMYAyABKA1IAIgBAUIOCgxfZ3JhY2VfaG91cnMiZwoUUm90YXRlQXBpS2V5UmVzcG9uc2USHAoDa2V5GAEgASgLMg8ubWFpbC52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJEiEKCHJlcGxhY2VkGAMgASgLMg8ubWFpbC52MS5BcGlLZXkiOQoTUmV2b2tlQXBpS2V5UmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCSI0ChRSZXZva2VBcGlLZXlSZXNwb25zZRIcCgNrZXkYASABKAsyDy5tYWlsLnYxLkFwaUtleSIoChJMaXN0QXBpS2V5c1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCSI0ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEh0KBGtleXMYASADKAsyDy5tYWlsLnYxLkFwaUtleTLDBAoMQWRtaW5TZXJ2aWNlElAKDUNyZWF0ZUNvbXBhbnkSHS5tYWlsLnYxLkNyZWF0ZUNvbXBhbnlSZXF1ZXN0Gh4ubWFpbC52MS5DcmVhdGVDb21wYW55UmVzcG9uc2UiABJWCg9TZXRFbnRpdGxlbWVudHMSHy5tYWlsLnYxLlNldEVudGl0bGVtZW50c1JlcXVlc3QaIC5tYWlsLnYxLlNldEVudGl0bGVtZW50c1Jlc3BvbnNlIgASUAoNTGlzdENvbXBhbmllcxIdLm1haWwudjEuTGlzdENvbXBhbmllc1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RDb21wYW5pZXNSZXNwb25zZSIAEk0KDENyZWF0ZUFwaUtleRIcLm1haWwudjEuQ3JlYXRlQXBpS2V5UmVxdWVzdBodLm1haWwudjEuQ3JlYXRlQXBpS2V5UmVzcG9uc2UiABJNCgxSb3RhdGVBcGlLZXkSHC5tYWlsLnYxLlJvdGF0ZUFwaUtleVJlcXVlc3QaHS5tYWlsLnYxLlJvdGF0ZUFwaUtleVJlc3BvbnNlIgASTQoMUmV2b2tlQXBpS2V5EhwubWFpbC52MS5SZXZva2VBcGlLZXlSZXF1ZXN0Gh0ubWFpbC52MS5SZXZva2VBcGlLZXlSZXNwb25zZSIAEkoKC0xpc3RBcGlLZXlzEhsubWFpbC52MS5MaXN0QXBpS2V5c1JlcXVlc3QaHC5tYWlsLnYxLkxpc3RBcGlLZXlzUmVzcG9uc2UiAGIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("ChNtYWlsL3YxL2FkbWluLnByb3RvEgdtYWlsLnYxIjAKE0NvbXBhbnlFbnRpdGxlbWVudHMSCwoDYXBpGAEgASgIEgwKBHNtdHAYAiABKAgihwEKB0NvbXBhbnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIyCgxlbnRpdGxlbWVudHMYAyABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAibgoUQ3JlYXRlQ29tcGFueVJlcXVlc3QSDAoEbmFtZRgBIAEoCRI3CgxlbnRpdGxlbWVudHMYAiABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHNIAIgBAUIPCg1fZW50aXRsZW1lbnRzIjoKFUNyZWF0ZUNvbXBhbnlSZXNwb25zZRIhCgdjb21wYW55GAEgASgLMhAubWFpbC52MS5Db21wYW55ImAKFlNldEVudGl0bGVtZW50c1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIyCgxlbnRpdGxlbWVudHMYAiABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMiPAoXU2V0RW50aXRsZW1lbnRzUmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSIWChRMaXN0Q29tcGFuaWVzUmVxdWVzdCI8ChVMaXN0Q29tcGFuaWVzUmVzcG9uc2USIwoJY29tcGFuaWVzGAEgAygLMhAubWFpbC52MS5Db21wYW55IsgCCgZBcGlLZXkSCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBnByZWZpeBgEIAEoCRIOCgZzY29wZXMYBSADKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoMbGFzdF91c2VkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpleHBpcmVzX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpyZXZva2VkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIbCg5yZXBsYWNlZF9ieV9pZBgKIAEoCUgAiAEBQhEKD19yZXBsYWNlZF9ieV9pZCJ3ChNDcmVhdGVBcGlLZXlSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIOCgZzY29wZXMYAyADKAkSLgoKZXhwaXJlc19hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiRAoUQ3JlYXRlQXBpS2V5UmVzcG9uc2USHAoDa2V5GAEgASgLMg8ubWFpbC52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJImMKE1JvdGF0ZUFwaUtleVJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIOCgZrZXlfaWQYAiABKAkSGAoLZ3JhY2VfaG91cnMYAyABKA1IAIgBAUIOCgxfZ3JhY2VfaG91cnMiZwoUUm90YXRlQXBpS2V5UmVzcG9uc2USHAoDa2V5GAEgASgLMg8ubWFpbC52MS5BcGlLZXkSDgoGc2VjcmV0GAIgASgJEiEKCHJlcGxhY2VkGAMgASgLMg8ubWFpbC52MS5BcGlLZXkiOQoTUmV2b2tlQXBpS2V5UmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJEg4KBmtleV9pZBgCIAEoCSI0ChRSZXZva2VBcGlLZXlSZXNwb25zZRIcCgNrZXkYASABKAsyDy5tYWlsLnYxLkFwaUtleSIoChJMaXN0QXBpS2V5c1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCSI0ChNMaXN0QXBpS2V5c1Jlc3BvbnNlEh0KBGtleXMYASADKAsyDy5tYWlsLnYxLkFwaUtleSJZCglEbnNSZWNvcmQSDAoEdHlwZRgBIAEoCRIMCgRuYW1lGAIgASgJEg0KBXZhbHVlGAMgASgJEg8KB3B1cnBvc2UYBCABKAkSEAoIdmVyaWZpZWQYBSABKAgi+AIKDVNlbmRpbmdEb21haW4SCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIOCgZkb21haW4YAyABKAkSGgoScmV0dXJuX3BhdGhfZG9tYWluGAQgASgJEhUKDWRraW1fc2VsZWN0b3IYBSABKAkSFQoNZGtpbV92ZXJpZmllZBgGIAEoCBIUCgxzcGZfdmVyaWZpZWQYByABKAgSFgoOZG1hcmNfdmVyaWZpZWQYCCABKAgSEAoIdmVyaWZpZWQYCSABKAgSHwoXdmVyaWZpY2F0aW9uX292ZXJyaWRkZW4YCiABKAgSJwoLZG5zX3JlY29yZHMYCyADKAsyEi5tYWlsLnYxLkRuc1JlY29yZBIzCg9sYXN0X2NoZWNrZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkAKGkNyZWF0ZVNlbmRpbmdEb21haW5SZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSDgoGZG9tYWluGAIgASgJIkUKG0NyZWF0ZVNlbmRpbmdEb21haW5SZXNwb25zZRImCgZkb21haW4YASABKAsyFi5tYWlsLnYxLlNlbmRpbmdEb21haW4iVQoaVmVyaWZ5U2VuZGluZ0RvbWFpblJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIRCglkb21haW5faWQYAiABKAkSEAoIb3ZlcnJpZGUYAyABKAgiRQobVmVyaWZ5U2VuZGluZ0RvbWFpblJlc3BvbnNlEiYKBmRvbWFpbhgBIAEoCzIWLm1haWwudjEuU2VuZGluZ0RvbWFpbiIvChlMaXN0U2VuZGluZ0RvbWFpbnNSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkiRQoaTGlzdFNlbmRpbmdEb21haW5zUmVzcG9uc2USJwoHZG9tYWlucxgBIAMoCzIWLm1haWwudjEuU2VuZGluZ0RvbWFpbiK8AQoGU2VuZGVyEgoKAmlkGAEgASgJEhIKCmNvbXBhbnlfaWQYAiABKAkSEQoJZG9tYWluX2lkGAMgASgJEg0KBWVtYWlsGAQgASgJEhEKBG5hbWUYBSABKAlIAIgBARISCgppc19kZWZhdWx0GAYgASgIEhAKCHZlcmlmaWVkGAcgASgIEi4KCmNyZWF0ZWRfYXQYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQgcKBV9uYW1lImoKE0NyZWF0ZVNlbmRlclJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCRIRCgRuYW1lGAMgASgJSACIAQESFAoMbWFrZV9kZWZhdWx0GAQgASgIQgcKBV9uYW1lIjcKFENyZWF0ZVNlbmRlclJlc3BvbnNlEh8KBnNlbmRlchgBIAEoCzIPLm1haWwudjEuU2VuZGVyIigKEkxpc3RTZW5kZXJzUmVxdWVzdBISCgpjb21wYW55X2lkGAEgASgJIjcKE0xpc3RTZW5kZXJzUmVzcG9uc2USIAoHc2VuZGVycxgBIAMoCzIPLm1haWwudjEuU2VuZGVyIkAKF1NldERlZmF1bHRTZW5kZXJSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSEQoJc2VuZGVyX2lkGAIgASgJIjsKGFNldERlZmF1bHRTZW5kZXJSZXNwb25zZRIfCgZzZW5kZXIYASABKAsyDy5tYWlsLnYxLlNlbmRlciLTAQoIVGVtcGxhdGUSCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3N1YmplY3QYBCABKAkSDAoEaHRtbBgFIAEoCRIRCgR0ZXh0GAYgASgJSACIAQESLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX3RleHQicQoSUHV0VGVtcGxhdGVSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIPCgdzdWJqZWN0GAMgASgJEgwKBGh0bWwYBCABKAkSEQoEdGV4dBgFIAEoCUgAiAEBQgcKBV90ZXh0IjoKE1B1dFRlbXBsYXRlUmVzcG9uc2USIwoIdGVtcGxhdGUYASABKAsyES5tYWlsLnYxLlRlbXBsYXRlIioKFExpc3RUZW1wbGF0ZXNSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkiPQoVTGlzdFRlbXBsYXRlc1Jlc3BvbnNlEiQKCXRlbXBsYXRlcxgBIAMoCzIRLm1haWwudjEuVGVtcGxhdGUiSAoUQWRqdXN0Q3JlZGl0c1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRIOCgZhbW91bnQYAiABKAMSDAoEbm90ZRgDIAEoCSIoChVBZGp1c3RDcmVkaXRzUmVzcG9uc2USDwoHYmFsYW5jZRgBIAEoAyImChBHZXRXYWxsZXRSZXF1ZXN0EhIKCmNvbXBhbnlfaWQYASABKAkikgEKC0xlZGdlckVudHJ5Eg0KBWRlbHRhGAEgASgDEg4KBnJlYXNvbhgCIAEoCRIXCgptZXNzYWdlX2lkGAMgASgJSACIAQESDAoEbm90ZRgEIAEoCRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEINCgtfbWVzc2FnZV9pZCJKChFHZXRXYWxsZXRSZXNwb25zZRIPCgdiYWxhbmNlGAEgASgDEiQKBmxlZGdlchgCIAMoCzIULm1haWwudjEuTGVkZ2VyRW50cnkihAEKC1N1cHByZXNzaW9uEg0KBWVtYWlsGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIXCgptZXNzYWdlX2lkGAMgASgJSACIAQESLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDQoLX21lc3NhZ2VfaWQiLQoXTGlzdFN1cHByZXNzaW9uc1JlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCSJGChhMaXN0U3VwcHJlc3Npb25zUmVzcG9uc2USKgoMc3VwcHJlc3Npb25zGAEgAygLMhQubWFpbC52MS5TdXBwcmVzc2lvbiI9ChhSZW1vdmVTdXBwcmVzc2lvblJlcXVlc3QSEgoKY29tcGFueV9pZBgBIAEoCRINCgVlbWFpbBgCIAEoCSIsChlSZW1vdmVTdXBwcmVzc2lvblJlc3BvbnNlEg8KB3JlbW92ZWQYASABKAgiswEKGlJlcG9ydFByb3ZpZGVyRXZlbnRSZXF1ZXN0EhkKEXByb3ZpZGVyX2V2ZW50X2lkGAEgASgJEhsKE3Byb3ZpZGVyX21lc3NhZ2VfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRIvCgtvY2N1cnJlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoGZGV0YWlsGAUgASgJSACIAQFCCQoHX2RldGFpbCJCChtSZXBvcnRQcm92aWRlckV2ZW50UmVzcG9uc2USDwoHYXBwbGllZBgBIAEoCBISCgptZXNzYWdlX2lkGAIgASgJMrUNCgxBZG1pblNlcnZpY2USUAoNQ3JlYXRlQ29tcGFueRIdLm1haWwudjEuQ3JlYXRlQ29tcGFueVJlcXVlc3QaHi5tYWlsLnYxLkNyZWF0ZUNvbXBhbnlSZXNwb25zZSIAElYKD1NldEVudGl0bGVtZW50cxIfLm1haWwudjEuU2V0RW50aXRsZW1lbnRzUmVxdWVzdBogLm1haWwudjEuU2V0RW50aXRsZW1lbnRzUmVzcG9uc2UiABJQCg1MaXN0Q29tcGFuaWVzEh0ubWFpbC52MS5MaXN0Q29tcGFuaWVzUmVxdWVzdBoeLm1haWwudjEuTGlzdENvbXBhbmllc1Jlc3BvbnNlIgASTQoMQ3JlYXRlQXBpS2V5EhwubWFpbC52MS5DcmVhdGVBcGlLZXlSZXF1ZXN0Gh0ubWFpbC52MS5DcmVhdGVBcGlLZXlSZXNwb25zZSIAEk0KDFJvdGF0ZUFwaUtleRIcLm1haWwudjEuUm90YXRlQXBpS2V5UmVxdWVzdBodLm1haWwudjEuUm90YXRlQXBpS2V5UmVzcG9uc2UiABJNCgxSZXZva2VBcGlLZXkSHC5tYWlsLnYxLlJldm9rZUFwaUtleVJlcXVlc3QaHS5tYWlsLnYxLlJldm9rZUFwaUtleVJlc3BvbnNlIgASSgoLTGlzdEFwaUtleXMSGy5tYWlsLnYxLkxpc3RBcGlLZXlzUmVxdWVzdBocLm1haWwudjEuTGlzdEFwaUtleXNSZXNwb25zZSIAEmIKE0NyZWF0ZVNlbmRpbmdEb21haW4SIy5tYWlsLnYxLkNyZWF0ZVNlbmRpbmdEb21haW5SZXF1ZXN0GiQubWFpbC52MS5DcmVhdGVTZW5kaW5nRG9tYWluUmVzcG9uc2UiABJiChNWZXJpZnlTZW5kaW5nRG9tYWluEiMubWFpbC52MS5WZXJpZnlTZW5kaW5nRG9tYWluUmVxdWVzdBokLm1haWwudjEuVmVyaWZ5U2VuZGluZ0RvbWFpblJlc3BvbnNlIgASXwoSTGlzdFNlbmRpbmdEb21haW5zEiIubWFpbC52MS5MaXN0U2VuZGluZ0RvbWFpbnNSZXF1ZXN0GiMubWFpbC52MS5MaXN0U2VuZGluZ0RvbWFpbnNSZXNwb25zZSIAEk0KDENyZWF0ZVNlbmRlchIcLm1haWwudjEuQ3JlYXRlU2VuZGVyUmVxdWVzdBodLm1haWwudjEuQ3JlYXRlU2VuZGVyUmVzcG9uc2UiABJKCgtMaXN0U2VuZGVycxIbLm1haWwudjEuTGlzdFNlbmRlcnNSZXF1ZXN0GhwubWFpbC52MS5MaXN0U2VuZGVyc1Jlc3BvbnNlIgASWQoQU2V0RGVmYXVsdFNlbmRlchIgLm1haWwudjEuU2V0RGVmYXVsdFNlbmRlclJlcXVlc3QaIS5tYWlsLnYxLlNldERlZmF1bHRTZW5kZXJSZXNwb25zZSIAEkoKC1B1dFRlbXBsYXRlEhsubWFpbC52MS5QdXRUZW1wbGF0ZVJlcXVlc3QaHC5tYWlsLnYxLlB1dFRlbXBsYXRlUmVzcG9uc2UiABJQCg1MaXN0VGVtcGxhdGVzEh0ubWFpbC52MS5MaXN0VGVtcGxhdGVzUmVxdWVzdBoeLm1haWwudjEuTGlzdFRlbXBsYXRlc1Jlc3BvbnNlIgASUAoNQWRqdXN0Q3JlZGl0cxIdLm1haWwudjEuQWRqdXN0Q3JlZGl0c1JlcXVlc3QaHi5tYWlsLnYxLkFkanVzdENyZWRpdHNSZXNwb25zZSIAEkQKCUdldFdhbGxldBIZLm1haWwudjEuR2V0V2FsbGV0UmVxdWVzdBoaLm1haWwudjEuR2V0V2FsbGV0UmVzcG9uc2UiABJZChBMaXN0U3VwcHJlc3Npb25zEiAubWFpbC52MS5MaXN0U3VwcHJlc3Npb25zUmVxdWVzdBohLm1haWwudjEuTGlzdFN1cHByZXNzaW9uc1Jlc3BvbnNlIgASXAoRUmVtb3ZlU3VwcHJlc3Npb24SIS5tYWlsLnYxLlJlbW92ZVN1cHByZXNzaW9uUmVxdWVzdBoiLm1haWwudjEuUmVtb3ZlU3VwcHJlc3Npb25SZXNwb25zZSIAEmIKE1JlcG9ydFByb3ZpZGVyRXZlbnQSIy5tYWlsLnYxLlJlcG9ydFByb3ZpZGVyRXZlbnRSZXF1ZXN0GiQubWFpbC52MS5SZXBvcnRQcm92aWRlckV2ZW50UmVzcG9uc2UiAGIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Describes the message mail.v1.CompanyEntitlements.
@@ -129,6 +129,230 @@ export const ListApiKeysRequestSchema = /*@__PURE__*/
  */
 export const ListApiKeysResponseSchema = /*@__PURE__*/
   messageDesc(file_mail_v1_admin, 16);
+
+/**
+ * Describes the message mail.v1.DnsRecord.
+ * Use `create(DnsRecordSchema)` to create a new message.
+ */
+export const DnsRecordSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 17);
+
+/**
+ * Describes the message mail.v1.SendingDomain.
+ * Use `create(SendingDomainSchema)` to create a new message.
+ */
+export const SendingDomainSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 18);
+
+/**
+ * Describes the message mail.v1.CreateSendingDomainRequest.
+ * Use `create(CreateSendingDomainRequestSchema)` to create a new message.
+ */
+export const CreateSendingDomainRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 19);
+
+/**
+ * Describes the message mail.v1.CreateSendingDomainResponse.
+ * Use `create(CreateSendingDomainResponseSchema)` to create a new message.
+ */
+export const CreateSendingDomainResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 20);
+
+/**
+ * Describes the message mail.v1.VerifySendingDomainRequest.
+ * Use `create(VerifySendingDomainRequestSchema)` to create a new message.
+ */
+export const VerifySendingDomainRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 21);
+
+/**
+ * Describes the message mail.v1.VerifySendingDomainResponse.
+ * Use `create(VerifySendingDomainResponseSchema)` to create a new message.
+ */
+export const VerifySendingDomainResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 22);
+
+/**
+ * Describes the message mail.v1.ListSendingDomainsRequest.
+ * Use `create(ListSendingDomainsRequestSchema)` to create a new message.
+ */
+export const ListSendingDomainsRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 23);
+
+/**
+ * Describes the message mail.v1.ListSendingDomainsResponse.
+ * Use `create(ListSendingDomainsResponseSchema)` to create a new message.
+ */
+export const ListSendingDomainsResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 24);
+
+/**
+ * Describes the message mail.v1.Sender.
+ * Use `create(SenderSchema)` to create a new message.
+ */
+export const SenderSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 25);
+
+/**
+ * Describes the message mail.v1.CreateSenderRequest.
+ * Use `create(CreateSenderRequestSchema)` to create a new message.
+ */
+export const CreateSenderRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 26);
+
+/**
+ * Describes the message mail.v1.CreateSenderResponse.
+ * Use `create(CreateSenderResponseSchema)` to create a new message.
+ */
+export const CreateSenderResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 27);
+
+/**
+ * Describes the message mail.v1.ListSendersRequest.
+ * Use `create(ListSendersRequestSchema)` to create a new message.
+ */
+export const ListSendersRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 28);
+
+/**
+ * Describes the message mail.v1.ListSendersResponse.
+ * Use `create(ListSendersResponseSchema)` to create a new message.
+ */
+export const ListSendersResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 29);
+
+/**
+ * Describes the message mail.v1.SetDefaultSenderRequest.
+ * Use `create(SetDefaultSenderRequestSchema)` to create a new message.
+ */
+export const SetDefaultSenderRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 30);
+
+/**
+ * Describes the message mail.v1.SetDefaultSenderResponse.
+ * Use `create(SetDefaultSenderResponseSchema)` to create a new message.
+ */
+export const SetDefaultSenderResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 31);
+
+/**
+ * Describes the message mail.v1.Template.
+ * Use `create(TemplateSchema)` to create a new message.
+ */
+export const TemplateSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 32);
+
+/**
+ * Describes the message mail.v1.PutTemplateRequest.
+ * Use `create(PutTemplateRequestSchema)` to create a new message.
+ */
+export const PutTemplateRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 33);
+
+/**
+ * Describes the message mail.v1.PutTemplateResponse.
+ * Use `create(PutTemplateResponseSchema)` to create a new message.
+ */
+export const PutTemplateResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 34);
+
+/**
+ * Describes the message mail.v1.ListTemplatesRequest.
+ * Use `create(ListTemplatesRequestSchema)` to create a new message.
+ */
+export const ListTemplatesRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 35);
+
+/**
+ * Describes the message mail.v1.ListTemplatesResponse.
+ * Use `create(ListTemplatesResponseSchema)` to create a new message.
+ */
+export const ListTemplatesResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 36);
+
+/**
+ * Describes the message mail.v1.AdjustCreditsRequest.
+ * Use `create(AdjustCreditsRequestSchema)` to create a new message.
+ */
+export const AdjustCreditsRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 37);
+
+/**
+ * Describes the message mail.v1.AdjustCreditsResponse.
+ * Use `create(AdjustCreditsResponseSchema)` to create a new message.
+ */
+export const AdjustCreditsResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 38);
+
+/**
+ * Describes the message mail.v1.GetWalletRequest.
+ * Use `create(GetWalletRequestSchema)` to create a new message.
+ */
+export const GetWalletRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 39);
+
+/**
+ * Describes the message mail.v1.LedgerEntry.
+ * Use `create(LedgerEntrySchema)` to create a new message.
+ */
+export const LedgerEntrySchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 40);
+
+/**
+ * Describes the message mail.v1.GetWalletResponse.
+ * Use `create(GetWalletResponseSchema)` to create a new message.
+ */
+export const GetWalletResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 41);
+
+/**
+ * Describes the message mail.v1.Suppression.
+ * Use `create(SuppressionSchema)` to create a new message.
+ */
+export const SuppressionSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 42);
+
+/**
+ * Describes the message mail.v1.ListSuppressionsRequest.
+ * Use `create(ListSuppressionsRequestSchema)` to create a new message.
+ */
+export const ListSuppressionsRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 43);
+
+/**
+ * Describes the message mail.v1.ListSuppressionsResponse.
+ * Use `create(ListSuppressionsResponseSchema)` to create a new message.
+ */
+export const ListSuppressionsResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 44);
+
+/**
+ * Describes the message mail.v1.RemoveSuppressionRequest.
+ * Use `create(RemoveSuppressionRequestSchema)` to create a new message.
+ */
+export const RemoveSuppressionRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 45);
+
+/**
+ * Describes the message mail.v1.RemoveSuppressionResponse.
+ * Use `create(RemoveSuppressionResponseSchema)` to create a new message.
+ */
+export const RemoveSuppressionResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 46);
+
+/**
+ * Describes the message mail.v1.ReportProviderEventRequest.
+ * Use `create(ReportProviderEventRequestSchema)` to create a new message.
+ */
+export const ReportProviderEventRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 47);
+
+/**
+ * Describes the message mail.v1.ReportProviderEventResponse.
+ * Use `create(ReportProviderEventResponseSchema)` to create a new message.
+ */
+export const ReportProviderEventResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 48);
 
 /**
  * Administration for operators and internal services. Served over gRPC and

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { type Timestamp, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { AccountsService, ApiKeyView, CompanyView } from "../../domain/accounts/index.ts";
+import type { AccountsService, ApiKeyView, CompanyView } from "../../../domain/accounts/index.ts";
 import {
   AdminService,
   type ApiKey,
@@ -9,11 +9,10 @@ import {
   type Company,
   type CompanyEntitlements,
   CompanySchema,
-} from "../../gen/mail/v1/admin_pb.js";
+} from "../../../gen/mail/v1/admin_pb.js";
 
 /**
- * AdminService handlers: operators and internal services manage companies
- * and API keys. The operator token is checked by the auth interceptor; the
+ * AdminService handlers of companies and API keys. The operator token is checked by the auth interceptor; the
  * rules are in the accounts domain. Served over gRPC and Connect only.
  */
 function ts(date: Date | null | undefined): Timestamp | undefined {
@@ -49,7 +48,13 @@ function entitlementsOf(message: CompanyEntitlements | undefined): { api?: boole
   return message ? { api: message.api, smtp: message.smtp } : {};
 }
 
-export function adminServiceImpl(accounts: AccountsService): ServiceImpl<typeof AdminService> {
+/** The AdminService RPCs of companies and API keys. */
+export type AccountsAdmin = Pick<
+  ServiceImpl<typeof AdminService>,
+  "createCompany" | "setEntitlements" | "listCompanies" | "createApiKey" | "rotateApiKey" | "revokeApiKey" | "listApiKeys"
+>;
+
+export function accountsAdmin(accounts: AccountsService): AccountsAdmin {
   return {
     async createCompany(req) {
       return { company: companyMessage(await accounts.createCompany(req.name, entitlementsOf(req.entitlements))) };
