@@ -7,10 +7,11 @@
  *   MAIL_ADMIN_URL   service address (default http://127.0.0.1:8080)
  *   OPERATOR_TOKEN   the operator token configured on the service
  */
+import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { createClient, type Interceptor } from "@connectrpc/connect";
+import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { apiErrorFrom } from "../contract/api-error.ts";
 import { messageToPublicJson } from "../contract/json-codec.ts";
@@ -25,6 +26,18 @@ const USAGE = `usage: mailctl <command> [options]
   key rotate --company ID --key KEY_ID [--grace-hours N]
   key revoke --company ID --key KEY_ID
   key list --company ID
+  domain create --company ID --domain NAME
+  domain verify --company ID --domain DOMAIN_ID|NAME [--override]
+  domain list --company ID
+  sender create --company ID --email ADDRESS [--name NAME] [--default]
+  sender list --company ID
+  sender default --company ID --sender SENDER_ID
+  template put --company ID --name NAME --subject TEXT --html-file PATH [--text-file PATH]
+  template list --company ID
+  credits add --company ID --amount N --note TEXT    (remove credits: --amount=-N)
+  credits show --company ID
+  suppression list --company ID
+  suppression remove --company ID --email ADDRESS
 
 Environment: MAIL_ADMIN_URL (default http://127.0.0.1:8080), OPERATOR_TOKEN.`;
 
@@ -47,6 +60,18 @@ function print<Desc extends DescMessage>(desc: Desc, message: MessageShape<Desc>
   process.stdout.write(JSON.stringify(messageToPublicJson(desc, message), null, 2) + "\n");
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** `--domain` takes the domain's id or, for convenience, its name. */
+async function domainIdOf(admin: Client<typeof AdminService>, companyId: string, domain: string): Promise<string> {
+  if (UUID.test(domain)) return domain;
+  const wanted = domain.trim().toLowerCase().replace(/\.$/, "");
+  const { domains } = await admin.listSendingDomains({ companyId });
+  const found = domains.find((d) => d.domain === wanted);
+  if (!found) throw new UsageError(`the company has no sending domain ${wanted} (see: mailctl domain list --company ${companyId})`);
+  return found.id;
+}
+
 async function main(argv: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -60,6 +85,16 @@ async function main(argv: string[]): Promise<void> {
       smtp: { type: "string" },
       "expires-at": { type: "string" },
       "grace-hours": { type: "string" },
+      domain: { type: "string" },
+      override: { type: "boolean" },
+      email: { type: "string" },
+      default: { type: "boolean" },
+      sender: { type: "string" },
+      subject: { type: "string" },
+      "html-file": { type: "string" },
+      "text-file": { type: "string" },
+      amount: { type: "string" },
+      note: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -122,6 +157,65 @@ async function main(argv: string[]): Promise<void> {
       );
     case "key list":
       return print(output.listApiKeys.output, await admin.listApiKeys({ companyId: required(values, "company") }));
+    case "domain create":
+      return print(
+        output.createSendingDomain.output,
+        await admin.createSendingDomain({ companyId: required(values, "company"), domain: required(values, "domain") }),
+      );
+    case "domain verify": {
+      const companyId = required(values, "company");
+      const domainId = await domainIdOf(admin, companyId, required(values, "domain"));
+      return print(output.verifySendingDomain.output, await admin.verifySendingDomain({ companyId, domainId, override: values.override === true }));
+    }
+    case "domain list":
+      return print(output.listSendingDomains.output, await admin.listSendingDomains({ companyId: required(values, "company") }));
+    case "sender create":
+      return print(
+        output.createSender.output,
+        await admin.createSender({
+          companyId: required(values, "company"),
+          email: required(values, "email"),
+          name: values.name,
+          makeDefault: values.default === true,
+        }),
+      );
+    case "sender list":
+      return print(output.listSenders.output, await admin.listSenders({ companyId: required(values, "company") }));
+    case "sender default":
+      return print(
+        output.setDefaultSender.output,
+        await admin.setDefaultSender({ companyId: required(values, "company"), senderId: required(values, "sender") }),
+      );
+    case "template put": {
+      const html = await readFile(required(values, "html-file"), "utf8");
+      const textFile = values["text-file"];
+      const text = textFile ? await readFile(textFile, "utf8") : undefined;
+      const response = await admin.putTemplate({
+        companyId: required(values, "company"),
+        name: required(values, "name"),
+        subject: required(values, "subject"),
+        html,
+        text,
+      });
+      return print(output.putTemplate.output, response);
+    }
+    case "template list":
+      return print(output.listTemplates.output, await admin.listTemplates({ companyId: required(values, "company") }));
+    case "credits add": {
+      const amount = required(values, "amount");
+      if (!/^-?\d+$/.test(amount)) throw new UsageError("--amount must be a whole number (negative removes credits: --amount=-5)");
+      const response = await admin.adjustCredits({ companyId: required(values, "company"), amount: BigInt(amount), note: required(values, "note") });
+      return print(output.adjustCredits.output, response);
+    }
+    case "credits show":
+      return print(output.getWallet.output, await admin.getWallet({ companyId: required(values, "company") }));
+    case "suppression list":
+      return print(output.listSuppressions.output, await admin.listSuppressions({ companyId: required(values, "company") }));
+    case "suppression remove":
+      return print(
+        output.removeSuppression.output,
+        await admin.removeSuppression({ companyId: required(values, "company"), email: required(values, "email") }),
+      );
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

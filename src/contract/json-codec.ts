@@ -151,37 +151,6 @@ export type JsonSource = "body" | "query" | "path";
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
 
-function describeType(field: DescField): string {
-  switch (field.fieldKind) {
-    case "enum":
-      return `one of ${enumJsonValues(field.enum).join(", ")}`;
-    case "message":
-      return field.message.typeName === TIMESTAMP ? "an ISO 8601 date-time" : "an object";
-    case "list":
-      return "an array";
-    case "map":
-      return "an object";
-    case "scalar":
-      return scalarTypeName(field.scalar);
-  }
-}
-
-function scalarTypeName(type: ScalarType): string {
-  switch (type) {
-    case ScalarType.STRING:
-      return "a string";
-    case ScalarType.BOOL:
-      return "a boolean";
-    case ScalarType.DOUBLE:
-    case ScalarType.FLOAT:
-      return "a number";
-    case ScalarType.BYTES:
-      return "base64 text";
-    default:
-      return "an integer";
-  }
-}
-
 const INT32_RANGE: Partial<Record<ScalarType, [number, number]>> = {
   [ScalarType.INT32]: [-2147483648, 2147483647],
   [ScalarType.SINT32]: [-2147483648, 2147483647],

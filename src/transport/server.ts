@@ -7,11 +7,13 @@ import { ApiError } from "../contract/api-error.ts";
 import type { Config } from "../config.ts";
 import type { ApiKeyAuthenticator } from "../domain/accounts/types.ts";
 import type { RateLimiter } from "../domain/rate-limit/types.ts";
+import type { IdempotencyGuard } from "../domain/idempotency/index.ts";
 import { AdminService } from "../gen/mail/v1/admin_pb.js";
 import { MailService } from "../gen/mail/v1/mail_pb.js";
 import { authInterceptor } from "./connect/auth-interceptor.ts";
 import { errorsInterceptor } from "./connect/errors-interceptor.ts";
-import { mailServiceImpl } from "./connect/mail-service.ts";
+import { withIdempotency } from "./connect/idempotency-interceptor.ts";
+import { type MailServiceDeps, mailServiceImpl } from "./connect/mail-service.ts";
 import { sendApiError } from "./http/error-reply.ts";
 import { addResponseHeaders, requestIdFor } from "./http/request-context.ts";
 import { toApiError } from "./http/to-api-error.ts";
@@ -30,7 +32,11 @@ export interface ApiDependencies {
   readonly config: Config;
   readonly authenticator: ApiKeyAuthenticator;
   readonly rateLimiter: RateLimiter;
+  /** Idempotency-Key handling of the POST operations (replays never reach a handler). */
+  readonly idempotency: IdempotencyGuard;
   readonly adminService: ServiceImpl<typeof AdminService>;
+  /** What the MailService handlers call (the configuration is added here). */
+  readonly mail: Omit<MailServiceDeps, "config">;
   /** Pino options or false; tests pass { level: "warn" }. */
   readonly logger?: FastifyServerOptions["logger"];
 }
@@ -44,9 +50,10 @@ export interface ApiServers {
 }
 
 function routesFor(deps: ApiDependencies): (router: ConnectRouter) => void {
-  const mail = mailServiceImpl({ config: deps.config });
+  const mail = mailServiceImpl({ ...deps.mail, config: deps.config });
   return (router) => {
-    router.service(MailService, mail);
+    // Inside every interceptor, so after authentication: records are per API key.
+    router.service(MailService, withIdempotency(MailService, mail, deps.idempotency));
     router.service(AdminService, deps.adminService);
   };
 }

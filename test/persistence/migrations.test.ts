@@ -37,6 +37,7 @@ describe("migrations", () => {
       "sender",
       "sending_domain",
       "sending_pace",
+      "simulator_handoff",
       "suppression",
       "template",
       "webhook_event",

@@ -1,9 +1,11 @@
+import { spawn } from "node:child_process";
 import { Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { findFreePort, isPortOpen } from "../../src/runtime/ports.ts";
+import { findFreePort, isPortOpen, waitForPort } from "../../src/runtime/ports.ts";
 import {
   CUSTOM_SEARCH_ATTRIBUTES,
   ensureSearchAttributes,
+  findTemporalCli,
   startTemporalDevServer,
   type TemporalDevServer,
 } from "../../src/runtime/temporal-dev-server.ts";
@@ -58,5 +60,37 @@ describe("startTemporalDevServer", () => {
     expect(await isPortOpen("127.0.0.1", port)).toBe(false);
     // A second stop() is harmless (afterAll calls it again).
     await server?.stop();
+  });
+});
+
+describe("ensureSearchAttributes", () => {
+  it("registers the custom search attributes on a server that lacks them", async () => {
+    const cli = await findTemporalCli();
+    if (!cli) throw new Error("Temporal CLI not found (set TEMPORAL_CLI_PATH)");
+    const port = await findFreePort();
+    // A plain dev server, as a stand-in for a cluster nobody prepared for us.
+    const child = spawn(cli, ["server", "start-dev", "--headless", "--ip", "127.0.0.1", "--port", String(port)], {
+      stdio: "ignore",
+    });
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    try {
+      const address = `127.0.0.1:${port}`;
+      await waitForPort("127.0.0.1", port, Date.now() + 60_000);
+      await ensureSearchAttributes(address, "default");
+      await ensureSearchAttributes(address, "default");
+
+      const connection = await Connection.connect({ address });
+      try {
+        const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: "default" });
+        for (const name of Object.keys(CUSTOM_SEARCH_ATTRIBUTES)) {
+          expect(customAttributes?.[name], name).toBe(KEYWORD);
+        }
+      } finally {
+        await connection.close();
+      }
+    } finally {
+      child.kill("SIGTERM");
+      await exited;
+    }
   });
 });

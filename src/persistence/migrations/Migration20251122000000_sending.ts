@@ -91,7 +91,6 @@ export class Migration20251122000000_sending extends Migration {
         company_id uuid not null references company (id) on delete cascade,
         api_key_id uuid null references api_key (id) on delete set null,
         idempotency_key text null,
-        request_hash bytea null,
         recipient text not null,
         recipient_name text null,
         recipient_domain text not null,

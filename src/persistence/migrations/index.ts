@@ -1,6 +1,7 @@
 import type { MigrationObject } from "@mikro-orm/core";
 import { Migration20251121000000_accounts } from "./Migration20251121000000_accounts.ts";
 import { Migration20251122000000_sending } from "./Migration20251122000000_sending.ts";
+import { Migration20251122010000_simulator_journal } from "./Migration20251122010000_simulator_journal.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -13,4 +14,5 @@ import { Migration20251122000000_sending } from "./Migration20251122000000_sendi
 export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20251121000000_accounts", class: Migration20251121000000_accounts },
   { name: "Migration20251122000000_sending", class: Migration20251122000000_sending },
+  { name: "Migration20251122010000_simulator_journal", class: Migration20251122010000_simulator_journal },
 ];

@@ -1,9 +1,17 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { ApiError } from "../../contract/api-error.ts";
 import type { Config } from "../../config.ts";
-import { GetAccountResponseSchema, MailService } from "../../gen/mail/v1/mail_pb.js";
+import { enumValueToJson } from "../../contract/json-codec.ts";
+import type { SendAnswer, SendCaller } from "../../domain/messages/accept/accept-send.ts";
+import { type MessageReader, messageStatusToProto, toMessageProto } from "../../domain/messages/read/index.ts";
+import {
+  GetAccountResponseSchema,
+  MailService,
+  MessageStatusSchema,
+  type SendMessageRequest,
+} from "../../gen/mail/v1/mail_pb.js";
 import { callerOf } from "./context.ts";
 
 /** The API version indicator returned by GET /mail/v1/me. */
@@ -11,6 +19,9 @@ export const API_VERSION = "v1";
 
 export interface MailServiceDeps {
   readonly config: Config;
+  /** Accepts one send (src/domain/messages/accept). */
+  readonly acceptSend: (caller: SendCaller, request: SendMessageRequest, idempotencyKey: string | undefined) => Promise<SendAnswer>;
+  readonly messages: MessageReader;
 }
 
 function notImplemented(rpc: string): () => never {
@@ -46,9 +57,26 @@ export function mailServiceImpl(deps: MailServiceDeps): ServiceImpl<typeof MailS
         apiVersion: API_VERSION,
       });
     },
-    sendMessage: notImplemented("SendMessage"),
-    getMessage: notImplemented("GetMessage"),
-    listMessages: notImplemented("ListMessages"),
+    async sendMessage(req, ctx) {
+      const caller = callerOf(ctx);
+      const header = ctx.requestHeader.get("idempotency-key") ?? undefined;
+      const answer = await deps.acceptSend({ companyId: caller.companyId, keyId: caller.keyId }, req, header);
+      return { id: answer.id, status: messageStatusToProto(answer.status), replayed: answer.replayed };
+    },
+    async getMessage(req, ctx) {
+      return { message: toMessageProto(await deps.messages.getMessage(callerOf(ctx).companyId, req.id)) };
+    },
+    async listMessages(req, ctx) {
+      const page = await deps.messages.listMessages(callerOf(ctx).companyId, {
+        limit: req.limit,
+        cursor: req.cursor,
+        status: req.status === undefined ? undefined : enumValueToJson(MessageStatusSchema, req.status),
+        q: req.q,
+        since: req.since ? timestampDate(req.since) : undefined,
+        tag: req.tag,
+      });
+      return { items: page.items.map(toMessageProto), nextCursor: page.nextCursor ?? undefined };
+    },
     listContacts: notImplemented("ListContacts"),
     getContact: notImplemented("GetContact"),
     upsertContact: notImplemented("UpsertContact"),

@@ -110,6 +110,25 @@ export interface SimulatorProviderOptions {
   readonly eventRetryBaseMs?: number;
   /** Told about an event dropped after its last attempt. Default: a one-line warning without message content. */
   readonly onEventDropped?: (event: ProviderEvent, error: unknown) => void;
+  /**
+   * Durable memory of final handoff answers, shared by every process (the
+   * service runs it on PostgreSQL). Without it the simulator remembers in
+   * memory only, and a handoff repeated by another process after a crash
+   * would count as a new one.
+   */
+  readonly journal?: HandoffJournal;
+  /**
+   * Time between taking a message and answering (the journal records it
+   * first). Models a slow service; tests use it to kill a worker mid-handoff.
+   */
+  readonly handoffDelayMs?: number;
+}
+
+/** Durable record of the first final answer per messageId. */
+export interface HandoffJournal {
+  recall(messageId: string): Promise<HandoffAccepted | HandoffRejected | undefined>;
+  /** Records `result` unless an answer is recorded already; returns the recorded one. */
+  remember(messageId: string, result: HandoffAccepted | HandoffRejected): Promise<HandoffAccepted | HandoffRejected>;
 }
 
 export interface SimulatorProvider extends EmailProvider {
@@ -212,7 +231,7 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Simu
 
   // Decided synchronously, before any await, so concurrent sends of one
   // messageId cannot both pass the "seen before?" check.
-  function decide(email: OutgoingEmail): HandoffResult {
+  function decide(email: OutgoingEmail, { emit } = { emit: true }): HandoffResult {
     if (closed) return { outcome: "failed_transient", reason: "provider is closed" };
     attempts.set(email.messageId, (attempts.get(email.messageId) ?? 0) + 1);
 
@@ -242,7 +261,7 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Simu
       providerMessageId: `sim_${randomUUID()}`,
     });
     sent.set(email.messageId, (sent.get(email.messageId) ?? 0) + 1);
-    emitLater(accepted.providerMessageId, plan(behaviour));
+    if (emit) emitLater(accepted.providerMessageId, plan(behaviour));
     return accepted;
   }
 
@@ -254,8 +273,27 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Simu
   return {
     name: "simulator",
 
-    send(email: OutgoingEmail): Promise<HandoffResult> {
-      return Promise.resolve(decide(email));
+    async send(email: OutgoingEmail): Promise<HandoffResult> {
+      const journal = options.journal;
+      if (!journal) return decide(email);
+      const recorded = await journal.recall(email.messageId);
+      if (recorded) {
+        attempts.set(email.messageId, (attempts.get(email.messageId) ?? 0) + 1);
+        outcomes.set(email.messageId, recorded);
+        return recorded;
+      }
+      const result = decide(email, { emit: false });
+      if (result.outcome === "failed_transient") return result;
+      const kept = await journal.remember(email.messageId, result);
+      outcomes.set(email.messageId, kept);
+      if (kept === result && result.outcome === "accepted") {
+        emitLater(result.providerMessageId, plan(simulatorBehaviourFor(email.to.email)));
+      } else if (kept !== result) {
+        // Another process took this message first: ours never happened.
+        sent.set(email.messageId, Math.max(0, (sent.get(email.messageId) ?? 1) - 1));
+      }
+      if (options.handoffDelayMs) await sleep(options.handoffDelayMs);
+      return kept;
     },
 
     sentCount(messageId: string): number {

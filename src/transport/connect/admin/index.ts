@@ -1,8 +1,15 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { ApiError } from "../../../contract/api-error.ts";
 import type { AccountsService } from "../../../domain/accounts/index.ts";
+import type { CreditsService } from "../../../domain/credits/index.ts";
+import type { SendingSetup } from "../../../domain/sending/setup/index.ts";
+import type { SuppressionsService } from "../../../domain/suppressions/index.ts";
+import type { Messaging } from "../../../domain/messages/index.ts";
 import { AdminService } from "../../../gen/mail/v1/admin_pb.js";
 import { accountsAdmin } from "./accounts-admin.ts";
+import { creditsAdmin } from "./credits-admin.ts";
+import { sendingAdmin } from "./sending-admin.ts";
+import { suppressionsAdmin } from "./suppressions-admin.ts";
+import { providerEventsAdmin } from "./provider-events-admin.ts";
 
 /**
  * The AdminService: operators and internal services (token-guarded by the
@@ -11,20 +18,18 @@ import { accountsAdmin } from "./accounts-admin.ts";
  */
 export interface AdminDependencies {
   readonly accounts: AccountsService;
-}
-
-function notImplemented(rpc: string): () => never {
-  return () => {
-    throw new ApiError("NOT_IMPLEMENTED", `${rpc} is part of the contract but not implemented yet.`);
-  };
+  readonly sendingSetup: SendingSetup;
+  readonly credits: CreditsService;
+  readonly suppressions: SuppressionsService;
+  readonly messaging: Pick<Messaging, "providerEvents">;
 }
 
 export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof AdminService> {
-  const pending = Object.fromEntries(
-    AdminService.methods.map((m) => [m.localName, notImplemented(m.name)]),
-  ) as unknown as ServiceImpl<typeof AdminService>;
   return {
-    ...pending,
     ...accountsAdmin(deps.accounts),
+    ...sendingAdmin(deps.sendingSetup),
+    ...creditsAdmin(deps.credits),
+    ...suppressionsAdmin(deps.suppressions),
+    ...providerEventsAdmin(deps.messaging.providerEvents),
   };
 }

@@ -1,0 +1,144 @@
+/**
+ * Prints `EXPLAIN (ANALYZE, BUFFERS)` of the statements MessageReader.listMessages
+ * runs, for the company with the most messages (or COMPANY_ID), on a database
+ * seeded by bench/seed-messages.ts:
+ *
+ *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/mail_bench node bench/explain-message-log.ts
+ *
+ * The statements are not copied: the reader runs against a pool that records
+ * every statement it sends, and those are explained with the same bind
+ * values. Each scenario also reports the reader's own wall time (median of
+ * a few warm runs).
+ */
+import type { Pool } from "../src/persistence/sql.ts";
+import { pgPool } from "../src/persistence/sql.ts";
+import { openOrm } from "../src/persistence/orm.ts";
+import { createMessageReader, type ListMessagesOptions } from "../src/domain/messages/read/index.ts";
+import { createCursorCodec } from "../src/domain/messages/read/cursor.ts";
+import { filterFingerprint, parseListOptions } from "../src/domain/messages/read/filters.ts";
+
+const SECRET = "bench-cursor-secret";
+const RUNS = 5;
+
+interface Recorded {
+  readonly text: string;
+  readonly values: unknown[];
+}
+
+/** The real pool, except that `query({ text, values })` is also written down. */
+function recordingPool(pool: Pool, recorded: Recorded[]): Pool {
+  return new Proxy(pool, {
+    get(target, property, receiver) {
+      if (property === "query") {
+        return (config: Recorded) => {
+          recorded.push({ text: config.text, values: config.values });
+          return target.query(config.text, config.values);
+        };
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+}
+
+/** The id list of the events query is long and says nothing: print its size. */
+function brief(value: unknown): unknown {
+  return Array.isArray(value) && value.length > 3 ? `[${value.length} values]` : value;
+}
+
+/** Plan lines repeating that id list are cut, the rest is kept whole. */
+function clip(line: string, max = 220): string {
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+async function main(): Promise<void> {
+  const databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) throw new Error("set DATABASE_URL to the seeded database");
+  const orm = await openOrm(databaseUrl, { poolMax: 2 });
+  try {
+    const pool = await pgPool(orm);
+    const recorded: Recorded[] = [];
+    const reader = createMessageReader(() => Promise.resolve(recordingPool(pool, recorded)), { cursorSecret: SECRET });
+
+    const companyId =
+      process.env.COMPANY_ID ??
+      (await pool.query<{ company_id: string }>(`select company_id from message group by 1 order by count(*) desc limit 1`)).rows[0]
+        ?.company_id;
+    if (!companyId) throw new Error("no messages: run bench/seed-messages.ts first");
+    const { rows: counts } = await pool.query<{ n: string }>(`select count(*) as n from message where company_id = $1`, [companyId]);
+    const total = Number(counts[0]?.n);
+    console.log(`company ${companyId}: ${total} messages (${(await pool.query("select count(*) as n from message")).rows[0]?.n} in all)\n`);
+
+    /**
+     * A cursor halfway through a walk with these filters (status only),
+     * encoded exactly as the reader encodes the nextCursor of the page ending
+     * there (walking there page by page would take thousands of calls).
+     */
+    async function middleCursor(options: ListMessagesOptions): Promise<string> {
+      const { filters } = parseListOptions(options);
+      const statusClause = filters.status ? "and status = $2" : "and $2::text is null";
+      const { rows } = await pool.query<{ position_at: string; id: string }>(
+        `with matching as (select created_at, id from message where company_id = $1 ${statusClause})
+         select to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at, id
+           from matching order by created_at desc, id desc
+         offset (select count(*) / 2 from matching) limit 1`,
+        [companyId, filters.status ?? null],
+      );
+      const row = rows[0];
+      if (!row) throw new Error(`no rows for ${JSON.stringify(options)}`);
+      return createCursorCodec(SECRET).encode(companyId as string, filterFingerprint(filters), { createdAt: row.position_at, id: row.id });
+    }
+
+    const firstPage = await reader.listMessages(companyId);
+    const scenarios: [string, ListMessagesOptions][] = [
+      ["first page (limit 25)", {}],
+      ["page 2 via nextCursor", { cursor: firstPage.nextCursor ?? undefined }],
+      ["deep page via cursor (halfway through the log)", { cursor: await middleCursor({}) }],
+      ["limit 100, first page", { limit: 100 }],
+      ["status=bounced (4%), first page", { status: "bounced" }],
+      ["status=complained (0.5%), deep page via cursor", { status: "complained", cursor: await middleCursor({ status: "complained" }) }],
+      ["since = 24 h ago, first page", { since: new Date(Date.now() - 86_400_000) }],
+      ["tag=campaign (30%), first page", { tag: "campaign" }],
+      ["tag=rare (0.01%), first page: worst case", { tag: "rare" }],
+      ["tag=absent (no row has it): worst case", { tag: "absent" }],
+      ["q=gmail (20%), first page", { q: "gmail" }],
+      ["q=shipped (25%, subject), first page", { q: "SHIPPED" }],
+      ["q=user777777@ (1 row): worst case", { q: "user777777@" }],
+      ["status=bounced + q=gmail + tag=campaign", { status: "bounced", q: "gmail", tag: "campaign" }],
+    ];
+
+    const runs: [string, () => Promise<number>][] = scenarios.map(([title, options]) => [
+      title,
+      async () => (await reader.listMessages(companyId, options)).items.length,
+    ]);
+    const someId = firstPage.items[0]?.id;
+    if (someId) runs.push(["getMessage (newest message)", async () => (await reader.getMessage(companyId, someId)).events.length]);
+
+    for (const [title, run] of runs) {
+      const times: number[] = [];
+      let items = 0;
+      for (let n = 0; n < RUNS; n++) {
+        recorded.length = 0;
+        const started = performance.now();
+        items = await run();
+        times.push(performance.now() - started);
+      }
+      console.log(`=== ${title}: ${items} items/events, reader median ${median(times).toFixed(2)} ms over ${RUNS} warm runs`);
+      for (const statement of [...recorded]) {
+        console.log(`--- ${statement.text.replace(/\s+/g, " ").trim()}`);
+        console.log(`    values: ${JSON.stringify(statement.values.map(brief))}`);
+        const { rows } = await pool.query<{ "QUERY PLAN": string }>(`explain (analyze, buffers) ${statement.text}`, statement.values);
+        for (const row of rows) console.log(`    ${clip(row["QUERY PLAN"])}`);
+      }
+      console.log();
+    }
+  } finally {
+    await orm.close();
+  }
+}
+
+await main();

@@ -1,0 +1,32 @@
+/** Response header of a replayed answer (spec: `Idempotent-Replayed: true`). */
+export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
+
+/**
+ * Headers that describe one exchange rather than the answer: protocol
+ * framing (content type, compression, gRPC/Connect metadata), the caller's
+ * current rate-limit budget, the request id. A replay gets fresh ones, so
+ * they are never stored.
+ */
+const PER_EXCHANGE_PREFIXES = /^(?:content-|connect-|grpc-|x-ratelimit-|accept-|access-control-|trailer-)/;
+const PER_EXCHANGE_NAMES = new Set([
+  "date",
+  "retry-after",
+  "x-request-id",
+  IDEMPOTENT_REPLAYED_HEADER,
+  "vary",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "te",
+]);
+
+/** The headers of an answer worth keeping for its replays (names in lower case). */
+export function storableHeaders(headers: Iterable<readonly [string, string]>): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const [rawName, value] of headers) {
+    const name = rawName.toLowerCase();
+    if (PER_EXCHANGE_PREFIXES.test(name) || PER_EXCHANGE_NAMES.has(name)) continue;
+    kept[name] = value;
+  }
+  return kept;
+}

@@ -1,0 +1,30 @@
+/**
+ * What accepting a send needs from neighbouring capabilities (implemented in
+ * src/domain/sending/setup and src/domain/credits).
+ */
+export interface ResolvedSenderInfo {
+  readonly senderId: string;
+  readonly email: string;
+  readonly name?: string;
+}
+
+export interface SenderDirectoryPort {
+  /** The chosen or default verified sender; ApiError NOT_FOUND or SENDER_NOT_VERIFIED otherwise. */
+  resolveSender(companyId: string, senderId?: string): Promise<ResolvedSenderInfo>;
+}
+
+export interface TemplateContent {
+  readonly id: string;
+  readonly subject: string;
+  readonly html: string;
+  readonly text?: string | null;
+}
+
+export interface TemplatesPort {
+  /** A template of the company by id or name; ApiError NOT_FOUND otherwise. */
+  getTemplate(companyId: string, templateIdOrName: string): Promise<TemplateContent>;
+}
+
+export interface WalletPort {
+  hasCredits(companyId: string): Promise<boolean>;
+}

@@ -1,0 +1,82 @@
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { ApiKeySchema } from "./api-key.ts";
+import { CompanySchema } from "./company.ts";
+import { SenderSchema } from "./sender.ts";
+
+/**
+ * One message accepted for sending, and its current status. Written by raw
+ * SQL (src/domain/messages/lifecycle/message-store.ts: every status move
+ * together with its message_event and webhook_event rows in one
+ * transaction); the entity exists so the ORM metadata describes the schema.
+ * Table `message`; the DDL is in ../migrations/Migration20251122000000_sending.ts.
+ */
+export const MessageSchema = defineEntity({
+  name: "Message",
+  tableName: "message",
+  properties: {
+    // No generator and no column default: the id is chosen before the row
+    // exists (it is the id returned to the caller and the workflow's id).
+    id: p.uuid().primary(),
+    company: () => p.manyToOne(CompanySchema).fieldName("company_id").deleteRule("cascade").foreignKeyName("message_company_id_fkey"),
+    /** The key that sent it; the log outlives a deleted key. */
+    apiKey: () =>
+      p.manyToOne(ApiKeySchema).nullable().fieldName("api_key_id").deleteRule("set null").foreignKeyName("message_api_key_id_fkey"),
+    idempotencyKey: p.text().nullable(),
+    recipient: p.text(),
+    recipientName: p.text().nullable(),
+    recipientDomain: p.text(),
+    sender: () =>
+      p.manyToOne(SenderSchema).nullable().fieldName("sender_id").deleteRule("set null").foreignKeyName("message_sender_id_fkey"),
+    fromEmail: p.text(),
+    fromName: p.text().nullable(),
+    replyTo: p.text().nullable(),
+    subject: p.text(),
+    html: p.text().nullable(),
+    // `text` would read as a column type in SQL; the column is text_body.
+    text: p.text().nullable().fieldName("text_body"),
+    // No foreign key: the message keeps its rendered content, so deleting
+    // the template must not touch the log.
+    templateId: p.uuid().nullable(),
+    tags: p.json<Record<string, string>>().columnType("jsonb").defaultRaw("'{}'"),
+    status: p.text(),
+    errorCode: p.text().nullable(),
+    provider: p.text().nullable(),
+    providerMessageId: p.text().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
+    sentAt: p.datetime().nullable(),
+    lastEventAt: p.datetime().nullable(),
+    /** Outbox marker: null until the message's workflow is known to exist. */
+    workflowStartedAt: p.datetime().nullable(),
+  },
+  uniques: [
+    { properties: ["company", "idempotencyKey"], name: "message_company_id_idempotency_key_key" },
+    {
+      properties: ["provider", "providerMessageId"],
+      name: "message_provider_id_index",
+      where: "provider_message_id IS NOT NULL",
+    },
+  ],
+  // Raw DDL (exactly as pg_indexes shows it) where the ORM cannot describe the
+  // index: raw indexes are compared by name only. The keyset indexes need it
+  // because MikroORM 7.2 introspection matches "id" inside "company_id" and
+  // loses the second DESC, so a structured `columns` declaration would diff
+  // forever; the tags index needs the jsonb_path_ops operator class.
+  indexes: [
+    {
+      name: "message_log_index",
+      expression: "CREATE INDEX message_log_index ON public.message USING btree (company_id, created_at DESC, id DESC)",
+    },
+    {
+      name: "message_log_status_index",
+      expression: "CREATE INDEX message_log_status_index ON public.message USING btree (company_id, status, created_at DESC, id DESC)",
+    },
+    {
+      name: "message_tags_index",
+      expression: "CREATE INDEX message_tags_index ON public.message USING gin (tags jsonb_path_ops)",
+    },
+    // The relay finds messages whose workflow was never started.
+    { properties: "createdAt", name: "message_unstarted_index", where: "workflow_started_at IS NULL" },
+  ],
+});
+
+export type Message = InferEntity<typeof MessageSchema>;

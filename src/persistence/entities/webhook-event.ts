@@ -1,0 +1,26 @@
+import { randomUUID } from "node:crypto";
+import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { CompanySchema } from "./company.ts";
+
+/**
+ * An event waiting for webhook delivery: the outbox, written in the same
+ * transaction as the change it reports. `dedupeKey` (e.g.
+ * `message:<id>:sent`) makes recording idempotent. Table `webhook_event`.
+ */
+export const WebhookEventSchema = defineEntity({
+  name: "WebhookEvent",
+  tableName: "webhook_event",
+  properties: {
+    id: p.uuid().primary().onCreate(() => randomUUID()).defaultRaw("gen_random_uuid()"),
+    company: () =>
+      p.manyToOne(CompanySchema).fieldName("company_id").deleteRule("cascade").foreignKeyName("webhook_event_company_id_fkey"),
+    event: p.text(),
+    occurredAt: p.datetime(),
+    data: p.json<Record<string, unknown>>().columnType("jsonb"),
+    dedupeKey: p.text().unique("webhook_event_dedupe_key_key"),
+    createdAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
+  },
+  indexes: [{ properties: ["company", "createdAt"], name: "webhook_event_company_index" }],
+});
+
+export type WebhookEvent = InferEntity<typeof WebhookEventSchema>;

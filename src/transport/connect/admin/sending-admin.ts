@@ -1,0 +1,116 @@
+import { create } from "@bufbuild/protobuf";
+import { type Timestamp, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { SenderView, SendingDomainView, SendingSetup, TemplateView } from "../../../domain/sending/setup/index.ts";
+import {
+  AdminService,
+  DnsRecordSchema,
+  type Sender,
+  SenderSchema,
+  type SendingDomain,
+  SendingDomainSchema,
+  type Template,
+  TemplateSchema,
+} from "../../../gen/mail/v1/admin_pb.js";
+
+/**
+ * AdminService handlers of sending domains, senders and templates. The
+ * operator token is checked by the auth interceptor; the rules are in
+ * src/domain/sending/setup. Served over gRPC and Connect only.
+ */
+function ts(date: Date | null | undefined): Timestamp | undefined {
+  return date ? timestampFromDate(date) : undefined;
+}
+
+function sendingDomainMessage(view: SendingDomainView): SendingDomain {
+  return create(SendingDomainSchema, {
+    id: view.id,
+    companyId: view.companyId,
+    domain: view.domain,
+    returnPathDomain: view.returnPathDomain,
+    dkimSelector: view.dkimSelector,
+    dkimVerified: view.dkimVerified,
+    spfVerified: view.spfVerified,
+    dmarcVerified: view.dmarcVerified,
+    verified: view.verified,
+    verificationOverridden: view.verificationOverridden,
+    dnsRecords: view.dnsRecords.map((record) => create(DnsRecordSchema, { ...record })),
+    lastCheckedAt: ts(view.lastCheckedAt),
+    createdAt: ts(view.createdAt),
+  });
+}
+
+function senderMessage(view: SenderView): Sender {
+  return create(SenderSchema, {
+    id: view.id,
+    companyId: view.companyId,
+    domainId: view.domainId,
+    email: view.email,
+    name: view.name ?? undefined,
+    isDefault: view.isDefault,
+    verified: view.verified,
+    createdAt: ts(view.createdAt),
+  });
+}
+
+function templateMessage(view: TemplateView): Template {
+  return create(TemplateSchema, {
+    id: view.id,
+    companyId: view.companyId,
+    name: view.name,
+    subject: view.subject,
+    html: view.html,
+    text: view.text ?? undefined,
+    createdAt: ts(view.createdAt),
+    updatedAt: ts(view.updatedAt),
+  });
+}
+
+/** The AdminService RPCs of sending domains, senders and templates. */
+export type SendingAdmin = Pick<
+  ServiceImpl<typeof AdminService>,
+  | "createSendingDomain"
+  | "verifySendingDomain"
+  | "listSendingDomains"
+  | "createSender"
+  | "listSenders"
+  | "setDefaultSender"
+  | "putTemplate"
+  | "listTemplates"
+>;
+
+export function sendingAdmin(setup: SendingSetup): SendingAdmin {
+  return {
+    async createSendingDomain(req) {
+      return { domain: sendingDomainMessage(await setup.domains.createDomain(req.companyId, req.domain)) };
+    },
+    async verifySendingDomain(req) {
+      return { domain: sendingDomainMessage(await setup.domains.verifyDomain(req.companyId, req.domainId, { override: req.override })) };
+    },
+    async listSendingDomains(req) {
+      return { domains: (await setup.domains.listDomains(req.companyId)).map(sendingDomainMessage) };
+    },
+    async createSender(req) {
+      const sender = await setup.senders.createSender(req.companyId, { email: req.email, name: req.name ?? null, makeDefault: req.makeDefault });
+      return { sender: senderMessage(sender) };
+    },
+    async listSenders(req) {
+      return { senders: (await setup.senders.listSenders(req.companyId)).map(senderMessage) };
+    },
+    async setDefaultSender(req) {
+      return { sender: senderMessage(await setup.senders.setDefaultSender(req.companyId, req.senderId)) };
+    },
+    async putTemplate(req) {
+      const template = await setup.templates.putTemplate(req.companyId, {
+        name: req.name,
+        subject: req.subject,
+        html: req.html,
+        text: req.text ?? null,
+      });
+      return { template: templateMessage(template) };
+    },
+    async listTemplates(req) {
+      return { templates: (await setup.templates.listTemplates(req.companyId)).map(templateMessage) };
+    },
+  };
+}

@@ -1,0 +1,208 @@
+import { randomUUID } from "node:crypto";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-node";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { apiErrorFrom, type ErrorCodeName } from "../../src/contract/api-error.ts";
+import { AdminService, type SendingDomain } from "../../src/gen/mail/v1/admin_pb.js";
+import { startTestDnsServer, type TestDnsServer } from "../domain/sending/setup/dns-server.ts";
+import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
+
+/** Awaits a failing RPC and returns its contract error code and Connect code. */
+async function failure(call: Promise<unknown>): Promise<{ code: ErrorCodeName | undefined; connect: Code; message: string }> {
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConnectError);
+  const connectError = error as ConnectError;
+  return { code: apiErrorFrom(connectError)?.code, connect: connectError.code, message: connectError.rawMessage };
+}
+
+function publish(dns: TestDnsServer, domain: SendingDomain): void {
+  for (const record of domain.dnsRecords) {
+    if (record.type === "TXT") dns.addTxt(record.name, record.value);
+    if (record.type === "MX") {
+      const [priority, host] = record.value.split(" ");
+      dns.addMx(record.name, host ?? "", Number(priority));
+    }
+  }
+}
+
+describe("AdminService: sending domains, senders, templates, credits, suppressions", () => {
+  let h: ApiHarness;
+  let dns: TestDnsServer;
+  let companyId: string;
+  let otherCompanyId: string;
+
+  beforeAll(async () => {
+    dns = await startTestDnsServer();
+    h = await startApiHarness({ dnsServers: [dns.address], spfInclude: "spf.mail.test", returnPathMxHost: "feedback.mail.test" });
+    companyId = (await h.newCompanyWithKey()).companyId;
+    otherCompanyId = (await h.newCompanyWithKey(undefined, "Other Inc.")).companyId;
+  });
+
+  afterAll(async () => {
+    await h?.close();
+    await dns?.close();
+  });
+
+  beforeEach(() => dns.clear());
+
+  it("requires the operator token", async () => {
+    const anonymous = createClient(AdminService, createConnectTransport({ baseUrl: h.app.httpUrl, httpVersion: "1.1" }));
+    const { connect } = await failure(anonymous.listSendingDomains({ companyId }));
+    expect(connect).toBe(Code.Unauthenticated);
+  });
+
+  describe("sending domains", () => {
+    it("create -> DNS records; verify against real DNS; list", async () => {
+      const { domain } = await h.admin.createSendingDomain({ companyId, domain: "Shop.Example" });
+      expect(domain).toMatchObject({
+        companyId,
+        domain: "shop.example",
+        returnPathDomain: "bounces.shop.example",
+        verified: false,
+        dkimVerified: false,
+        verificationOverridden: false,
+      });
+      expect(domain?.createdAt).toBeDefined();
+      expect(domain?.lastCheckedAt).toBeUndefined();
+      expect(domain?.dnsRecords.map((r) => [r.type, r.name, r.purpose])).toEqual([
+        ["TXT", `${domain?.dkimSelector}._domainkey.shop.example`, "dkim"],
+        ["TXT", "bounces.shop.example", "spf"],
+        ["MX", "bounces.shop.example", "return_path"],
+        ["TXT", "_dmarc.shop.example", "dmarc"],
+      ]);
+      expect(domain?.dnsRecords[1]?.value).toBe("v=spf1 include:spf.mail.test -all");
+      expect(domain?.dnsRecords[2]?.value).toBe("10 feedback.mail.test");
+      expect(domain?.dnsRecords[3]?.value).toMatch(/^v=DMARC1/);
+      if (!domain) throw new Error("no domain");
+
+      // Nothing published yet.
+      const unverified = await h.admin.verifySendingDomain({ companyId, domainId: domain.id });
+      expect(unverified.domain).toMatchObject({ verified: false, dkimVerified: false, spfVerified: false, dmarcVerified: false });
+      expect(unverified.domain?.lastCheckedAt).toBeDefined();
+
+      publish(dns, domain);
+      const verified = await h.admin.verifySendingDomain({ companyId, domainId: domain.id });
+      expect(verified.domain).toMatchObject({ verified: true, dkimVerified: true, spfVerified: true, dmarcVerified: true });
+      expect(verified.domain?.dnsRecords.every((r) => r.verified)).toBe(true);
+
+      const { domains } = await h.admin.listSendingDomains({ companyId });
+      expect(domains.map((d) => [d.domain, d.verified])).toEqual([["shop.example", true]]);
+    });
+
+    it("override verifies without DNS and is recorded", async () => {
+      const { domain } = await h.admin.createSendingDomain({ companyId, domain: "dev.example" });
+      const { domain: overridden } = await h.admin.verifySendingDomain({ companyId, domainId: domain?.id ?? "", override: true });
+      expect(overridden).toMatchObject({ verified: true, verificationOverridden: true, dkimVerified: false });
+    });
+
+    it("errors: invalid domain, duplicate, unknown company, another company's domain", async () => {
+      expect((await failure(h.admin.createSendingDomain({ companyId, domain: "not a domain" }))).code).toBe("VALIDATION_ERROR");
+      await h.admin.createSendingDomain({ companyId, domain: "dup.example" });
+      const duplicate = await failure(h.admin.createSendingDomain({ companyId, domain: "dup.example" }));
+      expect(duplicate).toMatchObject({ code: "VALIDATION_ERROR", connect: Code.InvalidArgument });
+      expect((await failure(h.admin.createSendingDomain({ companyId: randomUUID(), domain: "x.example" }))).code).toBe("NOT_FOUND");
+
+      const { domains } = await h.admin.listSendingDomains({ companyId });
+      const mine = domains[0]?.id ?? "";
+      expect((await h.admin.listSendingDomains({ companyId: otherCompanyId })).domains).toEqual([]);
+      const foreign = await failure(h.admin.verifySendingDomain({ companyId: otherCompanyId, domainId: mine, override: true }));
+      expect(foreign).toMatchObject({ code: "NOT_FOUND", connect: Code.NotFound });
+    });
+  });
+
+  describe("senders", () => {
+    it("create (first is default), list, switch default; NOT_FOUND for an unknown domain or another company's sender", async () => {
+      const { domain } = await h.admin.createSendingDomain({ companyId, domain: "senders.example" });
+      await h.admin.verifySendingDomain({ companyId, domainId: domain?.id ?? "", override: true });
+
+      const { sender: first } = await h.admin.createSender({ companyId, email: "hello@senders.example", name: "Hello" });
+      expect(first).toMatchObject({ companyId, domainId: domain?.id, email: "hello@senders.example", name: "Hello", isDefault: true, verified: true });
+      const { sender: second } = await h.admin.createSender({ companyId, email: "news@senders.example" });
+      expect(second).toMatchObject({ isDefault: false });
+      expect(second?.name).toBeUndefined();
+
+      const { sender: switched } = await h.admin.setDefaultSender({ companyId, senderId: second?.id ?? "" });
+      expect(switched).toMatchObject({ id: second?.id, isDefault: true });
+      const { senders } = await h.admin.listSenders({ companyId });
+      expect(senders.map((s) => [s.email, s.isDefault])).toEqual([
+        ["hello@senders.example", false],
+        ["news@senders.example", true],
+      ]);
+
+      // The send path's view of it.
+      expect((await h.app.sendingSetup.senders.resolveSender(companyId)).senderId).toBe(second?.id);
+
+      expect((await failure(h.admin.createSender({ companyId, email: "a@unknown.example" }))).code).toBe("NOT_FOUND");
+      expect((await failure(h.admin.createSender({ companyId: otherCompanyId, email: "a@senders.example" }))).code).toBe("NOT_FOUND");
+      expect((await failure(h.admin.setDefaultSender({ companyId: otherCompanyId, senderId: first?.id ?? "" }))).code).toBe("NOT_FOUND");
+      expect((await h.admin.listSenders({ companyId: otherCompanyId })).senders).toEqual([]);
+    });
+  });
+
+  describe("templates", () => {
+    it("put creates, put again replaces (same id), list", async () => {
+      const { template: created } = await h.admin.putTemplate({ companyId, name: "welcome", subject: "Hi {{ name }}", html: "<p>Hi</p>" });
+      expect(created).toMatchObject({ companyId, name: "welcome", subject: "Hi {{ name }}", html: "<p>Hi</p>" });
+      expect(created?.text).toBeUndefined();
+      const { template: replaced } = await h.admin.putTemplate({ companyId, name: "welcome", subject: "Hello", html: "<p>Hello</p>", text: "Hello" });
+      expect(replaced).toMatchObject({ id: created?.id, subject: "Hello", text: "Hello" });
+      const { templates } = await h.admin.listTemplates({ companyId });
+      expect(templates.map((t) => [t.id, t.name])).toEqual([[created?.id, "welcome"]]);
+      expect((await h.admin.listTemplates({ companyId: otherCompanyId })).templates).toEqual([]);
+      expect((await h.app.sendingSetup.templates.getTemplate(companyId, "welcome")).subject).toBe("Hello");
+
+      expect((await failure(h.admin.putTemplate({ companyId, name: "", subject: "s", html: "h" }))).code).toBe("VALIDATION_ERROR");
+    });
+  });
+
+  describe("credits", () => {
+    it("adjust grants and removes; the wallet shows the balance and the ledger, newest first", async () => {
+      expect((await h.admin.adjustCredits({ companyId, amount: 25n, note: "initial grant" })).balance).toBe(25n);
+      expect((await h.admin.adjustCredits({ companyId, amount: -5n, note: "correction" })).balance).toBe(20n);
+      const refused = await failure(h.admin.adjustCredits({ companyId, amount: -100n, note: "too much" }));
+      expect(refused).toMatchObject({ code: "VALIDATION_ERROR" });
+      expect(refused.message).toContain("below zero");
+      expect((await failure(h.admin.adjustCredits({ companyId, amount: 1n << 60n, note: "huge" }))).code).toBe("VALIDATION_ERROR");
+
+      const messageId = randomUUID();
+      expect(await h.app.credits.chargeForMessage(companyId, messageId)).toBe("charged");
+
+      const wallet = await h.admin.getWallet({ companyId });
+      expect(wallet.balance).toBe(19n);
+      expect(wallet.ledger.map((e) => [e.delta, e.reason, e.messageId, e.note])).toEqual([
+        [-1n, "charge", messageId, ""],
+        [-5n, "adjustment", undefined, "correction"],
+        [25n, "grant", undefined, "initial grant"],
+      ]);
+      expect(wallet.ledger[0]?.createdAt).toBeDefined();
+
+      const other = await h.admin.getWallet({ companyId: otherCompanyId });
+      expect(other.balance).toBe(0n);
+      expect(other.ledger).toEqual([]);
+      expect((await failure(h.admin.getWallet({ companyId: randomUUID() }))).code).toBe("NOT_FOUND");
+    });
+  });
+
+  describe("suppressions", () => {
+    it("list and remove, per company", async () => {
+      const messageId = randomUUID();
+      await h.app.suppressions.suppress(companyId, "Bounced@Example.net", "bounce", messageId);
+      await h.app.suppressions.suppress(otherCompanyId, "theirs@example.net", "complaint");
+
+      const { suppressions } = await h.admin.listSuppressions({ companyId });
+      expect(suppressions.map((s) => [s.email, s.reason, s.messageId])).toEqual([["bounced@example.net", "bounce", messageId]]);
+      expect(suppressions[0]?.createdAt).toBeDefined();
+
+      // Another company cannot remove it.
+      expect((await h.admin.removeSuppression({ companyId: otherCompanyId, email: "bounced@example.net" })).removed).toBe(false);
+      expect((await h.admin.removeSuppression({ companyId, email: "BOUNCED@example.net" })).removed).toBe(true);
+      expect((await h.admin.removeSuppression({ companyId, email: "bounced@example.net" })).removed).toBe(false);
+      expect((await h.admin.listSuppressions({ companyId })).suppressions).toEqual([]);
+      expect((await h.admin.listSuppressions({ companyId: otherCompanyId })).suppressions.map((s) => s.email)).toEqual(["theirs@example.net"]);
+      expect((await failure(h.admin.listSuppressions({ companyId: randomUUID() }))).code).toBe("NOT_FOUND");
+    });
+  });
+});
