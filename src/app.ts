@@ -1,32 +1,18 @@
 import type { FastifyServerOptions } from "fastify";
 import type { Config } from "./config.ts";
-import { type Accounts, createAccounts } from "./domain/accounts/index.ts";
-import { createCredits, type CreditsService } from "./domain/credits/index.ts";
-import { createSendingSetup, type SendingSetup } from "./domain/sending/setup/index.ts";
-import { createSuppressions, type SuppressionsService } from "./domain/suppressions/index.ts";
-import { createMessaging, type Messaging } from "./domain/messages/index.ts";
-import { poolOf } from "./persistence/sql.ts";
+import { openServices, type ServiceLog, type Services } from "./services.ts";
 import { type RunningWorker, startMessageWorker } from "./temporal/worker.ts";
-import { createIdempotency } from "./domain/idempotency/index.ts";
-import { createRateLimiter } from "./domain/rate-limit/index.ts";
-import { type MikroORM, migrate, openOrm } from "./persistence/orm.ts";
 import { adminServiceImpl } from "./transport/connect/admin/index.ts";
 import { type ApiServers, buildApiServers } from "./transport/server.ts";
 
 /**
- * The composition root of one API process: database, domain services and
- * the servers. `npm start` (src/main.ts) and the tests both build the
- * service through here, so what is tested is what runs.
+ * The composition root of one API process: the domain services, the
+ * servers, the outbox relay and (unless RUN_WORKER=false) the Temporal
+ * worker. `npm start` (src/main.ts) and the tests both build the service
+ * through here, so what is tested is what runs.
  */
-export interface App {
+export interface App extends Omit<Services, "close"> {
   readonly config: Config;
-  readonly orm: MikroORM;
-  readonly accounts: Accounts;
-  /** Sending domains, senders (resolveSender) and templates (getTemplate). */
-  readonly sendingSetup: SendingSetup;
-  readonly credits: CreditsService;
-  readonly suppressions: SuppressionsService;
-  readonly messaging: Messaging;
   readonly servers: ApiServers;
   /** Bound URLs once listening. */
   readonly httpUrl: string;
@@ -46,34 +32,18 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   const databaseUrl = options.databaseUrl ?? config.databaseUrl;
   if (!databaseUrl) throw new Error("no database URL: set DATABASE_URL");
 
-  const orm = await openOrm(databaseUrl);
-  await migrate(orm);
-  const accounts = createAccounts(orm, config);
-  const sendingSetup = createSendingSetup(orm, config);
-  const credits = createCredits(orm);
-  const suppressions = createSuppressions(orm);
-  const rateLimiter = createRateLimiter(orm);
-  const idempotency = createIdempotency(orm, config);
-  // The servers' logger, once they exist (messaging is built before them).
+  // The servers' logger, once they exist (the services are built before them).
   let serversRef: ApiServers | undefined;
-  const log = {
-    warn: (details: Record<string, unknown>, message: string) =>
-      serversRef ? serversRef.http.log.warn(details, message) : console.warn(message, details),
+  const log: ServiceLog = {
+    warn: (details, message) => (serversRef ? serversRef.http.log.warn(details, message) : console.warn(message, details)),
   };
-  const messaging = createMessaging({
-    db: poolOf(orm),
-    config,
-    credits,
-    suppressions,
-    senders: sendingSetup.senders,
-    templates: sendingSetup.templates,
-    log,
-  });
+  const services = await openServices(databaseUrl, config, log);
+  const { accounts, sendingSetup, credits, suppressions, messaging } = services;
   const servers = await buildApiServers({
     config,
     authenticator: accounts.authenticator,
-    rateLimiter,
-    idempotency,
+    rateLimiter: services.rateLimiter,
+    idempotency: services.idempotency,
     adminService: adminServiceImpl({ accounts: accounts.service, sendingSetup, credits, suppressions, messaging }),
     mail: { acceptSend: messaging.acceptSend, messages: messaging.reader },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
@@ -81,26 +51,13 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   serversRef = servers;
   const { httpUrl, grpcUrl } = await servers.listen();
   messaging.dispatcher.startRelay();
-  let worker: RunningWorker | undefined;
-  if (config.runWorker && config.temporalAddress) {
-    worker = await startMessageWorker({
-      address: config.temporalAddress,
-      namespace: config.temporalNamespace,
-      taskQueue: config.temporalTaskQueue,
-      lifecycle: messaging.lifecycle,
-      pace: messaging.pace,
-    });
-  }
+  const worker: RunningWorker | undefined =
+    config.runWorker && config.temporalAddress ? await startWorkerFor(config, services) : undefined;
 
   let closed: Promise<void> | undefined;
   return {
+    ...services,
     config,
-    orm,
-    accounts,
-    sendingSetup,
-    credits,
-    suppressions,
-    messaging,
     servers,
     httpUrl,
     grpcUrl,
@@ -108,13 +65,21 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       closed ??= (async () => {
         await servers.close();
         await worker?.stop();
-        await messaging.close();
-        await accounts.usage.close();
-        await rateLimiter.close();
-        await idempotency.close();
-        await orm.close();
+        await services.close();
       })();
       return closed;
     },
   };
+}
+
+/** The Temporal worker of message workflows, on this process's services. */
+export function startWorkerFor(config: Config, services: Services): Promise<RunningWorker> {
+  if (!config.temporalAddress) throw new Error("no Temporal address: set TEMPORAL_ADDRESS");
+  return startMessageWorker({
+    address: config.temporalAddress,
+    namespace: config.temporalNamespace,
+    taskQueue: config.temporalTaskQueue,
+    lifecycle: services.messaging.lifecycle,
+    pace: services.messaging.pace,
+  });
 }

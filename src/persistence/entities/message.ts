@@ -60,7 +60,7 @@ export const MessageSchema = defineEntity({
   // index: raw indexes are compared by name only. The keyset indexes need it
   // because MikroORM 7.2 introspection matches "id" inside "company_id" and
   // loses the second DESC, so a structured `columns` declaration would diff
-  // forever; the tags index needs the jsonb_path_ops operator class.
+  // forever; the tags GIN index is written out as the database shows it.
   indexes: [
     {
       name: "message_log_index",
@@ -72,7 +72,7 @@ export const MessageSchema = defineEntity({
     },
     {
       name: "message_tags_index",
-      expression: "CREATE INDEX message_tags_index ON public.message USING gin (tags jsonb_path_ops)",
+      expression: "CREATE INDEX message_tags_index ON public.message USING gin (tags)",
     },
     // The relay finds messages whose workflow was never started.
     { properties: "createdAt", name: "message_unstarted_index", where: "workflow_started_at IS NULL" },

@@ -117,7 +117,8 @@ export class Migration20251122000000_sending extends Migration {
     // The message log: newest first, keyset-paginated on (created_at, id).
     this.addSql(`create index message_log_index on message (company_id, created_at desc, id desc)`);
     this.addSql(`create index message_log_status_index on message (company_id, status, created_at desc, id desc)`);
-    this.addSql(`create index message_tags_index on message using gin (tags jsonb_path_ops)`);
+    // jsonb_ops (the default class) answers `tags ? key`, the tag filter of the log.
+    this.addSql(`create index message_tags_index on message using gin (tags)`);
     // The relay finds messages whose workflow was never started.
     this.addSql(`create index message_unstarted_index on message (created_at) where workflow_started_at is null`);
     this.addSql(`create unique index message_provider_id_index on message (provider, provider_message_id) where provider_message_id is not null`);

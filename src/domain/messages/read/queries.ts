@@ -70,13 +70,9 @@ export function messageQuery(companyId: string, id: string): SqlQuery {
  * - status: message_log_status_index (company_id, status, created_at desc,
  *   id desc): the walk stays an ordered index range.
  * - since: an index condition on created_at of either index.
- * - tag: `tags ? key`. The GIN index on tags is `jsonb_path_ops`, which
- *   hashes key paths together with their values: it answers `@>` (key AND
- *   value) but cannot answer "has this key" (`?` is not in that operator
- *   class; `@? '$.key'` yields no index entries and would scan the whole GIN
- *   index). So the tag is a filter on the ordered walk of message_log_index:
- *   cheap when the tag is common, up to all of the company's rows (narrowed
- *   by status/since) when it is rare.
+ * - tag: `tags ? key`, answered by the GIN index on tags (default jsonb_ops
+ *   class) when the tag is rare; when it is common the planner keeps the
+ *   ordered walk of message_log_index with the tag as a filter.
  * - q: ILIKE on recipient or subject, with % and _ escaped: also a filter on
  *   the ordered walk, no index helps a substring search without pg_trgm
  *   (not installed; no schema change here). Same cost profile as tag.
