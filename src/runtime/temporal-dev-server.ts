@@ -102,6 +102,24 @@ export async function findTemporalCli(env: NodeJS.ProcessEnv = process.env): Pro
  * @temporalio/testing, which downloads one (needs internet access).
  */
 export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}): Promise<TemporalDevServer> {
+  // The dev server binds more ports than the two we choose (its HTTP API at
+  // port + 1000, metrics): with ports picked for it, a clash with another
+  // process is possible; it then exits at once and a new pick succeeds.
+  const attempts = opts.port ? 1 : 3;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(opts);
+    } catch (error) {
+      if (attempt >= attempts || !(error instanceof EarlyExitError)) throw error;
+    }
+  }
+}
+
+class EarlyExitError extends Error {
+  override readonly name = "EarlyExitError";
+}
+
+async function startOnce(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const host = "127.0.0.1";
   const port = opts.port || (await findFreePort(host));
   const uiPort = opts.uiPort || (await findFreePort(host));
@@ -166,7 +184,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
   const failure = (): Error | undefined =>
     exitInfo === undefined
       ? undefined
-      : new Error(`temporal server start-dev exited early (${exitInfo}):\n${tail.join("\n")}`);
+      : new EarlyExitError(`temporal server start-dev exited early (${exitInfo}):\n${tail.join("\n")}`);
   try {
     const deadline = Date.now() + READY_TIMEOUT_MS;
     await waitForPort(host, port, deadline, failure);
