@@ -33,9 +33,9 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   if (!databaseUrl) throw new Error("no database URL: set DATABASE_URL");
 
   // The servers' logger, once they exist (the services are built before them).
-  let serversRef: ApiServers | undefined;
+  const built: { servers?: ApiServers } = {};
   const log: ServiceLog = {
-    warn: (details, message) => (serversRef ? serversRef.http.log.warn(details, message) : console.warn(message, details)),
+    warn: (details, message) => (built.servers ? built.servers.http.log.warn(details, message) : console.warn(message, details)),
   };
   const services = await openServices(databaseUrl, config, log);
   const { accounts, sendingSetup, credits, suppressions, messaging } = services;
@@ -48,7 +48,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     mail: { acceptSend: messaging.acceptSend, messages: messaging.reader },
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
-  serversRef = servers;
+  built.servers = servers;
   const { httpUrl, grpcUrl } = await servers.listen();
   messaging.dispatcher.startRelay();
   const worker: RunningWorker | undefined =

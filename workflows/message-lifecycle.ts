@@ -4,9 +4,9 @@ import { MAIL_STATUS } from "./search-attributes.ts";
 
 /**
  * One workflow per message (id `message-<messageId>`): it owns the sending
- * lifecycle — suppression check, the sending pace (deferred while it does
- * not allow), the handoff with retries, then the wait for the delivery
- * outcome reported by the email service. Deterministic: every I/O is an
+ * lifecycle: suppression check, the sending pace (deferred, on a durable
+ * timer, while it does not allow), the handoff with retries, then the wait
+ * for the delivery outcome reported by the email service. Deterministic: every I/O is an
  * activity (src/activities/message-activities.ts).
  */
 export interface MessageWorkflowInput {
@@ -21,13 +21,12 @@ export interface MessageWorkflowInput {
 }
 
 /** Status names as in the API (`sent`, `delivered`, ...). */
-export type MessageWorkflowStatus = Awaited<ReturnType<MessageActivities["handOff"]>>;
+export type MessageWorkflowStatus = Awaited<ReturnType<MessageActivities["markDeferred"]>>;
 
 /** Sent by the provider-events entry point after it recorded an outcome. */
 export const messageStatusChanged = defineSignal<[MessageWorkflowStatus]>("messageStatusChanged");
 
 const TERMINAL_AFTER_SEND = new Set<MessageWorkflowStatus>(["bounced", "complained"]);
-const WAITING = new Set<MessageWorkflowStatus>(["queued", "deferred", "processing"]);
 
 export async function messageLifecycle(input: MessageWorkflowInput): Promise<MessageWorkflowStatus> {
   const { messageId, companyId } = input;
@@ -53,15 +52,15 @@ export async function messageLifecycle(input: MessageWorkflowInput): Promise<Mes
     status = next;
   };
 
-  show(await quick.checkSuppression(companyId, messageId));
-  if (WAITING.has(status)) {
-    for (;;) {
-      const waitMs = await quick.reserveSendingSlot(input.provider);
-      if (waitMs === 0) break;
-      if (status !== "deferred") show(await quick.markDeferred(companyId, messageId));
-      await sleep(waitMs);
+  for (;;) {
+    const attempt = await handoff.attemptHandOff(companyId, messageId, input.provider);
+    if (attempt.waitMs === 0) {
+      show(attempt.status);
+      break;
     }
-    show(await handoff.handOff(companyId, messageId));
+    // The sending pace does not allow it yet: visibly deferred, then a durable timer.
+    if (status !== "deferred") show(await quick.markDeferred(companyId, messageId));
+    await sleep(attempt.waitMs);
   }
 
   if (status !== "sent" && status !== "delivered") return status;

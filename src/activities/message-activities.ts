@@ -2,27 +2,40 @@ import { ApplicationFailure } from "@temporalio/common";
 import type { MessageLifecycle } from "../domain/messages/lifecycle/message-lifecycle.ts";
 import { TransientHandoffError } from "../domain/messages/lifecycle/message-lifecycle.ts";
 import type { SendingPace } from "../domain/messages/lifecycle/sending-pace.ts";
-import type { MessageStatusName } from "../domain/messages/statuses.ts";
+import { isPastHandoff, type MessageStatusName } from "../domain/messages/statuses.ts";
 
 /**
  * The message workflow's activities: thin adapters from Temporal to the
  * lifecycle domain, where every step is idempotent.
  */
 export interface MessageActivities {
-  checkSuppression(companyId: string, messageId: string): Promise<MessageStatusName>;
-  reserveSendingSlot(provider: string): Promise<number>;
+  /**
+   * One step of sending, in a single activity to keep a message's workflow
+   * short (one activity per message in the common case): end the message as
+   * `suppressed` if its address is; else take a slot of the sending pace or
+   * answer how long to wait for one (`waitMs` > 0, nothing else done); else
+   * hand it off. Answers the status afterwards.
+   */
+  attemptHandOff(companyId: string, messageId: string, provider: string): Promise<HandOffAttempt>;
   markDeferred(companyId: string, messageId: string): Promise<MessageStatusName>;
-  handOff(companyId: string, messageId: string): Promise<MessageStatusName>;
+}
+
+export interface HandOffAttempt {
+  readonly status: MessageStatusName;
+  /** Milliseconds to wait for the sending pace; 0 when the attempt is over. */
+  readonly waitMs: number;
 }
 
 export function createMessageActivities(lifecycle: MessageLifecycle, pace: SendingPace): MessageActivities {
   return {
-    checkSuppression: (companyId, messageId) => lifecycle.checkSuppression(companyId, messageId),
-    reserveSendingSlot: (provider) => pace.reserve(provider),
     markDeferred: (companyId, messageId) => lifecycle.markDeferred(companyId, messageId),
-    async handOff(companyId, messageId) {
+    async attemptHandOff(companyId, messageId, provider) {
+      const checked = await lifecycle.checkSuppression(companyId, messageId);
+      if (isPastHandoff(checked)) return { status: checked, waitMs: 0 };
+      const waitMs = await pace.reserve(provider);
+      if (waitMs > 0) return { status: checked, waitMs };
       try {
-        return await lifecycle.handOff(companyId, messageId);
+        return { status: await lifecycle.handOff(companyId, messageId), waitMs: 0 };
       } catch (error) {
         if (error instanceof TransientHandoffError) {
           // Retryable by the workflow's policy; named so the UI shows why.
