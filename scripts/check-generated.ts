@@ -13,6 +13,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
+/** Written by `npm run generate` (package.json) with `buf build`. */
+const DESCRIPTOR_SET = "src/gen/mail.binpb";
+
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
@@ -57,6 +60,17 @@ async function main(): Promise<number> {
     if (buf.error) throw buf.error;
     if (buf.status !== 0) {
       console.error(`buf generate failed (exit ${String(buf.status ?? buf.signal)})`);
+      return 1;
+    }
+    // The descriptor set with source comments (the OpenAPI descriptions),
+    // made by `npm run generate` beside the code.
+    const descriptors = spawnSync(
+      path.join(bin, "buf"),
+      ["build", "proto", "--as-file-descriptor-set", "-o", path.join(tmp, DESCRIPTOR_SET)],
+      { cwd: root, env, stdio: ["ignore", "inherit", "inherit"] },
+    );
+    if (descriptors.status !== 0) {
+      console.error(`buf build failed (exit ${String(descriptors.status ?? descriptors.signal)})`);
       return 1;
     }
 
