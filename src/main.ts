@@ -25,7 +25,14 @@ async function seedDemoCompany(app: App): Promise<void> {
   if (existing.length > 0) return;
   const company = await app.accounts.service.createCompany("Demo Company", { api: true, smtp: false });
   const { secret } = await app.accounts.service.createApiKey(company.id, "demo key", [...API_KEY_SCOPES]);
-  console.log(`\nDemo company ${company.id} created. Its API key (shown once, keep it):\n\n    ${secret}\n`);
+  // A sender on a domain marked verified by operator override (development
+  // only) and some credits, so the first curl can send through the simulator.
+  const domain = await app.sendingSetup.domains.createDomain(company.id, "demo.example");
+  await app.sendingSetup.domains.verifyDomain(company.id, domain.id, { override: true });
+  await app.sendingSetup.senders.createSender(company.id, { email: "hello@demo.example", name: "Demo", makeDefault: true });
+  await app.credits.adjust(company.id, 1000, "demo credits");
+  console.log(`\nDemo company ${company.id} created, sending as hello@demo.example with 1000 credits.`);
+  console.log(`Its API key (shown once, keep it):\n\n    ${secret}\n`);
 }
 
 async function main(): Promise<void> {
