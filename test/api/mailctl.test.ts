@@ -1,0 +1,65 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ApiHarness, bearer, OPERATOR_TOKEN, startApiHarness } from "../support/api-harness.ts";
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "../..");
+
+describe("mailctl, the operators' command line", () => {
+  let h: ApiHarness;
+
+  beforeAll(async () => {
+    h = await startApiHarness();
+  });
+  afterAll(async () => h?.close());
+
+  async function mailctl(args: string[], token = OPERATOR_TOKEN): Promise<{ stdout: string; stderr: string; code: number }> {
+    try {
+      const { stdout, stderr } = await run(process.execPath, ["--disable-warning=ExperimentalWarning", "src/cli/mailctl.ts", ...args], {
+        cwd: ROOT,
+        env: { ...process.env, OPERATOR_TOKEN: token, MAIL_ADMIN_URL: h.app.httpUrl },
+      });
+      return { stdout, stderr, code: 0 };
+    } catch (error) {
+      const failed = error as { stdout: string; stderr: string; code: number };
+      return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
+    }
+  }
+
+  it("creates a company and a key, lists the key table and revokes, all as JSON", async () => {
+    const company = JSON.parse((await mailctl(["company", "create", "--name", "CLI Co"])).stdout) as { company: { id: string; entitlements: { api: boolean } } };
+    expect(company.company.entitlements.api).toBe(true);
+    const companyId = company.company.id;
+
+    const created = JSON.parse(
+      (await mailctl(["key", "create", "--company", companyId, "--name", "backend", "--scope", "mail.events.read"])).stdout,
+    ) as { key: { id: string; prefix: string }; secret: string };
+    expect(created.secret.startsWith(created.key.prefix)).toBe(true);
+    expect((await h.fetch("/mail/v1/me", bearer(created.secret))).status).toBe(200);
+
+    const list = JSON.parse((await mailctl(["key", "list", "--company", companyId])).stdout) as {
+      keys: Array<{ name: string; prefix: string; scopes: string[]; lastUsedAt: string | null }>;
+    };
+    expect(list.keys).toEqual([expect.objectContaining({ name: "backend", prefix: created.key.prefix, scopes: ["mail.events.read"] })]);
+    expect(JSON.stringify(list)).not.toContain(created.secret);
+
+    await mailctl(["key", "revoke", "--company", companyId, "--key", created.key.id]);
+    expect((await h.fetch("/mail/v1/me", bearer(created.secret))).status).toBe(401);
+  });
+
+  it("reports errors as JSON with the contract's code and a non-zero exit", async () => {
+    const wrongToken = await mailctl(["company", "list"], "not-the-token");
+    expect(wrongToken.code).toBe(1);
+    expect(JSON.parse(wrongToken.stderr)).toEqual({ error: { code: "FORBIDDEN", message: expect.any(String) } });
+
+    const unknown = await mailctl(["key", "list", "--company", "00000000-0000-4000-8000-000000000000"]);
+    expect(unknown.code).toBe(1);
+    expect((JSON.parse(unknown.stderr) as { error: { code: string } }).error.code).toBe("NOT_FOUND");
+
+    const usage = await mailctl(["key", "create"]);
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toContain("usage: mailctl");
+  });
+});
