@@ -13,7 +13,7 @@ import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { apiErrorFrom } from "../contract/api-error.ts";
+import { ApiError, apiErrorFrom } from "../contract/api-error.ts";
 import { messageToPublicJson } from "../contract/json-codec.ts";
 import { AdminService } from "../gen/mail/v1/admin_pb.js";
 
@@ -68,7 +68,7 @@ async function domainIdOf(admin: Client<typeof AdminService>, companyId: string,
   const wanted = domain.trim().toLowerCase().replace(/\.$/, "");
   const { domains } = await admin.listSendingDomains({ companyId });
   const found = domains.find((d) => d.domain === wanted);
-  if (!found) throw new UsageError(`the company has no sending domain ${wanted} (see: mailctl domain list --company ${companyId})`);
+  if (!found) throw new ApiError("NOT_FOUND", `The company has no sending domain ${wanted} (see: mailctl domain list --company ${companyId}).`);
   return found.id;
 }
 

@@ -1,11 +1,19 @@
+import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
+import { rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { apiErrorFrom, type ErrorCodeName } from "../../src/contract/api-error.ts";
 import { AdminService, type SendingDomain } from "../../src/gen/mail/v1/admin_pb.js";
 import { startTestDnsServer, type TestDnsServer } from "../domain/sending/setup/dns-server.ts";
-import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
+import { type ApiHarness, OPERATOR_TOKEN, startApiHarness } from "../support/api-harness.ts";
+
+const run = promisify(execFile);
+const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /** Awaits a failing RPC and returns its contract error code and Connect code. */
 async function failure(call: Promise<unknown>): Promise<{ code: ErrorCodeName | undefined; connect: Code; message: string }> {
@@ -203,6 +211,66 @@ describe("AdminService: sending domains, senders, templates, credits, suppressio
       expect((await h.admin.listSuppressions({ companyId })).suppressions).toEqual([]);
       expect((await h.admin.listSuppressions({ companyId: otherCompanyId })).suppressions.map((s) => s.email)).toEqual(["theirs@example.net"]);
       expect((await failure(h.admin.listSuppressions({ companyId: randomUUID() }))).code).toBe("NOT_FOUND");
+    });
+  });
+
+  describe("mailctl", () => {
+    /** Runs mailctl against the harness; async, since the server lives in this process. */
+    async function mailctl(...args: string[]): Promise<{ out: unknown; stderr: string; code: number }> {
+      try {
+        const { stdout } = await run(process.execPath, ["--disable-warning=ExperimentalWarning", "src/cli/mailctl.ts", ...args], {
+          cwd: ROOT,
+          env: { ...process.env, OPERATOR_TOKEN, MAIL_ADMIN_URL: h.app.httpUrl },
+        });
+        return { out: JSON.parse(stdout), stderr: "", code: 0 };
+      } catch (error) {
+        const failed = error as { stderr: string; code: number };
+        return { out: undefined, stderr: failed.stderr, code: failed.code };
+      }
+    }
+
+    it("domain, sender, template, credits and suppression commands", async () => {
+      const company = (await h.admin.createCompany({ name: "CLI Co" })).company?.id ?? "";
+      const created = await mailctl("domain", "create", "--company", company, "--domain", "cli.example");
+      expect(created.out).toMatchObject({ domain: { domain: "cli.example", verified: false } });
+      // --domain takes the name as well as the id.
+      expect((await mailctl("domain", "verify", "--company", company, "--domain", "cli.example", "--override")).out).toMatchObject({
+        domain: { verified: true, verificationOverridden: true },
+      });
+      const missing = await mailctl("domain", "verify", "--company", company, "--domain", "nope.example");
+      expect(missing.code).toBe(1);
+      expect((JSON.parse(missing.stderr) as { error: { code: string } }).error.code).toBe("NOT_FOUND");
+      expect((await mailctl("domain", "list", "--company", company)).out).toMatchObject({ domains: [{ domain: "cli.example" }] });
+
+      await mailctl("sender", "create", "--company", company, "--email", "a@cli.example", "--name", "A");
+      const second = (await mailctl("sender", "create", "--company", company, "--email", "b@cli.example")).out as { sender: { id: string } };
+      expect((await mailctl("sender", "default", "--company", company, "--sender", second.sender.id)).out).toMatchObject({
+        sender: { isDefault: true },
+      });
+      expect((await mailctl("sender", "list", "--company", company)).out).toMatchObject({
+        senders: [{ email: "a@cli.example", isDefault: false }, { email: "b@cli.example", isDefault: true }],
+      });
+
+      const html = path.join(tmpdir(), `mailctl-${randomUUID()}.html`);
+      const text = path.join(tmpdir(), `mailctl-${randomUUID()}.txt`);
+      await writeFile(html, "<p>Hi {{ name }}</p>");
+      await writeFile(text, "Hi {{ name }}");
+      const put = await mailctl("template", "put", "--company", company, "--name", "welcome", "--subject", "Hello", "--html-file", html, "--text-file", text);
+      expect(put.out).toMatchObject({ template: { name: "welcome", html: "<p>Hi {{ name }}</p>", text: "Hi {{ name }}" } });
+      expect((await mailctl("template", "list", "--company", company)).out).toMatchObject({ templates: [{ name: "welcome" }] });
+      await Promise.all([rm(html), rm(text)]);
+
+      expect((await mailctl("credits", "add", "--company", company, "--amount", "10", "--note", "invoice 42")).out).toEqual({ balance: "10" });
+      expect((await mailctl("credits", "add", "--company", company, "--amount=-4", "--note", "fix")).out).toEqual({ balance: "6" });
+      expect((await mailctl("credits", "add", "--company", company, "--amount", "ten", "--note", "x")).code).toBe(2);
+      expect((await mailctl("credits", "show", "--company", company)).out).toMatchObject({
+        balance: "6",
+        ledger: [{ delta: "-4", reason: "adjustment" }, { delta: "10", reason: "grant", note: "invoice 42" }],
+      });
+
+      await h.app.suppressions.suppress(company, "gone@example.net", "bounce");
+      expect((await mailctl("suppression", "list", "--company", company)).out).toMatchObject({ suppressions: [{ email: "gone@example.net" }] });
+      expect((await mailctl("suppression", "remove", "--company", company, "--email", "GONE@example.net")).out).toEqual({ removed: true });
     });
   });
 });
