@@ -33,8 +33,13 @@ const FREE_FORM = new Set(["google.protobuf.Struct", "google.protobuf.Value", "g
 
 // ------------------------------------------------------------------ enums
 
-function enumPrefix(desc: DescEnum): string {
-  return desc.name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").toUpperCase() + "_";
+/** `MessageStatus` -> `MESSAGE_STATUS_` (also `HTTPStatus` -> `HTTP_STATUS_`). */
+export function enumPrefix(desc: DescEnum): string {
+  const snake = desc.name
+    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
+    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
+    .toUpperCase();
+  return `${snake}_`;
 }
 
 /** Public JSON name of an enum value, e.g. `queued`. Undefined for the zero value. */

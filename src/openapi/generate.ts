@@ -28,18 +28,12 @@ import type {
   Registry,
 } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
-import { http } from "../gen/google/api/annotations_pb.js";
-import type { HttpRule } from "../gen/google/api/http_pb.js";
 import { ErrorCodeSchema } from "../gen/mail/v1/errors_pb.js";
 import { MailService } from "../gen/mail/v1/mail_pb.js";
-import {
-  max_length,
-  openapi_schema,
-  rate_limit_per_minute,
-  required_scope,
-  success_status,
-} from "../gen/mail/v1/options_pb.js";
+import { max_length, openapi_schema } from "../gen/mail/v1/options_pb.js";
 import { ERROR_CODES } from "../contract/api-error.ts";
+import { enumJsonValues } from "../contract/json-codec.ts";
+import { type OperationSpec, operationSpec } from "../contract/routes.ts";
 import type { ErrorCodeName } from "../contract/api-error.ts";
 
 // ------------------------------------------------------------------ types
@@ -152,14 +146,15 @@ export function generateOpenApi(options: GenerateOpenApiOptions = {}): OpenAPIV3
   };
 
   for (const method of service.methods) {
-    if (!hasHttpRule(method)) continue; // gRPC/Connect only: not on the JSON routes.
-    const rule = getOption(method, http);
-    const bindings = [rule, ...rule.additionalBindings];
-    bindings.forEach((binding, index) => {
-      const route = routeOf(binding, method);
-      const operationId = index === 0 ? method.name : `${method.name}_${index}`;
-      addOperation(route.path, route.method, buildOperation(method, binding, route, operationId, schemas, errorEnum));
-    });
+    // The same reading of the contract as the REST bridge: what it serves is what is documented.
+    const operation = operationSpec(method);
+    if (!operation.http) continue; // gRPC/Connect only: not on the JSON routes.
+    const route: Route = {
+      method: operation.http.verb,
+      path: operation.http.pathTemplate,
+      pathFields: operation.http.pathParams,
+    };
+    addOperation(route.path, route.method, buildOperation(operation, route, schemas, errorEnum));
   }
   addOperation(OPENAPI_JSON_PATH, "get", openApiJsonOperation(errorEnum));
 
@@ -216,40 +211,6 @@ interface Route {
   readonly pathFields: readonly string[];
 }
 
-function hasHttpRule(method: DescMethod): boolean {
-  // getOption answers an empty HttpRule when unset; the pattern tells.
-  return getOption(method, http).pattern.case !== undefined;
-}
-
-function routeOf(rule: HttpRule, method: DescMethod): Route {
-  const pattern = rule.pattern;
-  let verb: string;
-  let template: string;
-  switch (pattern.case) {
-    case "get":
-    case "put":
-    case "post":
-    case "delete":
-    case "patch":
-      verb = pattern.case;
-      template = pattern.value;
-      break;
-    case "custom":
-      verb = pattern.value.kind.toLowerCase();
-      template = pattern.value.path;
-      break;
-    default:
-      throw new Error(`openapi: ${method.name} has an http rule without a pattern`);
-  }
-  const pathFields: string[] = [];
-  // `{field}` or `{field=segments/*}`: OpenAPI only knows `{field}`.
-  const path = template.replace(/\{([^}=]+)(=[^}]*)?\}/g, (_, name: string) => {
-    pathFields.push(name);
-    return `{${name}}`;
-  });
-  return { method: verb, path, pathFields };
-}
-
 function tagOf(path: string): string {
   const segments = path.split("/").filter((s) => s !== "");
   const version = segments.findIndex((s) => /^v\d+/.test(s));
@@ -258,16 +219,14 @@ function tagOf(path: string): string {
 }
 
 function buildOperation(
-  method: DescMethod,
-  rule: HttpRule,
+  spec: OperationSpec,
   route: Route,
-  operationId: string,
   schemas: SchemaRegistry,
   errorEnum: DescEnum,
 ): OperationObject {
-  const scope = getOption(method, required_scope);
-  const successStatus = getOption(method, success_status) || 200;
-  const rateLimit = getOption(method, rate_limit_per_minute);
+  const { method, scope, successStatus } = spec;
+  const operationId = method.name;
+  const rateLimit = spec.rateLimitPerMinute;
   const authenticated = scope !== "";
   const input = method.input;
 
@@ -279,7 +238,7 @@ function buildOperation(
     );
   }
 
-  const body = rule.body;
+  const body = spec.http?.body ?? "";
   let requestBody: JsonObject | undefined;
   if (body !== "") {
     requestBody = {
@@ -303,7 +262,7 @@ function buildOperation(
   const idempotent = route.method === "post";
   if (idempotent) parameters.push({ $ref: `#/components/parameters/${IDEMPOTENCY_KEY_PARAM}` });
 
-  const successSchema = responseSchema(method, rule.responseBody, schemas);
+  const successSchema = responseSchema(method, spec.http?.responseBody ?? "", schemas);
   const responses: Record<string, JsonObject> = {
     [String(successStatus)]: {
       description: reasonPhrase(successStatus),
@@ -624,31 +583,9 @@ function scalarSchema(scalar: ScalarType): SchemaObject {
   }
 }
 
-/** `MessageStatus` -> `MESSAGE_STATUS_` (also `HTTPStatus` -> `HTTP_STATUS_`). */
-export function enumValuePrefix(desc: DescEnum): string {
-  const snake = desc.name
-    .replace(/([a-z0-9])([A-Z])/g, "$1_$2")
-    .replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2")
-    .toUpperCase();
-  return `${snake}_`;
-}
-
-/** The JSON name of an enum value on the REST bridge: `MESSAGE_STATUS_QUEUED` -> `queued`. */
-export function enumValueJsonName(value: DescEnumValue): string {
-  const prefix = enumValuePrefix(value.parent);
-  const bare = value.name.startsWith(prefix) ? value.name.slice(prefix.length) : value.name;
-  return bare.toLowerCase();
-}
-
-function isUnspecified(value: DescEnumValue): boolean {
-  return value.number === 0 && value.name.endsWith("_UNSPECIFIED");
-}
-
+/** Enum values as the REST bridge writes them (src/contract/json-codec.ts). */
 function enumSchema(desc: DescEnum): SchemaObject {
-  return {
-    type: "string",
-    enum: desc.values.filter((v) => !isUnspecified(v)).map(enumValueJsonName),
-  };
+  return { type: "string", enum: enumJsonValues(desc) };
 }
 
 function parameterSchema(field: DescField): SchemaObject {
@@ -833,12 +770,12 @@ function responseReachable(service: DescService): ReadonlySet<string> {
     }
   };
   for (const method of service.methods) {
-    if (!hasHttpRule(method)) continue;
-    const rule = getOption(method, http);
-    if (rule.responseBody === "") {
+    const binding = operationSpec(method).http;
+    if (!binding) continue;
+    if (binding.responseBody === "") {
       visit(method.output);
     } else {
-      const message = fieldByPath(method.output, rule.responseBody).message;
+      const message = fieldByPath(method.output, binding.responseBody).message;
       if (message) visit(message);
     }
   }

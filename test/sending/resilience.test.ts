@@ -7,7 +7,7 @@ import { startWorkerFor } from "../../src/app.ts";
 import { findFreePort } from "../../src/runtime/ports.ts";
 import type { TemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
-import { startTestTemporal } from "../support/temporal.ts";
+import { startTemporalDevServer as startTestTemporal } from "../../src/runtime/temporal-dev-server.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 

@@ -2,19 +2,13 @@ import { type Client, createClient, type Interceptor } from "@connectrpc/connect
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { type App, startApp } from "../../src/app.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
+import { API_KEY_SCOPES } from "../../src/domain/accounts/scopes.ts";
 import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789";
 
-export const ALL_SCOPES = [
-  "mail.transactional.send",
-  "mail.events.read",
-  "mail.contacts.read",
-  "mail.contacts.write",
-  "mail.conversions.write",
-  "mail.integrations.write",
-];
+export const ALL_SCOPES: string[] = [...API_KEY_SCOPES];
 
 /**
  * A real API process for tests: a fresh PostgreSQL database, migrations,

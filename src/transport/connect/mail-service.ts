@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { ApiError } from "../../contract/api-error.ts";
 import type { Config } from "../../config.ts";
@@ -13,6 +13,7 @@ import {
   type SendMessageRequest,
 } from "../../gen/mail/v1/mail_pb.js";
 import { callerOf } from "./context.ts";
+import { optionalTimestamp } from "./timestamps.ts";
 
 /** The API version indicator returned by GET /mail/v1/me. */
 export const API_VERSION = "v1";
@@ -46,7 +47,7 @@ export function mailServiceImpl(deps: MailServiceDeps): ServiceImpl<typeof MailS
           name: caller.keyName,
           prefix: caller.keyPrefix,
           scopes: [...caller.scopes],
-          expiresAt: caller.expiresAt ? timestampFromDate(caller.expiresAt) : undefined,
+          expiresAt: optionalTimestamp(caller.expiresAt),
         },
         entitlements: { api: caller.entitlements.api, smtp: caller.entitlements.smtp },
         limits: {

@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import { type Timestamp, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { optionalTimestamp } from "../timestamps.ts";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { AccountsService, ApiKeyView, CompanyView } from "../../../domain/accounts/index.ts";
 import {
@@ -15,16 +16,12 @@ import {
  * AdminService handlers of companies and API keys. The operator token is checked by the auth interceptor; the
  * rules are in the accounts domain. Served over gRPC and Connect only.
  */
-function ts(date: Date | null | undefined): Timestamp | undefined {
-  return date ? timestampFromDate(date) : undefined;
-}
-
 function companyMessage(view: CompanyView): Company {
   return create(CompanySchema, {
     id: view.id,
     name: view.name,
     entitlements: { api: view.entitlements.api, smtp: view.entitlements.smtp },
-    createdAt: ts(view.createdAt),
+    createdAt: optionalTimestamp(view.createdAt),
   });
 }
 
@@ -35,10 +32,10 @@ function apiKeyMessage(view: ApiKeyView): ApiKey {
     name: view.name,
     prefix: view.prefix,
     scopes: [...view.scopes],
-    createdAt: ts(view.createdAt),
-    lastUsedAt: ts(view.lastUsedAt),
-    expiresAt: ts(view.expiresAt),
-    revokedAt: ts(view.revokedAt),
+    createdAt: optionalTimestamp(view.createdAt),
+    lastUsedAt: optionalTimestamp(view.lastUsedAt),
+    expiresAt: optionalTimestamp(view.expiresAt),
+    revokedAt: optionalTimestamp(view.revokedAt),
     replacedById: view.replacedById ?? undefined,
   });
 }

@@ -1,5 +1,5 @@
 import { create } from "@bufbuild/protobuf";
-import { type Timestamp, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { optionalTimestamp } from "../timestamps.ts";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { SenderView, SendingDomainView, SendingSetup, TemplateView } from "../../../domain/sending/setup/index.ts";
 import {
@@ -18,10 +18,6 @@ import {
  * operator token is checked by the auth interceptor; the rules are in
  * src/domain/sending/setup. Served over gRPC and Connect only.
  */
-function ts(date: Date | null | undefined): Timestamp | undefined {
-  return date ? timestampFromDate(date) : undefined;
-}
-
 function sendingDomainMessage(view: SendingDomainView): SendingDomain {
   return create(SendingDomainSchema, {
     id: view.id,
@@ -35,8 +31,8 @@ function sendingDomainMessage(view: SendingDomainView): SendingDomain {
     verified: view.verified,
     verificationOverridden: view.verificationOverridden,
     dnsRecords: view.dnsRecords.map((record) => create(DnsRecordSchema, { ...record })),
-    lastCheckedAt: ts(view.lastCheckedAt),
-    createdAt: ts(view.createdAt),
+    lastCheckedAt: optionalTimestamp(view.lastCheckedAt),
+    createdAt: optionalTimestamp(view.createdAt),
   });
 }
 
@@ -49,7 +45,7 @@ function senderMessage(view: SenderView): Sender {
     name: view.name ?? undefined,
     isDefault: view.isDefault,
     verified: view.verified,
-    createdAt: ts(view.createdAt),
+    createdAt: optionalTimestamp(view.createdAt),
   });
 }
 
@@ -61,8 +57,8 @@ function templateMessage(view: TemplateView): Template {
     subject: view.subject,
     html: view.html,
     text: view.text ?? undefined,
-    createdAt: ts(view.createdAt),
-    updatedAt: ts(view.updatedAt),
+    createdAt: optionalTimestamp(view.createdAt),
+    updatedAt: optionalTimestamp(view.updatedAt),
   });
 }
 
