@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Config } from "../../src/config.ts";
 import type { TemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
 import { type ApiHarness, bearer, startApiHarness } from "./api-harness.ts";
-import { startTestTemporal } from "./temporal.ts";
+import { startTemporalDevServer as startTestTemporal } from "../../src/runtime/temporal-dev-server.ts";
 
 /**
  * A real API process with its Temporal worker, on a Temporal dev server of
