@@ -17,7 +17,7 @@ import { poolOf } from "./persistence/sql.ts";
 export interface Services {
   readonly orm: MikroORM;
   readonly accounts: Accounts;
-  /** Sending domains, senders (resolveSender) and templates (getTemplate). */
+  /** Sending domains, senders (checkSender, resolveSender) and templates (getTemplate). */
   readonly sendingSetup: SendingSetup;
   readonly credits: CreditsService;
   readonly suppressions: SuppressionsService;

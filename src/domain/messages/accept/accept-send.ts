@@ -83,7 +83,7 @@ export async function acceptSend(
   }
 
   const content = await compose(deps, companyId, send);
-  const sender = await deps.senders.resolveSender(companyId, send.senderId);
+  const sender = await deps.senders.checkSender(companyId, send.senderId);
   if (!(await deps.wallet.hasCredits(companyId))) {
     throw new ApiError("INSUFFICIENT_CREDITS", "No Mail credits left: nothing was queued. Add credits and send again.");
   }

@@ -10,7 +10,7 @@ export interface ResolvedSenderInfo {
 
 export interface SenderDirectoryPort {
   /** The chosen or default verified sender; ApiError NOT_FOUND or SENDER_NOT_VERIFIED otherwise. */
-  resolveSender(companyId: string, senderId?: string): Promise<ResolvedSenderInfo>;
+  checkSender(companyId: string, senderId?: string): Promise<ResolvedSenderInfo>;
 }
 
 export interface TemplateContent {

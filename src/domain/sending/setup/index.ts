@@ -6,7 +6,7 @@ import { createSecretSealer } from "./key-sealing.ts";
 import { SenderService } from "./senders.ts";
 import { TemplateService } from "./templates.ts";
 
-export type { ResolvedSender, SenderDirectory, StoredTemplate, TemplateStore } from "./types.ts";
+export type { ResolvedSender, SendableSender, SenderDirectory, StoredTemplate, TemplateStore } from "./types.ts";
 export type { SenderView, SendingDomainView, TemplateView } from "./views.ts";
 export type { DnsRecordPurpose, DnsRecordView } from "./dns-records.ts";
 export type { DnsVerifier } from "./dns-verifier.ts";

@@ -6,7 +6,7 @@ import { SendingDomainRepository } from "../../../persistence/repositories/sendi
 import { requireCompany } from "./company.ts";
 import { dkimSealContext } from "./domains.ts";
 import type { SecretSealer } from "./key-sealing.ts";
-import type { ResolvedSender, SenderDirectory } from "./types.ts";
+import type { ResolvedSender, SendableSender, SenderDirectory } from "./types.ts";
 import { validDisplayName, validSenderEmail } from "./validation.ts";
 import { isDomainVerified, senderView, type SenderView } from "./views.ts";
 
@@ -90,7 +90,35 @@ export class SenderService implements SenderDirectory {
     });
   }
 
+  /**
+   * The sender a message may go out from, without its signing key: what
+   * accepting a send checks (the hot path does not unseal keys it does not use).
+   */
+  async checkSender(companyId: string, senderId?: string): Promise<SendableSender> {
+    const { sender, domain } = await this.#sendable(companyId, senderId);
+    return {
+      senderId: sender.id,
+      email: sender.email,
+      ...(sender.name ? { name: sender.name } : {}),
+      domain: domain.domain,
+      returnPathDomain: domain.returnPathDomain,
+    };
+  }
+
   async resolveSender(companyId: string, senderId?: string): Promise<ResolvedSender> {
+    const { sender, domain } = await this.#sendable(companyId, senderId);
+    const privateKey = this.#options.sealer.unseal(domain.dkimPrivateKeySealed, dkimSealContext(sender.company.id, domain.domain));
+    return {
+      senderId: sender.id,
+      email: sender.email,
+      ...(sender.name ? { name: sender.name } : {}),
+      domain: domain.domain,
+      returnPathDomain: domain.returnPathDomain,
+      dkim: { domainName: domain.domain, keySelector: domain.dkimSelector, privateKey },
+    };
+  }
+
+  async #sendable(companyId: string, senderId: string | undefined): Promise<{ sender: Sender; domain: Sender["domain"] }> {
     const senders = new SenderRepository(this.#em());
     // Proto3 has no "absent" for a plain string: an empty senderId means none.
     const explicit = senderId !== undefined && senderId !== "";
@@ -105,15 +133,7 @@ export class SenderService implements SenderDirectory {
         `Sender ${sender.email} is not verified: its domain ${domain.domain} has not passed DKIM, SPF and DMARC verification.`,
       );
     }
-    const privateKey = this.#options.sealer.unseal(domain.dkimPrivateKeySealed, dkimSealContext(sender.company.id, domain.domain));
-    return {
-      senderId: sender.id,
-      email: sender.email,
-      ...(sender.name ? { name: sender.name } : {}),
-      domain: domain.domain,
-      returnPathDomain: domain.returnPathDomain,
-      dkim: { domainName: domain.domain, keySelector: domain.dkimSelector, privateKey },
-    };
+    return { sender, domain };
   }
 
   /** A fresh EntityManager per operation: no identity map shared across calls. */

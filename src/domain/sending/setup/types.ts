@@ -5,7 +5,8 @@
 import type { DkimSigningKey } from "../providers/types.ts";
 
 /** A verified sender, ready for a message: From address, return path and signing key. */
-export interface ResolvedSender {
+/** A sender that may send now, as accepting a send needs it. */
+export interface SendableSender {
   readonly senderId: string;
   readonly email: string;
   readonly name?: string;
@@ -13,6 +14,10 @@ export interface ResolvedSender {
   readonly domain: string;
   /** The custom MAIL FROM domain: the envelope sender is `<something>@<returnPathDomain>`. */
   readonly returnPathDomain: string;
+}
+
+/** A sendable sender with its signing key, as the handoff needs it. */
+export interface ResolvedSender extends SendableSender {
   /** `privateKey` is the unsealed PEM: keep it in memory only. */
   readonly dkim: DkimSigningKey;
 }
@@ -25,6 +30,8 @@ export interface SenderDirectory {
    * default sender, or the sender's domain is not verified).
    */
   resolveSender(companyId: string, senderId?: string): Promise<ResolvedSender>;
+  /** The same checks as resolveSender, without unsealing the signing key. */
+  checkSender(companyId: string, senderId?: string): Promise<SendableSender>;
 }
 
 export interface StoredTemplate {

@@ -108,6 +108,9 @@ describe("senders", () => {
         dkim: { domainName: "signed.example", keySelector: domain.dkimSelector },
       });
       expect(resolved.dkim.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+      // Accepting a send checks the same sender but never handles the key.
+      const { dkim: _key, ...sendable } = resolved;
+      expect(await h.setup.senders.checkSender(companyId)).toEqual(sendable);
       // The key signs what the published record verifies.
       const published = /p=(.+)$/.exec(domain.dnsRecords.find((r) => r.purpose === "dkim")?.value ?? "")?.[1] ?? "";
       const signature = createSign("sha256").update("data").sign(resolved.dkim.privateKey);
