@@ -10,12 +10,12 @@
  * values. Each scenario also reports the reader's own wall time (median of
  * a few warm runs).
  */
-import type { Pool } from "../src/persistence/sql.ts";
-import { pgPool } from "../src/persistence/sql.ts";
-import { openOrm } from "../src/persistence/orm.ts";
-import { createMessageReader, type ListMessagesOptions } from "../src/domain/messages/read/index.ts";
-import { createCursorCodec } from "../src/domain/messages/read/cursor.ts";
-import { filterFingerprint, parseListOptions } from "../src/domain/messages/read/filters.ts";
+import type { Pool } from "../src/adapters/postgres/sql.ts";
+import { pgPool } from "../src/adapters/postgres/sql.ts";
+import { openOrm } from "../src/adapters/postgres/orm.ts";
+import { createMessageReader, type ListMessagesOptions } from "../src/capabilities/messages/read/index.ts";
+import { createCursorCodec } from "../src/capabilities/messages/read/cursor.ts";
+import { filterFingerprint, parseListOptions } from "../src/capabilities/messages/read/filters.ts";
 
 const SECRET = "bench-cursor-secret";
 const RUNS = 5;

@@ -12,8 +12,8 @@
  * nothing crosses the wire but the statements. Never point this at a real
  * database: it only adds rows, but a million of them.
  */
-import { migrate, openOrm } from "../src/persistence/orm.ts";
-import { pgPool, type PoolClient } from "../src/persistence/sql.ts";
+import { migrate, openOrm } from "../src/adapters/postgres/orm.ts";
+import { pgPool, type PoolClient } from "../src/adapters/postgres/sql.ts";
 
 const CHUNK = 200_000;
 const OTHER_COMPANIES = 3;

@@ -13,7 +13,7 @@
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
-import { startApp } from "../src/app.ts";
+import { startApp } from "../src/wiring/api.ts";
 import { loadConfig } from "../src/config.ts";
 import { startTemporalDevServer } from "../src/runtime/temporal-dev-server.ts";
 

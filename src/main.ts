@@ -10,11 +10,11 @@
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { type App, startApp } from "./app.ts";
+import { type App, startApp } from "./wiring/api.ts";
 import { loadConfig } from "./config.ts";
 import { startEmbeddedPostgres } from "./runtime/embedded-postgres.ts";
 import { ensureSearchAttributes, startTemporalDevServer } from "./runtime/temporal-dev-server.ts";
-import { API_KEY_SCOPES } from "./domain/accounts/scopes.ts";
+import { API_KEY_SCOPES } from "./capabilities/accounts/scopes.ts";
 
 const DATA_DIR = path.resolve(process.env.MAIL_DATA_DIR ?? ".data");
 

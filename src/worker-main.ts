@@ -4,9 +4,9 @@
  * Stops gracefully on SIGTERM / SIGINT: the activity under way finishes or
  * is retried by another worker.
  */
-import { startWorkerFor } from "./app.ts";
+import { startWorkerFor } from "./wiring/api.ts";
 import { loadConfig } from "./config.ts";
-import { openServices } from "./services.ts";
+import { openServices } from "./wiring/services.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();

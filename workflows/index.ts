@@ -1,2 +1,2 @@
 // The workflows the worker registers (bundled by the Temporal worker).
-export { messageLifecycle, messageStatusChanged } from "./message-lifecycle.ts";
+export { messageLifecycle, messageStatusChanged } from "./messages/message-lifecycle.ts";

@@ -9,7 +9,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { apiErrorFrom, type ErrorCodeName } from "../../src/contract/api-error.ts";
 import { AdminService, type SendingDomain } from "../../src/gen/mail/v1/admin_pb.js";
-import { startTestDnsServer, type TestDnsServer } from "../domain/sending/setup/dns-server.ts";
+import { startTestDnsServer, type TestDnsServer } from "../support/dns-server.ts";
 import { type ApiHarness, OPERATOR_TOKEN, startApiHarness } from "../support/api-harness.ts";
 
 const run = promisify(execFile);

@@ -5,9 +5,9 @@ import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiError, apiErrorFrom, ValidationError } from "../../src/contract/api-error.ts";
 import { messageFromPublicJson } from "../../src/contract/json-codec.ts";
-import { type Accounts, createAccounts } from "../../src/domain/accounts/index.ts";
-import { createIdempotency, type IdempotencyGuard, requestFingerprint } from "../../src/domain/idempotency/index.ts";
-import { createRateLimiter, type PostgresRateLimiter } from "../../src/domain/rate-limit/index.ts";
+import { type Accounts, createAccounts } from "../../src/capabilities/accounts/index.ts";
+import { createIdempotency, type IdempotencyGuard, requestFingerprint } from "../../src/capabilities/idempotency/index.ts";
+import { createRateLimiter, type PostgresRateLimiter } from "../../src/capabilities/rate-limit/index.ts";
 import {
   ConversionEventType,
   ConversionOutcome,
@@ -18,7 +18,7 @@ import {
   SendMessageRequestSchema,
   SendMessageResponseSchema,
 } from "../../src/gen/mail/v1/mail_pb.js";
-import { migrate, openOrm, type MikroORM } from "../../src/persistence/orm.ts";
+import { migrate, openOrm, type MikroORM } from "../../src/adapters/postgres/orm.ts";
 import { authInterceptor } from "../../src/transport/connect/auth-interceptor.ts";
 import { errorsInterceptor } from "../../src/transport/connect/errors-interceptor.ts";
 import { withIdempotency } from "../../src/transport/connect/idempotency-interceptor.ts";

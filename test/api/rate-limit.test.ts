@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { App } from "../../src/app.ts";
+import type { App } from "../../src/wiring/api.ts";
 import { type ApiHarness, bearer, startApiHarness } from "../support/api-harness.ts";
 
 /**

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorkerFor } from "../../src/app.ts";
+import { startWorkerFor } from "../../src/wiring/api.ts";
 import { findFreePort } from "../../src/runtime/ports.ts";
 import type { TemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";

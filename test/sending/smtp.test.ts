@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkDkim, splitMessage, unfold } from "../domain/sending/providers/dkim-verify.ts";
+import { checkDkim, splitMessage, unfold } from "../adapters/email/dkim-verify.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 
 interface Received {

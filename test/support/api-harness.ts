@@ -1,8 +1,8 @@
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
-import { type App, startApp } from "../../src/app.ts";
+import { type App, startApp } from "../../src/wiring/api.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
-import { API_KEY_SCOPES } from "../../src/domain/accounts/scopes.ts";
+import { API_KEY_SCOPES } from "../../src/capabilities/accounts/scopes.ts";
 import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 

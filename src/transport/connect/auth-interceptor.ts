@@ -3,8 +3,8 @@ import type { Interceptor } from "@connectrpc/connect";
 import { ApiError } from "../../contract/api-error.ts";
 import { operationSpec } from "../../contract/routes.ts";
 import { AdminService } from "../../gen/mail/v1/admin_pb.js";
-import type { ApiKeyAuthenticator, AuthenticatedKey } from "../../domain/accounts/types.ts";
-import type { RateLimitDecision, RateLimiter } from "../../domain/rate-limit/types.ts";
+import type { ApiKeyAuthenticator, AuthenticatedKey } from "../../capabilities/accounts/types.ts";
+import type { RateLimitDecision, RateLimiter } from "../../capabilities/rate-limit/types.ts";
 import { kCaller } from "./context.ts";
 
 export interface AuthOptions {

@@ -1,5 +1,5 @@
 import { type HandlerContext, createContextKey } from "@connectrpc/connect";
-import type { AuthenticatedKey } from "../../domain/accounts/types.ts";
+import type { AuthenticatedKey } from "../../capabilities/accounts/types.ts";
 
 /**
  * Values the interceptors resolve once per call and the handlers read.

@@ -11,7 +11,7 @@ import {
 } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { operationSpec } from "../../contract/routes.ts";
-import { type IdempotencyGuard, parseIdempotencyKey, requestFingerprint, storableHeaders } from "../../domain/idempotency/index.ts";
+import { type IdempotencyGuard, parseIdempotencyKey, requestFingerprint, storableHeaders } from "../../capabilities/idempotency/index.ts";
 import { kCaller } from "./context.ts";
 
 /** Request header (gRPC metadata) carrying the key; the REST bridge forwards it. */

@@ -4,8 +4,8 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { ApiError } from "../../contract/api-error.ts";
 import type { Config } from "../../config.ts";
 import { enumValueToJson } from "../../contract/json-codec.ts";
-import type { SendAnswer, SendCaller } from "../../domain/messages/accept/accept-send.ts";
-import { type MessageReader, messageStatusToProto, toMessageProto } from "../../domain/messages/read/index.ts";
+import type { SendAnswer, SendCaller } from "../../capabilities/messages/accept/accept-send.ts";
+import { type MessageReader, messageStatusToProto, toMessageProto } from "../../capabilities/messages/read/index.ts";
 import {
   GetAccountResponseSchema,
   MailService,

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { optionalTimestamp } from "../timestamps.ts";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { AccountsService, ApiKeyView, CompanyView } from "../../../domain/accounts/index.ts";
+import type { AccountsService, ApiKeyView, CompanyView } from "../../../capabilities/accounts/index.ts";
 import {
   AdminService,
   type ApiKey,

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ValidationError } from "../../../contract/api-error.ts";
-import { type CreditsService, type LedgerEntry, MAX_ADJUSTMENT } from "../../../domain/credits/index.ts";
+import { type CreditsService, type LedgerEntry, MAX_ADJUSTMENT } from "../../../capabilities/credits/index.ts";
 import { AdminService, type LedgerEntry as LedgerEntryMessage, LedgerEntrySchema } from "../../../gen/mail/v1/admin_pb.js";
 
 /**

@@ -1,9 +1,9 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { AccountsService } from "../../../domain/accounts/index.ts";
-import type { CreditsService } from "../../../domain/credits/index.ts";
-import type { SendingSetup } from "../../../domain/sending/setup/index.ts";
-import type { SuppressionsService } from "../../../domain/suppressions/index.ts";
-import type { Messaging } from "../../../domain/messages/index.ts";
+import type { AccountsService } from "../../../capabilities/accounts/index.ts";
+import type { CreditsService } from "../../../capabilities/credits/index.ts";
+import type { SendingSetup } from "../../../capabilities/sending-setup/index.ts";
+import type { SuppressionsService } from "../../../capabilities/suppressions/index.ts";
+import type { Messaging } from "../../../wiring/messaging.ts";
 import { AdminService } from "../../../gen/mail/v1/admin_pb.js";
 import { accountsAdmin } from "./accounts-admin.ts";
 import { creditsAdmin } from "./credits-admin.ts";

@@ -1,8 +1,8 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ValidationError } from "../../../contract/api-error.ts";
-import type { ProviderEventsIntake } from "../../../domain/messages/lifecycle/provider-events.ts";
-import type { ProviderEventType } from "../../../domain/sending/providers/types.ts";
+import type { ProviderEventsIntake } from "../../../capabilities/messages/lifecycle/provider-events.ts";
+import type { ProviderEventType } from "../../../capabilities/messages/email-provider.ts";
 import type { AdminService } from "../../../gen/mail/v1/admin_pb.js";
 
 /** AdminService.ReportProviderEvent: delivery outcomes from the email service. */

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { optionalTimestamp } from "../timestamps.ts";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { SenderView, SendingDomainView, SendingSetup, TemplateView } from "../../../domain/sending/setup/index.ts";
+import type { SenderView, SendingDomainView, SendingSetup, TemplateView } from "../../../capabilities/sending-setup/index.ts";
 import {
   AdminService,
   DnsRecordSchema,

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { SuppressionEntry, SuppressionsService } from "../../../domain/suppressions/index.ts";
+import type { SuppressionEntry, SuppressionsService } from "../../../capabilities/suppressions/index.ts";
 import { AdminService, type Suppression, SuppressionSchema } from "../../../gen/mail/v1/admin_pb.js";
 
 /**

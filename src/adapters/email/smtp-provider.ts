@@ -1,0 +1,302 @@
+/**
+ * Email provider that hands messages to an SMTP relay (Postfix, a vendor's
+ * SMTP endpoint, ...) through nodemailer's pooled transport.
+ *
+ * SMTP only gives us the handoff result; delivered / bounced / complained
+ * arrive out of band (DSN bounces, feedback loops, vendor webhooks) and are
+ * not handled here.
+ */
+import { createPrivateKey } from "node:crypto";
+import nodemailer from "nodemailer";
+import type {
+  EmailProvider,
+  HandoffFailedTransient,
+  HandoffRejected,
+  HandoffResult,
+  OutgoingEmail,
+} from "../../capabilities/messages/email-provider.ts";
+
+export interface SmtpProviderOptions {
+  readonly host: string;
+  readonly port: number;
+  /** true: TLS from the first byte (port 465). false: plain, upgraded with STARTTLS when offered. */
+  readonly secure: boolean;
+  readonly auth?: { readonly user: string; readonly pass: string };
+  /** Never upgrade with STARTTLS (local test servers only). */
+  readonly ignoreTLS?: boolean;
+  /** Fail instead of sending in clear text when STARTTLS is not offered. */
+  readonly requireTLS?: boolean;
+  /**
+   * Right-hand side of our Message-IDs (`<messageId@messageIdDomain>`),
+   * normally the service's own sending domain.
+   */
+  readonly messageIdDomain: string;
+  /** Hostname announced in EHLO; nodemailer's default is the machine's hostname. */
+  readonly ehloName?: string;
+  readonly pool?: {
+    /** Simultaneous connections (nodemailer default 5). */
+    readonly maxConnections?: number;
+    /** Messages per connection before it is recycled (nodemailer default 100). */
+    readonly maxMessages?: number;
+    /** At most `rateLimit` messages per `rateDeltaMs` (default 1000 ms), shared by all connections. */
+    readonly rateLimit?: number;
+    readonly rateDeltaMs?: number;
+  };
+  /**
+   * nodemailer's defaults (2 min to connect, 10 min of socket silence) are
+   * meant for interactive scripts; a handoff that hangs that long holds a
+   * worker slot, so ours are much shorter. A timeout is a transient failure.
+   */
+  readonly timeouts?: {
+    readonly connectionMs?: number;
+    readonly greetingMs?: number;
+    readonly socketMs?: number;
+  };
+}
+
+const DEFAULT_TIMEOUTS = { connectionMs: 10_000, greetingMs: 10_000, socketMs: 60_000 } as const;
+
+/**
+ * Headers the adapter owns. A caller-supplied value for any of them would
+ * either break idempotency (Message-ID), the MIME structure, or let the
+ * content spoof what DKIM signs and what the recipient sees (From, Sender,
+ * DKIM-Signature...), so they are dropped from `OutgoingEmail.headers`.
+ */
+const RESERVED_HEADERS = new Set([
+  "message-id",
+  "from",
+  "sender",
+  "to",
+  "cc",
+  "bcc",
+  "reply-to",
+  "subject",
+  "date",
+  "return-path",
+  "dkim-signature",
+  "mime-version",
+  "content-type",
+  "content-transfer-encoding",
+]);
+
+/** RFC 5322 field name: printable US-ASCII except the colon. */
+const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+/** Our message ids are UUIDs; anything outside this set would corrupt the Message-ID. */
+const MESSAGE_ID_LOCAL = /^[A-Za-z0-9._-]+$/;
+const MESSAGE_ID_DOMAIN = /^[A-Za-z0-9.-]+$/;
+
+/** Error codes nodemailer uses for failures of this message (as opposed to the connection or the session). */
+const MESSAGE_LEVEL_CODES = new Set(["EENVELOPE", "EMESSAGE", "EMAXRECIPIENTS"]);
+
+/** Server replies can be long (multi-line); keep stored reasons short. */
+const MAX_REASON_LENGTH = 300;
+
+/**
+ * `providerMessageId` for a message: the Message-ID we stamp on it, without
+ * the angle brackets.
+ *
+ * Why not the relay's queue id ("250 2.0.0 Ok: queued as 4BZ1xK")? Its format
+ * differs per server and is not always present, it changes on every attempt
+ * (so a retried handoff would get a second id), and it is unknown after an
+ * ambiguous failure. The Message-ID is known before the handoff, identical
+ * across attempts, and echoed back in DSN bounces and ARF complaint reports,
+ * which are how SMTP-side events find their message again.
+ */
+export function smtpMessageId(messageId: string, messageIdDomain: string): string {
+  if (!MESSAGE_ID_LOCAL.test(messageId)) throw new TypeError("messageId is not usable in a Message-ID header");
+  return `${messageId}@${messageIdDomain}`;
+}
+
+export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider {
+  if (!MESSAGE_ID_DOMAIN.test(options.messageIdDomain)) {
+    throw new TypeError("messageIdDomain must be a plain domain name");
+  }
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const transport = nodemailer.createTransport({
+    pool: true,
+    host: options.host,
+    port: options.port,
+    secure: options.secure,
+    auth: options.auth ? { user: options.auth.user, pass: options.auth.pass } : undefined,
+    ignoreTLS: options.ignoreTLS,
+    requireTLS: options.requireTLS,
+    name: options.ehloName,
+    maxConnections: options.pool?.maxConnections,
+    maxMessages: options.pool?.maxMessages,
+    rateLimit: options.pool?.rateLimit,
+    rateDelta: options.pool?.rateDeltaMs,
+    connectionTimeout: timeouts.connectionMs,
+    greetingTimeout: timeouts.greetingMs,
+    socketTimeout: timeouts.socketMs,
+    // Content is always strings we rendered; never let a message make
+    // nodemailer read local files or fetch URLs.
+    disableFileAccess: true,
+    disableUrlAccess: true,
+    logger: false,
+  });
+
+  /** Handoffs under way, by messageId: concurrent sends of one message share one handoff. */
+  const inFlight = new Map<string, Promise<HandoffResult>>();
+  let closed = false;
+
+  async function handOff(email: OutgoingEmail, providerMessageId: string): Promise<HandoffResult> {
+    const headers = extraHeaders(email.headers);
+    if (typeof headers === "string") return rejected(headers);
+    const dkimProblem = email.dkim ? checkDkimKey(email.dkim.privateKey) : undefined;
+    if (dkimProblem) return rejected(dkimProblem);
+
+    try {
+      await transport.sendMail({
+        messageId: `<${providerMessageId}>`,
+        from: toAddress(email.from),
+        to: toAddress(email.to),
+        replyTo: email.replyTo,
+        subject: email.subject,
+        html: email.html,
+        text: email.text,
+        headers,
+        dkim: email.dkim
+          ? {
+              domainName: email.dkim.domainName,
+              keySelector: email.dkim.keySelector,
+              privateKey: email.dkim.privateKey,
+            }
+          : undefined,
+      });
+      return { outcome: "accepted", providerMessageId };
+    } catch (error) {
+      return classifySmtpFailure(error);
+    }
+  }
+
+  return {
+    name: "smtp",
+
+    send(email: OutgoingEmail): Promise<HandoffResult> {
+      if (closed) return Promise.resolve(transient("provider is closed"));
+      let providerMessageId: string;
+      try {
+        providerMessageId = smtpMessageId(email.messageId, options.messageIdDomain);
+      } catch (error) {
+        // A malformed messageId is a bug in the caller, not a service outcome: reject the promise.
+        return Promise.reject(error);
+      }
+      const running = inFlight.get(email.messageId);
+      if (running) return running;
+      const handoff = handOff(email, providerMessageId).finally(() => inFlight.delete(email.messageId));
+      inFlight.set(email.messageId, handoff);
+      return handoff;
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      // Let handoffs that already started finish: their outcome is about to
+      // be recorded, and cutting them off would turn them into ambiguous failures.
+      await Promise.allSettled([...inFlight.values()]);
+      transport.close();
+    },
+  };
+}
+
+/**
+ * Maps a nodemailer failure to a handoff result.
+ *
+ * Only a permanent SMTP reply to the message itself (MAIL FROM, RCPT TO,
+ * DATA) is a rejection, or a local check the message can never pass (e.g. an
+ * invalid address). A 5xx at connect, EHLO or AUTH says something about our
+ * relay account or the server (wrong credentials, relay down for
+ * maintenance), not about the message: rejecting would refund and drop a
+ * perfectly good message, so those are transient and show up as retries.
+ *
+ * 503 ("bad sequence of commands") is a 5xx that says the session was in the
+ * wrong state, not that the message was refused (nodemailer's view too), so
+ * it is transient.
+ */
+export function classifySmtpFailure(error: unknown): HandoffRejected | HandoffFailedTransient {
+  const failure = readFailure(error);
+  if (failure.code !== undefined && MESSAGE_LEVEL_CODES.has(failure.code)) {
+    if (failure.responseCode === undefined) return rejected(describe(failure));
+    if (isPermanentReply(failure.responseCode)) return rejected(describe(failure));
+  }
+  return transient(describe(failure));
+}
+
+/** RFC 5321: 5yz is a permanent negative completion, except 503 (see classifySmtpFailure). */
+function isPermanentReply(responseCode: number): boolean {
+  return responseCode >= 500 && responseCode < 600 && responseCode !== 503;
+}
+
+interface SmtpFailure {
+  readonly code?: string;
+  readonly responseCode?: number;
+  readonly command?: string;
+  readonly response?: string;
+  readonly message: string;
+}
+
+/** nodemailer attaches its details as loose properties on the Error; read them without trusting their types. */
+function readFailure(error: unknown): SmtpFailure {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const props = error as Error & Record<string, unknown>;
+  return {
+    code: typeof props.code === "string" ? props.code : undefined,
+    responseCode: typeof props.responseCode === "number" ? props.responseCode : undefined,
+    command: typeof props.command === "string" ? props.command : undefined,
+    response: typeof props.response === "string" ? props.response : undefined,
+    message: error.message,
+  };
+}
+
+/**
+ * A loggable reason: the SMTP command and the server's reply when there is
+ * one, else the error code and message. Neither ever contains the body.
+ */
+function describe(failure: SmtpFailure): string {
+  const reason =
+    failure.response !== undefined
+      ? `${failure.command ?? "SMTP"}: ${failure.response}`
+      : `${failure.code ?? "ERROR"}: ${failure.message}`;
+  return reason.replace(/\s+/g, " ").trim().slice(0, MAX_REASON_LENGTH);
+}
+
+function rejected(reason: string): HandoffRejected {
+  return { outcome: "rejected", permanent: true, reason };
+}
+
+function transient(reason: string): HandoffFailedTransient {
+  return { outcome: "failed_transient", reason };
+}
+
+function toAddress(address: OutgoingEmail["from"]): { name: string; address: string } {
+  return { name: address.name ?? "", address: address.email };
+}
+
+/**
+ * Caller headers minus the reserved ones, or a rejection reason when a name
+ * is not a valid header field name (it could otherwise smuggle extra header
+ * lines; nodemailer already flattens CR/LF in values).
+ */
+function extraHeaders(headers: OutgoingEmail["headers"]): Record<string, string> | string {
+  const result: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!HEADER_NAME.test(name)) return `invalid header name ${JSON.stringify(name.slice(0, 80))}`;
+    if (RESERVED_HEADERS.has(name.toLowerCase())) continue;
+    result[name] = value;
+  }
+  return result;
+}
+
+/**
+ * nodemailer sends the message UNSIGNED when signing fails (bad PEM, non-RSA
+ * key), which would fail DMARC at the recipient. Check the key first and
+ * refuse the message instead: no retry can fix the key it was given.
+ */
+function checkDkimKey(privateKeyPem: string): string | undefined {
+  try {
+    const key = createPrivateKey(privateKeyPem);
+    if (key.asymmetricKeyType !== "rsa") return "DKIM private key is not an RSA key";
+    return undefined;
+  } catch {
+    return "DKIM private key cannot be read";
+  }
+}

@@ -1,0 +1,48 @@
+import { ApplicationFailure } from "@temporalio/common";
+import type { MessageLifecycle } from "../../../capabilities/messages/lifecycle/message-lifecycle.ts";
+import { TransientHandoffError } from "../../../capabilities/messages/lifecycle/message-lifecycle.ts";
+import type { SendingPace } from "../../../capabilities/messages/lifecycle/sending-pace.ts";
+import { isPastHandoff, type MessageStatusName } from "../../../capabilities/messages/statuses.ts";
+
+/**
+ * The message workflow's activities: thin adapters from Temporal to the
+ * lifecycle domain, where every step is idempotent.
+ */
+export interface MessageActivities {
+  /**
+   * One step of sending, in a single activity to keep a message's workflow
+   * short (one activity per message in the common case): end the message as
+   * `suppressed` if its address is; else take a slot of the sending pace or
+   * answer how long to wait for one (`waitMs` > 0, nothing else done); else
+   * hand it off. Answers the status afterwards.
+   */
+  attemptHandOff(companyId: string, messageId: string, provider: string): Promise<HandOffAttempt>;
+  markDeferred(companyId: string, messageId: string): Promise<MessageStatusName>;
+}
+
+export interface HandOffAttempt {
+  readonly status: MessageStatusName;
+  /** Milliseconds to wait for the sending pace; 0 when the attempt is over. */
+  readonly waitMs: number;
+}
+
+export function createMessageActivities(lifecycle: MessageLifecycle, pace: SendingPace): MessageActivities {
+  return {
+    markDeferred: (companyId, messageId) => lifecycle.markDeferred(companyId, messageId),
+    async attemptHandOff(companyId, messageId, provider) {
+      const checked = await lifecycle.checkSuppression(companyId, messageId);
+      if (isPastHandoff(checked)) return { status: checked, waitMs: 0 };
+      const waitMs = await pace.reserve(provider);
+      if (waitMs > 0) return { status: checked, waitMs };
+      try {
+        return { status: await lifecycle.handOff(companyId, messageId), waitMs: 0 };
+      } catch (error) {
+        if (error instanceof TransientHandoffError) {
+          // Retryable by the workflow's policy; named so the UI shows why.
+          throw ApplicationFailure.retryable(error.message, "TransientHandoff");
+        }
+        throw error;
+      }
+    },
+  };
+}

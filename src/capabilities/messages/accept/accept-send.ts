@@ -1,0 +1,111 @@
+import { randomUUID } from "node:crypto";
+import { ApiError } from "../../../contract/api-error.ts";
+import type { SendMessageRequest } from "../../../gen/mail/v1/mail_pb.js";
+import { sanitizeEmailHtml } from "../compose/sanitize-html.ts";
+import { renderMessageContent } from "../compose/template.ts";
+import { type ValidatedSend, validateSendRequest } from "../compose/validate-send.ts";
+import type { MessageStore, StoredMessage } from "../../../adapters/postgres/messages/message-store.ts";
+import type { MessageStatusName } from "../statuses.ts";
+import type { SenderDirectoryPort, TemplatesPort, WalletPort } from "./ports.ts";
+
+/**
+ * POST /mail/v1/send: checks, composes and durably records one message as
+ * `queued`. The answer (202) is given only after the row is committed; the
+ * message's workflow is started right after (and by the outbox relay if
+ * Temporal cannot be reached now), so an accepted message is never lost.
+ *
+ * Order of checks: the request (400), the template (404), the sender (404,
+ * 409 SENDER_NOT_VERIFIED), the wallet (402 INSUFFICIENT_CREDITS: nothing
+ * queued). Suppressed addresses are accepted and end as `suppressed`.
+ *
+ * With a template, its subject, html and text are rendered with the
+ * variables; a subject, html or text sent alongside replaces the template's
+ * (and is not rendered). HTML is sanitised after rendering.
+ */
+export interface AcceptSendDependencies {
+  readonly store: MessageStore;
+  readonly senders: SenderDirectoryPort;
+  readonly templates: TemplatesPort;
+  readonly wallet: WalletPort;
+  /** Called once the message is committed (starts its workflow). */
+  readonly onAccepted: (message: StoredMessage) => void;
+}
+
+export interface SendCaller {
+  readonly companyId: string;
+  readonly keyId: string;
+}
+
+export interface SendAnswer {
+  readonly id: string;
+  readonly status: MessageStatusName;
+  readonly replayed: boolean;
+}
+
+interface Content {
+  readonly subject: string;
+  readonly html: string | null;
+  readonly text: string | null;
+  readonly templateId: string | null;
+}
+
+async function compose(deps: AcceptSendDependencies, companyId: string, send: ValidatedSend): Promise<Content> {
+  if (!send.templateId) {
+    return { subject: send.subject ?? "", html: send.html ?? null, text: send.text ?? null, templateId: null };
+  }
+  const template = await deps.templates.getTemplate(companyId, send.templateId);
+  const rendered = renderMessageContent(
+    { subject: template.subject, html: template.html, ...(template.text ? { text: template.text } : {}) },
+    send.variables,
+  );
+  return {
+    subject: send.subject ?? rendered.subject,
+    html: send.html ?? rendered.html,
+    text: send.text ?? rendered.text ?? null,
+    templateId: template.id,
+  };
+}
+
+export async function acceptSend(
+  deps: AcceptSendDependencies,
+  caller: SendCaller,
+  request: SendMessageRequest,
+  headerIdempotencyKey: string | undefined,
+): Promise<SendAnswer> {
+  const send = validateSendRequest(request, headerIdempotencyKey);
+  const { companyId } = caller;
+
+  // The key names the message for the whole company: any later call with it
+  // gets the original message back and nothing new is sent.
+  if (send.idempotencyKey) {
+    const existing = await deps.store.findByIdempotencyKey(companyId, send.idempotencyKey);
+    if (existing) return { id: existing.id, status: existing.status, replayed: true };
+  }
+
+  const content = await compose(deps, companyId, send);
+  const sender = await deps.senders.checkSender(companyId, send.senderId);
+  if (!(await deps.wallet.hasCredits(companyId))) {
+    throw new ApiError("INSUFFICIENT_CREDITS", "No Mail credits left: nothing was queued. Add credits and send again.");
+  }
+
+  const { message, created } = await deps.store.insertQueued({
+    id: randomUUID(),
+    companyId,
+    apiKeyId: caller.keyId,
+    idempotencyKey: send.idempotencyKey ?? null,
+    recipient: send.to.email,
+    recipientName: send.to.name ?? null,
+    senderId: sender.senderId,
+    fromEmail: sender.email,
+    fromName: sender.name ?? null,
+    replyTo: send.replyTo ?? null,
+    subject: content.subject,
+    html: content.html === null ? null : sanitizeEmailHtml(content.html),
+    text: content.text,
+    templateId: content.templateId,
+    tags: send.tags,
+  });
+  if (!created) return { id: message.id, status: message.status, replayed: true };
+  deps.onAccepted(message);
+  return { id: message.id, status: "queued", replayed: false };
+}

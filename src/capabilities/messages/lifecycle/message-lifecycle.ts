@@ -1,0 +1,195 @@
+import { ApiError } from "../../../contract/api-error.ts";
+import type { EmailProvider, ProviderEvent } from "../email-provider.ts";
+import type { MessageStatusName } from "../statuses.ts";
+import { isPastHandoff } from "../statuses.ts";
+import { type Db, inTransaction, type Move, type MessageStore, type StoredMessage } from "../../../adapters/postgres/messages/message-store.ts";
+import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "./ports.ts";
+
+/**
+ * The steps of a message's life, each idempotent, so the Temporal activities
+ * that run them can be retried at any point (worker crash, timeout) without
+ * a second charge, a second handoff or a second event:
+ *
+ * - the credit is charged through a ledger row unique per message;
+ * - the handoff passes our message id to the provider, which deduplicates
+ *   on it where it can (the simulator durably; SMTP through a fixed
+ *   Message-ID header);
+ * - events and webhook events are unique per message and kind.
+ */
+export class TransientHandoffError extends Error {
+  override readonly name = "TransientHandoffError";
+}
+
+export interface LifecycleDependencies {
+  readonly db: Db;
+  readonly store: MessageStore;
+  readonly provider: EmailProvider;
+  readonly credits: CreditsPort;
+  readonly suppressions: SuppressionsPort;
+  readonly signingKeys: SigningKeysPort;
+  readonly clock?: () => Date;
+}
+
+function transactionalData(message: StoredMessage, at: Date, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { messageId: message.id, email: message.recipient, occurredAt: at.toISOString(), ...extra };
+}
+
+export class MessageLifecycle {
+  readonly #deps: LifecycleDependencies;
+  readonly #now: () => Date;
+
+  constructor(deps: LifecycleDependencies) {
+    this.#deps = deps;
+    this.#now = deps.clock ?? (() => new Date());
+  }
+
+  get providerName(): string {
+    return this.#deps.provider.name;
+  }
+
+  async #load(companyId: string, messageId: string): Promise<StoredMessage> {
+    const message = await this.#deps.store.load(companyId, messageId);
+    if (!message) throw new Error(`message ${messageId} of company ${companyId} does not exist`);
+    return message;
+  }
+
+  #notSent(message: StoredMessage, to: "failed" | "suppressed", errorCode: "MAIL_CREDITS_EXHAUSTED" | "SENDING_SUSPENDED" | "SUPPRESSED"): Move {
+    const at = this.#now();
+    return {
+      to,
+      at,
+      eventType: to,
+      errorCode,
+      webhooks: [{ event: "failed", data: transactionalData(message, at, { error: errorCode }) }],
+    };
+  }
+
+  /** Ends the message as `suppressed` when its address bounced or complained before. */
+  async checkSuppression(companyId: string, messageId: string): Promise<MessageStatusName> {
+    const message = await this.#load(companyId, messageId);
+    if (isPastHandoff(message.status)) return message.status;
+    if (!(await this.#deps.suppressions.isSuppressed(companyId, message.recipient))) return message.status;
+    return (await this.#deps.store.move(companyId, messageId, this.#notSent(message, "suppressed", "SUPPRESSED"))).status;
+  }
+
+  /** The message waits for the sending pace: visibly `deferred`. */
+  async markDeferred(companyId: string, messageId: string): Promise<MessageStatusName> {
+    return (await this.#deps.store.move(companyId, messageId, { to: "deferred", at: this.#now(), eventType: "deferred" })).status;
+  }
+
+  async #companyMaySend(companyId: string): Promise<boolean> {
+    const pool = await this.#deps.db();
+    const { rows } = await pool.query<{ entitlement_api: boolean }>(`select entitlement_api from company where id = $1`, [companyId]);
+    return rows[0]?.entitlement_api === true;
+  }
+
+  /**
+   * Charges the credit and hands the message to the email service. Answers
+   * the status afterwards; throws TransientHandoffError when the service
+   * could not take it right now (the activity is retried, never charged again).
+   */
+  async handOff(companyId: string, messageId: string): Promise<MessageStatusName> {
+    const message = await this.#load(companyId, messageId);
+    if (isPastHandoff(message.status)) return message.status;
+    const { store, credits, provider } = this.#deps;
+
+    // A retry may find the credit charged by an attempt that then crashed:
+    // the refunds below return it (they do nothing when nothing was charged).
+    if (!(await this.#companyMaySend(companyId))) {
+      await credits.refundMessage(companyId, messageId);
+      return (await store.move(companyId, messageId, this.#notSent(message, "failed", "SENDING_SUSPENDED"))).status;
+    }
+    let dkim;
+    try {
+      dkim = (await this.#deps.signingKeys.resolveSender(companyId, message.senderId ?? undefined)).dkim;
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      // The sender or its domain can no longer send (deleted, unverified).
+      await credits.refundMessage(companyId, messageId);
+      return (await store.move(companyId, messageId, this.#notSent(message, "failed", "SENDING_SUSPENDED"))).status;
+    }
+
+    await store.move(companyId, messageId, { to: "processing", at: this.#now() });
+    const charge = await credits.chargeForMessage(companyId, messageId);
+    if (charge === "insufficient") {
+      return (await store.move(companyId, messageId, this.#notSent(message, "failed", "MAIL_CREDITS_EXHAUSTED"))).status;
+    }
+
+    const result = await provider.send({
+      messageId,
+      companyId,
+      from: { email: message.fromEmail, ...(message.fromName ? { name: message.fromName } : {}) },
+      to: { email: message.recipient, ...(message.recipientName ? { name: message.recipientName } : {}) },
+      ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+      subject: message.subject,
+      ...(message.html !== null ? { html: message.html } : {}),
+      ...(message.text !== null ? { text: message.text } : {}),
+      dkim,
+    });
+
+    const at = this.#now();
+    switch (result.outcome) {
+      case "accepted": {
+        const move: Move = {
+          to: "sent",
+          at,
+          eventType: "sent",
+          provider: provider.name,
+          providerMessageId: result.providerMessageId,
+          webhooks: [
+            {
+              event: "message.accepted",
+              data: transactionalData(message, at, { providerMessageId: result.providerMessageId }),
+            },
+            { event: "sent", data: transactionalData(message, at) },
+          ],
+        };
+        return (await store.move(companyId, messageId, move)).status;
+      }
+      case "rejected": {
+        // Spec: a message permanently rejected by the email service gets its credit back.
+        const moved = await store.move(companyId, messageId, {
+          to: "rejected",
+          at,
+          eventType: "reject",
+          detail: result.reason,
+          webhooks: [{ event: "failed", data: transactionalData(message, at, { error: "REJECTED", reason: result.reason }) }],
+        });
+        await credits.refundMessage(companyId, messageId);
+        return moved.status;
+      }
+      case "failed_transient":
+        throw new TransientHandoffError(`the email service could not take the message now: ${result.reason}`);
+    }
+  }
+
+  /**
+   * Applies an outcome reported by the email service. Idempotent on the
+   * provider's event id: a repeated report changes nothing and answers
+   * `applied: false`. Unknown provider message id: undefined (the caller
+   * may report again later, e.g. when the event raced the handoff record).
+   */
+  async applyProviderEvent(event: ProviderEvent): Promise<{ applied: boolean; messageId: string; companyId: string; status: MessageStatusName } | undefined> {
+    const message = await this.#deps.store.findByProviderMessageId(this.#deps.provider.name, event.providerMessageId);
+    if (!message) return undefined;
+    const data = transactionalData(message, event.occurredAt);
+    const moves: Record<ProviderEvent["type"], Move> = {
+      delivered: { to: "delivered", at: event.occurredAt, eventType: "delivery", webhooks: [{ event: "delivered", data }] },
+      bounced: { to: "bounced", at: event.occurredAt, eventType: "bounce", webhooks: [{ event: "bounced", data }] },
+      complained: { to: "complained", at: event.occurredAt, eventType: "complaint", webhooks: [{ event: "complaint", data }] },
+    };
+    const move: Move = { ...moves[event.type], providerEventId: event.providerEventId, ...(event.detail ? { detail: event.detail } : {}) };
+
+    const result = await inTransaction(this.#deps.db, async (tx) => {
+      const seen = await tx.query(`select 1 from message_event where provider_event_id = $1`, [event.providerEventId]);
+      if (seen.rowCount) return { applied: false, status: message.status };
+      const moved = await this.#deps.store.move(message.companyId, message.id, move, tx);
+      return { applied: true, status: moved.status };
+    });
+    if (result.applied && (event.type === "bounced" || event.type === "complained")) {
+      // Rule 1: a hard bounce or a complaint suppresses the address.
+      await this.#deps.suppressions.suppress(message.companyId, message.recipient, event.type === "bounced" ? "bounce" : "complaint", message.id);
+    }
+    return { ...result, messageId: message.id, companyId: message.companyId };
+  }
+}

@@ -1,0 +1,12 @@
+export { createMessageReader, type MessageReader, type MessageReaderOptions } from "./message-reader.ts";
+export { messageStatusToProto, toMessageProto } from "../../../transport/connect/mail/messages-to-proto.ts";
+export {
+  isMessageStatus,
+  MESSAGE_STATUSES,
+  type ListMessagesOptions,
+  type MessageEventRecord,
+  type MessagePage,
+  type MessageRecord,
+  type MessageStatusName,
+} from "./types.ts";
+export { DEFAULT_LIMIT, MAX_LIMIT } from "./filters.ts";

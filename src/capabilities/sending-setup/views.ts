@@ -1,0 +1,94 @@
+import type { Sender, SendingDomain, Template } from "../../adapters/postgres/entities/index.ts";
+import { requiredDnsRecords, type DnsRecordView, type DnsSettings } from "./dns-records.ts";
+
+/** A sending domain as the setup services hand it out (never the entity, never a key). */
+export interface SendingDomainView {
+  readonly id: string;
+  readonly companyId: string;
+  readonly domain: string;
+  readonly returnPathDomain: string;
+  readonly dkimSelector: string;
+  readonly dkimVerified: boolean;
+  /** SPF through the return-path domain: its SPF TXT and its MX. */
+  readonly spfVerified: boolean;
+  readonly dmarcVerified: boolean;
+  /** All three checks passed, or an operator overrode them. */
+  readonly verified: boolean;
+  readonly verificationOverridden: boolean;
+  readonly dnsRecords: readonly DnsRecordView[];
+  readonly lastCheckedAt: Date | null;
+  readonly createdAt: Date;
+}
+
+export interface SenderView {
+  readonly id: string;
+  readonly companyId: string;
+  readonly domainId: string;
+  readonly email: string;
+  readonly name: string | null;
+  readonly isDefault: boolean;
+  /** The sender's domain is verified. */
+  readonly verified: boolean;
+  readonly createdAt: Date;
+}
+
+export interface TemplateView {
+  readonly id: string;
+  readonly companyId: string;
+  readonly name: string;
+  readonly subject: string;
+  readonly html: string;
+  readonly text: string | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** The one definition of "verified" a domain (and thus a sender) has. */
+export function isDomainVerified(domain: Pick<SendingDomain, "dkimVerified" | "spfVerified" | "dmarcVerified" | "verificationOverridden">): boolean {
+  return domain.verificationOverridden || (domain.dkimVerified && domain.spfVerified && domain.dmarcVerified);
+}
+
+export function sendingDomainView(domain: SendingDomain, settings: DnsSettings): SendingDomainView {
+  return {
+    id: domain.id,
+    companyId: domain.company.id,
+    domain: domain.domain,
+    returnPathDomain: domain.returnPathDomain,
+    dkimSelector: domain.dkimSelector,
+    dkimVerified: domain.dkimVerified,
+    spfVerified: domain.spfVerified,
+    dmarcVerified: domain.dmarcVerified,
+    verified: isDomainVerified(domain),
+    verificationOverridden: domain.verificationOverridden,
+    dnsRecords: requiredDnsRecords(domain, settings, { dkim: domain.dkimVerified, spf: domain.spfVerified, dmarc: domain.dmarcVerified }),
+    lastCheckedAt: domain.lastCheckedAt ?? null,
+    createdAt: domain.createdAt,
+  };
+}
+
+/** `sender.domain` must be loaded (the repositories populate it). */
+export function senderView(sender: Sender): SenderView {
+  return {
+    id: sender.id,
+    companyId: sender.company.id,
+    domainId: sender.domain.id,
+    email: sender.email,
+    name: sender.name ?? null,
+    isDefault: sender.isDefault,
+    verified: isDomainVerified(sender.domain),
+    createdAt: sender.createdAt,
+  };
+}
+
+export function templateView(template: Template): TemplateView {
+  return {
+    id: template.id,
+    companyId: template.company.id,
+    name: template.name,
+    subject: template.subject,
+    html: template.html,
+    text: template.text ?? null,
+    createdAt: template.createdAt,
+    updatedAt: template.updatedAt,
+  };
+}

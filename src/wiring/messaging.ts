@@ -1,0 +1,118 @@
+import type { Config } from "../config.ts";
+import type { Pool } from "../adapters/postgres/sql.ts";
+import { MessageDispatcher } from "../adapters/temporal/messages/dispatcher.ts";
+import { postgresHandoffJournal } from "../adapters/postgres/messages/handoff-journal.ts";
+import { createSimulatorProvider } from "../adapters/email/simulator.ts";
+import { createSmtpProvider } from "../adapters/email/smtp-provider.ts";
+import type { EmailProvider, ProviderEvent } from "../capabilities/messages/email-provider.ts";
+import { type AcceptSendDependencies, acceptSend, type SendAnswer, type SendCaller } from "../capabilities/messages/accept/accept-send.ts";
+import type { SenderDirectoryPort, TemplatesPort, WalletPort } from "../capabilities/messages/accept/ports.ts";
+import { MessageLifecycle } from "../capabilities/messages/lifecycle/message-lifecycle.ts";
+import { MessageStore } from "../adapters/postgres/messages/message-store.ts";
+import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "../capabilities/messages/lifecycle/ports.ts";
+import { ProviderEventsIntake } from "../capabilities/messages/lifecycle/provider-events.ts";
+import { SendingPace } from "../capabilities/messages/lifecycle/sending-pace.ts";
+import { createMessageReader, type MessageReader } from "../capabilities/messages/read/index.ts";
+import type { SendMessageRequest } from "../gen/mail/v1/mail_pb.js";
+
+/**
+ * The messages capability put together: accepting sends, the lifecycle the
+ * workflows drive, the provider-events entry point, the message log, and
+ * the dispatcher that starts workflows (with its outbox relay).
+ */
+export interface MessagingDependencies {
+  readonly db: () => Promise<Pool>;
+  readonly config: Config;
+  readonly credits: CreditsPort & WalletPort;
+  readonly suppressions: SuppressionsPort;
+  readonly senders: SenderDirectoryPort & SigningKeysPort;
+  readonly templates: TemplatesPort;
+  readonly log: { warn(details: Record<string, unknown>, message: string): void };
+}
+
+export interface Messaging {
+  readonly acceptSend: (caller: SendCaller, request: SendMessageRequest, idempotencyKey: string | undefined) => Promise<SendAnswer>;
+  readonly reader: MessageReader;
+  readonly lifecycle: MessageLifecycle;
+  readonly pace: SendingPace;
+  readonly dispatcher: MessageDispatcher;
+  readonly providerEvents: ProviderEventsIntake;
+  readonly provider: EmailProvider;
+  close(): Promise<void>;
+}
+
+function createProvider(deps: MessagingDependencies, onEvent: (event: ProviderEvent) => Promise<void>): EmailProvider {
+  const { config } = deps;
+  if (config.emailProvider === "smtp") {
+    return createSmtpProvider({
+      host: config.smtp.host,
+      port: config.smtp.port,
+      secure: config.smtp.secure,
+      ...(config.smtp.user ? { auth: { user: config.smtp.user, pass: config.smtp.password ?? "" } } : {}),
+      messageIdDomain: config.messageIdDomain,
+    });
+  }
+  return createSimulatorProvider({
+    onEvent,
+    journal: postgresHandoffJournal(deps.db),
+    handoffDelayMs: config.simulatorHandoffDelayMs,
+  });
+}
+
+export function createMessaging(deps: MessagingDependencies): Messaging {
+  const { config, db } = deps;
+  const store = new MessageStore(db);
+  // The provider reports outcomes through the intake, which needs the
+  // lifecycle, which needs the provider: the late binding breaks the cycle.
+  const late: { intake?: ProviderEventsIntake } = {};
+  const provider = createProvider(deps, async (event) => {
+    if (!late.intake) throw new Error("provider events arrived before the intake was ready");
+    await late.intake.report(event);
+  });
+  const lifecycle = new MessageLifecycle({
+    db,
+    store,
+    provider,
+    credits: deps.credits,
+    suppressions: deps.suppressions,
+    signingKeys: deps.senders,
+  });
+  const dispatcher = new MessageDispatcher({
+    address: config.temporalAddress ?? "127.0.0.1:7233",
+    namespace: config.temporalNamespace,
+    taskQueue: config.temporalTaskQueue,
+    store,
+    provider: provider.name,
+    handoffTimeoutSeconds: config.handoffTimeoutSeconds,
+    outcomeWindowHours: config.outcomeWindowHours,
+    relayIntervalMs: config.relayIntervalMs,
+    log: deps.log,
+  });
+  const intake = new ProviderEventsIntake(lifecycle, (messageId, status) => dispatcher.signalStatus(messageId, status), deps.log);
+  late.intake = intake;
+
+  const acceptDeps: AcceptSendDependencies = {
+    store,
+    senders: deps.senders,
+    templates: deps.templates,
+    wallet: deps.credits,
+    onAccepted: (message) => {
+      // Best effort now; the relay picks up whatever this could not start.
+      void dispatcher.dispatch(message).catch((error: unknown) => deps.log.warn({ err: error }, "dispatch failed"));
+    },
+  };
+
+  return {
+    acceptSend: (caller, request, key) => acceptSend(acceptDeps, caller, request, key),
+    reader: createMessageReader(db, { cursorSecret: config.cursorSecret }),
+    lifecycle,
+    pace: new SendingPace(db, { ratePerSecond: config.sendingRatePerSecond, burst: config.sendingBurst }),
+    dispatcher,
+    providerEvents: intake,
+    provider,
+    async close() {
+      await dispatcher.close();
+      await provider.close();
+    },
+  };
+}

@@ -1,0 +1,133 @@
+import { createHash, randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type IdempotencyScope, PostgresIdempotencyStore } from "../../../../src/capabilities/idempotency/index.ts";
+import { poolOf } from "../../../../src/adapters/postgres/sql.ts";
+import { type Harness, openHarness } from "../../../capabilities/accounts/harness.ts";
+
+const RPC = "mail.v1.MailService/SendMessage";
+
+function hash(body: string): Uint8Array {
+  return createHash("sha256").update(body).digest();
+}
+
+describe("PostgresIdempotencyStore", () => {
+  let h: Harness;
+  // Two "API processes" on one database.
+  let storeA: PostgresIdempotencyStore;
+  let storeB: PostgresIdempotencyStore;
+  let keyId: string;
+  let otherKeyId: string;
+
+  beforeAll(async () => {
+    h = await openHarness();
+    const other = await h.openProcess();
+    storeA = new PostgresIdempotencyStore(poolOf(h.orm), { windowHours: 24, cleanupEveryMs: 0 });
+    storeB = new PostgresIdempotencyStore(poolOf(other.orm), { windowHours: 24, cleanupEveryMs: 0 });
+    const company = await h.accounts.service.createCompany("Acme");
+    keyId = (await h.accounts.service.createApiKey(company.id, "a", ["mail.transactional.send"])).key.id;
+    otherKeyId = (await h.accounts.service.createApiKey(company.id, "b", ["mail.transactional.send"])).key.id;
+  });
+
+  afterAll(async () => {
+    await storeA?.close();
+    await storeB?.close();
+    await h?.close();
+  });
+
+  function scope(overrides: Partial<IdempotencyScope> = {}): IdempotencyScope {
+    return { apiKeyId: keyId, key: randomUUID(), rpc: RPC, requestHash: hash("body"), ...overrides };
+  }
+
+  it("claims once; the same request then finds it in progress, another body or RPC a mismatch", async () => {
+    const s = scope();
+    expect((await storeA.claim(s)).kind).toBe("claimed");
+    expect(await storeB.claim(s)).toEqual({ kind: "in_progress" });
+    expect(await storeB.claim({ ...s, requestHash: hash("other body") })).toEqual({ kind: "mismatch" });
+    expect(await storeB.claim({ ...s, rpc: "mail.v1.MailService/UpsertContact" })).toEqual({ kind: "mismatch" });
+  });
+
+  it("of concurrent claims from two processes exactly one wins", async () => {
+    const s = scope();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? storeA : storeB).claim(s)));
+    expect(results.filter((r) => r.kind === "claimed")).toHaveLength(1);
+    expect(results.filter((r) => r.kind === "in_progress")).toHaveLength(19);
+  });
+
+  it("keeps a response or an error answer for replays", async () => {
+    const s = scope();
+    const claim = await storeA.claim(s);
+    if (claim.kind !== "claimed") throw new Error("expected a claim");
+    const response = new Uint8Array([10, 3, 97, 98, 99]);
+    expect(await storeA.complete(s, claim.token, { kind: "response", response, headers: { location: "/x" } })).toBe(true);
+    expect(await storeB.claim(s)).toEqual({ kind: "completed", answer: { kind: "response", response, headers: { location: "/x" } } });
+
+    const e = scope();
+    const errorClaim = await storeA.claim(e);
+    if (errorClaim.kind !== "claimed") throw new Error("expected a claim");
+    await storeA.complete(e, errorClaim.token, { kind: "error", code: "NOT_FOUND", message: "No such template.", headers: {} });
+    expect(await storeB.claim(e)).toEqual({
+      kind: "completed",
+      answer: { kind: "error", code: "NOT_FOUND", message: "No such template.", headers: {} },
+    });
+  });
+
+  it("a released claim can be claimed again", async () => {
+    const s = scope();
+    const claim = await storeA.claim(s);
+    if (claim.kind !== "claimed") throw new Error("expected a claim");
+    await storeA.release(s, claim.token);
+    expect((await storeB.claim(s)).kind).toBe("claimed");
+  });
+
+  it("records are per API key", async () => {
+    const s = scope();
+    expect((await storeA.claim(s)).kind).toBe("claimed");
+    expect((await storeA.claim({ ...s, apiKeyId: otherKeyId })).kind).toBe("claimed");
+  });
+
+  it("an expired record is taken over (by exactly one of concurrent requests), even with another body", async () => {
+    const s = scope();
+    const claim = await storeA.claim(s);
+    if (claim.kind !== "claimed") throw new Error("expected a claim");
+    await storeA.complete(s, claim.token, { kind: "response", response: new Uint8Array([1]), headers: {} });
+    await h.db.query(`update idempotency_record set expires_at = now() - interval '1 second' where idempotency_key = $1`, [s.key]);
+
+    const next = { ...s, requestHash: hash("new body") };
+    expect((await storeA.inspect(next)).kind).toBe("absent");
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? storeA : storeB).claim(next)));
+    expect(results.filter((r) => r.kind === "claimed")).toHaveLength(1);
+    const row = await h.db.query<{ state: string; response: Buffer | null; live: boolean }>(
+      `select state, response, expires_at > now() + interval '23 hours' as live from idempotency_record where idempotency_key = $1`,
+      [s.key],
+    );
+    expect(row.rows[0]).toEqual({ state: "in_progress", response: null, live: true });
+  });
+
+  it("an abandoned in-progress claim is taken over; its first owner can then neither store nor drop the record", async () => {
+    const s = scope();
+    const first = await storeA.claim(s);
+    if (first.kind !== "claimed") throw new Error("expected a claim");
+    await h.db.query(`update idempotency_record set created_at = now() - interval '10 minutes' where idempotency_key = $1`, [s.key]);
+
+    const second = await storeB.claim(s);
+    if (second.kind !== "claimed") throw new Error("expected the abandoned claim to be taken over");
+    expect(await storeA.complete(s, first.token, { kind: "response", response: new Uint8Array([1]), headers: {} })).toBe(false);
+    await storeA.release(s, first.token);
+    expect(await storeA.claim(s)).toEqual({ kind: "in_progress" });
+    expect(await storeB.complete(s, second.token, { kind: "response", response: new Uint8Array([2]), headers: {} })).toBe(true);
+  });
+
+  it("cleanup deletes expired records only", async () => {
+    const live = scope();
+    const expired = scope();
+    await storeA.claim(live);
+    await storeA.claim(expired);
+    await h.db.query(`update idempotency_record set expires_at = now() - interval '1 minute' where idempotency_key = $1`, [expired.key]);
+    expect(await storeA.cleanup()).toBeGreaterThanOrEqual(1);
+    const left = await h.db.query<{ idempotency_key: string }>(
+      `select idempotency_key from idempotency_record where idempotency_key = any($1)`,
+      [[live.key, expired.key]],
+    );
+    expect(left.rows.map((r) => r.idempotency_key)).toEqual([live.key]);
+  });
+});

@@ -1,0 +1,282 @@
+import { createHmac } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateApiKey, isWellFormedApiKey, SECRET_LENGTH } from "../../../src/capabilities/accounts/api-keys.ts";
+import { API_KEY_SCOPES } from "../../../src/capabilities/accounts/scopes.ts";
+import { expectApiError, openHarness, TEST_CONFIG, type Harness } from "./harness.ts";
+
+describe("API key format", () => {
+  it("is <prefix>_<43 base62 characters>, with a displayable prefix of 8", () => {
+    const { fullKey, displayPrefix } = generateApiKey("tml");
+    expect(fullKey).toMatch(/^tml_[0-9A-Za-z]{43}$/);
+    expect(SECRET_LENGTH).toBe(43);
+    expect(displayPrefix).toBe(fullKey.slice(0, 12));
+    expect(isWellFormedApiKey("tml", fullKey)).toBe(true);
+    expect(isWellFormedApiKey("abc", fullKey)).toBe(false);
+  });
+
+  it("does not repeat", () => {
+    const keys = new Set(Array.from({ length: 1000 }, () => generateApiKey("tml").fullKey));
+    expect(keys.size).toBe(1000);
+  });
+});
+
+describe("accounts: API keys", () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await openHarness();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("creates a key whose secret authenticates, and stores only its hash", async () => {
+    const company = await h.accounts.service.createCompany("Acme GmbH");
+    const scopes = ["mail.transactional.send", "mail.events.read"];
+    const { key, secret } = await h.accounts.service.createApiKey(company.id, "production", scopes);
+
+    expect(secret).toMatch(/^tml_[0-9A-Za-z]{43}$/);
+    expect(key).toMatchObject({
+      companyId: company.id,
+      name: "production",
+      prefix: secret.slice(0, 12),
+      scopes,
+      status: "active",
+      lastUsedAt: null,
+      expiresAt: null,
+      revokedAt: null,
+    });
+
+    const auth = await h.accounts.authenticator.authenticate(secret);
+    expect(auth).toEqual({
+      keyId: key.id,
+      keyName: "production",
+      keyPrefix: key.prefix,
+      scopes,
+      expiresAt: null,
+      companyId: company.id,
+      companyName: "Acme GmbH",
+      entitlements: { api: true, smtp: false },
+    });
+
+    // The whole row, as text: the secret is in it nowhere, only its HMAC.
+    const row = await h.db.query<{ row: string; secret_hash: Buffer }>(`select t::text as row, secret_hash from api_key t where id = $1`, [key.id]);
+    const stored = row.rows[0];
+    expect(stored).toBeDefined();
+    const secretPart = secret.slice(4);
+    expect(stored?.row).not.toContain(secret);
+    expect(stored?.row).not.toContain(secretPart);
+    expect(stored?.row).not.toContain(Buffer.from(secret).toString("hex"));
+    expect(stored?.secret_hash).toEqual(createHmac("sha256", TEST_CONFIG.apiKeyPepper).update(secret).digest());
+  });
+
+  it("refuses unknown scopes, naming the field", async () => {
+    const company = await h.accounts.service.createCompany("Scopes Ltd");
+    const error = await expectApiError(
+      h.accounts.service.createApiKey(company.id, "k", ["mail.events.read", "mail.admin"]),
+      "VALIDATION_ERROR",
+    );
+    expect(error.message).toContain("scopes[1]");
+    await expectApiError(h.accounts.service.createApiKey(company.id, "k", []), "VALIDATION_ERROR");
+    // Every known scope is accepted; duplicates collapse.
+    const { key } = await h.accounts.service.createApiKey(company.id, "all", [...API_KEY_SCOPES, "mail.events.read"]);
+    expect(key.scopes).toEqual([...API_KEY_SCOPES]);
+  });
+
+  it("validates names and expiry", async () => {
+    const company = await h.accounts.service.createCompany("Names Inc");
+    await expectApiError(h.accounts.service.createApiKey(company.id, "   ", ["mail.events.read"]), "VALIDATION_ERROR");
+    await expectApiError(h.accounts.service.createApiKey(company.id, "x".repeat(201), ["mail.events.read"]), "VALIDATION_ERROR");
+    const past = new Date(h.clock.now().getTime() - 1000);
+    const error = await expectApiError(h.accounts.service.createApiKey(company.id, "k", ["mail.events.read"], past), "VALIDATION_ERROR");
+    expect(error.message).toContain("expiresAt");
+  });
+
+  it("answers NOT_FOUND for an unknown company", async () => {
+    await expectApiError(h.accounts.service.createApiKey("6f1c2d1e-0000-4000-8000-000000000000", "k", ["mail.events.read"]), "NOT_FOUND");
+    await expectApiError(h.accounts.service.createApiKey("not-a-uuid", "k", ["mail.events.read"]), "NOT_FOUND");
+    await expectApiError(h.accounts.service.listApiKeys("6f1c2d1e-0000-4000-8000-000000000000"), "NOT_FOUND");
+  });
+
+  it("refuses malformed and unknown keys with API_KEY_INVALID", async () => {
+    const company = await h.accounts.service.createCompany("Malformed AG");
+    const { secret } = await h.accounts.service.createApiKey(company.id, "k", ["mail.events.read"]);
+    const unknown = generateApiKey("tml").fullKey;
+    for (const presented of [
+      "",
+      "tml_",
+      "tml",
+      `Bearer ${secret}`,
+      `${secret} `,
+      secret.slice(0, -1),
+      `${secret}x`,
+      `abc_${secret.slice(4)}`,
+      `tml-${secret.slice(4)}`,
+      `tml_${secret.slice(4, -1)}!`,
+      unknown,
+    ]) {
+      await expectApiError(h.accounts.authenticator.authenticate(presented), "API_KEY_INVALID");
+    }
+  });
+
+  it("does not accept a key hashed with another pepper", async () => {
+    const company = await h.accounts.service.createCompany("Pepper SA");
+    const { secret } = await h.accounts.service.createApiKey(company.id, "k", ["mail.events.read"]);
+    const { createAccounts } = await import("../../../src/capabilities/accounts/index.ts");
+    const other = createAccounts(h.orm, { ...TEST_CONFIG, apiKeyPepper: "another-pepper" }, { clock: h.clock.now });
+    try {
+      await expectApiError(other.authenticator.authenticate(secret), "API_KEY_INVALID");
+    } finally {
+      await other.usage.close();
+    }
+  });
+
+  it("revocation takes effect immediately, in every process", async () => {
+    const other = await h.openProcess();
+    const company = await h.accounts.service.createCompany("Revoked BV");
+    const { key, secret } = await h.accounts.service.createApiKey(company.id, "k", ["mail.events.read"]);
+    // Both "processes" accept the key...
+    await h.accounts.authenticator.authenticate(secret);
+    await other.accounts.authenticator.authenticate(secret);
+
+    const revoked = await h.accounts.service.revokeApiKey(company.id, key.id);
+    expect(revoked.status).toBe("revoked");
+    expect(revoked.revokedAt).toEqual(h.clock.now());
+
+    // ...and both refuse it on the very next call.
+    await expectApiError(h.accounts.authenticator.authenticate(secret), "API_KEY_INVALID");
+    await expectApiError(other.accounts.authenticator.authenticate(secret), "API_KEY_INVALID");
+
+    // Revoking again changes nothing.
+    h.clock.advanceHours(1);
+    const again = await h.accounts.service.revokeApiKey(company.id, key.id);
+    expect(again.revokedAt).toEqual(revoked.revokedAt);
+  });
+
+  it("rotation: old key works during the grace, then answers API_KEY_EXPIRED; the new one works", async () => {
+    const company = await h.accounts.service.createCompany("Rotate Oy");
+    const scopes = ["mail.contacts.read", "mail.contacts.write"];
+    const { key: old, secret: oldSecret } = await h.accounts.service.createApiKey(company.id, "crm", scopes);
+
+    const rotated = await h.accounts.service.rotateApiKey(company.id, old.id);
+    const graceEnd = new Date(h.clock.now().getTime() + 24 * 3_600_000);
+    expect(rotated.secret).not.toBe(oldSecret);
+    expect(rotated.key).toMatchObject({ name: "crm", scopes, status: "active", expiresAt: null });
+    expect(rotated.previous).toMatchObject({ id: old.id, status: "active", replacedById: rotated.key.id, expiresAt: graceEnd });
+
+    const oldAuth = await h.accounts.authenticator.authenticate(oldSecret);
+    expect(oldAuth.expiresAt).toEqual(graceEnd);
+    expect((await h.accounts.authenticator.authenticate(rotated.secret)).keyId).toBe(rotated.key.id);
+
+    h.clock.advanceHours(23.9);
+    await h.accounts.authenticator.authenticate(oldSecret);
+
+    h.clock.advanceHours(0.1); // exactly the end of the grace
+    await expectApiError(h.accounts.authenticator.authenticate(oldSecret), "API_KEY_EXPIRED");
+    expect((await h.accounts.authenticator.authenticate(rotated.secret)).keyId).toBe(rotated.key.id);
+
+    const list = await h.accounts.service.listApiKeys(company.id);
+    expect(list.map((k) => [k.id, k.status])).toEqual([
+      [old.id, "expired"],
+      [rotated.key.id, "active"],
+    ]);
+  });
+
+  it("rotation with graceHours 0 ends the old key at once", async () => {
+    const company = await h.accounts.service.createCompany("Zero Grace");
+    const { key, secret } = await h.accounts.service.createApiKey(company.id, "k", ["mail.events.read"]);
+    const rotated = await h.accounts.service.rotateApiKey(company.id, key.id, 0);
+    await expectApiError(h.accounts.authenticator.authenticate(secret), "API_KEY_EXPIRED");
+    await h.accounts.authenticator.authenticate(rotated.secret);
+  });
+
+  it("rotation keeps an earlier own expiry, and refuses keys that are not active", async () => {
+    const company = await h.accounts.service.createCompany("Rotate Rules");
+    const soon = new Date(h.clock.now().getTime() + 3_600_000);
+    const { key } = await h.accounts.service.createApiKey(company.id, "k", ["mail.events.read"], soon);
+    const rotated = await h.accounts.service.rotateApiKey(company.id, key.id, 48);
+    expect(rotated.previous.expiresAt).toEqual(soon);
+
+    // Already rotated: rotate its successor instead.
+    await expectApiError(h.accounts.service.rotateApiKey(company.id, key.id), "VALIDATION_ERROR");
+    // Revoked.
+    const { key: revoked } = await h.accounts.service.createApiKey(company.id, "r", ["mail.events.read"]);
+    await h.accounts.service.revokeApiKey(company.id, revoked.id);
+    await expectApiError(h.accounts.service.rotateApiKey(company.id, revoked.id), "VALIDATION_ERROR");
+    // Bad grace.
+    await expectApiError(h.accounts.service.rotateApiKey(company.id, rotated.key.id, -1), "VALIDATION_ERROR");
+    // Concurrent rotations of one key: exactly one wins.
+    const outcomes = await Promise.allSettled([
+      h.accounts.service.rotateApiKey(company.id, rotated.key.id),
+      h.accounts.service.rotateApiKey(company.id, rotated.key.id),
+    ]);
+    expect(outcomes.map((o) => o.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const loser = outcomes.find((o) => o.status === "rejected");
+    expect(loser?.status === "rejected" && (loser.reason as { code?: string }).code).toBe("VALIDATION_ERROR");
+  });
+
+  it("own expiry answers API_KEY_EXPIRED", async () => {
+    const company = await h.accounts.service.createCompany("Expiry Ltd");
+    const expiresAt = new Date(h.clock.now().getTime() + 2 * 3_600_000);
+    const { secret } = await h.accounts.service.createApiKey(company.id, "temp", ["mail.events.read"], expiresAt);
+    expect((await h.accounts.authenticator.authenticate(secret)).expiresAt).toEqual(expiresAt);
+    h.clock.advanceHours(2);
+    await expectApiError(h.accounts.authenticator.authenticate(secret), "API_KEY_EXPIRED");
+  });
+
+  it("lists the key table of a company", async () => {
+    const company = await h.accounts.service.createCompany("List Co");
+    const a = await h.accounts.service.createApiKey(company.id, "a", ["mail.events.read"]);
+    const b = await h.accounts.service.createApiKey(company.id, "b", ["mail.transactional.send"]);
+    await h.accounts.service.revokeApiKey(company.id, b.key.id);
+    const list = await h.accounts.service.listApiKeys(company.id);
+    expect(list).toHaveLength(2);
+    expect(list.map((k) => ({ name: k.name, prefix: k.prefix, status: k.status }))).toEqual([
+      { name: "a", prefix: a.key.prefix, status: "active" },
+      { name: "b", prefix: b.key.prefix, status: "revoked" },
+    ]);
+    for (const k of list) expect(JSON.stringify(k)).not.toContain(a.secret.slice(12));
+  });
+});
+
+describe("accounts: companies", () => {
+  let h: Harness;
+
+  beforeAll(async () => {
+    h = await openHarness();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  it("creates, lists and changes entitlements", async () => {
+    const a = await h.accounts.service.createCompany("  Alpha  ");
+    const b = await h.accounts.service.createCompany("Beta", { smtp: true, api: false });
+    expect(a).toMatchObject({ name: "Alpha", entitlements: { api: true, smtp: false } });
+    expect(b.entitlements).toEqual({ api: false, smtp: true });
+    expect((await h.accounts.service.listCompanies()).map((c) => c.id)).toEqual([a.id, b.id]);
+
+    const changed = await h.accounts.service.setEntitlements(a.id, { smtp: true });
+    expect(changed.entitlements).toEqual({ api: true, smtp: true });
+    expect((await h.accounts.service.getCompany(a.id)).entitlements).toEqual({ api: true, smtp: true });
+
+    // The authenticator reports the current entitlements on the next call.
+    const { secret } = await h.accounts.service.createApiKey(a.id, "k", ["mail.events.read"]);
+    await h.accounts.service.setEntitlements(a.id, { api: false });
+    expect((await h.accounts.authenticator.authenticate(secret)).entitlements).toEqual({ api: false, smtp: true });
+  });
+
+  it("validates names and entitlements; unknown companies are NOT_FOUND", async () => {
+    await expectApiError(h.accounts.service.createCompany(""), "VALIDATION_ERROR");
+    await expectApiError(h.accounts.service.createCompany("x".repeat(201)), "VALIDATION_ERROR");
+    // 200 characters, counted as the database does (code points, not UTF-16 units).
+    expect([...(await h.accounts.service.createCompany("😀".repeat(200))).name]).toHaveLength(200);
+    await expectApiError(h.accounts.service.createCompany("😀".repeat(201)), "VALIDATION_ERROR");
+    const bad = { api: "yes" } as unknown as { api: boolean };
+    await expectApiError(h.accounts.service.createCompany("Ok", bad), "VALIDATION_ERROR");
+    await expectApiError(h.accounts.service.setEntitlements("6f1c2d1e-0000-4000-8000-000000000000", { api: true }), "NOT_FOUND");
+    await expectApiError(h.accounts.service.getCompany("nope"), "NOT_FOUND");
+  });
+});

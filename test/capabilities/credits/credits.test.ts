@@ -1,0 +1,170 @@
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectApiError } from "../accounts/harness.ts";
+import { openSendingHarness, type SendingHarness } from "../sending-setup/harness.ts";
+
+describe("credits", () => {
+  let h: SendingHarness;
+
+  beforeAll(async () => {
+    // Enough connections for the parallel charges to really overlap.
+    h = await openSendingHarness({}, 12);
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  describe("adjust, balance, ledger", () => {
+    it("starts without a wallet at 0; every change is a ledger row, newest first", async () => {
+      const companyId = await h.newCompany();
+      expect(await h.credits.balance(companyId)).toBe(0);
+      expect(await h.credits.hasCredits(companyId)).toBe(false);
+      expect((await h.db.query(`select 1 from credit_wallet where company_id = $1`, [companyId])).rows).toHaveLength(0);
+
+      expect(await h.credits.adjust(companyId, 10, " welcome grant ")).toBe(10);
+      expect(await h.credits.adjust(companyId, -3, "correction")).toBe(7);
+      expect(await h.credits.balance(companyId)).toBe(7);
+      expect(await h.credits.hasCredits(companyId)).toBe(true);
+
+      const ledger = await h.credits.ledger(companyId);
+      expect(ledger.map(({ delta, reason, note, messageId }) => ({ delta, reason, note, messageId }))).toEqual([
+        { delta: -3, reason: "adjustment", note: "correction", messageId: null },
+        { delta: 10, reason: "grant", note: "welcome grant", messageId: null },
+      ]);
+      expect(ledger[0]?.createdAt).toBeInstanceOf(Date);
+      expect(await h.credits.ledger(companyId, 1)).toHaveLength(1);
+      expect(await h.credits.wallet(companyId)).toMatchObject({ companyId, balance: 7, ledger: [{ delta: -3 }, { delta: 10 }] });
+    });
+
+    it("never goes below zero: the change is refused and nothing is recorded", async () => {
+      const companyId = await h.newCompany();
+      const empty = await expectApiError(h.credits.adjust(companyId, -1, "take one"), "VALIDATION_ERROR");
+      expect(empty.message).toMatch(/^amount: /);
+      await h.credits.adjust(companyId, 2, "grant");
+      await expectApiError(h.credits.adjust(companyId, -3, "too much"), "VALIDATION_ERROR");
+      expect(await h.credits.balance(companyId)).toBe(2);
+      expect(await h.credits.ledger(companyId)).toHaveLength(1);
+      expect(await h.credits.adjust(companyId, -2, "all of it")).toBe(0);
+    });
+
+    it("validates amount and note, and the company", async () => {
+      const companyId = await h.newCompany();
+      for (const amount of [0, 1.5, Number.NaN, 2_000_000_000]) {
+        await expectApiError(h.credits.adjust(companyId, amount, "x"), "VALIDATION_ERROR");
+      }
+      const note = await expectApiError(h.credits.adjust(companyId, 1, "  "), "VALIDATION_ERROR");
+      expect(note.message).toMatch(/^note: /);
+      await expectApiError(h.credits.adjust("00000000-0000-4000-8000-000000000000", 1, "x"), "NOT_FOUND");
+      await expectApiError(h.credits.wallet("00000000-0000-4000-8000-000000000000"), "NOT_FOUND");
+    });
+  });
+
+  describe("charges and refunds of messages", () => {
+    it("charges once per message, idempotently, and refunds once", async () => {
+      const companyId = await h.newCompany();
+      await h.credits.adjust(companyId, 2, "grant");
+      const message = randomUUID();
+      expect(await h.credits.chargeForMessage(companyId, message)).toBe("charged");
+      expect(await h.credits.chargeForMessage(companyId, message)).toBe("already_charged");
+      expect(await h.credits.balance(companyId)).toBe(1);
+
+      expect(await h.credits.refundMessage(companyId, message)).toBe("refunded");
+      expect(await h.credits.refundMessage(companyId, message)).toBe("already_refunded");
+      expect(await h.credits.balance(companyId)).toBe(2);
+      // A refunded message is still charged: retries never charge again.
+      expect(await h.credits.chargeForMessage(companyId, message)).toBe("already_charged");
+      expect(await h.credits.balance(companyId)).toBe(2);
+
+      const ledger = await h.credits.ledger(companyId);
+      expect(ledger.map((e) => [e.reason, e.delta, e.messageId])).toEqual([
+        ["refund", 1, message],
+        ["charge", -1, message],
+        ["grant", 2, null],
+      ]);
+    });
+
+    it("reports insufficient with an empty wallet and records nothing; a later charge works", async () => {
+      const companyId = await h.newCompany();
+      const message = randomUUID();
+      expect(await h.credits.chargeForMessage(companyId, message)).toBe("insufficient");
+      expect(await h.credits.ledger(companyId)).toEqual([]);
+      await h.credits.adjust(companyId, 1, "grant");
+      expect(await h.credits.chargeForMessage(companyId, message)).toBe("charged");
+      expect(await h.credits.chargeForMessage(companyId, randomUUID())).toBe("insufficient");
+      expect(await h.credits.balance(companyId)).toBe(0);
+    });
+
+    it("does not refund a message that was never charged", async () => {
+      const companyId = await h.newCompany();
+      await h.credits.adjust(companyId, 1, "grant");
+      expect(await h.credits.refundMessage(companyId, randomUUID())).toBe("not_charged");
+      expect(await h.credits.balance(companyId)).toBe(1);
+    });
+
+    it("20 parallel charges of distinct messages against a balance of 5: exactly 5 charged, balance 0", async () => {
+      const companyId = await h.newCompany();
+      await h.credits.adjust(companyId, 5, "grant");
+      const outcomes = await Promise.all(Array.from({ length: 20 }, () => h.credits.chargeForMessage(companyId, randomUUID())));
+      expect(outcomes.filter((o) => o === "charged")).toHaveLength(5);
+      expect(outcomes.filter((o) => o === "insufficient")).toHaveLength(15);
+      expect(await h.credits.balance(companyId)).toBe(0);
+      const charges = (await h.credits.ledger(companyId)).filter((e) => e.reason === "charge");
+      expect(charges).toHaveLength(5);
+    });
+
+    it("10 parallel charges of the same message: one charge", async () => {
+      const companyId = await h.newCompany();
+      await h.credits.adjust(companyId, 5, "grant");
+      const message = randomUUID();
+      const outcomes = await Promise.all(Array.from({ length: 10 }, () => h.credits.chargeForMessage(companyId, message)));
+      expect(outcomes.filter((o) => o === "charged")).toHaveLength(1);
+      expect(outcomes.filter((o) => o === "already_charged")).toHaveLength(9);
+      expect(await h.credits.balance(companyId)).toBe(4);
+
+      const refunds = await Promise.all(Array.from({ length: 10 }, () => h.credits.refundMessage(companyId, message)));
+      expect(refunds.filter((o) => o === "refunded")).toHaveLength(1);
+      expect(await h.credits.balance(companyId)).toBe(5);
+    });
+
+    it("concurrent grants, charges and removals keep balance and ledger in step", async () => {
+      const companyId = await h.newCompany();
+      await h.credits.adjust(companyId, 10, "grant");
+      await Promise.all([
+        ...Array.from({ length: 8 }, () => h.credits.chargeForMessage(companyId, randomUUID())),
+        ...Array.from({ length: 4 }, () => h.credits.adjust(companyId, 2, "top up")),
+        h.credits.adjust(companyId, -3, "remove").catch(() => undefined),
+      ]);
+      const { rows } = await h.db.query<{ sum: string }>(`select sum(delta) as sum from credit_ledger where company_id = $1`, [companyId]);
+      expect(await h.credits.balance(companyId)).toBe(Number(rows[0]?.sum));
+      expect(await h.credits.balance(companyId)).toBeGreaterThanOrEqual(0);
+    });
+
+    it("refuses ids that are not UUIDs (a caller bug)", async () => {
+      const companyId = await h.newCompany();
+      await expect(h.credits.chargeForMessage(companyId, "m-1")).rejects.toThrow(/UUID/);
+      await expect(h.credits.refundMessage("c-1", randomUUID())).rejects.toThrow(/UUID/);
+    });
+  });
+
+  describe("tenant isolation", () => {
+    it("wallets, ledgers, charges and refunds are per company", async () => {
+      const a = await h.newCompany("A");
+      const b = await h.newCompany("B");
+      await h.credits.adjust(a, 3, "grant A");
+      expect(await h.credits.balance(b)).toBe(0);
+      expect(await h.credits.hasCredits(b)).toBe(false);
+      expect(await h.credits.ledger(b)).toEqual([]);
+      expect(await h.credits.wallet(b)).toMatchObject({ balance: 0, ledger: [] });
+
+      const message = randomUUID();
+      expect(await h.credits.chargeForMessage(a, message)).toBe("charged");
+      // B cannot refund (and so gain a credit from) A's message...
+      expect(await h.credits.refundMessage(b, message)).toBe("not_charged");
+      // ...and a charge of A's message for B is a bug, never a silent success.
+      await expect(h.credits.chargeForMessage(b, message)).rejects.toThrow(/another company/);
+      expect(await h.credits.balance(a)).toBe(2);
+      expect(await h.credits.balance(b)).toBe(0);
+    });
+  });
+});

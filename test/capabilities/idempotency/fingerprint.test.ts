@@ -1,0 +1,94 @@
+import { fromBinary, fromJson, type JsonObject, toBinary } from "@bufbuild/protobuf";
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../../../src/contract/api-error.ts";
+import { canonicalJson, parseIdempotencyKey, requestFingerprint } from "../../../src/capabilities/idempotency/index.ts";
+import { SendMessageRequestSchema } from "../../../src/gen/mail/v1/mail_pb.js";
+
+const SEND = "mail.v1.MailService/SendMessage";
+
+function fingerprintOf(json: JsonObject, rpc = SEND): string {
+  return requestFingerprint(rpc, SendMessageRequestSchema, fromJson(SendMessageRequestSchema, json)).toString("hex");
+}
+
+describe("canonicalJson", () => {
+  it("sorts object keys at every depth, keeps array order and writes no whitespace", () => {
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: true, y: null }], c: "x" } })).toBe('{"a":{"c":"x","d":[3,{"y":null,"z":true}]},"b":1}');
+    expect(canonicalJson([2, 1])).toBe("[2,1]");
+    expect(canonicalJson("é\n")).toBe('"é\\n"');
+    expect(canonicalJson(null)).toBe("null");
+  });
+});
+
+describe("requestFingerprint", () => {
+  const body: JsonObject = {
+    to: { email: "ada@example.com", name: "Ada" },
+    subject: "Hello",
+    html: "<p>Hi</p>",
+    tags: { campaign: "welcome", tier: "gold" },
+    variables: { first: "Ada", count: 3, nested: { b: 1, a: 2 } },
+  };
+
+  it("is a SHA-256 digest", () => {
+    expect(fingerprintOf(body)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("is the same whatever order the fields, map entries and object keys were written in", () => {
+    const reordered: JsonObject = {
+      variables: { nested: { a: 2, b: 1 }, count: 3, first: "Ada" },
+      tags: { tier: "gold", campaign: "welcome" },
+      html: "<p>Hi</p>",
+      subject: "Hello",
+      to: { name: "Ada", email: "ada@example.com" },
+    };
+    expect(fingerprintOf(reordered)).toBe(fingerprintOf(body));
+  });
+
+  it("is the same for the binary form of the same message (a gRPC caller and a REST caller agree)", () => {
+    const message = fromJson(SendMessageRequestSchema, body);
+    const decoded = fromBinary(SendMessageRequestSchema, toBinary(SendMessageRequestSchema, message));
+    expect(requestFingerprint(SEND, SendMessageRequestSchema, decoded).toString("hex")).toBe(fingerprintOf(body));
+  });
+
+  it("differs for another value, another map entry, another array order or another RPC", () => {
+    const base = fingerprintOf(body);
+    expect(fingerprintOf({ ...body, subject: "Hello!" })).not.toBe(base);
+    expect(fingerprintOf({ ...body, tags: { campaign: "welcome", tier: "silver" } })).not.toBe(base);
+    expect(fingerprintOf({ ...body, variables: { list: [1, 2] } })).not.toBe(fingerprintOf({ ...body, variables: { list: [2, 1] } }));
+    expect(fingerprintOf(body, "mail.v1.MailService/UpsertContact")).not.toBe(base);
+  });
+
+  it("tells an optional field sent empty from one not sent", () => {
+    expect(fingerprintOf({ ...body, text: "" })).not.toBe(fingerprintOf(body));
+  });
+});
+
+describe("parseIdempotencyKey", () => {
+  function problem(raw: string): string {
+    try {
+      parseIdempotencyKey(raw);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).code).toBe("VALIDATION_ERROR");
+      return (error as ApiError).message;
+    }
+    throw new Error(`expected ${JSON.stringify(raw)} to be refused`);
+  }
+
+  it("is undefined when the header is absent", () => {
+    expect(parseIdempotencyKey(null)).toBeUndefined();
+    expect(parseIdempotencyKey(undefined)).toBeUndefined();
+  });
+
+  it("accepts 1 to 200 printable ASCII characters", () => {
+    expect(parseIdempotencyKey("a")).toBe("a");
+    expect(parseIdempotencyKey("order 42/retry:~!")).toBe("order 42/retry:~!");
+    expect(parseIdempotencyKey("k".repeat(200))).toBe("k".repeat(200));
+  });
+
+  it("refuses an empty key, 201 characters and non-printable or non-ASCII characters, naming the header", () => {
+    expect(problem("")).toMatch(/^Idempotency-Key: /);
+    expect(problem("k".repeat(201))).toMatch(/^Idempotency-Key: .*200/);
+    expect(problem("a\tb")).toMatch(/^Idempotency-Key: .*printable ASCII/);
+    expect(problem("clé")).toMatch(/^Idempotency-Key: .*printable ASCII/);
+  });
+});

@@ -1,0 +1,175 @@
+import { createPublicKey, createSign, createVerify } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { expectApiError } from "../accounts/harness.ts";
+import { openSendingHarness, type SendingHarness } from "./harness.ts";
+
+describe("senders", () => {
+  let h: SendingHarness;
+
+  beforeAll(async () => {
+    h = await openSendingHarness();
+  });
+
+  afterAll(async () => {
+    await h?.close();
+  });
+
+  /** A company with a domain, verified by override unless told otherwise. */
+  async function companyWithDomain(domain = "example.com", verified = true): Promise<{ companyId: string; domainId: string }> {
+    const companyId = await h.newCompany();
+    const created = await h.setup.domains.createDomain(companyId, domain);
+    if (verified) await h.setup.domains.verifyDomain(companyId, created.id, { override: true });
+    return { companyId, domainId: created.id };
+  }
+
+  describe("create", () => {
+    it("adds an address on one of the company's domains; the first sender becomes the default", async () => {
+      const { companyId, domainId } = await companyWithDomain();
+      const first = await h.setup.senders.createSender(companyId, { email: "Receipts@EXAMPLE.com", name: "  Acme Receipts " });
+      expect(first).toMatchObject({ companyId, domainId, email: "Receipts@example.com", name: "Acme Receipts", isDefault: true, verified: true });
+      const second = await h.setup.senders.createSender(companyId, { email: "news@example.com" });
+      expect(second).toMatchObject({ isDefault: false, name: null });
+      const third = await h.setup.senders.createSender(companyId, { email: "alerts@example.com", makeDefault: true });
+      expect(third.isDefault).toBe(true);
+      const list = await h.setup.senders.listSenders(companyId);
+      expect(list.map((s) => [s.email, s.isDefault])).toEqual([
+        ["Receipts@example.com", false],
+        ["news@example.com", false],
+        ["alerts@example.com", true],
+      ]);
+    });
+
+    it("answers NOT_FOUND for an address on a domain the company does not have", async () => {
+      const { companyId } = await companyWithDomain();
+      const error = await expectApiError(h.setup.senders.createSender(companyId, { email: "a@other.example" }), "NOT_FOUND");
+      expect(error.message).toContain("other.example");
+      // A subdomain is another domain.
+      await expectApiError(h.setup.senders.createSender(companyId, { email: "a@mail.example.com" }), "NOT_FOUND");
+    });
+
+    it("validates the address and the display name, and refuses duplicates (case-insensitively)", async () => {
+      const { companyId } = await companyWithDomain();
+      await expectApiError(h.setup.senders.createSender(companyId, { email: "not an address" }), "VALIDATION_ERROR");
+      const injected = await expectApiError(
+        h.setup.senders.createSender(companyId, { email: "a@example.com", name: "Acme\r\nBcc: victim@example.net" }),
+        "VALIDATION_ERROR",
+      );
+      expect(injected.message).toMatch(/^name: /);
+      await expectApiError(h.setup.senders.createSender(companyId, { email: "a@example.com", name: "x".repeat(121) }), "VALIDATION_ERROR");
+      await h.setup.senders.createSender(companyId, { email: "dup@example.com" });
+      await expectApiError(h.setup.senders.createSender(companyId, { email: "DUP@example.com" }), "VALIDATION_ERROR");
+    });
+
+    it("a sender on an unverified domain exists but is not verified", async () => {
+      const { companyId } = await companyWithDomain("pending.example", false);
+      expect(await h.setup.senders.createSender(companyId, { email: "a@pending.example" })).toMatchObject({ verified: false, isDefault: true });
+    });
+  });
+
+  describe("default sender", () => {
+    it("switches atomically: always exactly one default, also under concurrent switches", async () => {
+      const { companyId } = await companyWithDomain();
+      const senders = [];
+      for (let i = 0; i < 6; i++) senders.push(await h.setup.senders.createSender(companyId, { email: `s${i}@example.com` }));
+
+      const switched = await h.setup.senders.setDefaultSender(companyId, senders[3]?.id ?? "");
+      expect(switched).toMatchObject({ id: senders[3]?.id, isDefault: true });
+      // Idempotent.
+      expect(await h.setup.senders.setDefaultSender(companyId, senders[3]?.id ?? "")).toMatchObject({ isDefault: true });
+
+      await Promise.all(senders.map((s) => h.setup.senders.setDefaultSender(companyId, s.id)));
+      const defaults = (await h.setup.senders.listSenders(companyId)).filter((s) => s.isDefault);
+      expect(defaults).toHaveLength(1);
+
+      // Concurrent creates with makeDefault keep exactly one default too.
+      await Promise.all([1, 2, 3, 4].map((i) => h.setup.senders.createSender(companyId, { email: `race${i}@example.com`, makeDefault: true })));
+      expect((await h.setup.senders.listSenders(companyId)).filter((s) => s.isDefault)).toHaveLength(1);
+    });
+
+    it("answers NOT_FOUND for an unknown sender", async () => {
+      const { companyId } = await companyWithDomain();
+      await expectApiError(h.setup.senders.setDefaultSender(companyId, "00000000-0000-4000-8000-000000000000"), "NOT_FOUND");
+      await expectApiError(h.setup.senders.setDefaultSender(companyId, "nope"), "NOT_FOUND");
+    });
+  });
+
+  describe("resolveSender (the send path)", () => {
+    it("gives the default sender with its return path and a usable DKIM key", async () => {
+      const { companyId, domainId } = await companyWithDomain("signed.example");
+      const sender = await h.setup.senders.createSender(companyId, { email: "hello@signed.example", name: "Signed" });
+      const resolved = await h.setup.senders.resolveSender(companyId);
+      const domain = await h.setup.domains.getDomain(companyId, domainId);
+      expect(resolved).toMatchObject({
+        senderId: sender.id,
+        email: "hello@signed.example",
+        name: "Signed",
+        domain: "signed.example",
+        returnPathDomain: "bounces.signed.example",
+        dkim: { domainName: "signed.example", keySelector: domain.dkimSelector },
+      });
+      expect(resolved.dkim.privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+      // Accepting a send checks the same sender but never handles the key.
+      const { dkim: _key, ...sendable } = resolved;
+      expect(await h.setup.senders.checkSender(companyId)).toEqual(sendable);
+      // The key signs what the published record verifies.
+      const published = /p=(.+)$/.exec(domain.dnsRecords.find((r) => r.purpose === "dkim")?.value ?? "")?.[1] ?? "";
+      const signature = createSign("sha256").update("data").sign(resolved.dkim.privateKey);
+      const publicKey = createPublicKey({ key: Buffer.from(published, "base64"), format: "der", type: "spki" });
+      expect(createVerify("sha256").update("data").verify(publicKey, signature)).toBe(true);
+    });
+
+    it("gives a named sender; an empty senderId means the default", async () => {
+      const { companyId } = await companyWithDomain();
+      await h.setup.senders.createSender(companyId, { email: "default@example.com" });
+      const other = await h.setup.senders.createSender(companyId, { email: "other@example.com" });
+      expect((await h.setup.senders.resolveSender(companyId, other.id)).email).toBe("other@example.com");
+      expect((await h.setup.senders.resolveSender(companyId, "")).email).toBe("default@example.com");
+      expect(await h.setup.senders.resolveSender(companyId, other.id)).not.toHaveProperty("name");
+    });
+
+    it("answers NOT_FOUND for an unknown senderId, naming it", async () => {
+      const { companyId } = await companyWithDomain();
+      await h.setup.senders.createSender(companyId, { email: "a@example.com" });
+      const unknown = "00000000-0000-4000-8000-000000000000";
+      const error = await expectApiError(h.setup.senders.resolveSender(companyId, unknown), "NOT_FOUND");
+      expect(error.message).toContain(unknown);
+      expect(error.message).toContain("senderId");
+      await expectApiError(h.setup.senders.resolveSender(companyId, "garbage"), "NOT_FOUND");
+    });
+
+    it("answers SENDER_NOT_VERIFIED without senders, or when the domain is not verified", async () => {
+      const { companyId } = await companyWithDomain("unverified.example", false);
+      await expectApiError(h.setup.senders.resolveSender(companyId), "SENDER_NOT_VERIFIED");
+      const sender = await h.setup.senders.createSender(companyId, { email: "a@unverified.example" });
+      await expectApiError(h.setup.senders.resolveSender(companyId), "SENDER_NOT_VERIFIED");
+      await expectApiError(h.setup.senders.resolveSender(companyId, sender.id), "SENDER_NOT_VERIFIED");
+      const companyWithout = await h.newCompany();
+      await expectApiError(h.setup.senders.resolveSender(companyWithout), "SENDER_NOT_VERIFIED");
+    });
+
+    it("only unseals with the deployment's data encryption key", async () => {
+      const { companyId } = await companyWithDomain();
+      await h.setup.senders.createSender(companyId, { email: "a@example.com" });
+      const other = h.setupWith({ dataEncryptionKey: "another-key" });
+      await expect(other.senders.resolveSender(companyId)).rejects.toThrow();
+    });
+  });
+
+  describe("tenant isolation", () => {
+    it("company B can neither see, nor use, nor change A's senders or domains", async () => {
+      const a = await companyWithDomain("a.example");
+      const b = await companyWithDomain("b.example");
+      const senderA = await h.setup.senders.createSender(a.companyId, { email: "x@a.example" });
+      await h.setup.senders.createSender(b.companyId, { email: "x@b.example" });
+
+      expect((await h.setup.senders.listSenders(b.companyId)).map((s) => s.email)).toEqual(["x@b.example"]);
+      // B cannot put a sender on A's domain.
+      await expectApiError(h.setup.senders.createSender(b.companyId, { email: "y@a.example" }), "NOT_FOUND");
+      // Nor send as, nor make default, A's sender.
+      await expectApiError(h.setup.senders.resolveSender(b.companyId, senderA.id), "NOT_FOUND");
+      await expectApiError(h.setup.senders.setDefaultSender(b.companyId, senderA.id), "NOT_FOUND");
+      expect((await h.setup.senders.resolveSender(b.companyId)).email).toBe("x@b.example");
+      expect((await h.setup.senders.resolveSender(a.companyId)).email).toBe("x@a.example");
+    });
+  });
+});
