@@ -4,7 +4,7 @@ import { CompanyRepository } from "../../adapters/postgres/repositories/company-
 import { CreditRepository, type LedgerRow } from "../../adapters/postgres/repositories/credit-repository.ts";
 import { isUuid } from "../../adapters/postgres/repositories/ids.ts";
 import type { Pool } from "../../adapters/postgres/sql.ts";
-import { inTransaction } from "../../adapters/postgres/credits/transaction.ts";
+import { inTransaction, rollback } from "../../adapters/postgres/transaction.ts";
 
 export type LedgerEntry = LedgerRow;
 export type ChargeOutcome = "charged" | "already_charged" | "insufficient";
@@ -64,7 +64,7 @@ export class CreditsService {
         ]);
       }
       await credits.appendLedgerForCompany(companyId, { delta: amount, reason: amount > 0 ? "grant" : "adjustment", note: why });
-      return { commit: true, value: balance };
+      return balance;
     });
   }
 
@@ -107,10 +107,10 @@ export class CreditsService {
           // Message ids are ours and unique; this is a caller bug, not a state to report.
           throw new Error(`message ${messageId} was charged to another company`);
         }
-        return { commit: false, value: "already_charged" };
+        return rollback("already_charged");
       }
       const balance = await credits.addToBalanceForCompany(companyId, -1);
-      return balance === null ? { commit: false, value: "insufficient" } : { commit: true, value: "charged" };
+      return balance === null ? rollback("insufficient") : "charged";
     });
   }
 
@@ -123,13 +123,13 @@ export class CreditsService {
     requireIds(companyId, messageId);
     return inTransaction<RefundOutcome>(await this.#options.pool(), async (client) => {
       const credits = new CreditRepository(client);
-      if (!(await credits.hasMessageEntryForCompany(companyId, messageId, "charge"))) return { commit: false, value: "not_charged" };
+      if (!(await credits.hasMessageEntryForCompany(companyId, messageId, "charge"))) return rollback("not_charged");
       if (!(await credits.appendLedgerForCompany(companyId, { delta: 1, reason: "refund", messageId }))) {
-        return { commit: false, value: "already_refunded" };
+        return rollback("already_refunded");
       }
       // The wallet exists: the charge decremented it.
       if ((await credits.addToBalanceForCompany(companyId, 1)) === null) throw new Error(`no credit wallet for company ${companyId}`);
-      return { commit: true, value: "refunded" };
+      return "refunded";
     });
   }
 

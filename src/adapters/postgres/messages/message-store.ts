@@ -72,20 +72,9 @@ export interface Move {
 
 export type Db = () => Promise<Pool>;
 
-export async function inTransaction<T>(db: Db, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await (await db()).connect();
-  try {
-    await client.query("begin");
-    const result = await work(client);
-    await client.query("commit");
-    return result;
-  } catch (error) {
-    await client.query("rollback").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
+import { inTransaction } from "../transaction.ts";
+
+export { inTransaction };
 
 interface MessageRow {
   id: string;
