@@ -70,4 +70,83 @@ export default defineConfig([
       ],
     },
   },
+  // The arrows of the house (docs/architecture.md): transport -> capabilities
+  // <- adapters, wired in src/wiring. Capabilities hold rules, use cases and
+  // ports, so they import no framework, driver or SDK, and nothing from the
+  // layers around them; transport never reaches past the capabilities into
+  // the adapters; workflows stay deterministic. test/lint/boundaries.test.ts
+  // proves each rule bites.
+  {
+    files: ["src/capabilities/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["fastify", "fastify/*", "@fastify/*", "@connectrpc/*", "@temporalio/*", "nodemailer", "nodemailer/*", "pg", "pg/*", "@mikro-orm/*"],
+              message: "Capabilities hold rules and ports only: put I/O in an adapter (src/adapters) behind a port.",
+            },
+            {
+              group: ["**/adapters/**", "**/transport/**", "**/wiring/**", "**/runtime/**", "**/workflows/**", "**/config.ts"],
+              message: "Capabilities import no outer layer: declare a port and let src/wiring pass the adapter.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/adapters/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/transport/**", "**/wiring/**", "fastify", "@fastify/*", "@connectrpc/*"],
+              message: "Adapters implement ports of the capabilities; they never call the transport or the composition root.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["src/transport/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/adapters/**", "**/wiring/**", "@temporalio/*", "pg", "@mikro-orm/*", "nodemailer"],
+              message: "Transport calls capabilities (use cases and ports), never adapters: src/wiring connects them.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ["workflows/**/*.ts"],
+    rules: {
+      "@typescript-eslint/no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/src/**"],
+              allowTypeImports: true,
+              message: "Workflows are deterministic: from src they import activity interfaces as types only.",
+            },
+            {
+              group: ["@temporalio/*", "!@temporalio/workflow", "!@temporalio/common"],
+              message: "Workflows import only @temporalio/workflow (and @temporalio/common for search attribute keys).",
+            },
+          ],
+        },
+      ],
+    },
+  },
 ]);

@@ -13,6 +13,7 @@
 import type { Pool } from "../src/adapters/postgres/sql.ts";
 import { pgPool } from "../src/adapters/postgres/sql.ts";
 import { openOrm } from "../src/adapters/postgres/orm.ts";
+import { postgresMessageLog } from "../src/adapters/postgres/messages/message-log.ts";
 import { createMessageReader, type ListMessagesOptions } from "../src/capabilities/messages/read/index.ts";
 import { createCursorCodec } from "../src/capabilities/messages/read/cursor.ts";
 import { filterFingerprint, parseListOptions } from "../src/capabilities/messages/read/filters.ts";
@@ -62,7 +63,7 @@ async function main(): Promise<void> {
   try {
     const pool = await pgPool(orm);
     const recorded: Recorded[] = [];
-    const reader = createMessageReader(() => Promise.resolve(recordingPool(pool, recorded)), { cursorSecret: SECRET });
+    const reader = createMessageReader(postgresMessageLog(() => Promise.resolve(recordingPool(pool, recorded))), { cursorSecret: SECRET });
 
     const companyId =
       process.env.COMPANY_ID ??

@@ -1,8 +1,27 @@
 /**
- * Service configuration, from the environment. Every setting has a default
- * that works on a developer machine; README.md lists them all.
+ * Service configuration, from the environment, in one of two modes:
+ *
+ * - development (the default; `npm start`): every setting has a default that
+ *   works on a developer machine, development secrets included, operators
+ *   may override domain verification, and `npm start` seeds a demo company.
+ * - production (`NODE_ENV=production` or `MAIL_MODE=production`): the same
+ *   defaults for tuning, but no embedded servers, no development secrets, no
+ *   verification override, no clear-text SMTP credentials; loadConfig
+ *   refuses to start with one line per problem (src/config/production-rules.ts).
+ *
+ * Every variable is parsed once, here, by src/config/env-schema.ts; README.md
+ * lists them all.
  */
+import { DEVELOPMENT_SECRETS, productionProblems } from "./config/production-rules.ts";
+import { ENV_SCHEMA, envProblems } from "./config/env-schema.ts";
+
+export { CONFIG_VARIABLES, DEVELOPMENT_ONLY_VARIABLES } from "./config/env-schema.ts";
+
+export type Mode = "development" | "production";
+
 export interface Config {
+  /** development or production, see above. */
+  readonly mode: Mode;
   /** PostgreSQL URL. Unset: `npm start` runs an embedded PostgreSQL. */
   readonly databaseUrl: string | undefined;
   /** Temporal frontend host:port. Unset: `npm start` runs a Temporal dev server. */
@@ -15,15 +34,25 @@ export interface Config {
   readonly httpPort: number;
   /** Cleartext HTTP/2 (h2c) port: gRPC and Connect. */
   readonly grpcPort: number;
-  /** Bearer token of the AdminService. Unset: the AdminService refuses every call. */
+  /**
+   * Bearer token of the AdminService. Unset: the AdminService refuses every
+   * call (`npm start` in development makes one per run; production refuses
+   * to start without one).
+   */
   readonly operatorToken: string | undefined;
-  /** Secret mixed into API key hashes (HMAC key). */
+  /** Secret mixed into API key hashes (HMAC key). Unset in development: a public development value. */
   readonly apiKeyPepper: string;
   /** The three-letter service prefix of API keys. */
   readonly apiKeyPrefix: string;
   /** Requests per minute per API key (default for every operation). */
   readonly requestsPerMinute: number;
   readonly idempotencyWindowHours: number;
+  /**
+   * How long an unanswered idempotency claim holds its key, in seconds: the
+   * request deadline (30 s on the JSON routes) plus a margin. A request that
+   * dies before answering (crash, database outage) locks its key this long.
+   */
+  readonly idempotencyLeaseSeconds: number;
   readonly keyRotationGraceHours: number;
   /** Largest accepted request body, in bytes; larger answers 413 PAYLOAD_TOO_LARGE. */
   readonly maxBodyBytes: number;
@@ -33,7 +62,8 @@ export interface Config {
   /**
    * Secret from which the key that seals stored secrets (DKIM private keys)
    * is derived (HKDF-SHA256 -> AES-256-GCM). Use 32+ random bytes in
-   * production; changing it makes every sealed key unreadable.
+   * production; changing it makes every sealed key unreadable. Unset in
+   * development: a public development value.
    */
   readonly dataEncryptionKey: string;
   /** The SPF include that covers our sending servers (`include:<spfInclude>`). */
@@ -42,7 +72,10 @@ export interface Config {
   readonly returnPathMxHost: string;
   /** DNS servers for domain verification (`ip` or `ip:port`); empty: the system's resolvers. */
   readonly dnsServers: readonly string[];
-  /** Whether operators may mark a sending domain verified without DNS checks (development only). */
+  /**
+   * Whether operators may mark a sending domain verified without DNS checks.
+   * Default true in development, false in production, where true is refused.
+   */
   readonly allowVerificationOverride: boolean;
   /** The email service: `simulator` (default, see README) or `smtp`. */
   readonly emailProvider: "simulator" | "smtp";
@@ -50,6 +83,13 @@ export interface Config {
     readonly host: string;
     readonly port: number;
     readonly secure: boolean;
+    /**
+     * With secure=false: refuse to send unless the server offers STARTTLS
+     * (nodemailer `requireTLS`), instead of falling back to clear text.
+     * Always set by loadConfig; optional so that hand-built test configs
+     * written before it stay valid (unset: false).
+     */
+    readonly requireTls?: boolean;
     readonly user: string | undefined;
     readonly password: string | undefined;
   };
@@ -62,97 +102,101 @@ export interface Config {
   readonly handoffTimeoutSeconds: number;
   /** How long a message workflow listens for delivery, bounce and complaint reports. */
   readonly outcomeWindowHours: number;
-  /** Secret of the message-log cursors' signatures. */
+  /** Secret of the message-log cursors' signatures. Unset: the API key pepper. */
   readonly cursorSecret: string;
   /** Run the Temporal worker in this process (`npm start` does). */
   readonly runWorker: boolean;
+  /** Pooled PostgreSQL connections of the API role and of the worker role (each has its own pool). */
+  readonly apiPoolMax: number;
+  readonly workerPoolMax: number;
+  /** Longest wait for a pooled connection (then 503 SERVICE_UNAVAILABLE), ms. */
+  readonly databaseAcquireTimeoutMs: number;
+  /** PostgreSQL statement_timeout of every connection, ms (0: none). */
+  readonly databaseStatementTimeoutMs: number;
   /** How often the outbox relay looks for messages whose workflow was not started. */
   readonly relayIntervalMs: number;
   /** Simulator only: delay between taking a message and answering (models a slow service). */
   readonly simulatorHandoffDelayMs: number;
+  /** `npm start` only: where the embedded PostgreSQL and Temporal dev server keep their data. */
+  readonly dataDir: string;
+  /** `npm start` only: the Temporal UI address it prints when TEMPORAL_ADDRESS is set. */
+  readonly temporalUiUrl: string | undefined;
 }
 
-const DEFAULT_PEPPER = "dev-only-pepper-change-me";
-const DEFAULT_DATA_ENCRYPTION_KEY = "dev-only-data-encryption-key-change-me";
+/** The configuration cannot be used; `problems` has one line per problem, each naming its variable. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+  readonly mode: Mode;
+  readonly problems: readonly string[];
 
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return value;
+  constructor(mode: Mode, problems: readonly string[]) {
+    const count = problems.length === 1 ? "1 problem" : `${problems.length} problems`;
+    super(`refusing to start: the configuration (${mode} mode) has ${count}:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.mode = mode;
+    this.problems = problems;
+  }
 }
 
-function bool(env: NodeJS.ProcessEnv, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  if (raw !== "true" && raw !== "false") throw new Error(`${name} must be true or false, got "${raw}"`);
-  return raw === "true";
+export function modeOf(env: NodeJS.ProcessEnv): Mode {
+  return env.NODE_ENV === "production" || env.MAIL_MODE === "production" ? "production" : "development";
 }
 
-/** `a, b:53` -> ["a", "b:53"]; each entry must be what Resolver#setServers accepts (checked there, at startup). */
-function list(env: NodeJS.ProcessEnv, name: string): string[] {
-  return (env[name] ?? "")
-    .split(",")
-    .map((entry) => entry.trim())
-    .filter((entry) => entry !== "");
-}
-
-function positive(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
-  return value;
-}
-
-function emailProvider(raw: string | undefined): "simulator" | "smtp" {
-  if (raw === undefined || raw === "" || raw === "simulator") return "simulator";
-  if (raw === "smtp") return "smtp";
-  throw new Error(`EMAIL_PROVIDER must be simulator or smtp, got "${raw}"`);
-}
-
+/** Reads and checks every variable at once; throws ConfigError listing every problem. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const apiKeyPrefix = env.API_KEY_PREFIX ?? "tml";
-  if (!/^[a-z]{3}$/.test(apiKeyPrefix)) throw new Error("API_KEY_PREFIX must be three lower-case letters");
+  const mode = modeOf(env);
+  const parsed = ENV_SCHEMA.safeParse(env);
+  const problems = parsed.success ? [] : envProblems(parsed.error);
+  if (mode === "production") problems.push(...productionProblems(env));
+  if (!parsed.success || problems.length > 0) throw new ConfigError(mode, problems);
+  const e = parsed.data;
+  const apiKeyPepper = e.API_KEY_PEPPER ?? DEVELOPMENT_SECRETS.API_KEY_PEPPER;
   return {
-    databaseUrl: env.DATABASE_URL || undefined,
-    temporalAddress: env.TEMPORAL_ADDRESS || undefined,
-    temporalNamespace: env.TEMPORAL_NAMESPACE ?? "default",
-    temporalTaskQueue: env.TEMPORAL_TASK_QUEUE ?? "mail",
-    host: env.HOST ?? "127.0.0.1",
-    httpPort: int(env, "HTTP_PORT", 8080),
-    grpcPort: int(env, "GRPC_PORT", 8081),
-    operatorToken: env.OPERATOR_TOKEN || undefined,
-    apiKeyPepper: env.API_KEY_PEPPER ?? DEFAULT_PEPPER,
-    apiKeyPrefix,
-    requestsPerMinute: int(env, "RATE_LIMIT_PER_MINUTE", 600),
-    idempotencyWindowHours: int(env, "IDEMPOTENCY_WINDOW_HOURS", 24),
-    keyRotationGraceHours: int(env, "KEY_ROTATION_GRACE_HOURS", 24),
-    maxBodyBytes: int(env, "MAX_BODY_BYTES", 2 * 1024 * 1024),
-    keyUsageFlushMs: int(env, "KEY_USAGE_FLUSH_MS", 5000),
-    logLevel: env.LOG_LEVEL ?? "info",
-    dataEncryptionKey: env.DATA_ENCRYPTION_KEY || DEFAULT_DATA_ENCRYPTION_KEY,
-    spfInclude: env.SPF_INCLUDE || "spf.mail.local",
-    returnPathMxHost: env.RETURN_PATH_MX_HOST || "feedback.mail.local",
-    dnsServers: list(env, "DNS_SERVERS"),
-    allowVerificationOverride: bool(env, "ALLOW_VERIFICATION_OVERRIDE", true),
-    emailProvider: emailProvider(env.EMAIL_PROVIDER),
+    mode,
+    databaseUrl: e.DATABASE_URL,
+    temporalAddress: e.TEMPORAL_ADDRESS,
+    temporalNamespace: e.TEMPORAL_NAMESPACE,
+    temporalTaskQueue: e.TEMPORAL_TASK_QUEUE,
+    host: e.HOST,
+    httpPort: e.HTTP_PORT,
+    grpcPort: e.GRPC_PORT,
+    operatorToken: e.OPERATOR_TOKEN,
+    apiKeyPepper,
+    apiKeyPrefix: e.API_KEY_PREFIX,
+    requestsPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    idempotencyWindowHours: e.IDEMPOTENCY_WINDOW_HOURS,
+    idempotencyLeaseSeconds: e.IDEMPOTENCY_LEASE_SECONDS,
+    keyRotationGraceHours: e.KEY_ROTATION_GRACE_HOURS,
+    maxBodyBytes: e.MAX_BODY_BYTES,
+    keyUsageFlushMs: e.KEY_USAGE_FLUSH_MS,
+    logLevel: e.LOG_LEVEL,
+    dataEncryptionKey: e.DATA_ENCRYPTION_KEY ?? DEVELOPMENT_SECRETS.DATA_ENCRYPTION_KEY,
+    spfInclude: e.SPF_INCLUDE,
+    returnPathMxHost: e.RETURN_PATH_MX_HOST,
+    dnsServers: e.DNS_SERVERS,
+    allowVerificationOverride: e.ALLOW_VERIFICATION_OVERRIDE ?? mode === "development",
+    emailProvider: e.EMAIL_PROVIDER,
     smtp: {
-      host: env.SMTP_HOST ?? "127.0.0.1",
-      port: int(env, "SMTP_PORT", 25),
-      secure: bool(env, "SMTP_SECURE", false),
-      user: env.SMTP_USER || undefined,
-      password: env.SMTP_PASSWORD || undefined,
+      host: e.SMTP_HOST,
+      port: e.SMTP_PORT,
+      secure: e.SMTP_SECURE,
+      requireTls: e.SMTP_REQUIRE_TLS,
+      user: e.SMTP_USER,
+      password: e.SMTP_PASSWORD,
     },
-    messageIdDomain: env.MESSAGE_ID_DOMAIN ?? "mail.localhost",
-    sendingRatePerSecond: positive(env, "SENDING_RATE_PER_SECOND", 50),
-    sendingBurst: int(env, "SENDING_BURST", 50) || 1,
-    handoffTimeoutSeconds: int(env, "HANDOFF_TIMEOUT_SECONDS", 60) || 60,
-    outcomeWindowHours: int(env, "OUTCOME_WINDOW_HOURS", 72),
-    cursorSecret: env.CURSOR_SECRET ?? env.API_KEY_PEPPER ?? DEFAULT_PEPPER,
-    runWorker: bool(env, "RUN_WORKER", true),
-    relayIntervalMs: int(env, "RELAY_INTERVAL_MS", 2000) || 2000,
-    simulatorHandoffDelayMs: int(env, "SIMULATOR_HANDOFF_DELAY_MS", 0),
+    messageIdDomain: e.MESSAGE_ID_DOMAIN,
+    sendingRatePerSecond: e.SENDING_RATE_PER_SECOND,
+    sendingBurst: e.SENDING_BURST,
+    handoffTimeoutSeconds: e.HANDOFF_TIMEOUT_SECONDS,
+    outcomeWindowHours: e.OUTCOME_WINDOW_HOURS,
+    cursorSecret: e.CURSOR_SECRET ?? apiKeyPepper,
+    runWorker: e.RUN_WORKER,
+    relayIntervalMs: e.RELAY_INTERVAL_MS,
+    apiPoolMax: e.API_POOL_MAX,
+    workerPoolMax: e.WORKER_POOL_MAX,
+    databaseAcquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    simulatorHandoffDelayMs: e.SIMULATOR_HANDOFF_DELAY_MS,
+    dataDir: e.MAIL_DATA_DIR,
+    temporalUiUrl: e.TEMPORAL_UI_URL,
   };
 }

@@ -5,18 +5,20 @@
  *   .data/postgres; TEMPORAL_ADDRESS unset: a Temporal dev server (with its
  *   Web UI) from the Temporal CLI, state in .data/temporal.
  * - Applies the migrations, starts the API listeners and the worker.
- * - On first start, creates a demo company and prints its API key once.
+ * - In development mode only (the default; see src/config.ts), on first
+ *   start, creates a demo company and prints its API key once, and makes an
+ *   operator token when OPERATOR_TOKEN is unset. In production mode the
+ *   configuration must name the database, Temporal and every secret, and
+ *   nothing is seeded or printed; the containers use src/api-main.ts.
  * - SIGTERM / SIGINT: graceful shutdown, in reverse order of start.
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { type App, startApp } from "./wiring/api.ts";
-import { loadConfig } from "./config.ts";
+import { ConfigError, loadConfig } from "./config.ts";
 import { startEmbeddedPostgres } from "./runtime/embedded-postgres.ts";
 import { ensureSearchAttributes, startTemporalDevServer } from "./runtime/temporal-dev-server.ts";
 import { API_KEY_SCOPES } from "./capabilities/accounts/scopes.ts";
-
-const DATA_DIR = path.resolve(process.env.MAIL_DATA_DIR ?? ".data");
 
 type Stop = () => Promise<void>;
 
@@ -38,7 +40,11 @@ async function seedDemoCompany(app: App): Promise<void> {
 async function main(): Promise<void> {
   const stops: Stop[] = [];
   let config = loadConfig();
-  if (!config.operatorToken) {
+  const dataDir = path.resolve(config.dataDir);
+  if (config.mode === "development") {
+    console.log("Development mode: development secrets unless set, demo data on an empty database (NODE_ENV=production for production).");
+  }
+  if (!config.operatorToken && config.mode === "development") {
     const token = randomBytes(24).toString("base64url");
     config = { ...config, operatorToken: token };
     console.log(`OPERATOR_TOKEN was not set; this run's operator token (for mailctl) is: ${token}`);
@@ -46,16 +52,16 @@ async function main(): Promise<void> {
 
   let databaseUrl = config.databaseUrl;
   if (!databaseUrl) {
-    const pg = await startEmbeddedPostgres({ dataDir: path.join(DATA_DIR, "postgres"), port: 54329 });
+    const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, "postgres"), port: 54329 });
     stops.push(pg.stop);
     databaseUrl = pg.url;
     console.log(`Embedded PostgreSQL: ${pg.url.replace(/:[^:@/]*@/, ":***@")}`);
   }
 
   let temporalAddress = config.temporalAddress;
-  let temporalUi = process.env.TEMPORAL_UI_URL ?? "(your Temporal UI)";
+  let temporalUi = config.temporalUiUrl ?? "(your Temporal UI)";
   if (!temporalAddress) {
-    const temporal = await startTemporalDevServer({ dataDir: path.join(DATA_DIR, "temporal"), port: 7233, uiPort: 8233 });
+    const temporal = await startTemporalDevServer({ dataDir: path.join(dataDir, "temporal"), port: 7233, uiPort: 8233 });
     stops.push(temporal.stop);
     temporalAddress = temporal.address;
     temporalUi = temporal.uiUrl;
@@ -66,7 +72,8 @@ async function main(): Promise<void> {
 
   const app = await startApp({ config, databaseUrl });
   stops.push(() => app.close());
-  await seedDemoCompany(app);
+  // The demo key holds every scope: never in production.
+  if (config.mode === "development") await seedDemoCompany(app);
 
   console.log(
     [
@@ -99,6 +106,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // A configuration problem is the operator's to fix: its lines, no stack.
+  console.error(error instanceof ConfigError ? error.message : error);
   process.exit(1);
 });

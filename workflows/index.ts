@@ -1,2 +1,5 @@
-// The workflows the worker registers (bundled by the Temporal worker).
+// Every capability's workflows: the worker bundles this module and registers
+// all of them (src/adapters/temporal/worker.ts). A new capability adds its
+// folder here and one export line.
 export { messageLifecycle, messageStatusChanged } from "./messages/message-lifecycle.ts";
+export { webhookDelivery, retryDelivery } from "./webhooks/delivery.ts";

@@ -10,12 +10,13 @@
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
 import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { type Timestamp, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { ApiError, apiErrorFrom } from "../contract/api-error.ts";
-import { messageToPublicJson } from "../contract/json-codec.ts";
+import { enumValueFromJson, messageToPublicJson } from "../contract/json-codec.ts";
 import { AdminService } from "../gen/mail/v1/admin_pb.js";
+import { type WebhookDeliveryState, WebhookDeliveryStateSchema } from "../gen/mail/v1/webhooks_pb.js";
 
 const USAGE = `usage: mailctl <command> [options]
 
@@ -38,6 +39,17 @@ const USAGE = `usage: mailctl <command> [options]
   credits show --company ID
   suppression list --company ID
   suppression remove --company ID --email ADDRESS
+  webhook list --company ID
+  webhook get --company ID --endpoint ENDPOINT_ID
+  webhook create --company ID --url URL --event EVENT [--event EVENT ...] [--description TEXT] [--enabled true|false]
+  webhook update --company ID --endpoint ENDPOINT_ID [--url URL] [--event EVENT ...] [--description TEXT] [--enabled true|false]
+  webhook delete --company ID --endpoint ENDPOINT_ID
+  webhook rotate --company ID --endpoint ENDPOINT_ID          (prints the new secret once)
+  webhook deliveries --company ID [--endpoint ENDPOINT_ID] [--state pending|attempting|succeeded|dead_letter]
+                     [--event EVENT] [--since ISO8601] [--until ISO8601] [--limit N] [--cursor CURSOR]
+  webhook delivery --company ID --delivery DELIVERY_ID      (with every attempt)
+  webhook retry --company ID --delivery DELIVERY_ID         (a dead letter)
+  webhook retry-dead-letters --company ID --endpoint ENDPOINT_ID --since ISO8601
 
 Environment: MAIL_ADMIN_URL (default http://127.0.0.1:8080), OPERATOR_TOKEN.`;
 
@@ -54,6 +66,28 @@ function flag(values: Record<string, unknown>, name: string): boolean | undefine
   if (value === undefined) return undefined;
   if (value !== "true" && value !== "false") throw new UsageError(`--${name} takes true or false`);
   return value === "true";
+}
+
+function date(values: Record<string, unknown>, name: string): Date | undefined {
+  const value = values[name];
+  if (value === undefined) return undefined;
+  const parsed = typeof value === "string" ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(parsed.getTime())) throw new UsageError(`--${name} must be an ISO 8601 date-time`);
+  return parsed;
+}
+
+function optionalTimestamp(values: Record<string, unknown>, name: string): Timestamp | undefined {
+  const parsed = date(values, name);
+  return parsed ? timestampFromDate(parsed) : undefined;
+}
+
+/** `--state dead_letter` as the contract's enum value. */
+function deliveryState(values: Record<string, unknown>): WebhookDeliveryState | undefined {
+  const value = values.state;
+  if (value === undefined) return undefined;
+  const state = typeof value === "string" ? enumValueFromJson(WebhookDeliveryStateSchema, value) : undefined;
+  if (state === undefined) throw new UsageError("--state takes pending, attempting, succeeded or dead_letter");
+  return state as WebhookDeliveryState;
 }
 
 function print<Desc extends DescMessage>(desc: Desc, message: MessageShape<Desc>): void {
@@ -95,6 +129,17 @@ async function main(argv: string[]): Promise<void> {
       "text-file": { type: "string" },
       amount: { type: "string" },
       note: { type: "string" },
+      url: { type: "string" },
+      event: { type: "string", multiple: true },
+      description: { type: "string" },
+      enabled: { type: "string" },
+      endpoint: { type: "string" },
+      delivery: { type: "string" },
+      state: { type: "string" },
+      since: { type: "string" },
+      until: { type: "string" },
+      limit: { type: "string" },
+      cursor: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -216,6 +261,83 @@ async function main(argv: string[]): Promise<void> {
         output.removeSuppression.output,
         await admin.removeSuppression({ companyId: required(values, "company"), email: required(values, "email") }),
       );
+    case "webhook list":
+      return print(output.listWebhookEndpoints.output, await admin.listWebhookEndpoints({ companyId: required(values, "company") }));
+    case "webhook get":
+      return print(
+        output.getWebhookEndpoint.output,
+        await admin.getWebhookEndpoint({ companyId: required(values, "company"), id: required(values, "endpoint") }),
+      );
+    case "webhook create": {
+      const events = values.event ?? [];
+      if (events.length === 0) throw new UsageError("--event is required (repeat it for several events)");
+      const response = await admin.createWebhookEndpoint({
+        companyId: required(values, "company"),
+        url: required(values, "url"),
+        events,
+        description: values.description,
+        enabled: flag(values, "enabled"),
+      });
+      return print(output.createWebhookEndpoint.output, response);
+    }
+    case "webhook update": {
+      const response = await admin.updateWebhookEndpoint({
+        companyId: required(values, "company"),
+        id: required(values, "endpoint"),
+        url: values.url,
+        events: values.event ?? [],
+        description: values.description,
+        enabled: flag(values, "enabled"),
+      });
+      return print(output.updateWebhookEndpoint.output, response);
+    }
+    case "webhook delete":
+      return print(
+        output.deleteWebhookEndpoint.output,
+        await admin.deleteWebhookEndpoint({ companyId: required(values, "company"), id: required(values, "endpoint") }),
+      );
+    case "webhook rotate":
+      return print(
+        output.rotateWebhookSecret.output,
+        await admin.rotateWebhookSecret({ companyId: required(values, "company"), id: required(values, "endpoint") }),
+      );
+    case "webhook deliveries": {
+      if ((values.event?.length ?? 0) > 1) throw new UsageError("webhook deliveries takes one --event");
+      const limitText = values.limit;
+      const limit = limitText === undefined ? undefined : Number(limitText);
+      if (limit !== undefined && !Number.isInteger(limit)) throw new UsageError("--limit must be a whole number");
+      const response = await admin.listWebhookDeliveries({
+        companyId: required(values, "company"),
+        endpointId: values.endpoint,
+        state: deliveryState(values),
+        event: values.event?.[0],
+        since: optionalTimestamp(values, "since"),
+        until: optionalTimestamp(values, "until"),
+        limit,
+        cursor: values.cursor,
+      });
+      return print(output.listWebhookDeliveries.output, response);
+    }
+    case "webhook delivery":
+      return print(
+        output.getWebhookDelivery.output,
+        await admin.getWebhookDelivery({ companyId: required(values, "company"), id: required(values, "delivery") }),
+      );
+    case "webhook retry":
+      return print(
+        output.retryWebhookDelivery.output,
+        await admin.retryWebhookDelivery({ companyId: required(values, "company"), id: required(values, "delivery") }),
+      );
+    case "webhook retry-dead-letters": {
+      const since = optionalTimestamp(values, "since");
+      if (!since) throw new UsageError("--since is required");
+      const response = await admin.retryWebhookDeadLetters({
+        companyId: required(values, "company"),
+        id: required(values, "endpoint"),
+        since,
+      });
+      return print(output.retryWebhookDeadLetters.output, response);
+    }
     default:
       throw new UsageError(`unknown command: ${command}`);
   }

@@ -27,7 +27,7 @@ export type ErrorCodeName =
   | "WEBHOOK_HOST_NOT_ALLOWED"
   | "INTERNAL_ERROR"
   | "NOT_IMPLEMENTED"
-  | "UNAVAILABLE";
+  | "SERVICE_UNAVAILABLE";
 
 export const ERROR_DOMAIN = "mail.v1";
 const PREFIX = "ERROR_CODE_";

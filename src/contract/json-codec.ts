@@ -7,6 +7,7 @@ import {
   type MessageShape,
   ScalarType,
   fromJson,
+  isMessage,
   toJson,
 } from "@bufbuild/protobuf";
 import { type FieldProblem, ValidationError } from "./api-error.ts";
@@ -92,6 +93,8 @@ function scalarToJson(type: ScalarType, value: unknown): JsonValue {
 
 function messageValueToJson(desc: DescMessage, value: unknown): JsonValue {
   if (desc.typeName === TIMESTAMP) return timestampToIso(value as { seconds: bigint; nanos: number });
+  // protobuf-es hands out google.protobuf.Struct fields as plain objects.
+  if (desc.typeName === "google.protobuf.Struct" && !isMessage(value)) return value as JsonObject;
   if (FREE_FORM.has(desc.typeName)) return toJson(desc, value as MessageShape<DescMessage>);
   return messageToPublicJson(desc, value as MessageShape<DescMessage>);
 }

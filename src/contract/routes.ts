@@ -1,18 +1,40 @@
 import { type DescMethod, type DescService, getOption, hasOption } from "@bufbuild/protobuf";
 import { http } from "../gen/google/api/annotations_pb.js";
-import { rate_limit_per_minute, required_scope, success_status } from "../gen/mail/v1/options_pb.js";
+import {
+  operator_only,
+  public$ as publicOperation,
+  rate_limit_per_minute,
+  required_scope,
+  success_status,
+} from "../gen/mail/v1/options_pb.js";
+
+/**
+ * Who may call an operation, as its contract declares it:
+ * - `key`: an API key holding `scope` (the `required_scope` option);
+ * - `public`: anyone, no key (the `public` option);
+ * - `operator`: the operator token (the service's `operator_only` option);
+ * - `undeclared`: none of them, or a contradiction (`public` with a scope).
+ *   The server refuses to serve such an operation: forgetting an option
+ *   must never open it.
+ */
+export type Access =
+  | { readonly kind: "key"; readonly scope: string }
+  | { readonly kind: "public" }
+  | { readonly kind: "operator" }
+  | { readonly kind: "undeclared"; readonly reason: string };
 
 /**
  * What the contract says about one RPC, read from its options: the JSON
- * HTTP route (google.api.http), the scope a key needs, the status of a
+ * HTTP route (google.api.http), who may call it, the status of a
  * successful answer and its own rate limit. The REST bridge, the
  * authorization interceptor and the OpenAPI document all read this, so each
  * fact is written once, in the .proto file.
  */
 export interface OperationSpec {
   readonly method: DescMethod;
-  /** Empty when the operation needs no API key. */
+  /** The `required_scope` option; empty when the operation needs no API key. */
   readonly scope: string;
+  readonly access: Access;
   readonly successStatus: number;
   /** 0: the service-wide default. */
   readonly rateLimitPerMinute: number;
@@ -29,6 +51,18 @@ export interface HttpBinding {
   readonly body: string;
   /** Field of the response message that is the HTTP body; empty for the whole message. */
   readonly responseBody: string;
+}
+
+function accessOf(method: DescMethod): Access {
+  const scope = getOption(method, required_scope);
+  const isPublic = getOption(method, publicOperation);
+  const operatorOnly = getOption(method.parent, operator_only);
+  const declared = [scope ? "required_scope" : "", isPublic ? "public" : "", operatorOnly ? "operator_only" : ""].filter(Boolean);
+  if (declared.length > 1) return { kind: "undeclared", reason: `declares ${declared.join(" and ")}` };
+  if (scope) return { kind: "key", scope };
+  if (isPublic) return { kind: "public" };
+  if (operatorOnly) return { kind: "operator" };
+  return { kind: "undeclared", reason: "declares neither required_scope nor public" };
 }
 
 function httpBinding(method: DescMethod): HttpBinding | undefined {
@@ -51,6 +85,7 @@ export function operationSpec(method: DescMethod): OperationSpec {
     spec = {
       method,
       scope: getOption(method, required_scope),
+      access: accessOf(method),
       successStatus: getOption(method, success_status) || 200,
       rateLimitPerMinute: getOption(method, rate_limit_per_minute),
       http: httpBinding(method),

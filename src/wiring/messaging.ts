@@ -1,3 +1,4 @@
+import type { Client as TemporalWorkflowClient } from "@temporalio/client";
 import type { Config } from "../config.ts";
 import type { Pool } from "../adapters/postgres/sql.ts";
 import { MessageDispatcher } from "../adapters/temporal/messages/dispatcher.ts";
@@ -8,7 +9,9 @@ import type { EmailProvider, ProviderEvent } from "../capabilities/messages/emai
 import { type AcceptSendDependencies, acceptSend, type SendAnswer, type SendCaller } from "../capabilities/messages/accept/accept-send.ts";
 import type { SenderDirectoryPort, TemplatesPort, WalletPort } from "../capabilities/messages/accept/ports.ts";
 import { MessageLifecycle } from "../capabilities/messages/lifecycle/message-lifecycle.ts";
-import { MessageStore } from "../adapters/postgres/messages/message-store.ts";
+import { PostgresMessageStore } from "../adapters/postgres/messages/message-store.ts";
+import { postgresMessageLog } from "../adapters/postgres/messages/message-log.ts";
+import { postgresSendingPaceStore } from "../adapters/postgres/messages/sending-pace-store.ts";
 import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "../capabilities/messages/lifecycle/ports.ts";
 import { ProviderEventsIntake } from "../capabilities/messages/lifecycle/provider-events.ts";
 import { SendingPace } from "../capabilities/messages/lifecycle/sending-pace.ts";
@@ -27,6 +30,8 @@ export interface MessagingDependencies {
   readonly suppressions: SuppressionsPort;
   readonly senders: SenderDirectoryPort & SigningKeysPort;
   readonly templates: TemplatesPort;
+  /** The process's shared Temporal client (services.ts owns and closes it). */
+  readonly temporal: TemporalWorkflowClient;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
 }
 
@@ -48,8 +53,13 @@ function createProvider(deps: MessagingDependencies, onEvent: (event: ProviderEv
       host: config.smtp.host,
       port: config.smtp.port,
       secure: config.smtp.secure,
+      requireTLS: config.smtp.requireTls ?? false,
       ...(config.smtp.user ? { auth: { user: config.smtp.user, pass: config.smtp.password ?? "" } } : {}),
       messageIdDomain: config.messageIdDomain,
+      // Well inside one handoff attempt (HANDOFF_TIMEOUT_SECONDS): an attempt
+      // must be over before Temporal gives up on it and starts the next one,
+      // or both could deliver the message.
+      timeouts: { handoffMs: smtpHandoffDeadlineMs(config.handoffTimeoutSeconds) },
     });
   }
   return createSimulatorProvider({
@@ -59,9 +69,14 @@ function createProvider(deps: MessagingDependencies, onEvent: (event: ProviderEv
   });
 }
 
+/** Half the attempt's time, at most 30 s. */
+export function smtpHandoffDeadlineMs(handoffTimeoutSeconds: number): number {
+  return Math.min(30_000, Math.floor((handoffTimeoutSeconds * 1_000) / 2));
+}
+
 export function createMessaging(deps: MessagingDependencies): Messaging {
   const { config, db } = deps;
-  const store = new MessageStore(db);
+  const store = new PostgresMessageStore(db);
   // The provider reports outcomes through the intake, which needs the
   // lifecycle, which needs the provider: the late binding breaks the cycle.
   const late: { intake?: ProviderEventsIntake } = {};
@@ -70,7 +85,6 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     await late.intake.report(event);
   });
   const lifecycle = new MessageLifecycle({
-    db,
     store,
     provider,
     credits: deps.credits,
@@ -78,8 +92,7 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     signingKeys: deps.senders,
   });
   const dispatcher = new MessageDispatcher({
-    address: config.temporalAddress ?? "127.0.0.1:7233",
-    namespace: config.temporalNamespace,
+    client: deps.temporal,
     taskQueue: config.temporalTaskQueue,
     store,
     provider: provider.name,
@@ -104,9 +117,9 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
 
   return {
     acceptSend: (caller, request, key) => acceptSend(acceptDeps, caller, request, key),
-    reader: createMessageReader(db, { cursorSecret: config.cursorSecret }),
+    reader: createMessageReader(postgresMessageLog(db), { cursorSecret: config.cursorSecret }),
     lifecycle,
-    pace: new SendingPace(db, { ratePerSecond: config.sendingRatePerSecond, burst: config.sendingBurst }),
+    pace: new SendingPace(postgresSendingPaceStore(db), { ratePerSecond: config.sendingRatePerSecond, burst: config.sendingBurst }),
     dispatcher,
     providerEvents: intake,
     provider,

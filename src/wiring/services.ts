@@ -1,29 +1,41 @@
 import type { Config } from "../config.ts";
-import { type Accounts, createAccounts } from "../capabilities/accounts/index.ts";
-import { createCredits, type CreditsService } from "../capabilities/credits/index.ts";
-import { createIdempotency, type IdempotencyGuard } from "../capabilities/idempotency/index.ts";
+import { type Accounts, createAccounts } from "./accounts.ts";
+import type { CreditsService } from "../capabilities/credits/index.ts";
+import { createCredits } from "./credits.ts";
+import type { IdempotencyGuard } from "../capabilities/idempotency/index.ts";
+import { createIdempotency } from "./idempotency.ts";
 import { createMessaging, type Messaging } from "./messaging.ts";
-import { createRateLimiter, type PostgresRateLimiter } from "../capabilities/rate-limit/index.ts";
-import { createSendingSetup, type SendingSetup } from "../capabilities/sending-setup/index.ts";
-import { createSuppressions, type SuppressionsService } from "../capabilities/suppressions/index.ts";
+import type { FixedWindowRateLimiter } from "../capabilities/rate-limit/index.ts";
+import { createRateLimiter } from "./rate-limit.ts";
+import type { SendingSetup } from "../capabilities/sending-setup/index.ts";
+import { createSendingSetup } from "./sending-setup.ts";
+import type { SuppressionsService } from "../capabilities/suppressions/index.ts";
+import { createSuppressions } from "./suppressions.ts";
 import { type MikroORM, migrate, openOrm } from "../adapters/postgres/orm.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
+import { createTemporalClient } from "../adapters/temporal/client.ts";
+import { type ContactsCapability, createContactsCapability } from "./contacts.ts";
+import { createWebhooksWiring, type WebhooksTestOverrides, type WebhooksWiring } from "./webhooks.ts";
 
 /**
- * The domain services of one process on an open, migrated database. Both
- * kinds of process build them here: the API (src/app.ts) and a worker-only
- * process (src/worker-main.ts).
+ * What both kinds of process need, on an open, migrated database of their
+ * own (each process, and each role in a process, has its own pool so a
+ * burst of one never starves the other): the sending capabilities, the
+ * shared Temporal client, and the messages capability on top of them.
+ * The API process (api.ts) adds accounts, rate limits and idempotency; the
+ * worker process (worker.ts) adds only the Temporal worker.
  */
-export interface Services {
+export interface SendingCore {
   readonly orm: MikroORM;
-  readonly accounts: Accounts;
   /** Sending domains, senders (checkSender, resolveSender) and templates (getTemplate). */
   readonly sendingSetup: SendingSetup;
   readonly credits: CreditsService;
   readonly suppressions: SuppressionsService;
-  readonly rateLimiter: PostgresRateLimiter;
-  readonly idempotency: IdempotencyGuard;
   readonly messaging: Messaging;
+  /** Webhook endpoints, deliveries, their outbox relay and activities. */
+  readonly webhooks: WebhooksWiring;
+  /** Contacts and their lists. */
+  readonly contacts: ContactsCapability;
   close(): Promise<void>;
 }
 
@@ -31,39 +43,109 @@ export interface ServiceLog {
   warn(details: Record<string, unknown>, message: string): void;
 }
 
-export async function openServices(databaseUrl: string, config: Config, log: ServiceLog): Promise<Services> {
-  const orm = await openOrm(databaseUrl);
-  await migrate(orm);
-  const accounts = createAccounts(orm, config);
+export interface CoreOptions {
+  /** Largest number of pooled PostgreSQL connections of this core. */
+  readonly poolMax: number;
+  /** Test-only webhook settings (loopback receivers, short schedules); never from the environment. */
+  readonly webhooksTestOverrides?: WebhooksTestOverrides;
+}
+
+export async function openSendingCore(databaseUrl: string, config: Config, log: ServiceLog, options: CoreOptions): Promise<SendingCore> {
+  const orm = await openOrm(databaseUrl, {
+    poolMax: options.poolMax,
+    acquireTimeoutMs: config.databaseAcquireTimeoutMs,
+    statementTimeoutMs: config.databaseStatementTimeoutMs,
+  });
+  try {
+    await migrate(orm);
+  } catch (error) {
+    await orm.close();
+    throw error;
+  }
   const sendingSetup = createSendingSetup(orm, config);
   const credits = createCredits(orm);
   const suppressions = createSuppressions(orm);
-  const rateLimiter = createRateLimiter(orm);
-  const idempotency = createIdempotency(orm, config);
+  const contacts = createContactsCapability(orm, config);
+  // One Temporal client per core, shared by every dispatcher; lazy, so the
+  // API starts while Temporal is down.
+  const temporal = createTemporalClient({
+    address: config.temporalAddress ?? "127.0.0.1:7233",
+    namespace: config.temporalNamespace,
+  });
   const messaging = createMessaging({
+    temporal: temporal.client,
     db: poolOf(orm),
     config,
     credits,
-    suppressions,
+    // A hard bounce or a complaint also moves the matching contact to
+    // `bounced` / `complained` (spec: Contact status rules).
+    suppressions: {
+      isSuppressed: (companyId, email) => suppressions.isSuppressed(companyId, email),
+      async suppress(companyId, email, reason, messageId) {
+        const added = await suppressions.suppress(companyId, email, reason, messageId);
+        await contacts.contacts.markContactFromSuppression(companyId, email, reason);
+        return added;
+      },
+    },
     senders: sendingSetup.senders,
     templates: sendingSetup.templates,
     log,
   });
+  const webhooks = createWebhooksWiring({
+    orm,
+    temporal: temporal.client,
+    config,
+    log,
+    ...(options.webhooksTestOverrides ? { testOverrides: options.webhooksTestOverrides } : {}),
+  });
   return {
     orm,
-    accounts,
     sendingSetup,
     credits,
     suppressions,
-    rateLimiter,
-    idempotency,
     messaging,
+    webhooks,
+    contacts,
     async close() {
       await messaging.close();
+      await webhooks.close();
+      await temporal.close();
+      await orm.close();
+    },
+  };
+}
+
+/** The capabilities of an API process. */
+export interface Services extends SendingCore {
+  readonly accounts: Accounts;
+  readonly rateLimiter: FixedWindowRateLimiter;
+  readonly idempotency: IdempotencyGuard;
+}
+
+export async function openServices(
+  databaseUrl: string,
+  config: Config,
+  log: ServiceLog,
+  webhooksTestOverrides?: WebhooksTestOverrides,
+): Promise<Services> {
+  const core = await openSendingCore(databaseUrl, config, log, {
+    poolMax: config.apiPoolMax,
+    ...(webhooksTestOverrides ? { webhooksTestOverrides } : {}),
+  });
+  const { orm } = core;
+  const accounts = createAccounts(orm, config);
+  const rateLimiter = createRateLimiter(orm);
+  const idempotency = createIdempotency(orm, config);
+  return {
+    ...core,
+    accounts,
+    rateLimiter,
+    idempotency,
+    async close() {
       await accounts.usage.close();
       await rateLimiter.close();
       await idempotency.close();
-      await orm.close();
+      await core.close();
     },
   };
 }

@@ -2,12 +2,23 @@ import { randomUUID } from "node:crypto";
 import { create, fromJson, type JsonObject, toBinary } from "@bufbuild/protobuf";
 import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiError, apiErrorFrom, ValidationError } from "../../src/contract/api-error.ts";
 import { messageFromPublicJson } from "../../src/contract/json-codec.ts";
-import { type Accounts, createAccounts } from "../../src/capabilities/accounts/index.ts";
-import { createIdempotency, type IdempotencyGuard, requestFingerprint } from "../../src/capabilities/idempotency/index.ts";
-import { createRateLimiter, type PostgresRateLimiter } from "../../src/capabilities/rate-limit/index.ts";
+import { type Accounts, createAccounts } from "../../src/wiring/accounts.ts";
+import {
+  type IdempotencyScope,
+  type IdempotencyStore,
+  IdempotencyGuard,
+  LEASE_MARGIN_SECONDS,
+  requestFingerprint,
+} from "../../src/capabilities/idempotency/index.ts";
+import { PostgresIdempotencyStore } from "../../src/adapters/postgres/idempotency/postgres-idempotency-store.ts";
+import { poolOf } from "../../src/adapters/postgres/sql.ts";
+import { createIdempotency } from "../../src/wiring/idempotency.ts";
+import type { FixedWindowRateLimiter } from "../../src/capabilities/rate-limit/index.ts";
+import { createRateLimiter } from "../../src/wiring/rate-limit.ts";
 import {
   ConversionEventType,
   ConversionOutcome,
@@ -23,6 +34,7 @@ import { authInterceptor } from "../../src/transport/connect/auth-interceptor.ts
 import { errorsInterceptor } from "../../src/transport/connect/errors-interceptor.ts";
 import { withIdempotency } from "../../src/transport/connect/idempotency-interceptor.ts";
 import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
+import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { createTestDatabase, type TestDatabase } from "../support/test-database.ts";
 
 type Mail = Client<typeof MailService>;
@@ -49,7 +61,7 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
   let db: TestDatabase;
   let orm: MikroORM;
   let accounts: Accounts;
-  let rateLimiter: PostgresRateLimiter;
+  let rateLimiter: FixedWindowRateLimiter;
   let guard: IdempotencyGuard;
   let impatientGuard: IdempotencyGuard;
   let client: Mail;
@@ -213,7 +225,7 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
     expect(runs.get("boom")).toBe(2);
   });
 
-  it("another API key with the same idempotency key is an independent request", async () => {
+  it("another API key with the same idempotency key is an independent request (records are per API key; send adds its company-wide rule)", async () => {
     const key = randomUUID();
     const mine = await send(body("per key"), key);
     const theirs = await send(body("per key"), key, { secret: secretOfOtherKey });
@@ -252,12 +264,78 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
     const second = await send(body("blocked"), key, { via: impatientClient });
     expect(second.error?.code).toBe("IDEMPOTENCY_CONFLICT");
     expect(second.error?.message).toMatch(/still in progress/);
+    // Seconds until the first request's lease ends (40 s by default).
+    expect(Number(second.error?.headers["retry-after"])).toBeGreaterThan(30);
     releaseBlocked();
     const done = await first;
     expect(done.replayed).toBe(false);
     expect(await send(body("blocked"), key, { via: impatientClient })).toEqual({ id: done.id, replayed: true });
     expect(runs.get("blocked")).toBe(1);
     blocked = new Promise<void>((resolve) => (releaseBlocked = resolve));
+  });
+
+  it("a replayed answer says replayed: true; the first said false", async () => {
+    const key = randomUUID();
+    const request = fromJson(SendMessageRequestSchema, body("flag"));
+    const headers = { authorization: `Bearer ${secret}`, "idempotency-key": key };
+    expect((await client.sendMessage(request, { headers })).replayed).toBe(false);
+    expect((await client.sendMessage(request, { headers })).replayed).toBe(true);
+  });
+
+  it("a claim its request could not drop (the database went away) holds the key until its lease ends: a 409 with retry-after, then the retry runs", async () => {
+    const LEASE = 2;
+    const postgres = new PostgresIdempotencyStore(poolOf(orm), { windowHours: 24, cleanupEveryMs: 0 });
+    // The store as the database outage left it: the claim was taken, dropping it failed.
+    const outage: IdempotencyStore = {
+      claim: (scope: IdempotencyScope, lease: number) => postgres.claim(scope, lease),
+      inspect: (scope: IdempotencyScope) => postgres.inspect(scope),
+      complete: (...args) => postgres.complete(...args),
+      release: () => Promise.reject(new Error("Connection terminated unexpectedly")),
+      close: () => postgres.close(),
+    };
+    const storeErrors: unknown[] = [];
+    const leased = new IdempotencyGuard(outage, { leaseSeconds: LEASE, waitMs: 200, onStoreError: (error) => storeErrors.push(error) });
+    try {
+      const via = clientWith(leased);
+      const key = randomUUID();
+      const failed = await send(body("boom lease"), key, { via });
+      expect(failed.error?.code).toBe("INTERNAL_ERROR");
+      expect(storeErrors).toHaveLength(1);
+
+      const locked = await send(body("boom lease"), key, { via });
+      expect(locked.error?.code).toBe("IDEMPOTENCY_CONFLICT");
+      expect(locked.error?.message).toMatch(/still in progress/);
+      const retryAfter = Number(locked.error?.headers["retry-after"]);
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(LEASE);
+
+      await sleep(retryAfter * 1000);
+      expect(await send(body("boom lease"), key, { via })).toEqual({ id: expect.any(String), replayed: false });
+      expect(runs.get("boom lease")).toBe(2);
+    } finally {
+      await leased.close();
+    }
+  });
+
+  it("a caller's own deadline shortens the lease of its claim to that deadline plus the margin", async () => {
+    const key = randomUUID();
+    const headers = { authorization: `Bearer ${secret}`, "idempotency-key": key };
+    const call = client.sendMessage(fromJson(SendMessageRequestSchema, body("blocked deadline")), { headers, timeoutMs: 3_000 });
+    let seconds: number | undefined;
+    while (seconds === undefined) {
+      const { rows } = await db.query<{ seconds: number }>(
+        `select extract(epoch from expires_at - now())::float8 as seconds from idempotency_record where idempotency_key = $1`,
+        [key],
+      );
+      seconds = rows[0]?.seconds;
+      if (seconds === undefined) await sleep(20);
+    }
+    releaseBlocked();
+    await call;
+    blocked = new Promise<void>((resolve) => (releaseBlocked = resolve));
+    // Configured lease: 40 s; this call's: at most 3 s + the margin.
+    expect(seconds).toBeLessThanOrEqual(3 + LEASE_MARGIN_SECONDS);
+    expect(seconds).toBeGreaterThan(LEASE_MARGIN_SECONDS - 1);
   });
 
   it("an Idempotency-Key of 201 characters: 400 VALIDATION_ERROR naming the header; the handler does not run", async () => {
@@ -320,7 +398,7 @@ describe("Idempotency-Key through the real server", () => {
   it("the first answer is replayed over REST, Connect and gRPC with Idempotent-Replayed: true; another body is a 409", async () => {
     const key = randomUUID();
     const stored = create(RecordConversionResponseSchema, {
-      conversion: { id: "conv-1", eventId: "evt-1", eventType: ConversionEventType.PURCHASE, revenue: 49.95, currency: "USD" },
+      conversion: { id: "conv-1", eventId: "evt-1", eventType: ConversionEventType.PURCHASE, revenue: "49.95", currency: "USD" },
       outcome: ConversionOutcome.RECORDED,
     });
     await seed(key, { response: toBinary(RecordConversionResponseSchema, stored) });
@@ -363,3 +441,264 @@ describe("Idempotency-Key through the real server", () => {
     expect(await response.json()).toEqual({ error: { code: "NOT_FOUND", message: "No contact with this email address." } });
   });
 });
+
+type Placement = "header" | "body" | "both";
+
+interface SendAnswerJson {
+  readonly id: string;
+  readonly status: string;
+  readonly replayed: boolean;
+}
+
+/** What one send answered, whatever the door. */
+interface SendOutcome {
+  readonly status: number;
+  /** The answer body on 202, the error code otherwise. */
+  readonly answer?: SendAnswerJson;
+  readonly code?: string;
+  readonly message?: string;
+  /** The `Idempotent-Replayed` header. */
+  readonly replayedHeader: string | null;
+  readonly retryAfter: string | null;
+}
+
+/**
+ * POST /mail/v1/send through the real server, with the Temporal worker and
+ * the simulator behind it: the per-API-key answer store and the
+ * company-wide naming of the message are one rule, whatever door the call
+ * comes through and wherever the key is written.
+ */
+describe("POST /mail/v1/send: one idempotency rule for the header and the body key (real server)", () => {
+  /** Short, so that a claim left behind by a failed request ends within the test. */
+  const LEASE_SECONDS = 4;
+  let h: SendingHarness;
+
+  beforeAll(async () => {
+    h = await startSendingHarness({ idempotencyLeaseSeconds: LEASE_SECONDS });
+  }, 120_000);
+  afterAll(async () => h?.close());
+
+  const messagesWithKey = async (companyId: string, key: string): Promise<number> =>
+    Number(
+      (
+        await h.db.query<{ n: string }>(`select count(*)::text as n from message where company_id = $1 and idempotency_key = $2`, [
+          companyId,
+          key,
+        ])
+      ).rows[0]?.n,
+    );
+
+  function keyed(body: JsonObject, key: string, placement: Placement): { body: JsonObject; headers: Record<string, string> } {
+    return {
+      body: placement === "header" ? body : { ...body, idempotencyKey: key },
+      headers: placement === "body" ? {} : { "idempotency-key": key },
+    };
+  }
+
+  async function rest(secret: string, body: JsonObject, key: string, placement: Placement): Promise<SendOutcome> {
+    const request = keyed(body, key, placement);
+    const response = await h.send(secret, request.body, request.headers);
+    const json = (await response.json()) as SendAnswerJson | { error: { code: string; message: string } };
+    const common = {
+      status: response.status,
+      replayedHeader: response.headers.get("idempotent-replayed"),
+      retryAfter: response.headers.get("retry-after"),
+    };
+    return "error" in json ? { ...common, code: json.error.code, message: json.error.message } : { ...common, answer: json };
+  }
+
+  async function rpc(door: "grpc" | "connect", secret: string, body: JsonObject, key: string, placement: Placement): Promise<SendOutcome> {
+    const request = keyed(body, key, placement);
+    const transport =
+      door === "grpc" ? createGrpcTransport({ baseUrl: h.app.grpcUrl }) : createConnectTransport({ baseUrl: h.app.httpUrl, httpVersion: "1.1" });
+    let header: Headers | undefined;
+    try {
+      const response = await createClient(MailService, transport).sendMessage(messageFromPublicJson(SendMessageRequestSchema, request.body), {
+        headers: { authorization: `Bearer ${secret}`, ...request.headers },
+        onHeader: (hh) => {
+          header = hh;
+        },
+      });
+      const answer = { id: response.id, status: MessageStatus[response.status].toLowerCase(), replayed: response.replayed };
+      return { status: 202, answer, replayedHeader: header?.get("idempotent-replayed") ?? null, retryAfter: null };
+    } catch (error) {
+      const apiError = apiErrorFrom(error);
+      if (!apiError) throw error;
+      return {
+        status: apiError.httpStatus,
+        code: apiError.code,
+        message: apiError.message,
+        replayedHeader: apiError.headers["idempotent-replayed"] ?? null,
+        retryAfter: apiError.headers["retry-after"] ?? null,
+      };
+    }
+  }
+
+  const receipt: JsonObject = { to: "delivered@customer.example", subject: "Your receipt", html: "<p>Thanks</p>", tags: { kind: "receipt" } };
+  const otherReceipt: JsonObject = { ...receipt, subject: "Another receipt" };
+
+  it("a replay answers the first body with replayed: true and Idempotent-Replayed: true, over REST, gRPC and Connect", async () => {
+    const s = await h.readySender();
+    const key = randomUUID();
+    const first = await rest(s.secret, receipt, key, "header");
+    expect(first).toMatchObject({ status: 202, replayedHeader: null, answer: { id: expect.any(String), status: "queued", replayed: false } });
+
+    const again = await rest(s.secret, receipt, key, "header");
+    expect(again).toMatchObject({ status: 202, replayedHeader: "true" });
+    expect(again.answer).toEqual({ ...first.answer, replayed: true });
+
+    for (const door of ["grpc", "connect"] as const) {
+      const viaRpc = await rpc(door, s.secret, receipt, key, "header");
+      expect(viaRpc).toMatchObject({ status: 202, replayedHeader: "true" });
+      expect(viaRpc.answer).toEqual({ ...first.answer, replayed: true });
+    }
+    expect(await messagesWithKey(s.companyId, key)).toBe(1);
+  });
+
+  describe("the same API key, the key in the header, the body or both", () => {
+    const placements: Placement[] = ["header", "body", "both"];
+    const cases = placements.flatMap((first) => placements.map((then) => ({ first, then })));
+
+    it.each(cases)("first in the $first, then in the $then: the same body replays, another body is a 409", async ({ first, then }) => {
+      const s = await h.readySender();
+      const key = randomUUID();
+      const original = await rest(s.secret, receipt, key, first);
+      expect(original).toMatchObject({ status: 202, replayedHeader: null, answer: { replayed: false } });
+
+      const same = await rest(s.secret, receipt, key, then);
+      expect(same).toMatchObject({ status: 202, replayedHeader: "true" });
+      expect(same.answer).toEqual({ ...original.answer, replayed: true });
+
+      const different = await rest(s.secret, otherReceipt, key, then);
+      expect(different).toMatchObject({ status: 409, code: "IDEMPOTENCY_CONFLICT" });
+      const differentViaGrpc = await rpc("grpc", s.secret, otherReceipt, key, then);
+      expect(differentViaGrpc).toMatchObject({ status: 409, code: "IDEMPOTENCY_CONFLICT" });
+      expect(await messagesWithKey(s.companyId, key)).toBe(1);
+    });
+  });
+
+  it("a header key and a different body key: 400 VALIDATION_ERROR naming idempotencyKey, nothing queued", async () => {
+    const s = await h.readySender();
+    const response = await h.send(s.secret, { ...receipt, idempotencyKey: "in-the-body" }, { "idempotency-key": "in-the-header" });
+    expect(response.status).toBe(400);
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    expect(error.code).toBe("VALIDATION_ERROR");
+    expect(error.message).toMatch(/idempotencyKey/);
+    expect(await messagesWithKey(s.companyId, "in-the-body")).toBe(0);
+    expect(await messagesWithKey(s.companyId, "in-the-header")).toBe(0);
+  });
+
+  it("another API key of the same company: the same body gets the original message (replayed), another body a 409", async () => {
+    const s = await h.readySender();
+    const { secret: otherSecret } = await h.newKey(s.companyId, ["mail.transactional.send"], "second server");
+    const key = randomUUID();
+    const original = await rest(s.secret, receipt, key, "header");
+    expect(original.answer?.replayed).toBe(false);
+
+    for (const placement of ["header", "body", "both"] as const) {
+      const same = await rest(otherSecret, receipt, key, placement);
+      expect(same).toMatchObject({ status: 202, replayedHeader: "true", answer: { id: original.answer?.id, replayed: true } });
+    }
+    const sameViaGrpc = await rpc("grpc", otherSecret, receipt, key, "body");
+    expect(sameViaGrpc).toMatchObject({ status: 202, replayedHeader: "true", answer: { id: original.answer?.id, replayed: true } });
+
+    const different = await rest(otherSecret, otherReceipt, key, "body");
+    expect(different).toMatchObject({ status: 409, code: "IDEMPOTENCY_CONFLICT" });
+    expect(await rpc("connect", otherSecret, otherReceipt, key, "header")).toMatchObject({ status: 409, code: "IDEMPOTENCY_CONFLICT" });
+    // The 409 says the key names another request; it is not kept as this key's answer.
+    expect(await rest(otherSecret, receipt, key, "header")).toMatchObject({ status: 202, answer: { id: original.answer?.id, replayed: true } });
+    expect(await messagesWithKey(s.companyId, key)).toBe(1);
+  });
+
+  it("the key keeps naming the message after the per-key answer is forgotten: same body replays, another body is a 409", async () => {
+    const s = await h.readySender();
+    const key = randomUUID();
+    const original = await rest(s.secret, receipt, key, "body");
+    await h.db.query(`update idempotency_record set expires_at = now() - interval '1 second' where idempotency_key = $1`, [key]);
+
+    const different = await rest(s.secret, otherReceipt, key, "header");
+    expect(different).toMatchObject({ status: 409, code: "IDEMPOTENCY_CONFLICT" });
+    const same = await rest(s.secret, receipt, key, "header");
+    expect(same).toMatchObject({ status: 202, replayedHeader: "true", answer: { id: original.answer?.id, replayed: true } });
+    expect(await messagesWithKey(s.companyId, key)).toBe(1);
+  });
+
+  it("10 concurrent identical sends from two keys of the company, the key in the header or the body: one message, one first answer", async () => {
+    const s = await h.readySender();
+    const { secret: otherSecret } = await h.newKey(s.companyId, ["mail.transactional.send"], "second server");
+    const key = randomUUID();
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => rest(i % 2 ? otherSecret : s.secret, receipt, key, i % 4 < 2 ? "header" : "body")),
+    );
+    for (const answer of answers) expect(answer.status).toBe(202);
+    expect(new Set(answers.map((a) => a.answer?.id)).size).toBe(1);
+    expect(answers.filter((a) => a.answer?.replayed === false)).toHaveLength(1);
+    for (const answer of answers) expect(answer.replayedHeader).toBe(answer.answer?.replayed ? "true" : null);
+    expect(await messagesWithKey(s.companyId, key)).toBe(1);
+  });
+
+  it("a request cut off by a database outage leaves its key claimed only until the lease ends; then the retry runs", async () => {
+    const s = await h.readySender();
+    const key = randomUUID();
+    const database = h.db.name;
+
+    // Holds the send inside its handler (after the claim): the lookup of the key waits for this lock.
+    const blocker = new pg.Client({ connectionString: h.db.url });
+    blocker.on("error", () => undefined);
+    await blocker.connect();
+    await blocker.query("begin");
+    await blocker.query("lock table message in access exclusive mode");
+    const cutOff = rest(s.secret, receipt, key, "header");
+    let failed: SendOutcome;
+    try {
+      // Claimed, and in its handler: waiting for the lock (the statement text of a backend
+    // still in parse analysis is not reported yet, so the claim and the lock wait are what tell).
+      await waitUntil(async () => {
+        const claimed = await blocker.query(`select 1 from idempotency_record where idempotency_key = $1 and state = 'in_progress'`, [key]);
+        const waiting = await blocker.query(`select 1 from pg_locks where relation = 'message'::regclass and not granted`);
+        return (claimed.rowCount ?? 0) > 0 && (waiting.rowCount ?? 0) > 0;
+      });
+
+      // The outage: every connection cut, no new one accepted, so the request fails and cannot drop its claim.
+      await admin(`alter database ${database} allow_connections false`);
+      await admin(`select pg_terminate_backend(pid) from pg_stat_activity where datname = '${database}'`);
+      failed = await cutOff;
+    } finally {
+      await admin(`alter database ${database} allow_connections true`);
+      await blocker.end().catch(() => undefined);
+    }
+    // A 5xx: the spec's retry guidance says retry it with the same key.
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+
+    const left = await h.db.query<{ state: string; lease_ok: boolean }>(
+      `select state, expires_at <= now() + make_interval(secs => $2) as lease_ok from idempotency_record where idempotency_key = $1`,
+      [key, LEASE_SECONDS],
+    );
+    expect(left.rows).toEqual([{ state: "in_progress", lease_ok: true }]);
+
+    // The retry waits for the lease of the abandoned claim to end, then runs.
+    const retry = await rest(s.secret, receipt, key, "header");
+    expect(retry).toMatchObject({ status: 202, replayedHeader: null, answer: { replayed: false } });
+    expect(await messagesWithKey(s.companyId, key)).toBe(1);
+    expect(await rest(s.secret, receipt, key, "body")).toMatchObject({ status: 202, answer: { id: retry.answer?.id, replayed: true } });
+  });
+});
+
+async function waitUntil(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await sleep(25);
+  }
+}
+
+/** One statement on the server's maintenance database (never the test database itself). */
+async function admin(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres" });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}

@@ -1,15 +1,20 @@
-import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createFileRegistry, fromBinary } from "@bufbuild/protobuf";
+import { createFileRegistry, createRegistry, fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../src/contract/api-error.ts";
-import { file_mail_v1_mail } from "../../src/gen/mail/v1/mail_pb.js";
-import { generateOpenApi, OPENAPI_JSON_PATH } from "../../src/openapi/generate.ts";
-import type { OpenAPIV3Document, OperationObject } from "../../src/openapi/generate.ts";
+import { operationsOf } from "../../src/contract/routes.ts";
+import { file_mail_v1_admin } from "../../src/gen/mail/v1/admin_pb.js";
+import { file_mail_v1_events } from "../../src/gen/mail/v1/events_pb.js";
+import { file_mail_v1_mail, MailService } from "../../src/gen/mail/v1/mail_pb.js";
+import { file_mail_v1_webhooks } from "../../src/gen/mail/v1/webhooks_pb.js";
+import { documentedRegistry } from "../../src/openapi/descriptor-set.ts";
+import { generateOpenApi, OPENAPI_JSON_PATH, publicServices } from "../../src/openapi/document.ts";
+import type { OpenAPIV3Document, OperationObject } from "../../src/openapi/document.ts";
 
 /** The endpoint table of the spec (mail-api-and-webhooks.md, "Endpoints"). */
 const SPEC_ROUTES = [
@@ -23,6 +28,24 @@ const SPEC_ROUTES = [
   { method: "get", path: "/mail/v1/forms", scope: "mail.events.read" },
   { method: "post", path: "/mail/v1/conversions", scope: "mail.conversions.write" },
   { method: "get", path: "/mail/v1/openapi.json", scope: undefined },
+] as const;
+
+/**
+ * The WebhooksService routes (scope mail.admin): the spec leaves the paths
+ * of the webhook screens unstated; these are the contract's
+ * (proto/mail/v1/webhooks.proto).
+ */
+const WEBHOOK_ROUTES = [
+  { method: "post", path: "/mail/v1/webhooks", scope: "mail.admin" },
+  { method: "get", path: "/mail/v1/webhooks", scope: "mail.admin" },
+  { method: "get", path: "/mail/v1/webhooks/{id}", scope: "mail.admin" },
+  { method: "patch", path: "/mail/v1/webhooks/{id}", scope: "mail.admin" },
+  { method: "delete", path: "/mail/v1/webhooks/{id}", scope: "mail.admin" },
+  { method: "post", path: "/mail/v1/webhooks/{id}/rotate-secret", scope: "mail.admin" },
+  { method: "get", path: "/mail/v1/webhooks/deliveries", scope: "mail.admin" },
+  { method: "get", path: "/mail/v1/webhooks/deliveries/{id}", scope: "mail.admin" },
+  { method: "post", path: "/mail/v1/webhooks/deliveries/{id}/retry", scope: "mail.admin" },
+  { method: "post", path: "/mail/v1/webhooks/{id}/retry-dead-letters", scope: "mail.admin" },
 ] as const;
 
 const doc = generateOpenApi({ serverUrl: "https://mail.example.test" });
@@ -61,8 +84,9 @@ describe("generated OpenAPI document", () => {
     await expectValid(doc);
   });
 
-  it("omits servers without a serverUrl", () => {
-    expect(generateOpenApi({}).servers).toBeUndefined();
+  it("serves relative to the host of the document without a serverUrl", () => {
+    // The paths are absolute (`/mail/v1/...`), so the server is the host root.
+    expect(generateOpenApi({}).servers).toEqual([{ url: "/" }]);
   });
 
   it("has every $ref pointing at an existing component", () => {
@@ -84,12 +108,29 @@ describe("generated OpenAPI document", () => {
     }
   });
 
-  it("has exactly the spec's routes, with their methods and scopes", () => {
+  it("documents every public service: each JSON route of each, and nothing else", () => {
+    const services = publicServices(createRegistry(file_mail_v1_mail, file_mail_v1_webhooks, file_mail_v1_admin, file_mail_v1_events));
+    const names = services.map((service) => service.typeName);
+    expect(names).toEqual(expect.arrayContaining(["mail.v1.MailService", "mail.v1.WebhooksService"]));
+    // Operator-only services are gRPC/Connect only.
+    expect(names).not.toContain("mail.v1.AdminService");
+    expect(names).not.toContain("mail.v1.EventsService");
+    const served = publicServices(documentedRegistry()).flatMap((service) =>
+      operationsOf(service).flatMap((op) => (op.http ? [`${op.http.verb} ${op.http.pathTemplate}`] : [])),
+    );
+    const actual = Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).map((method) => `${method} ${path}`));
+    expect(actual.sort()).toEqual([...served, `get ${OPENAPI_JSON_PATH}`].sort());
+  });
+
+  it("has the spec's routes and the webhook routes, with their methods and scopes", () => {
     const actual = Object.entries(doc.paths).flatMap(([path, item]) =>
       Object.keys(item).map((method) => `${method} ${path}`),
     );
-    expect(actual.sort()).toEqual(SPEC_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
-    for (const route of SPEC_ROUTES) {
+    expect(actual).toEqual(expect.arrayContaining([...SPEC_ROUTES, ...WEBHOOK_ROUTES].map((r) => `${r.method} ${r.path}`)));
+    // The spec's table is every MailService route.
+    const mail = operationsOf(MailService).flatMap((op) => (op.http ? [`${op.http.verb} ${op.http.pathTemplate}`] : []));
+    expect([...mail, `get ${OPENAPI_JSON_PATH}`].sort()).toEqual(SPEC_ROUTES.map((r) => `${r.method} ${r.path}`).sort());
+    for (const route of [...SPEC_ROUTES, ...WEBHOOK_ROUTES]) {
       const op = operation(doc, route.method, route.path);
       if (route.scope === undefined) {
         expect(op.security, route.path).toEqual([]);
@@ -203,8 +244,10 @@ describe("generated OpenAPI document", () => {
       nullable: true,
     });
 
-    // Message-typed fields: nullable through allOf, since $ref siblings are ignored.
+    // Message-typed fields: nullable through allOf, since $ref siblings are
+    // ignored; `nullable` only counts next to a `type` (OpenAPI 3.0.3).
     expect(at(schema("GetAccountResponse"), "properties", "organization")).toEqual({
+      type: "object",
       nullable: true,
       allOf: [{ $ref: "#/components/schemas/Organization" }],
     });
@@ -216,9 +259,11 @@ describe("generated OpenAPI document", () => {
     });
   });
 
-  it("keeps requests free of required fields and answers fully required", () => {
-    expect(at(schema("SendMessageRequest"), "required")).toBeUndefined();
-    expect(at(schema("UpsertContactRequest"), "required")).toBeUndefined();
+  it("requires in requests the fields the contract marks REQUIRED, and every field of answers", () => {
+    // google.api.field_behavior = REQUIRED in the .proto files, nothing else.
+    expect(at(schema("SendMessageRequest"), "required")).toEqual(["to"]);
+    expect(at(schema("UpsertContactRequest"), "required")).toEqual(["email"]);
+    expect(at(schema("RecordConversionRequest"), "required")).toEqual(["eventId", "eventType"]);
     // Consent is in requests and answers: two components.
     expect(at(schema("UpsertContactRequest"), "properties", "consent", "allOf", 0, "$ref")).toBe(
       "#/components/schemas/ConsentInput",
@@ -233,6 +278,10 @@ describe("generated OpenAPI document", () => {
     expect(at(send, "properties", "to", "oneOf", 0)).toEqual({ type: "string", format: "email" });
     expect(at(send, "properties", "to", "oneOf", 1, "properties", "name", "maxLength")).toBe(120);
     expect(at(send, "properties", "variables", "type")).toBe("object");
+    // A variable may be null: `nullable` sits next to a `type`, as OpenAPI 3.0.3 wants.
+    expect(at(send, "properties", "variables", "additionalProperties")).toEqual({
+      oneOf: [{ type: "string", nullable: true }, { type: "number" }, { type: "boolean" }],
+    });
     expect(at(send, "properties", "subject")).toEqual({ type: "string", maxLength: 500, nullable: true });
     expect(at(send, "properties", "html", "maxLength")).toBe(400000);
     expect(at(send, "properties", "text", "maxLength")).toBe(100000);
@@ -246,7 +295,7 @@ describe("generated OpenAPI document", () => {
       in: "header",
       schema: { type: "string", maxLength: 200 },
     });
-    for (const route of SPEC_ROUTES) {
+    for (const route of [...SPEC_ROUTES, ...WEBHOOK_ROUTES]) {
       const op = operation(doc, route.method, route.path);
       if (route.method === "post") {
         expect(op.parameters, route.path).toContainEqual(ref);
@@ -257,7 +306,9 @@ describe("generated OpenAPI document", () => {
         });
       } else {
         expect(op.parameters ?? [], route.path).not.toContainEqual(ref);
-        expect(op.requestBody).toBeUndefined();
+        // PATCH has a body (the changes), GET and DELETE none.
+        if (route.method === "patch") expect(at(op.requestBody, "required")).toBe(true);
+        else expect(op.requestBody).toBeUndefined();
       }
     }
   });
@@ -266,7 +317,7 @@ describe("generated OpenAPI document", () => {
     expect(at(schema("ErrorResponse"), "properties", "error", "properties", "code", "enum")).toEqual([
       ...ERROR_CODES.keys(),
     ]);
-    for (const route of SPEC_ROUTES) {
+    for (const route of [...SPEC_ROUTES, ...WEBHOOK_ROUTES]) {
       const op = operation(doc, route.method, route.path);
       for (const [status, response] of Object.entries(op.responses)) {
         if (Number(status) < 400) continue;
@@ -310,7 +361,7 @@ describe("generated OpenAPI document", () => {
     ]) {
       expect(doc.components.headers[name], name).toBeDefined();
     }
-    for (const route of SPEC_ROUTES) {
+    for (const route of [...SPEC_ROUTES, ...WEBHOOK_ROUTES]) {
       const op = operation(doc, route.method, route.path);
       for (const [status, response] of Object.entries(op.responses)) {
         const headers = at(response, "headers");
@@ -374,5 +425,40 @@ describe("descriptions from proto comments", () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+interface LintProblem {
+  ruleId: string;
+  severity: "error" | "warn";
+  message: string;
+  location: { pointer: string }[];
+}
+
+/** `redocly lint` with its recommended rules, on a document written to a temporary file. */
+function redoclyLint(document: OpenAPIV3Document): LintProblem[] {
+  const dir = mkdtempSync(join(tmpdir(), "openapi-lint-"));
+  try {
+    const file = join(dir, "openapi.json");
+    writeFileSync(file, JSON.stringify(document, null, 2));
+    const run = spawnSync(
+      join("node_modules", ".bin", "redocly"),
+      ["lint", "--extends=recommended", "--format=json", file],
+      { encoding: "utf8", env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" } },
+    );
+    if (run.stdout === "") throw new Error(`redocly lint printed nothing: ${run.stderr}`);
+    return (JSON.parse(run.stdout) as { problems: LintProblem[] }).problems;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe("strict OpenAPI: redocly lint, recommended rules", () => {
+  it("finds no error in the document as served", () => {
+    const served = generateOpenApi({ registry: documentedRegistry() });
+    const errors = redoclyLint(served)
+      .filter((p) => p.severity === "error")
+      .map((p) => `${p.ruleId} at ${p.location[0]?.pointer ?? "?"}: ${p.message}`);
+    expect(errors).toEqual([]);
   });
 });

@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findFreePort, isPortOpen, waitForPort } from "../../src/runtime/ports.ts";
+import { SEARCH_ATTRIBUTES } from "../../workflows/search-attributes.ts";
 import {
-  CUSTOM_SEARCH_ATTRIBUTES,
   ensureSearchAttributes,
   findTemporalCli,
   startTemporalDevServer,
@@ -36,7 +36,7 @@ describe("startTemporalDevServer", () => {
     const connection = await Connection.connect({ address: server?.address });
     try {
       const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: "default" });
-      for (const name of Object.keys(CUSTOM_SEARCH_ATTRIBUTES)) {
+      for (const { name } of SEARCH_ATTRIBUTES) {
         expect(customAttributes?.[name], name).toBe(KEYWORD);
       }
     } finally {
@@ -82,7 +82,7 @@ describe("ensureSearchAttributes", () => {
       const connection = await Connection.connect({ address });
       try {
         const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: "default" });
-        for (const name of Object.keys(CUSTOM_SEARCH_ATTRIBUTES)) {
+        for (const { name } of SEARCH_ATTRIBUTES) {
           expect(customAttributes?.[name], name).toBe(KEYWORD);
         }
       } finally {

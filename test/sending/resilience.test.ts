@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startWorkerFor } from "../../src/wiring/api.ts";
+import { startWorkerProcess } from "../../src/wiring/worker.ts";
 import { findFreePort } from "../../src/runtime/ports.ts";
 import type { TemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
@@ -54,7 +54,7 @@ describe("an accepted message is sent even when Temporal is down at that moment"
     expect(row.rows[0]).toEqual({ status: "queued", workflow_started_at: null });
 
     temporal = await startTestTemporal({ port, dataDir });
-    const worker = await startWorkerFor(h.app.config, h.app);
+    const worker = await startWorkerProcess(h.app.config, h.db.url, { warn: () => undefined });
     try {
       const message = await h.waitForMessage(s.secret, id, (m) => m.status === "delivered", 60_000);
       expect(message.events.map((e) => e.type)).toEqual(["sent", "delivery"]);

@@ -14,6 +14,8 @@ interface Received {
 describe("sending through the SMTP adapter to a real SMTP server", () => {
   let smtp: SMTPServer;
   let received: Received[];
+  /** Recipients whose first DATA the relay takes and never answers. */
+  const stallOnce = new Set<string>();
   let h: SendingHarness;
 
   beforeAll(async () => {
@@ -32,7 +34,10 @@ describe("sending through the SMTP adapter to a real SMTP server", () => {
         const chunks: Buffer[] = [];
         stream.on("data", (chunk: Buffer) => chunks.push(chunk));
         stream.on("end", () => {
-          received.push({ rcptTo: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString("utf8") });
+          const rcptTo = session.envelope.rcptTo.map((r) => r.address);
+          // A stalled transaction is never answered, so the relay never delivers that copy.
+          if (rcptTo.some((address) => stallOnce.delete(address))) return;
+          received.push({ rcptTo, raw: Buffer.concat(chunks).toString("utf8") });
           callback(null, "2.0.0 Ok: queued");
         });
       },
@@ -83,6 +88,18 @@ describe("sending through the SMTP adapter to a real SMTP server", () => {
     expect(dkim.tags.s).toBe(domain?.dkimSelector);
     expect(dkim.bodyHashMatches).toBe(true);
     expect(dkim.signatureValid).toBe(true);
+  });
+
+  it("a relay that never answers DATA: the attempt gives up before Temporal's timeout, the retry sends it, one copy delivered", async () => {
+    const s = await h.readySender({ credits: 2 });
+    stallOnce.add("stalled@customer.example");
+    const { id } = (await (await h.send(s.secret, { to: "stalled@customer.example", subject: "Hi", html: "<p>x</p>" })).json()) as { id: string };
+    const message = await h.waitForMessage(s.secret, id, (m) => m.status === "sent");
+    expect(stallOnce.has("stalled@customer.example")).toBe(false);
+    expect(message.events.map((e) => e.type)).toEqual(["sent"]);
+    expect(received.filter((r) => r.raw.includes(`<${id}@mail.service.test>`))).toHaveLength(1);
+    const wallet = await h.admin.getWallet({ companyId: s.companyId });
+    expect(wallet.balance).toBe(1n);
   });
 
   it("a permanent SMTP refusal ends the message `rejected` and returns the credit", async () => {

@@ -1,6 +1,7 @@
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { type App, startApp } from "../../src/wiring/api.ts";
+import type { WebhooksTestOverrides } from "../../src/wiring/webhooks.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import { API_KEY_SCOPES } from "../../src/capabilities/accounts/scopes.ts";
 import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
@@ -50,10 +51,17 @@ export function adminClient(baseUrl: string): Client<typeof AdminService> {
   return createClient(AdminService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [operator] }));
 }
 
-export async function startApiHarness(overrides: Partial<Config> = {}): Promise<ApiHarness> {
+/** What a test passes in code to the service it starts (never from the environment). */
+export interface ApiHarnessOptions {
+  /** Loopback receivers, a test CA, a short schedule, a clock (src/wiring/webhooks.ts). */
+  readonly webhooksTestOverrides?: WebhooksTestOverrides;
+}
+
+export async function startApiHarness(overrides: Partial<Config> = {}, options: ApiHarnessOptions = {}): Promise<ApiHarness> {
   const db = await createTestDatabase();
   const config = testConfig(overrides);
-  const app = await startApp({ config, databaseUrl: db.url, logger: { level: "warn" } });
+  const webhooks = options.webhooksTestOverrides ? { webhooksTestOverrides: options.webhooksTestOverrides } : {};
+  const app = await startApp({ config, databaseUrl: db.url, logger: { level: "warn" }, ...webhooks });
   const admin = adminClient(app.httpUrl);
   const others: App[] = [];
 
@@ -74,7 +82,7 @@ export async function startApiHarness(overrides: Partial<Config> = {}): Promise<
     },
     fetch: (path, init) => fetch(new URL(path, app.httpUrl), init),
     async startSecondInstance() {
-      const other = await startApp({ config, databaseUrl: db.url, logger: { level: "warn" } });
+      const other = await startApp({ config, databaseUrl: db.url, logger: { level: "warn" }, ...webhooks });
       others.push(other);
       return other;
     },

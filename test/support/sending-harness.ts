@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { Config } from "../../src/config.ts";
 import type { TemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
-import { type ApiHarness, bearer, startApiHarness } from "./api-harness.ts";
+import { type ApiHarness, type ApiHarnessOptions, bearer, startApiHarness } from "./api-harness.ts";
 import { startTemporalDevServer as startTestTemporal } from "../../src/runtime/temporal-dev-server.ts";
 
 /**
@@ -43,6 +43,7 @@ export interface MessageJson {
 export async function startSendingHarness(
   overrides: Partial<Config> = {},
   temporal?: TemporalDevServer,
+  options: ApiHarnessOptions = {},
 ): Promise<SendingHarness> {
   const server = temporal ?? (await startTestTemporal());
   const api = await startApiHarness({
@@ -54,7 +55,7 @@ export async function startSendingHarness(
     sendingBurst: 1000,
     handoffTimeoutSeconds: 10,
     ...overrides,
-  });
+  }, options);
 
   const harness: SendingHarness = {
     ...api,

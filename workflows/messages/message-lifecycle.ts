@@ -7,7 +7,7 @@ import { MAIL_STATUS } from "../search-attributes.ts";
  * lifecycle: suppression check, the sending pace (deferred, on a durable
  * timer, while it does not allow), the handoff with retries, then the wait
  * for the delivery outcome reported by the email service. Deterministic: every I/O is an
- * activity (src/activities/message-activities.ts).
+ * activity (src/adapters/temporal/messages/activities.ts).
  */
 export interface MessageWorkflowInput {
   readonly messageId: string;

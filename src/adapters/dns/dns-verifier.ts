@@ -1,24 +1,6 @@
 import { Resolver } from "node:dns/promises";
-import { dkimRecordName, dmarcRecordName, type DnsCheckState, type DnsSettings, type DomainDnsFacts } from "../../capabilities/sending-setup/dns-records.ts";
-
-/** Checks a domain's published records against what we asked for. */
-export interface DnsVerifier {
-  /** Throws DnsUnavailableError when DNS could not answer (as opposed to "no such record"). */
-  check(facts: DomainDnsFacts): Promise<DnsCheckState>;
-}
-
-/**
- * DNS did not give an answer (timeout, SERVFAIL, refused): nothing can be
- * concluded, so nothing about the domain should change.
- */
-export class DnsUnavailableError extends Error {
-  readonly code: string;
-  constructor(name: string, code: string) {
-    super(`DNS lookup of ${name} failed (${code})`);
-    this.name = "DnsUnavailableError";
-    this.code = code;
-  }
-}
+import { dkimRecordName, dmarcRecordName, type DnsSettings } from "../../capabilities/sending-setup/dns-records.ts";
+import { DnsUnavailableError, type DnsVerifier } from "../../capabilities/sending-setup/ports.ts";
 
 export interface DnsVerifierOptions extends DnsSettings {
   /** `ip` or `ip:port` entries (Resolver#setServers); empty: the system's resolvers. */

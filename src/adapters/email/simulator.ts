@@ -111,12 +111,21 @@ export interface SimulatorProviderOptions {
   /** Told about an event dropped after its last attempt. Default: a one-line warning without message content. */
   readonly onEventDropped?: (event: ProviderEvent, error: unknown) => void;
   /**
-   * Durable memory of final handoff answers, shared by every process (the
-   * service runs it on PostgreSQL). Without it the simulator remembers in
-   * memory only, and a handoff repeated by another process after a crash
-   * would count as a new one.
+   * Durable memory of final handoff answers and of the outcomes still to
+   * report, shared by every process (the service runs it on PostgreSQL).
+   * With it, outcomes are reported from the journal by whichever process
+   * polls first, so they survive the process that accepted the message.
+   * Without it the simulator remembers in memory only: a handoff repeated by
+   * another process after a crash would count as a new one, and pending
+   * outcomes die with the process.
    */
   readonly journal?: HandoffJournal;
+  /** With a journal: how often to look for due outcomes besides the wake-ups planned at each handoff. Default 1000 ms. */
+  readonly pollIntervalMs?: number;
+  /** With a journal: how long a process may take to report an outcome it claimed before another may. Default 30 s. */
+  readonly claimLeaseMs?: number;
+  /** Message ids remembered in memory (answers, counters); the oldest are forgotten beyond it. Default 10 000. */
+  readonly memoryLimit?: number;
   /**
    * Time between taking a message and answering (the journal records it
    * first). Models a slow service; tests use it to kill a worker mid-handoff.
@@ -124,11 +133,53 @@ export interface SimulatorProviderOptions {
   readonly handoffDelayMs?: number;
 }
 
-/** Durable record of the first final answer per messageId. */
+/** An outcome to report later, recorded with the accepted handoff. */
+export interface JournalEvent {
+  readonly providerEventId: string;
+  readonly type: ProviderEventType;
+  readonly detail?: string;
+  /** Due this long after the handoff. */
+  readonly dueInMs: number;
+}
+
+/** An outcome claimed for reporting. */
+export interface DueEvent {
+  readonly providerEventId: string;
+  readonly providerMessageId: string;
+  readonly type: ProviderEventType;
+  readonly detail?: string;
+  /** Reports of it that failed so far. */
+  readonly attempts: number;
+}
+
+/**
+ * Durable record of the first final answer per messageId and of the
+ * outcomes still to report, shared by every process.
+ */
 export interface HandoffJournal {
   recall(messageId: string): Promise<HandoffAccepted | HandoffRejected | undefined>;
-  /** Records `result` unless an answer is recorded already; returns the recorded one. */
-  remember(messageId: string, result: HandoffAccepted | HandoffRejected): Promise<HandoffAccepted | HandoffRejected>;
+  /**
+   * Records `result` unless an answer is recorded already; returns the
+   * recorded one. `events` (in order) are recorded with an accepted answer
+   * this call records, atomically with it, never with another's.
+   */
+  remember(
+    messageId: string,
+    result: HandoffAccepted | HandoffRejected,
+    events: readonly JournalEvent[],
+  ): Promise<HandoffAccepted | HandoffRejected>;
+  /**
+   * Up to `limit` due outcomes, oldest due first, none behind an unreported
+   * outcome of its message, each now leased to the caller for `leaseMs`
+   * (no other caller gets it meanwhile).
+   */
+  claimDue(limit: number, leaseMs: number): Promise<DueEvent[]>;
+  /** The outcome was reported: never again. */
+  reported(providerEventId: string): Promise<void>;
+  /** Its report failed: due again in `retryInMs`, or given up on (`"drop"`). */
+  failed(providerEventId: string, retryInMs: number | "drop"): Promise<void>;
+  /** How many outcomes of these provider messages are still to report. */
+  pending(providerMessageIds: readonly string[]): Promise<number>;
 }
 
 export interface SimulatorProvider extends EmailProvider {
@@ -154,7 +205,42 @@ interface PlannedEvent {
   readonly detail?: string;
 }
 
-const DEFAULTS = { delayMs: 50, slowDelayMs: 5_000, eventAttempts: 5, eventRetryBaseMs: 100 } as const;
+const DEFAULTS = {
+  delayMs: 50,
+  slowDelayMs: 5_000,
+  eventAttempts: 5,
+  eventRetryBaseMs: 100,
+  pollIntervalMs: 1_000,
+  claimLeaseMs: 30_000,
+  memoryLimit: 10_000,
+} as const;
+
+/** Outcomes claimed per statement. */
+const CLAIM_BATCH = 50;
+/** Timers waiting for a due outcome, at most; beyond, the regular poll finds it. */
+const MAX_WAKE_TIMERS = 1_000;
+
+/** A Map that forgets its oldest entries beyond `limit`, so a long-running process keeps a bounded memory. */
+class BoundedMap<K, V> extends Map<K, V> {
+  readonly #limit: number;
+
+  constructor(limit: number) {
+    super();
+    this.#limit = limit;
+  }
+
+  override set(key: K, value: V): this {
+    // Re-inserted, so a busy key counts as new.
+    this.delete(key);
+    super.set(key, value);
+    while (this.size > this.#limit) {
+      const oldest = this.keys().next();
+      if (oldest.done) break;
+      this.delete(oldest.value);
+    }
+    return this;
+  }
+}
 
 export function createSimulatorProvider(options: SimulatorProviderOptions): SimulatorProvider {
   const delayMs = nonNegative(options.delayMs ?? DEFAULTS.delayMs, "delayMs");
@@ -163,10 +249,14 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Simu
   const retryBaseMs = nonNegative(options.eventRetryBaseMs ?? DEFAULTS.eventRetryBaseMs, "eventRetryBaseMs");
   const onEventDropped = options.onEventDropped ?? warnDropped;
 
-  /** Final handoff answer per messageId: repeats get exactly this back. */
-  const outcomes = new Map<string, HandoffAccepted | HandoffRejected>();
-  const sent = new Map<string, number>();
-  const attempts = new Map<string, number>();
+  const pollIntervalMs = positive(options.pollIntervalMs ?? DEFAULTS.pollIntervalMs, "pollIntervalMs");
+  const claimLeaseMs = positive(options.claimLeaseMs ?? DEFAULTS.claimLeaseMs, "claimLeaseMs");
+  const memoryLimit = Math.max(1, Math.floor(options.memoryLimit ?? DEFAULTS.memoryLimit));
+
+  /** Final handoff answer per messageId: repeats get exactly this back (the journal's copy wins when there is one). */
+  const outcomes = new BoundedMap<string, HandoffAccepted | HandoffRejected>(memoryLimit);
+  const sent = new BoundedMap<string, number>(memoryLimit);
+  const attempts = new BoundedMap<string, number>(memoryLimit);
   /** Event chains still running; close() cancels them, settled() waits for them. */
   const running = new Set<Promise<void>>();
   const shutdown = new AbortController();
@@ -270,6 +360,32 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Simu
     return result;
   }
 
+  /** Planned events as recorded in the journal: each delay counts from the previous event, as in memory. */
+  function journalEvents(events: readonly PlannedEvent[]): JournalEvent[] {
+    let dueInMs = 0;
+    return events.map((event) => {
+      dueInMs += event.afterMs;
+      return {
+        providerEventId: `simevt_${randomUUID()}`,
+        type: event.type,
+        dueInMs,
+        ...(event.detail === undefined ? {} : { detail: event.detail }),
+      };
+    });
+  }
+
+  const reporter = options.journal
+    ? startJournalReporter(options.journal, {
+        onEvent: options.onEvent,
+        onEventDropped,
+        eventAttempts,
+        retryBaseMs,
+        pollIntervalMs,
+        claimLeaseMs,
+        memoryLimit,
+      })
+    : undefined;
+
   return {
     name: "simulator",
 
@@ -284,10 +400,11 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Simu
       }
       const result = decide(email, { emit: false });
       if (result.outcome === "failed_transient") return result;
-      const kept = await journal.remember(email.messageId, result);
+      const planned = result.outcome === "accepted" ? journalEvents(plan(simulatorBehaviourFor(email.to.email))) : [];
+      const kept = await journal.remember(email.messageId, result, planned);
       outcomes.set(email.messageId, kept);
       if (kept === result && result.outcome === "accepted") {
-        emitLater(result.providerMessageId, plan(simulatorBehaviourFor(email.to.email)));
+        reporter?.expect(result.providerMessageId, planned);
       } else if (kept !== result) {
         // Another process took this message first: ours never happened.
         sent.set(email.messageId, Math.max(0, (sent.get(email.messageId) ?? 1) - 1));
@@ -307,15 +424,153 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Simu
     async settled(): Promise<void> {
       // A chain can be added while we wait (a send during the wait), hence the loop.
       while (running.size > 0) await Promise.all(running);
+      await reporter?.settled();
     },
 
     async close(): Promise<void> {
       closed = true;
-      // Events not yet emitted are dropped, as when a real service's webhooks stop being received.
+      // In memory, events not yet emitted are dropped, as when a real
+      // service's webhooks stop being received; journaled ones stay in the
+      // journal for another process (or this one, restarted) to report.
       shutdown.abort();
+      await reporter?.stop();
       while (running.size > 0) await Promise.all(running);
     },
   };
+}
+
+interface ReporterOptions {
+  readonly onEvent: ProviderEventSink;
+  readonly onEventDropped: (event: ProviderEvent, error: unknown) => void;
+  readonly eventAttempts: number;
+  readonly retryBaseMs: number;
+  readonly pollIntervalMs: number;
+  readonly claimLeaseMs: number;
+  readonly memoryLimit: number;
+}
+
+interface JournalReporter {
+  /** Outcomes this process just recorded: look for them when they are due. */
+  expect(providerMessageId: string, events: readonly JournalEvent[]): void;
+  /** Resolves once the outcomes this process recorded are all reported (or dropped). */
+  settled(): Promise<void>;
+  /** No more polls; waits for the one under way. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Reports the journal's due outcomes through `onEvent`: on a regular poll
+ * (which is what finds the outcomes of a process that died) and on a timer
+ * at each outcome's due time (which keeps outcomes prompt). Any process
+ * may report any outcome; the journal's lease keeps two from reporting one
+ * at once, and the intake is idempotent on the event id anyway.
+ */
+function startJournalReporter(journal: HandoffJournal, options: ReporterOptions): JournalReporter {
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let again = false;
+  const wakeTimers = new Set<NodeJS.Timeout>();
+  /** Provider message ids this process recorded outcomes for, for settled(). */
+  const recorded = new BoundedMap<string, true>(options.memoryLimit);
+
+  async function report(due: DueEvent): Promise<void> {
+    const event: ProviderEvent = {
+      providerEventId: due.providerEventId,
+      providerMessageId: due.providerMessageId,
+      type: due.type,
+      occurredAt: new Date(),
+      ...(due.detail === undefined ? {} : { detail: due.detail }),
+    };
+    try {
+      await options.onEvent(event);
+    } catch (error) {
+      const failures = due.attempts + 1;
+      if (failures >= options.eventAttempts) {
+        await journal.failed(due.providerEventId, "drop");
+        options.onEventDropped(event, error);
+        return;
+      }
+      const retryInMs = options.retryBaseMs * 2 ** (failures - 1);
+      await journal.failed(due.providerEventId, retryInMs);
+      wake(retryInMs);
+      return;
+    }
+    await journal.reported(due.providerEventId);
+  }
+
+  async function drain(): Promise<void> {
+    for (;;) {
+      const due = await journal.claimDue(CLAIM_BATCH, options.claimLeaseMs);
+      // One at a time: a message's next outcome is only claimable once this one is reported.
+      for (const event of due) {
+        if (stopped) return; // its lease runs out and another process takes it
+        await report(event);
+      }
+      if (due.length < CLAIM_BATCH || stopped) return;
+    }
+  }
+
+  function poll(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      do {
+        again = false;
+        await drain();
+      } while (again && !stopped);
+    })()
+      .catch((error: unknown) => {
+        // The database may be away for a moment; the next poll tries again.
+        if (!stopped) console.warn(`simulator: polling the journal failed: ${error instanceof Error ? error.message : String(error)}`);
+      })
+      .finally(() => {
+        running = undefined;
+      });
+  }
+
+  function wake(afterMs: number): void {
+    if (stopped || wakeTimers.size >= MAX_WAKE_TIMERS) return;
+    // A little late rather than early: the journal's clock decides what is due.
+    const timer = setTimeout(() => {
+      wakeTimers.delete(timer);
+      poll();
+    }, afterMs + 5);
+    timer.unref();
+    wakeTimers.add(timer);
+  }
+
+  const ticker = setInterval(poll, options.pollIntervalMs);
+  ticker.unref();
+  // Outcomes left by a process that stopped are due already.
+  poll();
+
+  return {
+    expect(providerMessageId, events) {
+      recorded.set(providerMessageId, true);
+      for (const event of events) wake(event.dueInMs);
+    },
+    async settled() {
+      while (!stopped && (await journal.pending([...recorded.keys()])) > 0) {
+        poll();
+        await sleep(Math.min(options.pollIntervalMs, 20));
+      }
+    },
+    async stop() {
+      stopped = true;
+      clearInterval(ticker);
+      for (const timer of wakeTimers) clearTimeout(timer);
+      wakeTimers.clear();
+      await running;
+    },
+  };
+}
+
+function positive(value: number, name: string): number {
+  if (!Number.isFinite(value) || value <= 0) throw new RangeError(`${name} must be a positive number`);
+  return value;
 }
 
 function nonNegative(value: number, name: string): number {

@@ -51,10 +51,19 @@ export interface SmtpProviderOptions {
     readonly connectionMs?: number;
     readonly greetingMs?: number;
     readonly socketMs?: number;
+    /**
+     * The whole handoff of one message, the wait for a pooled connection
+     * included: past it the send is aborted, its connection closed, and the
+     * handoff fails transiently. Keep it well below the time the caller
+     * gives a handoff attempt (HANDOFF_TIMEOUT_SECONDS): an attempt still
+     * talking to the relay when the next one starts could deliver the
+     * message twice. The other timeouts are capped at it.
+     */
+    readonly handoffMs?: number;
   };
 }
 
-const DEFAULT_TIMEOUTS = { connectionMs: 10_000, greetingMs: 10_000, socketMs: 60_000 } as const;
+const DEFAULT_TIMEOUTS = { connectionMs: 10_000, greetingMs: 10_000, socketMs: 20_000, handoffMs: 30_000 } as const;
 
 /**
  * Headers the adapter owns. A caller-supplied value for any of them would
@@ -111,7 +120,7 @@ export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider 
   if (!MESSAGE_ID_DOMAIN.test(options.messageIdDomain)) {
     throw new TypeError("messageIdDomain must be a plain domain name");
   }
-  const timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const timeouts = handoffTimeouts(options.timeouts);
   const transport = nodemailer.createTransport({
     pool: true,
     host: options.host,
@@ -128,6 +137,9 @@ export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider 
     connectionTimeout: timeouts.connectionMs,
     greetingTimeout: timeouts.greetingMs,
     socketTimeout: timeouts.socketMs,
+    // A connection given up on (deadline) is torn down at once rather than
+    // left to finish politely: the relay must see the transaction end.
+    socketCloseTimeout: 0,
     // Content is always strings we rendered; never let a message make
     // nodemailer read local files or fetch URLs.
     disableFileAccess: true,
@@ -145,8 +157,13 @@ export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider 
     const dkimProblem = email.dkim ? checkDkimKey(email.dkim.privateKey) : undefined;
     if (dkimProblem) return rejected(dkimProblem);
 
+    // Covers the wait for a pooled connection and the SMTP transaction: on
+    // abort, nodemailer drops the message from the pool's queue or closes
+    // the connection that carries it.
+    const deadline = AbortSignal.timeout(timeouts.handoffMs);
     try {
       await transport.sendMail({
+        signal: deadline,
         messageId: `<${providerMessageId}>`,
         from: toAddress(email.from),
         to: toAddress(email.to),
@@ -165,6 +182,11 @@ export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider 
       });
       return { outcome: "accepted", providerMessageId };
     } catch (error) {
+      if (deadline.aborted) {
+        // Ambiguous only if the relay had the whole message: it never said
+        // so, and a retry carries the same Message-ID.
+        return transient(`no answer from the SMTP relay within ${timeouts.handoffMs} ms; the transaction was abandoned`);
+      }
       return classifySmtpFailure(error);
     }
   }
@@ -191,10 +213,32 @@ export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider 
     async close(): Promise<void> {
       closed = true;
       // Let handoffs that already started finish: their outcome is about to
-      // be recorded, and cutting them off would turn them into ambiguous failures.
+      // be recorded, and cutting them off would turn them into ambiguous
+      // failures. Each ends by its deadline (timeouts.handoffMs) at the latest.
       await Promise.allSettled([...inFlight.values()]);
       transport.close();
     },
+  };
+}
+
+interface HandoffTimeouts {
+  readonly connectionMs: number;
+  readonly greetingMs: number;
+  readonly socketMs: number;
+  readonly handoffMs: number;
+}
+
+function handoffTimeouts(configured: SmtpProviderOptions["timeouts"]): HandoffTimeouts {
+  const merged = { ...DEFAULT_TIMEOUTS, ...configured };
+  for (const [name, value] of Object.entries(merged)) {
+    if (!Number.isFinite(value) || value <= 0) throw new RangeError(`SMTP timeout ${name} must be a positive number of milliseconds`);
+  }
+  const cap = (ms: number) => Math.min(ms, merged.handoffMs);
+  return {
+    connectionMs: cap(merged.connectionMs),
+    greetingMs: cap(merged.greetingMs),
+    socketMs: cap(merged.socketMs),
+    handoffMs: merged.handoffMs,
   };
 }
 

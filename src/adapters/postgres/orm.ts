@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { MikroORM } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import { ENTITIES } from "./entities/index.ts";
@@ -9,6 +10,13 @@ export { MikroORM } from "@mikro-orm/postgresql";
 export interface OpenOrmOptions {
   /** Largest number of pooled connections of this process. Default 10. */
   readonly poolMax?: number;
+  /**
+   * Longest a statement may run (PostgreSQL `statement_timeout`), in
+   * milliseconds; 0 turns it off. Default 30 000.
+   */
+  readonly statementTimeoutMs?: number;
+  /** Longest wait for a pooled connection before failing (503 at the API). Default 5 000. */
+  readonly acquireTimeoutMs?: number;
 }
 
 /**
@@ -27,7 +35,14 @@ export async function openOrm(databaseUrl: string, options: OpenOrmOptions = {})
     ensureDatabase: false,
     pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000 },
     // Fail fast instead of queueing forever when the database is unreachable.
-    driverOptions: { connectionTimeoutMillis: 10_000 },
+    // Fail fast instead of queueing forever when the pool is exhausted or the
+    // database unreachable, and bound every statement: a saturated database
+    // answers 503 (adapters/postgres/unavailable.ts), never hangs a request.
+    driverOptions: {
+      connectionTimeoutMillis: options.acquireTimeoutMs ?? 5_000,
+      statement_timeout: options.statementTimeoutMs ?? 30_000,
+      ...sslFromUrl(databaseUrl),
+    },
     migrations: {
       migrationsList: [...MIGRATIONS],
       tableName: "mikro_orm_migrations",
@@ -65,4 +80,26 @@ export async function migrate(orm: MikroORM): Promise<string[]> {
   } finally {
     lockClient.release();
   }
+}
+
+/**
+ * TLS settings from the URL's libpq-style parameters, which MikroORM does
+ * not pass on by itself (managed PostgreSQL needs them): `sslmode`
+ * (`disable`, `prefer`/`require`: encrypted; `verify-ca`/`verify-full`:
+ * encrypted and verified) and `sslrootcert` (a CA file), or `ssl=true`.
+ */
+export function sslFromUrl(databaseUrl: string): { ssl?: { rejectUnauthorized: boolean; ca?: string; checkServerIdentity?: () => undefined } } {
+  const params = new URL(databaseUrl).searchParams;
+  const mode = params.get("sslmode") ?? (params.get("ssl") === "true" ? "require" : undefined);
+  if (!mode || mode === "disable" || mode === "allow") return {};
+  const verify = mode === "verify-ca" || mode === "verify-full";
+  const rootCert = params.get("sslrootcert");
+  return {
+    ssl: {
+      rejectUnauthorized: verify,
+      ...(rootCert ? { ca: readFileSync(rootCert, "utf8") } : {}),
+      // verify-ca checks the chain but not the host name.
+      ...(mode === "verify-ca" ? { checkServerIdentity: () => undefined } : {}),
+    },
+  };
 }

@@ -1,52 +1,23 @@
 import { ApiError } from "../../contract/api-error.ts";
-import { toDate, type Pool } from "../../adapters/postgres/sql.ts";
 import { hashApiKey, isWellFormedApiKey, sameKeyHash } from "./api-keys.ts";
 import type { KeyUsageRecorder } from "./key-usage-batcher.ts";
+import type { ApiKeyCredentials } from "./ports.ts";
 import type { ApiKeyAuthenticator, AuthenticatedKey } from "./types.ts";
 
 export interface AuthenticatorOptions {
-  readonly pool: () => Promise<Pool>;
+  readonly credentials: ApiKeyCredentials;
   readonly apiKeyPrefix: string;
   readonly apiKeyPepper: string;
   readonly usage: KeyUsageRecorder;
   readonly clock: () => Date;
 }
 
-interface KeyRow {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: string[];
-  secret_hash: Buffer;
-  expires_at: string | Date | null;
-  revoked_at: string | Date | null;
-  company_id: string;
-  company_name: string;
-  entitlement_api: boolean;
-  entitlement_smtp: boolean;
-}
-
 /**
- * The only read of api_key that is not scoped by company (see the rule in
- * src/persistence/repositories/api-key-repository.ts): the presented key is
- * what tells us the company. One unique-index probe joined to the company.
- */
-const LOOKUP = {
-  // Named: each pooled connection prepares it once.
-  name: "api_key_authenticate",
-  text: `select k.id, k.name, k.prefix, k.scopes, k.secret_hash, k.expires_at, k.revoked_at,
-                c.id as company_id, c.name as company_name, c.entitlement_api, c.entitlement_smtp
-           from api_key k
-           join company c on c.id = k.company_id
-          where k.secret_hash = $1`,
-};
-
-/**
- * Resolves bearer keys against the database on every call: nothing is
+ * Resolves bearer keys against the stored keys on every call: nothing is
  * cached, so a revocation (or an expiry) done by any process applies to the
  * very next request everywhere.
  */
-export class PostgresApiKeyAuthenticator implements ApiKeyAuthenticator {
+export class BearerKeyAuthenticator implements ApiKeyAuthenticator {
   readonly #options: AuthenticatorOptions;
 
   constructor(options: AuthenticatorOptions) {
@@ -59,29 +30,27 @@ export class PostgresApiKeyAuthenticator implements ApiKeyAuthenticator {
       throw new ApiError("API_KEY_INVALID", `The API key is malformed: expected "${apiKeyPrefix}_" followed by 43 letters and digits.`);
     }
     const hash = hashApiKey(apiKeyPepper, presentedKey);
-    const pool = await this.#options.pool();
-    const { rows } = await pool.query<KeyRow>({ ...LOOKUP, values: [hash] });
-    const row = rows[0];
-    // The index found the row by equality already; the constant-time check
+    const key = await this.#options.credentials.findByHash(hash);
+    // The store found the key by equality already; the constant-time check
     // keeps the decision itself free of data-dependent timing.
-    if (!row || !sameKeyHash(row.secret_hash, hash) || row.revoked_at !== null) {
+    if (!key || !sameKeyHash(key.secretHash, hash) || key.revokedAt !== null) {
       throw new ApiError("API_KEY_INVALID", "The API key is unknown or has been revoked.");
     }
     const now = this.#options.clock();
-    const expiresAt = toDate(row.expires_at);
+    const { expiresAt } = key;
     if (expiresAt !== null && expiresAt.getTime() <= now.getTime()) {
       throw new ApiError("API_KEY_EXPIRED", "The API key has expired (past its expiry, or replaced and its grace period has ended).");
     }
-    this.#options.usage.record(row.id, now);
+    this.#options.usage.record(key.id, now);
     return {
-      keyId: row.id,
-      keyName: row.name,
-      keyPrefix: row.prefix,
-      scopes: row.scopes,
+      keyId: key.id,
+      keyName: key.name,
+      keyPrefix: key.prefix,
+      scopes: key.scopes,
       expiresAt,
-      companyId: row.company_id,
-      companyName: row.company_name,
-      entitlements: { api: row.entitlement_api, smtp: row.entitlement_smtp },
+      companyId: key.company.id,
+      companyName: key.company.name,
+      entitlements: { api: key.company.entitlements.api, smtp: key.company.entitlements.smtp },
     };
   }
 }

@@ -1,4 +1,4 @@
-import type { Pool } from "../../adapters/postgres/sql.ts";
+import type { KeyUsageStore } from "./ports.ts";
 
 /** Where "last used" times go; the authenticator only knows this. */
 export interface KeyUsageRecorder {
@@ -15,14 +15,14 @@ export interface KeyUsageBatcherOptions {
 /**
  * Writes "last used" of API keys in batches, so authenticating a request
  * never writes: requests only update an in-memory map (key id -> latest
- * time), and every `flushMs` one UPDATE writes the whole map.
+ * time), and every `flushMs` one write of the store takes the whole map.
  *
- * The UPDATE only moves last_used_at forward (GREATEST), so several API
- * processes flushing in any order never move it back. A failed flush keeps
+ * The store only moves "last used" forward, so several API processes
+ * flushing in any order never move it back. A failed flush keeps
  * its times for the next one. Call `close()` on shutdown to write the rest.
  */
 export class KeyUsageBatcher implements KeyUsageRecorder {
-  readonly #pool: () => Promise<Pool>;
+  readonly #store: KeyUsageStore;
   readonly #flushMs: number;
   readonly #onError: (error: unknown) => void;
   #pending = new Map<string, Date>();
@@ -31,8 +31,8 @@ export class KeyUsageBatcher implements KeyUsageRecorder {
   #inFlight: Promise<void> = Promise.resolve();
   #closed = false;
 
-  constructor(pool: () => Promise<Pool>, options: KeyUsageBatcherOptions) {
-    this.#pool = pool;
+  constructor(store: KeyUsageStore, options: KeyUsageBatcherOptions) {
+    this.#store = store;
     this.#flushMs = options.flushMs;
     this.#onError = options.onError ?? ((error) => console.error("api key usage flush failed", error));
     if (this.#flushMs > 0) {
@@ -54,7 +54,7 @@ export class KeyUsageBatcher implements KeyUsageRecorder {
     if (this.#flushMs <= 0) this.#flushInBackground();
   }
 
-  /** Writes everything pending now, in one statement. Rejects when the write fails. */
+  /** Writes everything pending now, in one write of the store. Rejects when the write fails. */
   flush(): Promise<void> {
     const run = this.#inFlight.then(() => this.#write());
     // Later flushes wait for this one, whatever its outcome.
@@ -79,17 +79,8 @@ export class KeyUsageBatcher implements KeyUsageRecorder {
     if (this.#pending.size === 0) return;
     const batch = this.#pending;
     this.#pending = new Map();
-    const ids = [...batch.keys()];
-    const times = ids.map((id) => (batch.get(id) as Date).toISOString());
     try {
-      const pool = await this.#pool();
-      await pool.query(
-        `update api_key as k
-            set last_used_at = greatest(k.last_used_at, u.used_at)
-           from unnest($1::uuid[], $2::timestamptz[]) as u (id, used_at)
-          where k.id = u.id`,
-        [ids, times],
-      );
+      await this.#store.writeLastUsed(batch);
     } catch (error) {
       // Put the times back (unless newer ones arrived meanwhile) for the next flush.
       for (const [id, at] of batch) {

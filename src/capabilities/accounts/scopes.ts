@@ -9,6 +9,9 @@ export const API_KEY_SCOPES = [
   "mail.contacts.write",
   "mail.conversions.write",
   "mail.integrations.write",
+  // Mail administration through the API: webhook endpoints and deliveries
+  // (spec: "Creating, editing and deleting webhooks needs Mail administration").
+  "mail.admin",
 ] as const;
 
 export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];

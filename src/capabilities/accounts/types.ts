@@ -1,7 +1,6 @@
 /**
- * What the transports know of accounts. The persistence-backed
- * implementation lives beside this file; transports depend on these types
- * only.
+ * What the transports know of accounts; they depend on these types only.
+ * What the capability needs from storage is in ports.ts.
  */
 export interface CompanyEntitlements {
   readonly api: boolean;

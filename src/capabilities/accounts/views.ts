@@ -1,7 +1,7 @@
-import type { ApiKey, Company } from "../../adapters/postgres/entities/index.ts";
+import type { ApiKeyRecord, CompanyRecord } from "./ports.ts";
 import type { CompanyEntitlements } from "./types.ts";
 
-/** A company as the accounts service hands it out (never the ORM entity). */
+/** A company as the accounts service hands it out. */
 export interface CompanyView {
   readonly id: string;
   readonly name: string;
@@ -33,34 +33,34 @@ export interface ApiKeyView {
   readonly replacedAt: Date | null;
 }
 
-export function companyView(company: Company): CompanyView {
+export function companyView(company: CompanyRecord): CompanyView {
   return {
     id: company.id,
     name: company.name,
-    entitlements: { api: company.entitlementApi, smtp: company.entitlementSmtp },
+    entitlements: { api: company.entitlements.api, smtp: company.entitlements.smtp },
     createdAt: company.createdAt,
   };
 }
 
-export function keyStatus(key: Pick<ApiKey, "revokedAt" | "expiresAt">, now: Date): ApiKeyStatus {
+export function keyStatus(key: Pick<ApiKeyRecord, "revokedAt" | "expiresAt">, now: Date): ApiKeyStatus {
   if (key.revokedAt) return "revoked";
   if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return "expired";
   return "active";
 }
 
-export function apiKeyView(key: ApiKey, now: Date): ApiKeyView {
+export function apiKeyView(key: ApiKeyRecord, now: Date): ApiKeyView {
   return {
     id: key.id,
-    companyId: key.company.id,
+    companyId: key.companyId,
     name: key.name,
     prefix: key.prefix,
     scopes: [...key.scopes],
     status: keyStatus(key, now),
     createdAt: key.createdAt,
-    lastUsedAt: key.lastUsedAt ?? null,
-    expiresAt: key.expiresAt ?? null,
-    revokedAt: key.revokedAt ?? null,
-    replacedById: key.replacedBy?.id ?? null,
-    replacedAt: key.replacedAt ?? null,
+    lastUsedAt: key.lastUsedAt,
+    expiresAt: key.expiresAt,
+    revokedAt: key.revokedAt,
+    replacedById: key.replacedById,
+    replacedAt: key.replacedAt,
   };
 }

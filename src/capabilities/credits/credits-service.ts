@@ -1,14 +1,5 @@
-import type { MikroORM } from "@mikro-orm/postgresql";
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
-import { CompanyRepository } from "../../adapters/postgres/repositories/company-repository.ts";
-import { CreditRepository, type LedgerRow } from "../../adapters/postgres/repositories/credit-repository.ts";
-import { isUuid } from "../../adapters/postgres/repositories/ids.ts";
-import type { Pool } from "../../adapters/postgres/sql.ts";
-import { inTransaction, rollback } from "../../adapters/postgres/transaction.ts";
-
-export type LedgerEntry = LedgerRow;
-export type ChargeOutcome = "charged" | "already_charged" | "insufficient";
-export type RefundOutcome = "refunded" | "already_refunded" | "not_charged";
+import type { ChargeOutcome, CreditsStore, LedgerEntry, RefundOutcome } from "./ports.ts";
 
 export interface Wallet {
   readonly companyId: string;
@@ -18,8 +9,7 @@ export interface Wallet {
 }
 
 export interface CreditsServiceOptions {
-  readonly orm: MikroORM;
-  readonly pool: () => Promise<Pool>;
+  readonly store: CreditsStore;
 }
 
 /** Largest single adjustment: far beyond any real grant, far below bigint and 2^53 trouble. */
@@ -27,19 +17,21 @@ export const MAX_ADJUSTMENT = 1_000_000_000;
 const MAX_NOTE = 500;
 export const MAX_LEDGER_PAGE = 100;
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /**
- * Mail credits: one wallet per company, every change a ledger row written
- * in the same transaction. Each method takes the company id first.
+ * Mail credits: one wallet per company, every change a ledger entry stored
+ * with it. Each method takes the company id first.
  *
  * The send path uses hasCredits (the 402 check when a message is accepted),
  * chargeForMessage (at handoff) and refundMessage (permanent rejection);
  * the last two are idempotent per message, so workflow retries are safe.
  */
 export class CreditsService {
-  readonly #options: CreditsServiceOptions;
+  readonly #store: CreditsStore;
 
   constructor(options: CreditsServiceOptions) {
-    this.#options = options;
+    this.#store = options.store;
   }
 
   /**
@@ -53,24 +45,18 @@ export class CreditsService {
     }
     const why = validNote(note);
     await this.#requireCompany(companyId);
-    return inTransaction(await this.#options.pool(), async (client) => {
-      const credits = new CreditRepository(client);
-      await credits.ensureWalletForCompany(companyId);
-      const balance = await credits.addToBalanceForCompany(companyId, amount);
-      if (balance === null) {
-        const current = await credits.balanceForCompany(companyId);
-        throw new ValidationError([
-          { field: "amount", problem: `would take the balance below zero (balance ${current}, amount ${amount})` },
-        ]);
-      }
-      await credits.appendLedgerForCompany(companyId, { delta: amount, reason: amount > 0 ? "grant" : "adjustment", note: why });
-      return balance;
-    });
+    const result = await this.#store.adjust(companyId, { delta: amount, reason: amount > 0 ? "grant" : "adjustment", note: why });
+    if (result.kind === "below_zero") {
+      throw new ValidationError([
+        { field: "amount", problem: `would take the balance below zero (balance ${result.balance}, amount ${amount})` },
+      ]);
+    }
+    return result.balance;
   }
 
   /** The current balance (0 without a wallet). */
   async balance(companyId: string): Promise<number> {
-    return new CreditRepository(await this.#options.pool()).balanceForCompany(companyId);
+    return this.#store.balance(companyId);
   }
 
   /** At least one credit left: the check behind 402 INSUFFICIENT_CREDITS. */
@@ -81,7 +67,7 @@ export class CreditsService {
   /** The latest ledger entries, newest first (at most MAX_LEDGER_PAGE). */
   async ledger(companyId: string, limit = MAX_LEDGER_PAGE): Promise<LedgerEntry[]> {
     const size = Math.min(Math.max(1, Math.trunc(limit)), MAX_LEDGER_PAGE);
-    return new CreditRepository(await this.#options.pool()).ledgerForCompany(companyId, size);
+    return this.#store.ledger(companyId, size);
   }
 
   /** Balance and latest entries of an existing company (NOT_FOUND otherwise). */
@@ -92,51 +78,28 @@ export class CreditsService {
   }
 
   /**
-   * Charges one credit for a message, at most once ever. One transaction:
-   * the ledger row goes in first (a concurrent charge of the same message
-   * waits on its unique index entry, then finds it and does nothing), then
-   * the balance is decremented only if it is at least 1; if not, the
-   * transaction is rolled back and nothing is recorded.
+   * Charges one credit for a message, at most once ever; with less than one
+   * credit left nothing is recorded (`insufficient`).
    */
   async chargeForMessage(companyId: string, messageId: string): Promise<ChargeOutcome> {
     requireIds(companyId, messageId);
-    return inTransaction<ChargeOutcome>(await this.#options.pool(), async (client) => {
-      const credits = new CreditRepository(client);
-      if (!(await credits.appendLedgerForCompany(companyId, { delta: -1, reason: "charge", messageId }))) {
-        if (!(await credits.hasMessageEntryForCompany(companyId, messageId, "charge"))) {
-          // Message ids are ours and unique; this is a caller bug, not a state to report.
-          throw new Error(`message ${messageId} was charged to another company`);
-        }
-        return rollback("already_charged");
-      }
-      const balance = await credits.addToBalanceForCompany(companyId, -1);
-      return balance === null ? rollback("insufficient") : "charged";
-    });
+    const outcome = await this.#store.charge(companyId, messageId);
+    // Message ids are ours and unique; this is a caller bug, not a state to report.
+    if (outcome === "charged_elsewhere") throw new Error(`message ${messageId} was charged to another company`);
+    return outcome;
   }
 
   /**
-   * Gives back the credit of a charged message, at most once (same
-   * construction as chargeForMessage). A message that was never charged to
-   * this company gets nothing.
+   * Gives back the credit of a charged message, at most once. A message
+   * that was never charged to this company gets nothing.
    */
   async refundMessage(companyId: string, messageId: string): Promise<RefundOutcome> {
     requireIds(companyId, messageId);
-    return inTransaction<RefundOutcome>(await this.#options.pool(), async (client) => {
-      const credits = new CreditRepository(client);
-      if (!(await credits.hasMessageEntryForCompany(companyId, messageId, "charge"))) return rollback("not_charged");
-      if (!(await credits.appendLedgerForCompany(companyId, { delta: 1, reason: "refund", messageId }))) {
-        return rollback("already_refunded");
-      }
-      // The wallet exists: the charge decremented it.
-      if ((await credits.addToBalanceForCompany(companyId, 1)) === null) throw new Error(`no credit wallet for company ${companyId}`);
-      return "refunded";
-    });
+    return this.#store.refund(companyId, messageId);
   }
 
   async #requireCompany(companyId: string): Promise<void> {
-    if (!(await new CompanyRepository(this.#options.orm.em.fork()).findById(companyId))) {
-      throw new ApiError("NOT_FOUND", "No such company.");
-    }
+    if (!(await this.#store.companyExists(companyId))) throw new ApiError("NOT_FOUND", "No such company.");
   }
 }
 
@@ -149,5 +112,5 @@ function validNote(note: string): string {
 
 /** Both ids come from our own send path; anything else is a programming error. */
 function requireIds(companyId: string, messageId: string): void {
-  if (!isUuid(companyId) || !isUuid(messageId)) throw new Error(`credits: companyId and messageId must be UUIDs`);
+  if (!UUID.test(companyId) || !UUID.test(messageId)) throw new Error(`credits: companyId and messageId must be UUIDs`);
 }

@@ -1,5 +1,4 @@
-/** Response header of a replayed answer (spec: `Idempotent-Replayed: true`). */
-export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
+import { IDEMPOTENT_REPLAYED_HEADER, REQUEST_ID_HEADER, RETRY_AFTER_HEADER } from "../../contract/names.ts";
 
 /**
  * Headers that describe one exchange rather than the answer: protocol
@@ -10,8 +9,8 @@ export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
 const PER_EXCHANGE_PREFIXES = /^(?:content-|connect-|grpc-|x-ratelimit-|accept-|access-control-|trailer-)/;
 const PER_EXCHANGE_NAMES = new Set([
   "date",
-  "retry-after",
-  "x-request-id",
+  RETRY_AFTER_HEADER,
+  REQUEST_ID_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
   "vary",
   "connection",

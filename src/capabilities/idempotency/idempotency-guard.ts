@@ -1,8 +1,27 @@
 import { ApiError, apiErrorFrom } from "../../contract/api-error.ts";
-import { IDEMPOTENT_REPLAYED_HEADER, storableHeaders } from "./answer-headers.ts";
-import type { ClaimResult, IdempotencyScope, IdempotencyStore, StoredAnswer } from "./types.ts";
+import { IDEMPOTENT_REPLAYED_HEADER, RETRY_AFTER_HEADER } from "../../contract/names.ts";
+import { storableHeaders } from "./answer-headers.ts";
+import type { IdempotencyStore } from "./ports.ts";
+import type { ClaimResult, IdempotencyScope, StoredAnswer } from "./types.ts";
+
+/**
+ * Default lease of a claim, in seconds: the REST bridge's deadline for a
+ * call (30 s) plus LEASE_MARGIN_SECONDS.
+ */
+export const DEFAULT_LEASE_SECONDS = 40;
+/** Added to a request's own deadline: time for a handler to notice it and for the answer to be stored. */
+export const LEASE_MARGIN_SECONDS = 10;
 
 export interface IdempotencyGuardOptions {
+  /**
+   * How long an unanswered claim holds its key (config
+   * idempotencyLeaseSeconds): the request deadline plus a margin. A request
+   * that dies before it can answer or drop its claim (its process crashed,
+   * the database went away under it) locks the key this long at most; a
+   * request with an earlier deadline of its own holds it until that
+   * deadline plus LEASE_MARGIN_SECONDS. Default DEFAULT_LEASE_SECONDS.
+   */
+  readonly leaseSeconds?: number;
   /** How often a request waiting for an identical one in progress looks again. Default 50 ms. */
   readonly pollMs?: number;
   /** How long it waits before answering IDEMPOTENCY_CONFLICT. Default 15 000 ms. */
@@ -30,17 +49,31 @@ export type Execution<T> =
 export interface ExecuteOptions {
   /** Aborts waiting for an identical request in progress (client gone, deadline). */
   readonly signal?: AbortSignal;
+  /** Milliseconds left until the caller's own deadline, when it set one (gRPC `grpc-timeout`, Connect timeout). */
+  readonly deadlineMs?: number;
 }
 
 /**
  * Errors that are the request's answer and are replayed as such: the 4xx of
  * the contract. A 429 and 5xx / unexpected errors are not answers about the
  * request (the spec's retry guidance says: retry those with the same key),
- * so their claim is dropped and a retry runs again.
+ * so their claim is dropped and a retry runs again. Nor is an
+ * IDEMPOTENCY_CONFLICT of the handler (a send whose key already names
+ * another company message): it says the key belongs to another request, and
+ * keeping it would refuse the original request's own retries with this key.
  */
 function isStoredError(error: ApiError): boolean {
   const status = error.httpStatus;
-  return status >= 400 && status < 500 && error.code !== "RATE_LIMITED";
+  return status >= 400 && status < 500 && error.code !== "RATE_LIMITED" && error.code !== "IDEMPOTENCY_CONFLICT";
+}
+
+function stillInProgress(leaseSecondsLeft: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(leaseSecondsLeft));
+  return new ApiError(
+    "IDEMPOTENCY_CONFLICT",
+    `A request with this Idempotency-Key is still in progress; retry with the same key in ${seconds} s.`,
+    { [RETRY_AFTER_HEADER]: String(seconds) },
+  );
 }
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
@@ -69,12 +102,16 @@ function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
  */
 export class IdempotencyGuard {
   readonly #store: IdempotencyStore;
+  readonly #leaseSeconds: number;
   readonly #pollMs: number;
   readonly #waitMs: number;
   readonly #onStoreError: (error: unknown, scope: IdempotencyScope) => void;
 
   constructor(store: IdempotencyStore, options: IdempotencyGuardOptions = {}) {
+    const lease = options.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
+    if (!(lease > 0)) throw new Error(`idempotency lease must be > 0 seconds, got ${lease}`);
     this.#store = store;
+    this.#leaseSeconds = lease;
     this.#pollMs = options.pollMs ?? 50;
     this.#waitMs = options.waitMs ?? 15_000;
     this.#onStoreError =
@@ -85,12 +122,14 @@ export class IdempotencyGuard {
    * Runs `run` at most once per scope (API key + Idempotency-Key) within the
    * window, or answers from the record of the first run. Throws ApiError
    * IDEMPOTENCY_CONFLICT for a different request with the same key or when
-   * an identical request is still running after the wait; rethrows a stored
+   * an identical request is still running after the wait (with
+   * `retry-after`: the seconds until its lease ends); rethrows a stored
    * error answer (4xx) with `idempotent-replayed: true` among its headers.
    */
   async execute<T>(scope: IdempotencyScope, run: () => Promise<FreshAnswer<T>>, options: ExecuteOptions = {}): Promise<Execution<T>> {
     const deadline = Date.now() + this.#waitMs;
-    let found: ClaimResult = await this.#store.claim(scope);
+    const lease = this.#leaseFor(options.deadlineMs);
+    let found: ClaimResult = await this.#store.claim(scope, lease);
     for (;;) {
       switch (found.kind) {
         case "claimed":
@@ -100,16 +139,11 @@ export class IdempotencyGuard {
         case "completed":
           return replay(found.answer);
         case "in_progress": {
-          if (Date.now() >= deadline) {
-            throw new ApiError(
-              "IDEMPOTENCY_CONFLICT",
-              "A request with this Idempotency-Key is still in progress; retry later with the same key.",
-            );
-          }
+          if (Date.now() >= deadline) throw stillInProgress(found.leaseSecondsLeft);
           await sleep(this.#pollMs, options.signal);
           const now = await this.#store.inspect(scope);
-          // Gone (the first run failed and dropped its claim) or abandoned: try to run it ourselves.
-          found = now.kind === "absent" ? await this.#store.claim(scope) : now;
+          // Gone (the first run failed and dropped its claim) or past its lease: try to run it ourselves.
+          found = now.kind === "absent" ? await this.#store.claim(scope, lease) : now;
         }
       }
     }
@@ -143,6 +177,12 @@ export class IdempotencyGuard {
     // A false result means the claim was taken over as abandoned; the answer still goes out.
     await this.#quietly(scope, () => this.#store.complete(scope, token, { kind: "response", response: fresh.response, headers: fresh.headers }));
     return { replayed: false, value: fresh.value };
+  }
+
+  /** The lease of a claim: the configured one, or the caller's earlier deadline plus the margin. */
+  #leaseFor(deadlineMs: number | undefined): number {
+    if (deadlineMs === undefined || !Number.isFinite(deadlineMs)) return this.#leaseSeconds;
+    return Math.min(this.#leaseSeconds, Math.ceil(Math.max(0, deadlineMs) / 1000) + LEASE_MARGIN_SECONDS);
   }
 
   /** Bookkeeping failures never replace the request's own answer or error. */

@@ -4,7 +4,8 @@ import type { ErrorCodeName } from "../../contract/api-error.ts";
  * One idempotent request: the caller's key, the RPC and what was asked.
  * Records are scoped by API key (the spec keeps the first answer "per API
  * key"): another key of the same company with the same Idempotency-Key is
- * another record.
+ * another record. (On SendMessage the key also names the message for the
+ * whole company; that rule lives with the message, see sendRequestFingerprint.)
  */
 export interface IdempotencyScope {
   readonly apiKeyId: string;
@@ -12,7 +13,7 @@ export interface IdempotencyScope {
   readonly key: string;
   /** `<service type name>/<method name>`, e.g. `mail.v1.MailService/SendMessage`. */
   readonly rpc: string;
-  /** requestFingerprint() of the request message. */
+  /** idempotentRequestFingerprint() of the request message (where the key was written does not count). */
   readonly requestHash: Uint8Array;
 }
 
@@ -37,30 +38,14 @@ export type ExistingRecord =
   /** Same key, another body or another RPC. */
   | { readonly kind: "mismatch" }
   | { readonly kind: "completed"; readonly answer: StoredAnswer }
-  /** An identical request holds the claim and has not answered yet. */
-  | { readonly kind: "in_progress" };
+  /**
+   * An identical request holds the claim and has not answered yet. Its
+   * lease ends in `leaseSecondsLeft` (at least 1): then the claim counts as
+   * abandoned and the next identical request runs.
+   */
+  | { readonly kind: "in_progress"; readonly leaseSecondsLeft: number };
 
 export type ClaimResult =
   /** The caller runs the request; `token` identifies this claim for complete/release. */
   | { readonly kind: "claimed"; readonly token: string }
   | ExistingRecord;
-
-export interface IdempotencyStore {
-  /**
-   * Claims the key atomically: inserts an in-progress record, or takes over
-   * one that expired (or whose claim went stale), or reports the record that
-   * is there. Of concurrent claims exactly one gets `claimed`.
-   */
-  claim(scope: IdempotencyScope): Promise<ClaimResult>;
-  /** The record as it is now, without claiming; `absent` when gone or reclaimable. */
-  inspect(scope: IdempotencyScope): Promise<ExistingRecord | { readonly kind: "absent" }>;
-  /**
-   * Stores the answer of the claim `token`. False when the claim is no longer
-   * ours (it went stale and another request took the key over).
-   */
-  complete(scope: IdempotencyScope, token: string, answer: StoredAnswer): Promise<boolean>;
-  /** Drops the claim `token` so that a retry runs the request again. */
-  release(scope: IdempotencyScope, token: string): Promise<void>;
-  /** Stops background work (call before closing the database). */
-  close(): Promise<void>;
-}

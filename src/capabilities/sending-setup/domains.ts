@@ -1,22 +1,19 @@
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
-import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
-import type { SendingDomain } from "../../adapters/postgres/entities/index.ts";
-import { SendingDomainRepository } from "../../adapters/postgres/repositories/sending-domain-repository.ts";
 import { requireCompany } from "./company.ts";
 import { generateDkimKeyPair, newDkimSelector } from "./dkim-keys.ts";
 import { returnPathDomainFor, type DnsSettings } from "./dns-records.ts";
-import { DnsUnavailableError, type DnsVerifier } from "../../adapters/dns/dns-verifier.ts";
 import type { SecretSealer } from "./key-sealing.ts";
+import { type CompanyDirectory, DnsUnavailableError, type DnsVerifier, type SendingDomainRecord, type SendingDomainStore } from "./ports.ts";
 import { validSendingDomain } from "./validation.ts";
 import { sendingDomainView, type SendingDomainView } from "./views.ts";
 
 export interface SendingDomainServiceOptions {
-  readonly orm: MikroORM;
+  readonly companies: CompanyDirectory;
+  readonly store: SendingDomainStore;
   readonly sealer: SecretSealer;
   readonly verifier: DnsVerifier;
   readonly dns: DnsSettings;
-  /** config.allowVerificationOverride: whether `override` is accepted at all. */
+  /** Whether `override` is accepted at all (a development setting). */
   readonly allowVerificationOverride: boolean;
   readonly clock: () => Date;
 }
@@ -47,26 +44,20 @@ export class SendingDomainService {
    */
   async createDomain(companyId: string, domainName: string): Promise<SendingDomainView> {
     const domain = validSendingDomain("domain", domainName);
-    const em = this.#em();
-    const company = await requireCompany(em, companyId);
-    const repository = new SendingDomainRepository(em);
-    if (await repository.findByNameForCompany(company.id, domain)) throw duplicate(domain);
+    const { companies, store, sealer } = this.#options;
+    const company = await requireCompany(companies, companyId);
+    if (await store.findByName(company, domain)) throw duplicate(domain);
 
     const keys = await generateDkimKeyPair();
-    const created = repository.createForCompany(company, {
+    const created = await store.add(company, {
       domain,
       returnPathDomain: returnPathDomainFor(domain),
       dkimSelector: newDkimSelector(),
       dkimPublicKey: keys.publicKey,
-      dkimPrivateKeySealed: this.#options.sealer.seal(keys.privateKeyPem, dkimSealContext(company.id, domain)),
+      dkimPrivateKeySealed: sealer.seal(keys.privateKeyPem, dkimSealContext(company, domain)),
     });
-    try {
-      await em.flush();
-    } catch (error: unknown) {
-      // A concurrent create of the same domain won the race.
-      if (error instanceof UniqueConstraintViolationException) throw duplicate(domain);
-      throw error;
-    }
+    // A concurrent create of the same domain won the race.
+    if (!created) throw duplicate(domain);
     return this.#view(created);
   }
 
@@ -79,50 +70,38 @@ export class SendingDomainService {
    * that is sending.
    */
   async verifyDomain(companyId: string, domainId: string, options: { override?: boolean } = {}): Promise<SendingDomainView> {
-    const em = this.#em();
-    const domain = await requireDomain(em, companyId, domainId);
+    const { store } = this.#options;
+    const domain = await requireDomain(store, companyId, domainId);
     if (options.override) {
       if (!this.#options.allowVerificationOverride) {
         throw new ApiError("FORBIDDEN", "Verification override is disabled on this deployment (ALLOW_VERIFICATION_OVERRIDE=false).");
       }
-      domain.verificationOverridden = true;
-      await em.flush();
-      return this.#view(domain);
+      return this.#view(orNotFound(await store.recordVerification(companyId, domain.id, { kind: "overridden" }), domainId));
     }
 
     const state = await this.#options.verifier.check(domain).catch((error: unknown) => {
       if (error instanceof DnsUnavailableError) {
-        throw new ApiError("UNAVAILABLE", `${error.message}; the domain was left unchanged, try again later.`);
+        throw new ApiError("SERVICE_UNAVAILABLE", `${error.message}; the domain was left unchanged, try again later.`);
       }
       throw error;
     });
-    domain.dkimVerified = state.dkim;
-    domain.spfVerified = state.spf;
-    domain.dmarcVerified = state.dmarc;
-    domain.lastCheckedAt = this.#options.clock();
-    await em.flush();
-    return this.#view(domain);
+    const checked = await store.recordVerification(companyId, domain.id, { kind: "checked", state, at: this.#options.clock() });
+    return this.#view(orNotFound(checked, domainId));
   }
 
   async getDomain(companyId: string, domainId: string): Promise<SendingDomainView> {
-    return this.#view(await requireDomain(this.#em(), companyId, domainId));
+    return this.#view(await requireDomain(this.#options.store, companyId, domainId));
   }
 
   /** The company's domains, oldest first. */
   async listDomains(companyId: string): Promise<SendingDomainView[]> {
-    const em = this.#em();
-    await requireCompany(em, companyId);
-    const domains = await new SendingDomainRepository(em).listForCompany(companyId);
+    const company = await requireCompany(this.#options.companies, companyId);
+    const domains = await this.#options.store.list(company);
     return domains.map((domain) => this.#view(domain));
   }
 
-  #view(domain: SendingDomain): SendingDomainView {
+  #view(domain: SendingDomainRecord): SendingDomainView {
     return sendingDomainView(domain, this.#options.dns);
-  }
-
-  /** A fresh EntityManager per operation: no identity map shared across calls. */
-  #em(): EntityManager {
-    return this.#options.orm.em.fork();
   }
 }
 
@@ -130,8 +109,11 @@ function duplicate(domain: string): ValidationError {
   return new ValidationError([{ field: "domain", problem: `${domain} is already a sending domain of this company` }]);
 }
 
-async function requireDomain(em: EntityManager, companyId: string, domainId: string): Promise<SendingDomain> {
-  const domain = await new SendingDomainRepository(em).findForCompany(companyId, domainId);
+async function requireDomain(store: SendingDomainStore, companyId: string, domainId: string): Promise<SendingDomainRecord> {
+  return orNotFound(await store.find(companyId, domainId), domainId);
+}
+
+function orNotFound(domain: SendingDomainRecord | null, domainId: string): SendingDomainRecord {
   if (!domain) throw new ApiError("NOT_FOUND", `domainId "${domainId}" does not name a sending domain of this company.`);
   return domain;
 }

@@ -1,17 +1,16 @@
-import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
-import type { Sender } from "../../adapters/postgres/entities/index.ts";
-import { SenderRepository } from "../../adapters/postgres/repositories/sender-repository.ts";
-import { SendingDomainRepository } from "../../adapters/postgres/repositories/sending-domain-repository.ts";
 import { requireCompany } from "./company.ts";
 import { dkimSealContext } from "./domains.ts";
 import type { SecretSealer } from "./key-sealing.ts";
+import type { CompanyDirectory, SenderRecord, SenderStore, SendingDomainRecord, SendingDomainStore } from "./ports.ts";
 import type { ResolvedSender, SendableSender, SenderDirectory } from "./types.ts";
 import { validDisplayName, validSenderEmail } from "./validation.ts";
 import { isDomainVerified, senderView, type SenderView } from "./views.ts";
 
 export interface SenderServiceOptions {
-  readonly orm: MikroORM;
+  readonly companies: CompanyDirectory;
+  readonly domains: SendingDomainStore;
+  readonly store: SenderStore;
   readonly sealer: SecretSealer;
 }
 
@@ -42,52 +41,34 @@ export class SenderService implements SenderDirectory {
   async createSender(companyId: string, input: NewSenderInput): Promise<SenderView> {
     const { email, domain: domainName } = validSenderEmail("email", input.email);
     const name = validDisplayName("name", input.name);
-    return this.#em().transactional(async (em) => {
-      const company = await requireCompany(em, companyId);
-      const domain = await new SendingDomainRepository(em).findByNameForCompany(company.id, domainName);
-      if (!domain) {
-        throw new ApiError("NOT_FOUND", `${domainName} is not a sending domain of this company; add it first (CreateSendingDomain).`);
-      }
-      const senders = new SenderRepository(em);
-      await senders.lockDefaultForCompany(company.id);
-      const existing = await senders.listForCompany(company.id);
+    const company = await requireCompany(this.#options.companies, companyId);
+    const domain = await this.#options.domains.findByName(company, domainName);
+    if (!domain) {
+      throw new ApiError("NOT_FOUND", `${domainName} is not a sending domain of this company; add it first (CreateSendingDomain).`);
+    }
+    const sender = await this.#options.store.add(company, domain.id, (existing) => {
       // Local parts are case-sensitive in principle, but two senders that
       // differ only in case would confuse everyone who reads the From line.
-      if (existing.some((sender) => sender.email.toLowerCase() === email.toLowerCase())) {
+      if (existing.some((other) => other.email.toLowerCase() === email.toLowerCase())) {
         throw new ValidationError([{ field: "email", problem: `${email} is already a sender of this company` }]);
       }
-      const isDefault = input.makeDefault === true || !existing.some((sender) => sender.isDefault);
-      if (isDefault) await senders.clearDefaultForCompany(company.id);
-      const sender = senders.createForCompany(company, domain, { email, name, isDefault });
-      await em.flush();
-      return senderView(sender);
+      return { email, name, isDefault: input.makeDefault === true || !existing.some((other) => other.isDefault) };
     });
+    return senderView(sender);
   }
 
   /** The company's senders, oldest first. */
   async listSenders(companyId: string): Promise<SenderView[]> {
-    const em = this.#em();
-    await requireCompany(em, companyId);
-    return (await new SenderRepository(em).listForCompany(companyId)).map(senderView);
+    const company = await requireCompany(this.#options.companies, companyId);
+    return (await this.#options.store.list(company)).map(senderView);
   }
 
   /**
-   * Makes `senderId` the company's default. The switch is one transaction
-   * under a per-company lock: readers see the old default or the new one,
-   * never none or two (the partial unique index guards the latter too).
+   * Makes `senderId` the company's default. The switch is atomic: readers
+   * see the old default or the new one, never none or two.
    */
   async setDefaultSender(companyId: string, senderId: string): Promise<SenderView> {
-    return this.#em().transactional(async (em) => {
-      const senders = new SenderRepository(em);
-      await senders.lockDefaultForCompany(companyId);
-      const sender = await requireSender(senders, companyId, senderId);
-      if (!sender.isDefault) {
-        await senders.clearDefaultForCompany(companyId);
-        sender.isDefault = true;
-        await em.flush();
-      }
-      return senderView(sender);
-    });
+    return senderView(orNotFound(await this.#options.store.makeDefault(companyId, senderId), senderId));
   }
 
   /**
@@ -107,7 +88,7 @@ export class SenderService implements SenderDirectory {
 
   async resolveSender(companyId: string, senderId?: string): Promise<ResolvedSender> {
     const { sender, domain } = await this.#sendable(companyId, senderId);
-    const privateKey = this.#options.sealer.unseal(domain.dkimPrivateKeySealed, dkimSealContext(sender.company.id, domain.domain));
+    const privateKey = this.#options.sealer.unseal(domain.dkimPrivateKeySealed, dkimSealContext(sender.companyId, domain.domain));
     return {
       senderId: sender.id,
       email: sender.email,
@@ -118,11 +99,11 @@ export class SenderService implements SenderDirectory {
     };
   }
 
-  async #sendable(companyId: string, senderId: string | undefined): Promise<{ sender: Sender; domain: Sender["domain"] }> {
-    const senders = new SenderRepository(this.#em());
+  async #sendable(companyId: string, senderId: string | undefined): Promise<{ sender: SenderRecord; domain: SendingDomainRecord }> {
+    const senders = this.#options.store;
     // Proto3 has no "absent" for a plain string: an empty senderId means none.
     const explicit = senderId !== undefined && senderId !== "";
-    const sender = explicit ? await requireSender(senders, companyId, senderId) : await senders.findDefaultForCompany(companyId);
+    const sender = explicit ? orNotFound(await senders.find(companyId, senderId), senderId) : await senders.findDefault(companyId);
     if (!sender) {
       throw new ApiError("SENDER_NOT_VERIFIED", "The company has no default sender; create a sender on a verified sending domain.");
     }
@@ -135,15 +116,9 @@ export class SenderService implements SenderDirectory {
     }
     return { sender, domain };
   }
-
-  /** A fresh EntityManager per operation: no identity map shared across calls. */
-  #em(): EntityManager {
-    return this.#options.orm.em.fork();
-  }
 }
 
-async function requireSender(senders: SenderRepository, companyId: string, senderId: string): Promise<Sender> {
-  const sender = await senders.findForCompany(companyId, senderId);
+function orNotFound(sender: SenderRecord | null, senderId: string): SenderRecord {
   if (!sender) throw new ApiError("NOT_FOUND", `senderId "${senderId}" does not name a sender of this company.`);
   return sender;
 }

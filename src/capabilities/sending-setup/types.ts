@@ -4,7 +4,6 @@
  */
 import type { DkimSigningKey } from "../messages/email-provider.ts";
 
-/** A verified sender, ready for a message: From address, return path and signing key. */
 /** A sender that may send now, as accepting a send needs it. */
 export interface SendableSender {
   readonly senderId: string;
@@ -42,7 +41,7 @@ export interface StoredTemplate {
   readonly text?: string;
 }
 
-export interface TemplateStore {
+export interface TemplateLookup {
   /** By UUID id or by name; throws ApiError NOT_FOUND when the company has no such template. */
   getTemplate(companyId: string, templateIdOrName: string): Promise<StoredTemplate>;
 }

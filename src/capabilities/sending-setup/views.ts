@@ -1,5 +1,5 @@
-import type { Sender, SendingDomain, Template } from "../../adapters/postgres/entities/index.ts";
 import { requiredDnsRecords, type DnsRecordView, type DnsSettings } from "./dns-records.ts";
+import type { SenderRecord, SendingDomainRecord, TemplateRecord } from "./ports.ts";
 
 /** A sending domain as the setup services hand it out (never the entity, never a key). */
 export interface SendingDomainView {
@@ -44,14 +44,14 @@ export interface TemplateView {
 }
 
 /** The one definition of "verified" a domain (and thus a sender) has. */
-export function isDomainVerified(domain: Pick<SendingDomain, "dkimVerified" | "spfVerified" | "dmarcVerified" | "verificationOverridden">): boolean {
+export function isDomainVerified(domain: Pick<SendingDomainRecord, "dkimVerified" | "spfVerified" | "dmarcVerified" | "verificationOverridden">): boolean {
   return domain.verificationOverridden || (domain.dkimVerified && domain.spfVerified && domain.dmarcVerified);
 }
 
-export function sendingDomainView(domain: SendingDomain, settings: DnsSettings): SendingDomainView {
+export function sendingDomainView(domain: SendingDomainRecord, settings: DnsSettings): SendingDomainView {
   return {
     id: domain.id,
-    companyId: domain.company.id,
+    companyId: domain.companyId,
     domain: domain.domain,
     returnPathDomain: domain.returnPathDomain,
     dkimSelector: domain.dkimSelector,
@@ -61,33 +61,32 @@ export function sendingDomainView(domain: SendingDomain, settings: DnsSettings):
     verified: isDomainVerified(domain),
     verificationOverridden: domain.verificationOverridden,
     dnsRecords: requiredDnsRecords(domain, settings, { dkim: domain.dkimVerified, spf: domain.spfVerified, dmarc: domain.dmarcVerified }),
-    lastCheckedAt: domain.lastCheckedAt ?? null,
+    lastCheckedAt: domain.lastCheckedAt,
     createdAt: domain.createdAt,
   };
 }
 
-/** `sender.domain` must be loaded (the repositories populate it). */
-export function senderView(sender: Sender): SenderView {
+export function senderView(sender: SenderRecord): SenderView {
   return {
     id: sender.id,
-    companyId: sender.company.id,
+    companyId: sender.companyId,
     domainId: sender.domain.id,
     email: sender.email,
-    name: sender.name ?? null,
+    name: sender.name,
     isDefault: sender.isDefault,
     verified: isDomainVerified(sender.domain),
     createdAt: sender.createdAt,
   };
 }
 
-export function templateView(template: Template): TemplateView {
+export function templateView(template: TemplateRecord): TemplateView {
   return {
     id: template.id,
-    companyId: template.company.id,
+    companyId: template.companyId,
     name: template.name,
     subject: template.subject,
     html: template.html,
-    text: template.text ?? null,
+    text: template.text,
     createdAt: template.createdAt,
     updatedAt: template.updatedAt,
   };

@@ -14,5 +14,3 @@ export function callerOf(ctx: HandlerContext): AuthenticatedKey {
   if (!caller) throw new Error("operation requires an API key but no caller was resolved");
   return caller;
 }
-
-export const REQUEST_ID_HEADER = "x-request-id";

@@ -1,9 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { REQUEST_ID_HEADER } from "../connect/context.ts";
+import { REQUEST_ID_HEADER } from "../../contract/names.ts";
 
 /** An incoming X-Request-Id is echoed only when it is short and plain. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
+
+/**
+ * Request header through which the server hands the client's address to
+ * the RPCs (the failed-authentication limit counts per address). Set by the
+ * server on every request; a value the client sent is overwritten, so the
+ * RPCs can trust it. The REST bridge forwards it to its in-process calls.
+ */
+export const CLIENT_ADDRESS_HEADER = "x-mail-client-address";
 
 /** Fastify's genReqId: reuse a sane incoming X-Request-Id, else a new UUID. */
 export function requestIdFor(raw: { headers: Record<string, string | string[] | undefined> }): string {
@@ -11,16 +19,21 @@ export function requestIdFor(raw: { headers: Record<string, string | string[] | 
   return typeof incoming === "string" && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
+/** The headers every answer carries, on every door: the request id and `Cache-Control: no-store`. */
+export function commonAnswerHeaders(requestId: string): Record<string, string> {
+  return { [REQUEST_ID_HEADER]: requestId, "cache-control": "no-store" };
+}
+
 /**
- * Headers every answer carries, on every door: the request id (also handed
- * to the RPC handlers as a request header) and `Cache-Control: no-store`.
- * Set in onRequest so that Connect's handlers, which write the raw response
+ * Sets the common answer headers, and hands the request id (and the
+ * client's address) to the RPC handlers as request headers. Set in
+ * onRequest so that Connect's handlers, which write the raw response
  * themselves, carry them too.
  */
 export function addResponseHeaders(app: FastifyInstance): void {
   app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
     request.headers[REQUEST_ID_HEADER] = request.id;
-    reply.header(REQUEST_ID_HEADER, request.id);
-    reply.header("cache-control", "no-store");
+    request.headers[CLIENT_ADDRESS_HEADER] = request.ip ?? "";
+    reply.headers(commonAnswerHeaders(request.id));
   });
 }

@@ -3,8 +3,18 @@ import { type CallOptions, type Transport, createClient } from "@connectrpc/conn
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import { messageFromPublicJson, messageToPublicJson } from "../../contract/json-codec.ts";
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+  RATE_LIMIT_HEADERS,
+  REQUEST_ID_HEADER,
+  RETRY_AFTER_HEADER,
+} from "../../contract/names.ts";
 import { type HttpBinding, type OperationSpec, operationsOf } from "../../contract/routes.ts";
+import { boundedApiError } from "../bounded-errors.ts";
+import type { Authorize } from "../connect/auth-interceptor.ts";
 import { sendApiError } from "../http/error-reply.ts";
+import { CLIENT_ADDRESS_HEADER } from "../http/request-context.ts";
 import { toApiError } from "../http/to-api-error.ts";
 
 /**
@@ -14,23 +24,25 @@ import { toApiError } from "../http/to-api-error.ts";
  * through an in-process Connect transport (so authentication, rate limits,
  * idempotency and error mapping are exactly those of gRPC and Connect
  * callers), and renders the answer in the public JSON form.
+ *
+ * Authentication comes first, as on gRPC: a request the bridge refuses
+ * before calling the RPC (malformed JSON, a wrong content type, an invalid
+ * field) is first authorized like the call it stands for, so a caller
+ * without a valid key learns only that (401), and an authenticated one gets
+ * the 400 with the rate-limit headers of every authenticated answer.
  */
 export interface RestBridgeOptions {
   readonly service: DescService;
   /** In-process transport to the same routes and interceptors. */
   readonly transport: Transport;
+  /** The authorization the RPCs run (src/transport/connect/auth-interceptor.ts). */
+  readonly authorize: Authorize;
 }
 
 /** Request headers the bridge passes on to the RPC. */
-const FORWARDED_REQUEST_HEADERS = ["authorization", "idempotency-key", "x-request-id", "user-agent"];
+const FORWARDED_REQUEST_HEADERS = ["authorization", IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, CLIENT_ADDRESS_HEADER, "user-agent"];
 /** Response headers of the RPC that the bridge passes back. */
-const RETURNED_RESPONSE_HEADERS = [
-  "x-ratelimit-limit",
-  "x-ratelimit-remaining",
-  "x-ratelimit-reset",
-  "retry-after",
-  "idempotent-replayed",
-];
+const RETURNED_RESPONSE_HEADERS = [...RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER, IDEMPOTENT_REPLAYED_HEADER];
 
 type UnaryCall = (request: MessageShape<DescMessage>, options: CallOptions) => Promise<MessageShape<DescMessage>>;
 
@@ -93,18 +105,48 @@ function renderResponse(method: DescMethod, binding: HttpBinding, response: Mess
   return value === undefined ? null : messageToPublicJson(field.message, value as MessageShape<DescMessage>);
 }
 
-function route(app: FastifyInstance, op: OperationSpec, call: UnaryCall): void {
+/**
+ * Answers a request refused before its RPC was called: authorized first (a
+ * refusal of the authorization wins), then the request's own error with the
+ * authorization's headers.
+ */
+async function refuseRequest(
+  error: unknown,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  method: DescMethod,
+  authorize: Authorize,
+): Promise<FastifyReply> {
+  const apiError = toApiError(error, request);
+  if (apiError.httpStatus >= 500) return sendApiError(reply, apiError);
+  let headers: Readonly<Record<string, string>>;
+  try {
+    ({ headers } = await authorize(method, forwardedHeaders(request)));
+  } catch (authError) {
+    return sendApiError(reply, toApiError(authError, request));
+  }
+  return sendApiError(reply, boundedApiError(apiError, headers));
+}
+
+function route(app: FastifyInstance, op: OperationSpec, call: UnaryCall, authorize: Authorize): void {
   const binding = op.http;
   if (!binding) return;
   const { method } = op;
   app.route({
     method: binding.verb.toUpperCase() as "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
     url: fastifyPath(binding.pathTemplate),
+    // Fastify's own body errors (malformed JSON, content type, size) land here.
+    errorHandler: (error, request, reply) => refuseRequest(error, request, reply, method, authorize),
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      let responseHeaders: Headers | undefined;
+      let message: MessageShape<DescMessage>;
       try {
         const source = binding.verb === "get" || binding.verb === "delete" ? "query" : "body";
-        const message = messageFromPublicJson(method.input, requestJson(method, binding, request), source);
+        message = messageFromPublicJson(method.input, requestJson(method, binding, request), source);
+      } catch (error) {
+        return refuseRequest(error, request, reply, method, authorize);
+      }
+      let responseHeaders: Headers | undefined;
+      try {
         const response = await call(message, {
           headers: forwardedHeaders(request),
           onHeader: (headers) => {
@@ -130,6 +172,6 @@ export async function restBridge(app: FastifyInstance, options: RestBridgeOption
   for (const op of operationsOf(options.service)) {
     const call = client[op.method.localName];
     if (!call) throw new Error(`no client method for ${op.method.name}`);
-    route(app, op, call.bind(client));
+    route(app, op, call.bind(client), options.authorize);
   }
 }

@@ -149,6 +149,16 @@ describe("createSimulatorProvider", () => {
     expect(sim.sentCount(randomUUID())).toBe(0);
   });
 
+  it("keeps at most memoryLimit messages in memory, forgetting the oldest first", async () => {
+    const sim = start({ memoryLimit: 2 });
+    const [a, b, c] = [email("delivered@example.com"), email("delivered@example.com"), email("delivered@example.com")];
+    for (const message of [a, b, c]) await sim.send(message);
+    await sim.settled();
+
+    expect([a, b, c].map((m) => sim.sentCount(m.messageId))).toEqual([0, 1, 1]);
+    expect([a, b, c].map((m) => sim.attemptCount(m.messageId))).toEqual([0, 1, 1]);
+  });
+
   it("gives each event a unique id and each message its own providerMessageId", async () => {
     const sim = start();
     const results = await Promise.all([

@@ -37,9 +37,13 @@ describe("migrations", () => {
       "sender",
       "sending_domain",
       "sending_pace",
+      "simulator_event",
       "simulator_handoff",
       "suppression",
       "template",
+      "webhook_attempt",
+      "webhook_delivery",
+      "webhook_endpoint",
       "webhook_event",
     ]);
 

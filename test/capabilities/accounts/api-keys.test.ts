@@ -74,7 +74,7 @@ describe("accounts: API keys", () => {
   it("refuses unknown scopes, naming the field", async () => {
     const company = await h.accounts.service.createCompany("Scopes Ltd");
     const error = await expectApiError(
-      h.accounts.service.createApiKey(company.id, "k", ["mail.events.read", "mail.admin"]),
+      h.accounts.service.createApiKey(company.id, "k", ["mail.events.read", "mail.superuser"]),
       "VALIDATION_ERROR",
     );
     expect(error.message).toContain("scopes[1]");
@@ -123,7 +123,7 @@ describe("accounts: API keys", () => {
   it("does not accept a key hashed with another pepper", async () => {
     const company = await h.accounts.service.createCompany("Pepper SA");
     const { secret } = await h.accounts.service.createApiKey(company.id, "k", ["mail.events.read"]);
-    const { createAccounts } = await import("../../../src/capabilities/accounts/index.ts");
+    const { createAccounts } = await import("../../../src/wiring/accounts.ts");
     const other = createAccounts(h.orm, { ...TEST_CONFIG, apiKeyPepper: "another-pepper" }, { clock: h.clock.now });
     try {
       await expectApiError(other.authenticator.authenticate(secret), "API_KEY_INVALID");

@@ -1,6 +1,6 @@
 import { expect } from "vitest";
 import { ApiError, type ErrorCodeName } from "../../../src/contract/api-error.ts";
-import { createAccounts, type Accounts, type AccountsConfig } from "../../../src/capabilities/accounts/index.ts";
+import { createAccounts, type Accounts, type AccountsConfig } from "../../../src/wiring/accounts.ts";
 import { migrate, openOrm, type MikroORM } from "../../../src/adapters/postgres/orm.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/test-database.ts";
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { PostgresKeyUsageStore } from "../../../src/adapters/postgres/accounts/postgres-key-usage-store.ts";
 import { pgPool, type Pool } from "../../../src/adapters/postgres/sql.ts";
+import { KeyUsageBatcher } from "../../../src/capabilities/accounts/index.ts";
 import { openHarness, type Harness } from "./harness.ts";
 
 /** SQL texts sent through `pool.query` since the spy was installed. */
@@ -89,16 +91,16 @@ describe("last used of API keys", () => {
   });
 
   it("flushes on a timer, and on close", async () => {
-    const { KeyUsageBatcher } = await import("../../../src/capabilities/accounts/key-usage-batcher.ts");
     const company = await h.accounts.service.createCompany("Timer Inc");
     const { key } = await h.accounts.service.createApiKey(company.id, "k", ["mail.events.read"]);
 
-    const timed = new KeyUsageBatcher(async () => pool, { flushMs: 20 });
+    const store = new PostgresKeyUsageStore(async () => pool);
+    const timed = new KeyUsageBatcher(store, { flushMs: 20 });
     timed.record(key.id, new Date("2033-01-01T00:00:00.000Z"));
     await vi.waitFor(async () => expect(await lastUsed(key.id)).toEqual(new Date("2033-01-01T00:00:00.000Z")));
     await timed.close();
 
-    const manual = new KeyUsageBatcher(async () => pool, { flushMs: 3_600_000 });
+    const manual = new KeyUsageBatcher(store, { flushMs: 3_600_000 });
     manual.record(key.id, new Date("2034-01-01T00:00:00.000Z"));
     await manual.close();
     expect(await lastUsed(key.id)).toEqual(new Date("2034-01-01T00:00:00.000Z"));

@@ -1,8 +1,16 @@
 import { fromBinary, fromJson, type JsonObject, toBinary } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../../../src/contract/api-error.ts";
-import { canonicalJson, parseIdempotencyKey, requestFingerprint } from "../../../src/capabilities/idempotency/index.ts";
-import { SendMessageRequestSchema } from "../../../src/gen/mail/v1/mail_pb.js";
+import {
+  canonicalJson,
+  idempotentRequestFingerprint,
+  parseIdempotencyKey,
+  readIdempotencyKey,
+  requestFingerprint,
+  SEND_MESSAGE_RPC,
+  sendRequestFingerprint,
+} from "../../../src/capabilities/idempotency/index.ts";
+import { RecordConversionRequestSchema, SendMessageRequestSchema } from "../../../src/gen/mail/v1/mail_pb.js";
 
 const SEND = "mail.v1.MailService/SendMessage";
 
@@ -90,5 +98,67 @@ describe("parseIdempotencyKey", () => {
     expect(problem("k".repeat(201))).toMatch(/^Idempotency-Key: .*200/);
     expect(problem("a\tb")).toMatch(/^Idempotency-Key: .*printable ASCII/);
     expect(problem("clé")).toMatch(/^Idempotency-Key: .*printable ASCII/);
+  });
+});
+
+describe("idempotentRequestFingerprint", () => {
+  const body: JsonObject = { to: "ada@example.com", subject: "Hello", html: "<p>Hi</p>" };
+  const keyless = (json: JsonObject): string =>
+    idempotentRequestFingerprint(SEND, SendMessageRequestSchema, fromJson(SendMessageRequestSchema, json)).toString("hex");
+
+  it("ignores where the key was written: a body key, or none (the key in the header), is the same request", () => {
+    expect(keyless({ ...body, idempotencyKey: "order-1" })).toBe(keyless(body));
+    expect(keyless({ ...body, idempotencyKey: "order-2" })).toBe(keyless(body));
+  });
+
+  it("still tells another request apart", () => {
+    expect(keyless({ ...body, subject: "Hello!", idempotencyKey: "order-1" })).not.toBe(keyless({ ...body, idempotencyKey: "order-1" }));
+  });
+
+  it("is requestFingerprint for a request without a body key field", () => {
+    const conversion = fromJson(RecordConversionRequestSchema, { eventId: "e1", email: "ada@example.com", revenue: 49.95 });
+    const rpc = "mail.v1.MailService/RecordConversion";
+    expect(idempotentRequestFingerprint(rpc, RecordConversionRequestSchema, conversion)).toEqual(
+      requestFingerprint(rpc, RecordConversionRequestSchema, conversion),
+    );
+  });
+
+  it("is what sendRequestFingerprint keeps with a message", () => {
+    const message = fromJson(SendMessageRequestSchema, { ...body, idempotencyKey: "order-1" });
+    expect(SEND_MESSAGE_RPC).toBe(SEND);
+    expect(sendRequestFingerprint(message).toString("hex")).toBe(keyless(body));
+  });
+});
+
+describe("readIdempotencyKey", () => {
+  function refusal(header: string | undefined, bodyKey: string | undefined): string {
+    try {
+      readIdempotencyKey(header, bodyKey);
+    } catch (error) {
+      expect((error as ApiError).code).toBe("VALIDATION_ERROR");
+      return (error as ApiError).message;
+    }
+    throw new Error("expected a refusal");
+  }
+
+  it("reads the header, the body key, or both when equal", () => {
+    expect(readIdempotencyKey("order-1", undefined)).toBe("order-1");
+    expect(readIdempotencyKey(null, "order-1")).toBe("order-1");
+    expect(readIdempotencyKey("order-1", "order-1")).toBe("order-1");
+    expect(readIdempotencyKey(null, undefined)).toBeUndefined();
+  });
+
+  it("refuses a header and a body key that differ, naming idempotencyKey", () => {
+    expect(refusal("order-1", "order-2")).toMatch(/^idempotencyKey: .*differs from the Idempotency-Key header/);
+  });
+
+  it("refuses an invalid header whatever the body says", () => {
+    expect(refusal("k".repeat(201), undefined)).toMatch(/^Idempotency-Key: /);
+  });
+
+  it("takes a body key its request's validation refuses (blank, over 160 characters) for no key", () => {
+    expect(readIdempotencyKey(undefined, "  ")).toBeUndefined();
+    expect(readIdempotencyKey(undefined, "k".repeat(161))).toBeUndefined();
+    expect(readIdempotencyKey(undefined, "é".repeat(160))).toBe("é".repeat(160));
   });
 });

@@ -1,12 +1,10 @@
-import { createAccounts, type Accounts } from "../../../src/capabilities/accounts/index.ts";
-import { createCredits, type CreditsService } from "../../../src/capabilities/credits/index.ts";
-import {
-  createSendingSetup,
-  type SendingSetup,
-  type SendingSetupConfig,
-  type SendingSetupOptions,
-} from "../../../src/capabilities/sending-setup/index.ts";
-import { createSuppressions, type SuppressionsService } from "../../../src/capabilities/suppressions/index.ts";
+import { createAccounts, type Accounts } from "../../../src/wiring/accounts.ts";
+import type { CreditsService } from "../../../src/capabilities/credits/index.ts";
+import type { SendingSetup } from "../../../src/capabilities/sending-setup/index.ts";
+import type { SuppressionsService } from "../../../src/capabilities/suppressions/index.ts";
+import { createCredits } from "../../../src/wiring/credits.ts";
+import { createSendingSetup, type SendingSetupConfig, type SendingSetupOptions } from "../../../src/wiring/sending-setup.ts";
+import { createSuppressions } from "../../../src/wiring/suppressions.ts";
 import { migrate, openOrm, type MikroORM } from "../../../src/adapters/postgres/orm.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/test-database.ts";
 import { TEST_CONFIG } from "../accounts/harness.ts";

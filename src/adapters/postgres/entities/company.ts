@@ -3,7 +3,7 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
 /**
  * A customer company: the tenant. Everything else a company owns carries its
- * id, and repositories filter on it (the rule: ../repositories/api-key-repository.ts).
+ * id, and repositories filter on it (the rule: ../accounts/api-key-repository.ts).
  * Table `company`; the DDL is in ../migrations (the ORM never syncs schema).
  */
 export const CompanySchema = defineEntity({

@@ -9,7 +9,10 @@ import { ApiKeySchema } from "./api-key.ts";
  *
  * `response` is the protobuf binary of the response message; a stored
  * error answer has `errorCode`/`errorMessage` instead. `createdAt` is the
- * time of the current claim (a reclaimed row gets a new one).
+ * time of the current claim (a reclaimed row gets a new one). `expiresAt` is
+ * the end of the claim's lease while `in_progress` (the request deadline plus
+ * a margin: a request that died unanswered frees the key then), and the end
+ * of the window once `completed`.
  */
 export const IdempotencyRecordSchema = defineEntity({
   name: "IdempotencyRecord",

@@ -11,8 +11,17 @@ import { TemplateSchema } from "./template.ts";
 import { MessageSchema } from "./message.ts";
 import { MessageEventSchema } from "./message-event.ts";
 import { WebhookEventSchema } from "./webhook-event.ts";
+import { WebhookEndpointSchema } from "./webhook-endpoint.ts";
+import { WebhookDeliverySchema } from "./webhook-delivery.ts";
+import { WebhookAttemptSchema } from "./webhook-attempt.ts";
 import { SendingPaceSchema } from "./sending-pace.ts";
 import { SimulatorHandoffSchema } from "./simulator-handoff.ts";
+import { SimulatorEventSchema } from "./simulator-event.ts";
+import { ContactSchema } from "./contact.ts";
+import { ContactListSchema } from "./contact-list.ts";
+import { ContactListMemberSchema } from "./contact-list-member.ts";
+import { ConversionSchema } from "./conversion.ts";
+import { CampaignClickSchema } from "./campaign-click.ts";
 
 export { ApiKeySchema, type ApiKey } from "./api-key.ts";
 export { CompanySchema, type Company } from "./company.ts";
@@ -27,8 +36,17 @@ export { TemplateSchema, type Template } from "./template.ts";
 export { MessageSchema, type Message } from "./message.ts";
 export { MessageEventSchema, type MessageEvent } from "./message-event.ts";
 export { WebhookEventSchema, type WebhookEvent } from "./webhook-event.ts";
+export { WebhookEndpointSchema, type WebhookEndpoint } from "./webhook-endpoint.ts";
+export { WebhookDeliverySchema, type WebhookDelivery } from "./webhook-delivery.ts";
+export { WebhookAttemptSchema, type WebhookAttempt } from "./webhook-attempt.ts";
 export { SendingPaceSchema, type SendingPace } from "./sending-pace.ts";
 export { SimulatorHandoffSchema, type SimulatorHandoff } from "./simulator-handoff.ts";
+export { SimulatorEventSchema, type SimulatorEvent } from "./simulator-event.ts";
+export { ContactSchema, type Contact } from "./contact.ts";
+export { ContactListSchema, type ContactList } from "./contact-list.ts";
+export { ContactListMemberSchema, type ContactListMember } from "./contact-list-member.ts";
+export { ConversionSchema, type Conversion } from "./conversion.ts";
+export { CampaignClickSchema, type CampaignClick } from "./campaign-click.ts";
 
 /** Every entity the ORM knows; passed explicitly (no folder discovery). */
 export const ENTITIES = [
@@ -45,6 +63,15 @@ export const ENTITIES = [
   MessageSchema,
   MessageEventSchema,
   WebhookEventSchema,
+  WebhookEndpointSchema,
+  WebhookDeliverySchema,
+  WebhookAttemptSchema,
   SendingPaceSchema,
   SimulatorHandoffSchema,
+  SimulatorEventSchema,
+  ContactSchema,
+  ContactListSchema,
+  ContactListMemberSchema,
+  ConversionSchema,
+  CampaignClickSchema,
 ] as const;

@@ -22,6 +22,8 @@ export const MessageSchema = defineEntity({
     apiKey: () =>
       p.manyToOne(ApiKeySchema).nullable().fieldName("api_key_id").deleteRule("set null").foreignKeyName("message_api_key_id_fkey"),
     idempotencyKey: p.text().nullable(),
+    /** Fingerprint of the send that created it, kept with its idempotency key (../migrations/Migration20251124000000_message_request_fingerprint.ts). */
+    requestFingerprint: p.blob().nullable(),
     recipient: p.text(),
     recipientName: p.text().nullable(),
     recipientDomain: p.text(),

@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
 /**
  * One fixed one-minute window of a rate-limit bucket. Rows are written by
- * raw SQL only (the atomic upsert of PostgresRateLimiter); the entity exists
+ * raw SQL only (the atomic upsert of PostgresRateLimitWindows); the entity exists
  * so the ORM metadata describes the whole schema.
  */
 export const RateLimitWindowSchema = defineEntity({

@@ -19,8 +19,14 @@ export const WebhookEventSchema = defineEntity({
     data: p.json<Record<string, unknown>>().columnType("jsonb"),
     dedupeKey: p.text().unique("webhook_event_dedupe_key_key"),
     createdAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
+    /** Outbox marker: null until the event's webhook deliveries exist (Migration20251123000000_webhooks). */
+    fannedOutAt: p.datetime().nullable(),
   },
-  indexes: [{ properties: ["company", "createdAt"], name: "webhook_event_company_index" }],
+  indexes: [
+    { properties: ["company", "createdAt"], name: "webhook_event_company_index" },
+    // The fan-out relay finds events whose deliveries were not made yet.
+    { properties: "createdAt", name: "webhook_event_unfanned_index", where: "fanned_out_at IS NULL" },
+  ],
 });
 
 export type WebhookEvent = InferEntity<typeof WebhookEventSchema>;

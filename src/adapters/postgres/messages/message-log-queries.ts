@@ -24,7 +24,7 @@ export interface MessageRow {
   status: string;
   provider_message_id: string | null;
   error_code: string | null;
-  /** A string through the ORM's pool, a Date through a plain pool (see persistence/sql.ts). */
+  /** A string through the ORM's pool, a Date through a plain pool (see adapters/postgres/sql.ts). */
   created_at: string | Date;
   sent_at: string | Date | null;
   last_event_at: string | Date | null;

@@ -1,80 +1,33 @@
 import type { Pool, PoolClient } from "../sql.ts";
 import { toDate } from "../sql.ts";
-import type { MessageErrorCode, MessageStatusName } from "../../../capabilities/messages/statuses.ts";
+import { inTransaction } from "../transaction.ts";
+import type { MessageStatusName } from "../../../capabilities/messages/statuses.ts";
 import { statusesBefore } from "../../../capabilities/messages/statuses.ts";
+import type {
+  KeyedMessage,
+  MessageStore,
+  Move,
+  MoveResult,
+  NewMessage,
+  StoredMessage,
+  UnstartedMessage,
+  WebhookEventDraft,
+} from "../../../capabilities/messages/ports.ts";
+
+/** The port, for the callers that named it here (the Temporal dispatcher). */
+export type { MessageStore };
 
 /**
- * SQL of the message lifecycle: accepting, moving between statuses, and
- * recording each move's event and webhook event in the same transaction, so
- * the message log, its events and the webhook outbox never disagree.
+ * The MessageStore port on PostgreSQL: accepting, moving between statuses,
+ * and recording each move's event and webhook event in the same
+ * transaction, so the message log, its events and the webhook outbox never
+ * disagree.
  *
- * Every statement is scoped by company_id (the tenant rule of
- * src/persistence/repositories): the workflow carries the company id with
- * the message id.
+ * Every statement on a message is scoped by company_id (the tenant rule):
+ * the workflow carries the company id with the message id.
  */
 
-export interface NewMessage {
-  readonly id: string;
-  readonly companyId: string;
-  readonly apiKeyId: string | null;
-  readonly idempotencyKey: string | null;
-  readonly recipient: string;
-  readonly recipientName: string | null;
-  readonly senderId: string;
-  readonly fromEmail: string;
-  readonly fromName: string | null;
-  readonly replyTo: string | null;
-  readonly subject: string;
-  readonly html: string | null;
-  readonly text: string | null;
-  readonly templateId: string | null;
-  readonly tags: Readonly<Record<string, string>>;
-}
-
-export interface StoredMessage {
-  readonly id: string;
-  readonly companyId: string;
-  readonly status: MessageStatusName;
-  readonly recipient: string;
-  readonly recipientName: string | null;
-  readonly recipientDomain: string;
-  readonly senderId: string | null;
-  readonly fromEmail: string;
-  readonly fromName: string | null;
-  readonly replyTo: string | null;
-  readonly subject: string;
-  readonly html: string | null;
-  readonly text: string | null;
-  readonly provider: string | null;
-  readonly providerMessageId: string | null;
-  readonly errorCode: string | null;
-  readonly createdAt: Date;
-}
-
-/** A webhook event to record with a move (spec: Event kinds). */
-export interface WebhookEventDraft {
-  readonly event: string;
-  readonly data: Readonly<Record<string, unknown>>;
-}
-
-export interface Move {
-  readonly to: MessageStatusName;
-  readonly at: Date;
-  /** The type written in the message's events array (`sent`, `delivery`, ...). */
-  readonly eventType?: string;
-  readonly providerEventId?: string;
-  readonly detail?: string;
-  readonly errorCode?: MessageErrorCode;
-  readonly provider?: string;
-  readonly providerMessageId?: string;
-  readonly webhooks?: readonly WebhookEventDraft[];
-}
-
-export type Db = () => Promise<Pool>;
-
-import { inTransaction } from "../transaction.ts";
-
-export { inTransaction };
+type Db = () => Promise<Pool>;
 
 interface MessageRow {
   id: string;
@@ -94,6 +47,8 @@ interface MessageRow {
   provider_message_id: string | null;
   error_code: string | null;
   created_at: string | Date;
+  /** Read by the idempotency-key lookups only. */
+  request_fingerprint?: Buffer | null;
 }
 
 function fromRow(row: MessageRow): StoredMessage {
@@ -118,11 +73,15 @@ function fromRow(row: MessageRow): StoredMessage {
   };
 }
 
+function keyedFromRow(row: MessageRow): KeyedMessage {
+  return { ...fromRow(row), requestFingerprint: row.request_fingerprint ? new Uint8Array(row.request_fingerprint) : null };
+}
+
 export function recipientDomainOf(address: string): string {
   return address.slice(address.lastIndexOf("@") + 1).toLowerCase();
 }
 
-export class MessageStore {
+export class PostgresMessageStore implements MessageStore {
   readonly #db: Db;
 
   constructor(db: Db) {
@@ -134,12 +93,13 @@ export class MessageStore {
    * (company, key) unique index makes concurrent identical sends create one
    * row: the losers get the existing message back (`created: false`).
    */
-  async insertQueued(message: NewMessage): Promise<{ message: StoredMessage; created: boolean }> {
+  async insertQueued(message: NewMessage): Promise<{ message: KeyedMessage; created: boolean }> {
     const pool = await this.#db();
     const inserted = await pool.query<MessageRow>(
       `insert into message (id, company_id, api_key_id, idempotency_key, recipient, recipient_name,
-         recipient_domain, sender_id, from_email, from_name, reply_to, subject, html, text_body, template_id, tags, status)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued')
+         recipient_domain, sender_id, from_email, from_name, reply_to, subject, html, text_body, template_id, tags, status,
+         request_fingerprint)
+       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', $17)
        on conflict (company_id, idempotency_key) do nothing
        returning *`,
       [
@@ -159,22 +119,23 @@ export class MessageStore {
         message.text,
         message.templateId,
         JSON.stringify(message.tags),
+        message.requestFingerprint ? Buffer.from(message.requestFingerprint) : null,
       ],
     );
     const row = inserted.rows[0];
-    if (row) return { message: fromRow(row), created: true };
+    if (row) return { message: keyedFromRow(row), created: true };
     const existing = await this.findByIdempotencyKey(message.companyId, message.idempotencyKey ?? "");
     if (!existing) throw new Error("idempotency conflict without an existing message");
     return { message: existing, created: false };
   }
 
-  async findByIdempotencyKey(companyId: string, key: string): Promise<StoredMessage | undefined> {
+  async findByIdempotencyKey(companyId: string, key: string): Promise<KeyedMessage | undefined> {
     const pool = await this.#db();
     const { rows } = await pool.query<MessageRow>(`select * from message where company_id = $1 and idempotency_key = $2`, [
       companyId,
       key,
     ]);
-    return rows[0] ? fromRow(rows[0]) : undefined;
+    return rows[0] ? keyedFromRow(rows[0]) : undefined;
   }
 
   async load(companyId: string, messageId: string): Promise<StoredMessage | undefined> {
@@ -198,7 +159,7 @@ export class MessageStore {
   }
 
   /** Messages whose workflow is not known to exist yet (the outbox), oldest first. */
-  async unstarted(limit: number, olderThanMs: number): Promise<Array<{ id: string; companyId: string; recipientDomain: string }>> {
+  async unstarted(limit: number, olderThanMs: number): Promise<UnstartedMessage[]> {
     const pool = await this.#db();
     const { rows } = await pool.query<{ id: string; company_id: string; recipient_domain: string }>(
       `select id, company_id, recipient_domain from message
@@ -217,6 +178,12 @@ export class MessageStore {
     );
   }
 
+  async companyMaySend(companyId: string): Promise<boolean> {
+    const pool = await this.#db();
+    const { rows } = await pool.query<{ entitlement_api: boolean }>(`select entitlement_api from company where id = $1`, [companyId]);
+    return rows[0]?.entitlement_api === true;
+  }
+
   /**
    * Moves a message to `move.to` if the transition is allowed from its
    * current status, recording the event and webhook events, all in one
@@ -224,48 +191,76 @@ export class MessageStore {
    * indexes), so a retried activity records nothing twice. Returns the
    * status after the call (unchanged when the move was not allowed).
    */
-  async move(companyId: string, messageId: string, move: Move, client?: PoolClient): Promise<{ moved: boolean; status: MessageStatusName }> {
-    const run = async (tx: PoolClient) => {
-      const updated = await tx.query<{ status: MessageStatusName }>(
-        `update message set
-           status = $3,
-           error_code = coalesce($5, error_code),
-           provider = coalesce($6, provider),
-           provider_message_id = coalesce($7, provider_message_id),
-           sent_at = case when $3 = 'sent' then $4 else sent_at end,
-           last_event_at = case when $8 then greatest(coalesce(last_event_at, $4), $4) else last_event_at end
-         where company_id = $1 and id = $2 and status = any($9::text[])
-         returning status`,
-        [
+  move(companyId: string, messageId: string, move: Move): Promise<MoveResult> {
+    return inTransaction(this.#db, (tx) => this.#move(tx, companyId, messageId, move));
+  }
+
+  async providerEventRecorded(providerEventId: string): Promise<boolean> {
+    const pool = await this.#db();
+    const { rowCount } = await pool.query(`select 1 from message_event where provider_event_id = $1`, [providerEventId]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  /**
+   * The provider event id is looked up and the move made in one
+   * transaction; two reports of one event racing each other both pass the
+   * lookup, and the unique index on provider_event_id then lets one record
+   * the event (the other's move is a no-op in the status rules, or the same move).
+   */
+  moveForProviderEvent(companyId: string, messageId: string, move: Move & { readonly providerEventId: string }): Promise<{ applied: boolean; status: MessageStatusName }> {
+    return inTransaction(this.#db, async (tx) => {
+      const seen = await tx.query(`select 1 from message_event where provider_event_id = $1`, [move.providerEventId]);
+      if (seen.rowCount) {
+        const current = await tx.query<{ status: MessageStatusName }>(`select status from message where company_id = $1 and id = $2`, [
           companyId,
           messageId,
-          move.to,
-          move.at,
-          move.errorCode ?? null,
-          move.provider ?? null,
-          move.providerMessageId ?? null,
-          move.eventType !== undefined,
-          statusesBefore(move.to),
-        ],
-      );
-      const moved = updated.rowCount === 1;
-      if (move.eventType) await this.recordEvent(tx, companyId, messageId, move, !moved);
-      if (moved) for (const webhook of move.webhooks ?? []) await this.recordWebhook(tx, companyId, messageId, move.at, webhook);
-      if (moved) return { moved, status: move.to };
-      const current = await tx.query<{ status: MessageStatusName }>(`select status from message where company_id = $1 and id = $2`, [
+        ]);
+        return { applied: false, status: current.rows[0]?.status ?? move.to };
+      }
+      const moved = await this.#move(tx, companyId, messageId, move);
+      return { applied: true, status: moved.status };
+    });
+  }
+
+  async #move(tx: PoolClient, companyId: string, messageId: string, move: Move): Promise<MoveResult> {
+    const updated = await tx.query<{ status: MessageStatusName }>(
+      `update message set
+         status = $3,
+         error_code = coalesce($5, error_code),
+         provider = coalesce($6, provider),
+         provider_message_id = coalesce($7, provider_message_id),
+         sent_at = case when $3 = 'sent' then $4 else sent_at end,
+         last_event_at = case when $8 then greatest(coalesce(last_event_at, $4), $4) else last_event_at end
+       where company_id = $1 and id = $2 and status = any($9::text[])
+       returning status`,
+      [
         companyId,
         messageId,
-      ]);
-      return { moved, status: current.rows[0]?.status ?? move.to };
-    };
-    return client ? run(client) : inTransaction(this.#db, run);
+        move.to,
+        move.at,
+        move.errorCode ?? null,
+        move.provider ?? null,
+        move.providerMessageId ?? null,
+        move.eventType !== undefined,
+        statusesBefore(move.to),
+      ],
+    );
+    const moved = updated.rowCount === 1;
+    if (move.eventType) await this.#recordEvent(tx, companyId, messageId, move, !moved);
+    if (moved) for (const webhook of move.webhooks ?? []) await this.#recordWebhook(tx, companyId, messageId, move.at, webhook);
+    if (moved) return { moved, status: move.to };
+    const current = await tx.query<{ status: MessageStatusName }>(`select status from message where company_id = $1 and id = $2`, [
+      companyId,
+      messageId,
+    ]);
+    return { moved, status: current.rows[0]?.status ?? move.to };
   }
 
   /**
    * Appends an event. A provider event is kept even when it does not move
    * the status (a late `delivered`), and it still advances last_event_at.
    */
-  async recordEvent(tx: PoolClient, companyId: string, messageId: string, move: Move, touchLastEvent: boolean): Promise<void> {
+  async #recordEvent(tx: PoolClient, companyId: string, messageId: string, move: Move, touchLastEvent: boolean): Promise<void> {
     await tx.query(
       `insert into message_event (message_id, company_id, type, at, provider_event_id, detail)
        values ($1, $2, $3, $4, $5, $6)
@@ -280,7 +275,7 @@ export class MessageStore {
     }
   }
 
-  async recordWebhook(tx: PoolClient, companyId: string, messageId: string, at: Date, webhook: WebhookEventDraft): Promise<void> {
+  async #recordWebhook(tx: PoolClient, companyId: string, messageId: string, at: Date, webhook: WebhookEventDraft): Promise<void> {
     await tx.query(
       `insert into webhook_event (company_id, event, occurred_at, data, dedupe_key)
        values ($1, $2, $3, $4, $5)

@@ -2,6 +2,11 @@ import type { MigrationObject } from "@mikro-orm/core";
 import { Migration20251121000000_accounts } from "./Migration20251121000000_accounts.ts";
 import { Migration20251122000000_sending } from "./Migration20251122000000_sending.ts";
 import { Migration20251122010000_simulator_journal } from "./Migration20251122010000_simulator_journal.ts";
+import { Migration20251123000000_webhooks } from "./Migration20251123000000_webhooks.ts";
+import { Migration20251123010000_contacts } from "./Migration20251123010000_contacts.ts";
+import { Migration20251123020000_conversions } from "./Migration20251123020000_conversions.ts";
+import { Migration20251124000000_message_request_fingerprint } from "./Migration20251124000000_message_request_fingerprint.ts";
+import { Migration20251124173000_simulator_events } from "./Migration20251124173000_simulator_events.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -15,4 +20,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20251121000000_accounts", class: Migration20251121000000_accounts },
   { name: "Migration20251122000000_sending", class: Migration20251122000000_sending },
   { name: "Migration20251122010000_simulator_journal", class: Migration20251122010000_simulator_journal },
+  { name: "Migration20251123000000_webhooks", class: Migration20251123000000_webhooks },
+  { name: "Migration20251123010000_contacts", class: Migration20251123010000_contacts },
+  { name: "Migration20251123020000_conversions", class: Migration20251123020000_conversions },
+  { name: "Migration20251124000000_message_request_fingerprint", class: Migration20251124000000_message_request_fingerprint },
+  { name: "Migration20251124173000_simulator_events", class: Migration20251124173000_simulator_events },
 ];

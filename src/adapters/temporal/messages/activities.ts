@@ -1,3 +1,4 @@
+import { Context } from "@temporalio/activity";
 import { ApplicationFailure } from "@temporalio/common";
 import type { MessageLifecycle } from "../../../capabilities/messages/lifecycle/message-lifecycle.ts";
 import { TransientHandoffError } from "../../../capabilities/messages/lifecycle/message-lifecycle.ts";
@@ -26,7 +27,12 @@ export interface HandOffAttempt {
   readonly waitMs: number;
 }
 
-export function createMessageActivities(lifecycle: MessageLifecycle, pace: SendingPace): MessageActivities {
+/** What the activities use of the lifecycle and the sending pace. */
+export type LifecycleSteps = Pick<MessageLifecycle, "checkSuppression" | "markDeferred" | "handOff">;
+export type PaceReservations = Pick<SendingPace, "reserve">;
+
+/** The message activities, for the worker's activity set (`{ ...createMessageActivities(lifecycle, pace) }`). */
+export function createMessageActivities(lifecycle: LifecycleSteps, pace: PaceReservations): MessageActivities {
   return {
     markDeferred: (companyId, messageId) => lifecycle.markDeferred(companyId, messageId),
     async attemptHandOff(companyId, messageId, provider) {
@@ -35,7 +41,10 @@ export function createMessageActivities(lifecycle: MessageLifecycle, pace: Sendi
       const waitMs = await pace.reserve(provider);
       if (waitMs > 0) return { status: checked, waitMs };
       try {
-        return { status: await lifecycle.handOff(companyId, messageId), waitMs: 0 };
+        // Heartbeats while the email service is talked to, so a dead
+        // worker is noticed by the heartbeat timeout, not the attempt's.
+        const activity = Context.current();
+        return { status: await lifecycle.handOff(companyId, messageId, { heartbeat: () => activity.heartbeat() }), waitMs: 0 };
       } catch (error) {
         if (error instanceof TransientHandoffError) {
           // Retryable by the workflow's policy; named so the UI shows why.

@@ -1,5 +1,5 @@
-import { Client, Connection, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from "@temporalio/client";
-import type { MessageStore } from "../../postgres/messages/message-store.ts";
+import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from "@temporalio/client";
+import type { MessageStore, UnstartedMessage } from "../../../capabilities/messages/ports.ts";
 import type { MessageStatusName } from "../../../capabilities/messages/statuses.ts";
 import { messageLifecycle, messageStatusChanged, type MessageWorkflowInput } from "../../../../workflows/messages/message-lifecycle.ts";
 import { MAIL_COMPANY_ID, MAIL_MESSAGE_ID, MAIL_RECIPIENT_DOMAIN, MAIL_STATUS } from "../../../../workflows/search-attributes.ts";
@@ -12,10 +12,10 @@ import { MAIL_COMPANY_ID, MAIL_MESSAGE_ID, MAIL_RECIPIENT_DOMAIN, MAIL_STATUS } 
  * refused, so however often a message is dispatched, it has one workflow.
  */
 export interface DispatcherOptions {
-  readonly address: string;
-  readonly namespace: string;
+  /** The process's shared client (src/adapters/temporal/client.ts); its owner closes it. */
+  readonly client: Client;
   readonly taskQueue: string;
-  readonly store: MessageStore;
+  readonly store: Pick<MessageStore, "unstarted" | "markWorkflowStarted">;
   readonly provider: string;
   readonly handoffTimeoutSeconds: number;
   readonly outcomeWindowHours: number;
@@ -28,28 +28,19 @@ export function messageWorkflowId(messageId: string): string {
   return `message-${messageId}`;
 }
 
-interface Dispatchable {
-  readonly id: string;
-  readonly companyId: string;
-  readonly recipientDomain: string;
-}
-
 export class MessageDispatcher {
   readonly #options: DispatcherOptions;
-  readonly #connection: Connection;
   readonly #client: Client;
   #relay: NodeJS.Timeout | undefined;
   #relayRunning: Promise<void> | undefined;
 
   constructor(options: DispatcherOptions) {
     this.#options = options;
-    // Lazy: the API must start (and accept mail) while Temporal is down.
-    this.#connection = Connection.lazy({ address: options.address, connectTimeout: "2s" });
-    this.#client = new Client({ connection: this.#connection, namespace: options.namespace });
+    this.#client = options.client;
   }
 
   /** Starts the message's workflow if it has none; true when it is known to exist. */
-  async dispatch(message: Dispatchable): Promise<boolean> {
+  async dispatch(message: UnstartedMessage): Promise<boolean> {
     const o = this.#options;
     const input: MessageWorkflowInput = {
       messageId: message.id,
@@ -113,10 +104,10 @@ export class MessageDispatcher {
     this.#relay = setTimeout(tick, this.#options.relayIntervalMs ?? 2_000).unref();
   }
 
+  /** Stops the relay (after its pass under way); the client stays open for its owner to close. */
   async close(): Promise<void> {
     if (this.#relay) clearTimeout(this.#relay);
     this.#relay = undefined;
     await this.#relayRunning;
-    await this.#connection.close();
   }
 }

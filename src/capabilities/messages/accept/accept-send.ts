@@ -1,10 +1,11 @@
 import { randomUUID } from "node:crypto";
 import { ApiError } from "../../../contract/api-error.ts";
 import type { SendMessageRequest } from "../../../gen/mail/v1/mail_pb.js";
+import { sendRequestFingerprint } from "../../idempotency/index.ts";
 import { sanitizeEmailHtml } from "../compose/sanitize-html.ts";
 import { renderMessageContent } from "../compose/template.ts";
 import { type ValidatedSend, validateSendRequest } from "../compose/validate-send.ts";
-import type { MessageStore, StoredMessage } from "../../../adapters/postgres/messages/message-store.ts";
+import type { KeyedMessage, MessageStore, StoredMessage } from "../ports.ts";
 import type { MessageStatusName } from "../statuses.ts";
 import type { SenderDirectoryPort, TemplatesPort, WalletPort } from "./ports.ts";
 
@@ -57,11 +58,12 @@ async function compose(deps: AcceptSendDependencies, companyId: string, send: Va
   const rendered = renderMessageContent(
     { subject: template.subject, html: template.html, ...(template.text ? { text: template.text } : {}) },
     send.variables,
+    { subject: send.subject, html: send.html, text: send.text },
   );
   return {
-    subject: send.subject ?? rendered.subject,
-    html: send.html ?? rendered.html,
-    text: send.text ?? rendered.text ?? null,
+    subject: rendered.subject,
+    html: rendered.html,
+    text: rendered.text ?? null,
     templateId: template.id,
   };
 }
@@ -75,11 +77,13 @@ export async function acceptSend(
   const send = validateSendRequest(request, headerIdempotencyKey);
   const { companyId } = caller;
 
-  // The key names the message for the whole company: any later call with it
-  // gets the original message back and nothing new is sent.
+  // The key names the message for the whole company (spec, Idempotency rule
+  // 4): a later call with it, from any key of the company, gets the original
+  // message back and nothing new is sent, if it asks for the same thing.
+  const fingerprint = send.idempotencyKey ? sendRequestFingerprint(request) : null;
   if (send.idempotencyKey) {
     const existing = await deps.store.findByIdempotencyKey(companyId, send.idempotencyKey);
-    if (existing) return { id: existing.id, status: existing.status, replayed: true };
+    if (existing) return originalMessage(existing, fingerprint);
   }
 
   const content = await compose(deps, companyId, send);
@@ -93,6 +97,7 @@ export async function acceptSend(
     companyId,
     apiKeyId: caller.keyId,
     idempotencyKey: send.idempotencyKey ?? null,
+    requestFingerprint: fingerprint,
     recipient: send.to.email,
     recipientName: send.to.name ?? null,
     senderId: sender.senderId,
@@ -105,7 +110,25 @@ export async function acceptSend(
     templateId: content.templateId,
     tags: send.tags,
   });
-  if (!created) return { id: message.id, status: message.status, replayed: true };
+  if (!created) return originalMessage(message, fingerprint);
   deps.onAccepted(message);
   return { id: message.id, status: "queued", replayed: false };
+}
+
+/**
+ * The answer to a send whose key already names a message: that message,
+ * `replayed: true`, when the send asks for what created it (the fingerprint
+ * ignores where the key was written); 409 IDEMPOTENCY_CONFLICT when it asks
+ * for something else. A message kept without a fingerprint counts as the
+ * same request.
+ */
+function originalMessage(existing: KeyedMessage, fingerprint: Uint8Array | null): SendAnswer {
+  if (existing.requestFingerprint && fingerprint && !sameBytes(existing.requestFingerprint, fingerprint)) {
+    throw new ApiError("IDEMPOTENCY_CONFLICT", "Idempotency key already used with a different body.");
+  }
+  return { id: existing.id, status: existing.status, replayed: true };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }

@@ -1,6 +1,7 @@
 /**
  * What accepting a send needs from neighbouring capabilities (implemented in
- * src/domain/sending/setup and src/domain/credits).
+ * src/capabilities/sending-setup and src/capabilities/credits, put together
+ * in src/wiring/messaging.ts).
  */
 export interface ResolvedSenderInfo {
   readonly senderId: string;

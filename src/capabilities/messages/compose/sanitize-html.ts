@@ -16,12 +16,15 @@ import sanitizeHtml from "sanitize-html";
  *   numbers with units, `#hex`, quoted font names, rgb()/hsl()). No `url(`,
  *   `expression(`, `:` or backslash escapes can pass, so neither
  *   `url(javascript:...)` nor obfuscated forms of it survive.
- * - URLs: links may use http, https, mailto and tel; images http, https,
+ * - URLs: every URL-bearing attribute (href, src, background, and the rest
+ *   of URL_ATTRIBUTES, allowed today or not) is scheme-checked: links and
+ *   backgrounds may use http, https, mailto and tel; images http, https,
  *   `cid:` (inline attachments) and `data:` for raster image types only.
  *   Relative URLs are left alone (harmless, meaningless in mail) but
- *   protocol-relative ones (`//host`) are removed. The scheme check runs on
- *   the entity-decoded value with whitespace and control characters removed,
- *   so `jav&#x09;ascript:` is recognised as `javascript:`.
+ *   protocol-relative ones (`//host`) are removed, and so is anything that
+ *   merely looks like another scheme. The check runs on the entity-decoded
+ *   value with whitespace and control characters removed, so
+ *   `jav&#x09;ascript:` is recognised as `javascript:`.
  * - No event handlers (`on*`), `<base>`, `<link>`, `<meta>` (refresh or
  *   otherwise), forms or embedded content. HTML comments are removed, which
  *   also removes Outlook conditional comments.
@@ -185,19 +188,44 @@ function normalisedUrl(url: string): string {
 }
 
 /**
+ * Every attribute that can hold a URL (the HTML, SVG and legacy ones; the
+ * same names as sanitize-html's own list, spelled out so that a library
+ * update cannot shrink it). Whatever the allow-list lets through today or
+ * tomorrow, a URL in any of these is checked by `allowedUrl`.
+ */
+const URL_ATTRIBUTES: ReadonlySet<string> = new Set([
+  "href", "src", "background", "cite", "action", "formaction", "data", "xlink:href", "poster", "ping", "longdesc",
+  "usemap", "codebase", "classid", "archive", "profile", "manifest", "itemid", "dynsrc", "lowsrc", "srcset",
+]);
+
+function schemesOf(tagName: string): readonly string[] {
+  return tagName === "img" ? IMAGE_SCHEMES : LINK_SCHEMES;
+}
+
+/**
+ * Whether a URL attribute of `tagName` may keep `value`: a relative
+ * reference, or an allowed scheme of the tag. The check runs on the
+ * entity-decoded value (the parser decodes it) with controls, whitespace and
+ * comments removed. Anything before a `:` that comes ahead of the first `/`,
+ * `?`, `#` or `\` counts as a scheme, even one a browser would not accept
+ * (`` `javascript: ``): what looks like a scheme must be an allowed one.
  * `data:` is allowed for `img` so that inline images work, but only for
  * raster types: an SVG or HTML payload has no business in a mail image.
  */
-function restrictImageDataUrls(tagName: string, attribs: sanitizeHtml.Attributes): sanitizeHtml.Tag {
-  const src = attribs["src"];
-  if (src !== undefined) {
-    const url = normalisedUrl(src);
-    if (/^data:/i.test(url) && !RASTER_DATA_URL.test(url)) {
-      const { src: _dropped, ...rest } = attribs;
-      return { tagName, attribs: rest };
-    }
-  }
-  return { tagName, attribs };
+function allowedUrl(tagName: string, value: string): boolean {
+  const url = normalisedUrl(value);
+  if (/^[/\\]{2}/.test(url)) return false;
+  const end = url.search(/[:/?#\\]/);
+  if (end === -1 || url[end] !== ":") return true;
+  const scheme = url.slice(0, end).toLowerCase();
+  if (!schemesOf(tagName).includes(scheme)) return false;
+  return scheme !== "data" || RASTER_DATA_URL.test(url);
+}
+
+/** Drops every URL attribute whose value `allowedUrl` refuses (on every tag). */
+function checkUrlAttributes(tagName: string, attribs: sanitizeHtml.Attributes): sanitizeHtml.Tag {
+  const kept = Object.entries(attribs).filter(([name, value]) => !URL_ATTRIBUTES.has(name.toLowerCase()) || allowedUrl(tagName, value));
+  return { tagName, attribs: Object.fromEntries(kept) };
 }
 
 const OPTIONS: sanitizeHtml.IOptions = {
@@ -208,12 +236,12 @@ const OPTIONS: sanitizeHtml.IOptions = {
   },
   allowedSchemes: LINK_SCHEMES,
   allowedSchemesByTag: { img: IMAGE_SCHEMES },
-  // Keep the library's default list (href, src, background, cite, ...): every
-  // URL-bearing attribute is scheme-checked, not only the ones we allow today.
-  allowedSchemesAppliedToAttributes: [...sanitizeHtml.defaults.allowedSchemesAppliedToAttributes],
+  // The library checks the same attributes against the same schemes too:
+  // two independent checks of every URL-bearing attribute.
+  allowedSchemesAppliedToAttributes: [...URL_ATTRIBUTES],
   allowProtocolRelative: false,
   nonTextTags: NON_TEXT_TAGS,
   disallowedTagsMode: "discard",
-  transformTags: { img: restrictImageDataUrls },
+  transformTags: { "*": checkUrlAttributes },
   parseStyleAttributes: true,
 };

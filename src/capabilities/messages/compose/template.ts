@@ -36,7 +36,17 @@
  *
  * Variable lookup only considers the object's own keys: `{{ constructor }}`
  * renders as missing, never as something inherited from Object.prototype.
+ *
+ * Limits
+ * - A rendered message part is held to the limit of the same field sent
+ *   directly (subject 500, html 400,000, text 100,000 characters):
+ *   variables (each at most 10,000 characters, see validate-send.ts) could
+ *   otherwise grow a part far past it. Over the limit, the send is refused
+ *   with VALIDATION_ERROR naming the part.
  */
+import { ValidationError } from "../../../contract/api-error.ts";
+import { exceedsCodePoints } from "./text-rules.ts";
+import { SEND_LIMITS } from "./validate-send.ts";
 
 export type VariableValue = string | number | boolean | null;
 export type TemplateVariables = Readonly<Record<string, VariableValue>>;
@@ -56,12 +66,33 @@ const PLACEHOLDER =
   /\{\{\s*([A-Za-z0-9_.-]+)\s*(?:\}\}|\|\s*default\s*:(?:\s*(?:"([^"]*)"|'([^']*)')\s*\}\}|([^}|]*)\}\}))/g;
 
 export function renderTemplate(source: string, variables: TemplateVariables, context: TemplateContext): string {
+  return render(source, variables, context, Number.POSITIVE_INFINITY);
+}
+
+/** Thrown inside the replacer to stop rendering a part that is already over its budget. */
+class OverBudget extends Error {}
+
+/** renderTemplate, giving up (OverBudget) once the output passes `budget` UTF-16 code units. */
+function render(source: string, variables: TemplateVariables, context: TemplateContext, budget: number): string {
+  // Output length minus source length, so far.
+  let growth = 0;
   const rendered = source.replace(
     PLACEHOLDER,
-    (_match: string, name: string, doubleQuoted?: string, singleQuoted?: string, unquoted?: string) => {
+    (
+      match: string,
+      name: string,
+      doubleQuoted: string | undefined,
+      singleQuoted: string | undefined,
+      unquoted: string | undefined,
+      offset: number,
+    ) => {
       const fallback = doubleQuoted ?? singleQuoted ?? unquoted?.trim();
       const text = valueText(lookup(variables, name), fallback);
-      return context === "html" ? escapeHtml(text) : text;
+      const value = context === "html" ? escapeHtml(text) : text;
+      growth += value.length - match.length;
+      // The output up to here is already part of the result.
+      if (offset + match.length + growth > budget) throw new OverBudget();
+      return value;
     },
   );
   return context === "subject" ? singleLine(rendered) : rendered;
@@ -79,16 +110,59 @@ export interface RenderedContent {
   readonly text?: string;
 }
 
+/** The parts a caller sent alongside a template: each replaces the template's own. */
+export interface ContentReplacements {
+  readonly subject?: string | undefined;
+  readonly html?: string | undefined;
+  readonly text?: string | undefined;
+}
+
+/** A rendered part has the limit of the same field sent directly. */
+const RENDERED_LIMITS: Readonly<Record<TemplateContext, number>> = { subject: SEND_LIMITS.subject, html: SEND_LIMITS.html, text: SEND_LIMITS.text };
+
 /**
  * Renders all parts of a message with the same variables, each in its own
- * context. The HTML still needs `sanitizeEmailHtml` afterwards (escaping
- * makes the values safe, not the template source).
+ * context. A part given in `replacements` is taken as it is instead (neither
+ * rendered nor checked again: it was validated as sent). Throws a
+ * ValidationError naming the part when a rendered part is over its limit.
+ * The HTML still needs `sanitizeEmailHtml` afterwards (escaping makes the
+ * values safe, not the template source).
  */
-export function renderMessageContent(content: MessageContent, variables: TemplateVariables): RenderedContent {
-  const subject = renderTemplate(content.subject, variables, "subject");
-  const html = renderTemplate(content.html, variables, "html");
-  if (content.text === undefined) return { subject, html };
-  return { subject, html, text: renderTemplate(content.text, variables, "text") };
+export function renderMessageContent(
+  content: MessageContent,
+  variables: TemplateVariables,
+  replacements: ContentReplacements = {},
+): RenderedContent {
+  const subject = replacements.subject ?? renderPart(content.subject, variables, "subject");
+  const html = replacements.html ?? renderPart(content.html, variables, "html");
+  const text = replacements.text ?? (content.text === undefined ? undefined : renderPart(content.text, variables, "text"));
+  return text === undefined ? { subject, html } : { subject, html, text };
+}
+
+/**
+ * One part, held to its limit. A string has at least as many UTF-16 code
+ * units as code points and at most twice as many, so past twice the limit
+ * in code units the part is over it for sure: rendering stops there rather
+ * than building a string of any size (a large template repeating a long
+ * value). The subject is measured after its line breaks are joined, which
+ * only shortens it; its template is at most 500 characters, so it needs no
+ * early stop.
+ */
+function renderPart(source: string, variables: TemplateVariables, context: TemplateContext): string {
+  const limit = RENDERED_LIMITS[context];
+  let rendered: string;
+  try {
+    rendered = render(source, variables, context, context === "subject" ? Number.POSITIVE_INFINITY : 2 * limit);
+  } catch (error: unknown) {
+    if (error instanceof OverBudget) throw tooLong(context, limit);
+    throw error;
+  }
+  if (exceedsCodePoints(rendered, limit)) throw tooLong(context, limit);
+  return rendered;
+}
+
+function tooLong(field: TemplateContext, limit: number): ValidationError {
+  return new ValidationError([{ field, problem: `rendered template is longer than ${limit} characters` }]);
 }
 
 const HTML_ESCAPES: Readonly<Record<string, string>> = {

@@ -1,6 +1,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Value } from "@bufbuild/protobuf/wkt";
 import { ValidationError, type FieldProblem } from "../../../contract/api-error.ts";
+import { IDEMPOTENCY_KEY_HEADER_MAX_LENGTH, SEND_IDEMPOTENCY_KEY_MAX_LENGTH } from "../../../contract/names.ts";
 import type { SendMessageRequest } from "../../../gen/mail/v1/mail_pb.js";
 import { checkEmailAddress } from "./email-address.ts";
 import type { VariableValue } from "./template.ts";
@@ -26,10 +27,17 @@ export const SEND_LIMITS = {
   subject: 500,
   html: 400_000,
   text: 100_000,
+  /**
+   * Our bound on one template variable (the spec sets none besides the
+   * body size): ample for names, addresses and order lines, and with the
+   * limits of the rendered parts (template.ts) it keeps a send from growing
+   * a message out of its variables.
+   */
+  variableValue: 10_000,
   tagKey: 40,
   tagValue: 120,
-  bodyIdempotencyKey: 160,
-  headerIdempotencyKey: 200,
+  bodyIdempotencyKey: SEND_IDEMPOTENCY_KEY_MAX_LENGTH,
+  headerIdempotencyKey: IDEMPOTENCY_KEY_HEADER_MAX_LENGTH,
 } as const;
 
 export const IDEMPOTENCY_HEADER = "Idempotency-Key";
@@ -266,7 +274,9 @@ function validateVariables(
 ): Readonly<Record<string, VariableValue>> {
   const entries: [string, VariableValue][] = [];
   for (const [key, value] of Object.entries(variables ?? {})) {
-    if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
+    if (typeof value === "string" && exceedsCodePoints(value, SEND_LIMITS.variableValue)) {
+      report(`variables.${key}`, `must be at most ${SEND_LIMITS.variableValue} characters`);
+    } else if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
       entries.push([key, value]);
     } else {
       report(`variables.${key}`, "must be a string, number, boolean or null (no objects or arrays)");

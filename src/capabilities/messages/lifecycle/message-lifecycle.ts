@@ -2,7 +2,7 @@ import { ApiError } from "../../../contract/api-error.ts";
 import type { EmailProvider, ProviderEvent } from "../email-provider.ts";
 import type { MessageStatusName } from "../statuses.ts";
 import { isPastHandoff } from "../statuses.ts";
-import { type Db, inTransaction, type Move, type MessageStore, type StoredMessage } from "../../../adapters/postgres/messages/message-store.ts";
+import type { MessageStore, Move, StoredMessage } from "../ports.ts";
 import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "./ports.ts";
 
 /**
@@ -21,13 +21,24 @@ export class TransientHandoffError extends Error {
 }
 
 export interface LifecycleDependencies {
-  readonly db: Db;
   readonly store: MessageStore;
   readonly provider: EmailProvider;
   readonly credits: CreditsPort;
   readonly suppressions: SuppressionsPort;
   readonly signingKeys: SigningKeysPort;
   readonly clock?: () => Date;
+  /** How often a running handoff calls its `heartbeat`. Default 1000 ms. */
+  readonly heartbeatEveryMs?: number;
+}
+
+/** What the runner of a handoff (the Temporal activity) hears while it runs. */
+export interface HandOffProgress {
+  /**
+   * Called when the handoff starts and then every `heartbeatEveryMs` until it
+   * ends, whatever the email service does meanwhile: the runner learns
+   * that the attempt is alive (and, without heartbeats, that it died).
+   */
+  readonly heartbeat: () => void;
 }
 
 function transactionalData(message: StoredMessage, at: Date, extra: Record<string, unknown> = {}): Record<string, unknown> {
@@ -64,10 +75,22 @@ export class MessageLifecycle {
     };
   }
 
+  /**
+   * The status of a message past its handoff, once what must follow that
+   * status is done: a `rejected` message gets its credit back. The move to
+   * `rejected` and the refund are two steps (two capabilities); if the
+   * refund failed or the worker died in between, the retried activity comes
+   * here, and the refund is idempotent.
+   */
+  async #settled(message: StoredMessage): Promise<MessageStatusName> {
+    if (message.status === "rejected") await this.#deps.credits.refundMessage(message.companyId, message.id);
+    return message.status;
+  }
+
   /** Ends the message as `suppressed` when its address bounced or complained before. */
   async checkSuppression(companyId: string, messageId: string): Promise<MessageStatusName> {
     const message = await this.#load(companyId, messageId);
-    if (isPastHandoff(message.status)) return message.status;
+    if (isPastHandoff(message.status)) return this.#settled(message);
     if (!(await this.#deps.suppressions.isSuppressed(companyId, message.recipient))) return message.status;
     return (await this.#deps.store.move(companyId, messageId, this.#notSent(message, "suppressed", "SUPPRESSED"))).status;
   }
@@ -77,25 +100,30 @@ export class MessageLifecycle {
     return (await this.#deps.store.move(companyId, messageId, { to: "deferred", at: this.#now(), eventType: "deferred" })).status;
   }
 
-  async #companyMaySend(companyId: string): Promise<boolean> {
-    const pool = await this.#deps.db();
-    const { rows } = await pool.query<{ entitlement_api: boolean }>(`select entitlement_api from company where id = $1`, [companyId]);
-    return rows[0]?.entitlement_api === true;
-  }
-
   /**
    * Charges the credit and hands the message to the email service. Answers
    * the status afterwards; throws TransientHandoffError when the service
    * could not take it right now (the activity is retried, never charged again).
    */
-  async handOff(companyId: string, messageId: string): Promise<MessageStatusName> {
+  async handOff(companyId: string, messageId: string, progress?: HandOffProgress): Promise<MessageStatusName> {
+    if (!progress) return this.#handOff(companyId, messageId);
+    progress.heartbeat();
+    const beat = setInterval(progress.heartbeat, this.#deps.heartbeatEveryMs ?? 1_000);
+    try {
+      return await this.#handOff(companyId, messageId);
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  async #handOff(companyId: string, messageId: string): Promise<MessageStatusName> {
     const message = await this.#load(companyId, messageId);
-    if (isPastHandoff(message.status)) return message.status;
+    if (isPastHandoff(message.status)) return this.#settled(message);
     const { store, credits, provider } = this.#deps;
 
     // A retry may find the credit charged by an attempt that then crashed:
     // the refunds below return it (they do nothing when nothing was charged).
-    if (!(await this.#companyMaySend(companyId))) {
+    if (!(await store.companyMaySend(companyId))) {
       await credits.refundMessage(companyId, messageId);
       return (await store.move(companyId, messageId, this.#notSent(message, "failed", "SENDING_SUSPENDED"))).status;
     }
@@ -153,8 +181,11 @@ export class MessageLifecycle {
           at,
           eventType: "reject",
           detail: result.reason,
-          webhooks: [{ event: "failed", data: transactionalData(message, at, { error: "REJECTED", reason: result.reason }) }],
+          // Spec, Event kinds: `failed` carries the sent fields plus `error`, nothing more (the reason is in the message's events).
+          webhooks: [{ event: "failed", data: transactionalData(message, at, { error: "REJECTED" }) }],
         });
+        // A separate step: when it fails, the retried activity finds the
+        // message `rejected` and finishes it (see #settled).
         await credits.refundMessage(companyId, messageId);
         return moved.status;
       }
@@ -178,18 +209,21 @@ export class MessageLifecycle {
       bounced: { to: "bounced", at: event.occurredAt, eventType: "bounce", webhooks: [{ event: "bounced", data }] },
       complained: { to: "complained", at: event.occurredAt, eventType: "complaint", webhooks: [{ event: "complaint", data }] },
     };
-    const move: Move = { ...moves[event.type], providerEventId: event.providerEventId, ...(event.detail ? { detail: event.detail } : {}) };
+    const move = { ...moves[event.type], providerEventId: event.providerEventId, ...(event.detail ? { detail: event.detail } : {}) };
 
-    const result = await inTransaction(this.#deps.db, async (tx) => {
-      const seen = await tx.query(`select 1 from message_event where provider_event_id = $1`, [event.providerEventId]);
-      if (seen.rowCount) return { applied: false, status: message.status };
-      const moved = await this.#deps.store.move(message.companyId, message.id, move, tx);
-      return { applied: true, status: moved.status };
-    });
-    if (result.applied && (event.type === "bounced" || event.type === "complained")) {
-      // Rule 1: a hard bounce or a complaint suppresses the address.
-      await this.#deps.suppressions.suppress(message.companyId, message.recipient, event.type === "bounced" ? "bounce" : "complaint", message.id);
+    const { store, suppressions } = this.#deps;
+    if (event.type === "bounced" || event.type === "complained") {
+      // Rule 1: a hard bounce or a complaint suppresses the address. Done
+      // before the event is recorded: once it is, a repeated report changes
+      // nothing, so a suppression that failed after it would never be made.
+      // A report repeated after a failure in between suppresses again
+      // (suppress is idempotent) and then records the event.
+      if (await store.providerEventRecorded(event.providerEventId)) {
+        return { applied: false, status: message.status, messageId: message.id, companyId: message.companyId };
+      }
+      await suppressions.suppress(message.companyId, message.recipient, event.type === "bounced" ? "bounce" : "complaint", message.id);
     }
+    const result = await store.moveForProviderEvent(message.companyId, message.id, move);
     return { ...result, messageId: message.id, companyId: message.companyId };
   }
 }

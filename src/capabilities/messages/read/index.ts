@@ -1,5 +1,4 @@
 export { createMessageReader, type MessageReader, type MessageReaderOptions } from "./message-reader.ts";
-export { messageStatusToProto, toMessageProto } from "../../../transport/connect/mail/messages-to-proto.ts";
 export {
   isMessageStatus,
   MESSAGE_STATUSES,

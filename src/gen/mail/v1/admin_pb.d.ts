@@ -5,6 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryState, WebhookEndpoint } from "./webhooks_pb.js";
 
 /**
  * Describes the file mail/v1/admin.proto.
@@ -1267,11 +1268,491 @@ export declare type ReportProviderEventResponse = Message<"mail.v1.ReportProvide
 export declare const ReportProviderEventResponseSchema: GenMessage<ReportProviderEventResponse>;
 
 /**
+ * @generated from message mail.v1.AdminServiceCreateWebhookEndpointRequest
+ */
+export declare type AdminServiceCreateWebhookEndpointRequest = Message<"mail.v1.AdminServiceCreateWebhookEndpointRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * https:// URL whose host resolves only to public internet addresses.
+   *
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * @generated from field: optional string description = 3;
+   */
+  description?: string | undefined;
+
+  /**
+   * Events to deliver, at least one (see WebhookEndpoint.events).
+   *
+   * @generated from field: repeated string events = 4;
+   */
+  events: string[];
+
+  /**
+   * Default true.
+   *
+   * @generated from field: optional bool enabled = 5;
+   */
+  enabled?: boolean | undefined;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceCreateWebhookEndpointRequest.
+ * Use `create(AdminServiceCreateWebhookEndpointRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceCreateWebhookEndpointRequestSchema: GenMessage<AdminServiceCreateWebhookEndpointRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceCreateWebhookEndpointResponse
+ */
+export declare type AdminServiceCreateWebhookEndpointResponse = Message<"mail.v1.AdminServiceCreateWebhookEndpointResponse"> & {
+  /**
+   * @generated from field: mail.v1.WebhookEndpoint endpoint = 1;
+   */
+  endpoint?: WebhookEndpoint | undefined;
+
+  /**
+   * The signing secret. Shown once.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceCreateWebhookEndpointResponse.
+ * Use `create(AdminServiceCreateWebhookEndpointResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceCreateWebhookEndpointResponseSchema: GenMessage<AdminServiceCreateWebhookEndpointResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceListWebhookEndpointsRequest
+ */
+export declare type AdminServiceListWebhookEndpointsRequest = Message<"mail.v1.AdminServiceListWebhookEndpointsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceListWebhookEndpointsRequest.
+ * Use `create(AdminServiceListWebhookEndpointsRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceListWebhookEndpointsRequestSchema: GenMessage<AdminServiceListWebhookEndpointsRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceListWebhookEndpointsResponse
+ */
+export declare type AdminServiceListWebhookEndpointsResponse = Message<"mail.v1.AdminServiceListWebhookEndpointsResponse"> & {
+  /**
+   * @generated from field: repeated mail.v1.WebhookEndpoint items = 1;
+   */
+  items: WebhookEndpoint[];
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceListWebhookEndpointsResponse.
+ * Use `create(AdminServiceListWebhookEndpointsResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceListWebhookEndpointsResponseSchema: GenMessage<AdminServiceListWebhookEndpointsResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceGetWebhookEndpointRequest
+ */
+export declare type AdminServiceGetWebhookEndpointRequest = Message<"mail.v1.AdminServiceGetWebhookEndpointRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceGetWebhookEndpointRequest.
+ * Use `create(AdminServiceGetWebhookEndpointRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceGetWebhookEndpointRequestSchema: GenMessage<AdminServiceGetWebhookEndpointRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceGetWebhookEndpointResponse
+ */
+export declare type AdminServiceGetWebhookEndpointResponse = Message<"mail.v1.AdminServiceGetWebhookEndpointResponse"> & {
+  /**
+   * @generated from field: mail.v1.WebhookEndpoint endpoint = 1;
+   */
+  endpoint?: WebhookEndpoint | undefined;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceGetWebhookEndpointResponse.
+ * Use `create(AdminServiceGetWebhookEndpointResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceGetWebhookEndpointResponseSchema: GenMessage<AdminServiceGetWebhookEndpointResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceUpdateWebhookEndpointRequest
+ */
+export declare type AdminServiceUpdateWebhookEndpointRequest = Message<"mail.v1.AdminServiceUpdateWebhookEndpointRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: optional string url = 3;
+   */
+  url?: string | undefined;
+
+  /**
+   * An empty string removes the description.
+   *
+   * @generated from field: optional string description = 4;
+   */
+  description?: string | undefined;
+
+  /**
+   * When not empty, replaces the subscribed events.
+   *
+   * @generated from field: repeated string events = 5;
+   */
+  events: string[];
+
+  /**
+   * @generated from field: optional bool enabled = 6;
+   */
+  enabled?: boolean | undefined;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceUpdateWebhookEndpointRequest.
+ * Use `create(AdminServiceUpdateWebhookEndpointRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceUpdateWebhookEndpointRequestSchema: GenMessage<AdminServiceUpdateWebhookEndpointRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceUpdateWebhookEndpointResponse
+ */
+export declare type AdminServiceUpdateWebhookEndpointResponse = Message<"mail.v1.AdminServiceUpdateWebhookEndpointResponse"> & {
+  /**
+   * @generated from field: mail.v1.WebhookEndpoint endpoint = 1;
+   */
+  endpoint?: WebhookEndpoint | undefined;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceUpdateWebhookEndpointResponse.
+ * Use `create(AdminServiceUpdateWebhookEndpointResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceUpdateWebhookEndpointResponseSchema: GenMessage<AdminServiceUpdateWebhookEndpointResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceDeleteWebhookEndpointRequest
+ */
+export declare type AdminServiceDeleteWebhookEndpointRequest = Message<"mail.v1.AdminServiceDeleteWebhookEndpointRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceDeleteWebhookEndpointRequest.
+ * Use `create(AdminServiceDeleteWebhookEndpointRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceDeleteWebhookEndpointRequestSchema: GenMessage<AdminServiceDeleteWebhookEndpointRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceDeleteWebhookEndpointResponse
+ */
+export declare type AdminServiceDeleteWebhookEndpointResponse = Message<"mail.v1.AdminServiceDeleteWebhookEndpointResponse"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceDeleteWebhookEndpointResponse.
+ * Use `create(AdminServiceDeleteWebhookEndpointResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceDeleteWebhookEndpointResponseSchema: GenMessage<AdminServiceDeleteWebhookEndpointResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceRotateWebhookSecretRequest
+ */
+export declare type AdminServiceRotateWebhookSecretRequest = Message<"mail.v1.AdminServiceRotateWebhookSecretRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceRotateWebhookSecretRequest.
+ * Use `create(AdminServiceRotateWebhookSecretRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceRotateWebhookSecretRequestSchema: GenMessage<AdminServiceRotateWebhookSecretRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceRotateWebhookSecretResponse
+ */
+export declare type AdminServiceRotateWebhookSecretResponse = Message<"mail.v1.AdminServiceRotateWebhookSecretResponse"> & {
+  /**
+   * @generated from field: mail.v1.WebhookEndpoint endpoint = 1;
+   */
+  endpoint?: WebhookEndpoint | undefined;
+
+  /**
+   * The new signing secret. Shown once.
+   *
+   * @generated from field: string secret = 2;
+   */
+  secret: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceRotateWebhookSecretResponse.
+ * Use `create(AdminServiceRotateWebhookSecretResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceRotateWebhookSecretResponseSchema: GenMessage<AdminServiceRotateWebhookSecretResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceListWebhookDeliveriesRequest
+ */
+export declare type AdminServiceListWebhookDeliveriesRequest = Message<"mail.v1.AdminServiceListWebhookDeliveriesRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * Page size, 1 to 100, default 25.
+   *
+   * @generated from field: optional int32 limit = 2;
+   */
+  limit?: number | undefined;
+
+  /**
+   * The `nextCursor` of the previous page, unchanged.
+   *
+   * @generated from field: optional string cursor = 3;
+   */
+  cursor?: string | undefined;
+
+  /**
+   * @generated from field: optional string endpoint_id = 4;
+   */
+  endpointId?: string | undefined;
+
+  /**
+   * @generated from field: optional mail.v1.WebhookDeliveryState state = 5;
+   */
+  state?: WebhookDeliveryState | undefined;
+
+  /**
+   * @generated from field: optional string event = 6;
+   */
+  event?: string | undefined;
+
+  /**
+   * Created at or after.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 7;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * Created before.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 8;
+   */
+  until?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceListWebhookDeliveriesRequest.
+ * Use `create(AdminServiceListWebhookDeliveriesRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceListWebhookDeliveriesRequestSchema: GenMessage<AdminServiceListWebhookDeliveriesRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceListWebhookDeliveriesResponse
+ */
+export declare type AdminServiceListWebhookDeliveriesResponse = Message<"mail.v1.AdminServiceListWebhookDeliveriesResponse"> & {
+  /**
+   * @generated from field: repeated mail.v1.WebhookDelivery items = 1;
+   */
+  items: WebhookDelivery[];
+
+  /**
+   * @generated from field: optional string next_cursor = 2;
+   */
+  nextCursor?: string | undefined;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceListWebhookDeliveriesResponse.
+ * Use `create(AdminServiceListWebhookDeliveriesResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceListWebhookDeliveriesResponseSchema: GenMessage<AdminServiceListWebhookDeliveriesResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceGetWebhookDeliveryRequest
+ */
+export declare type AdminServiceGetWebhookDeliveryRequest = Message<"mail.v1.AdminServiceGetWebhookDeliveryRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceGetWebhookDeliveryRequest.
+ * Use `create(AdminServiceGetWebhookDeliveryRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceGetWebhookDeliveryRequestSchema: GenMessage<AdminServiceGetWebhookDeliveryRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceGetWebhookDeliveryResponse
+ */
+export declare type AdminServiceGetWebhookDeliveryResponse = Message<"mail.v1.AdminServiceGetWebhookDeliveryResponse"> & {
+  /**
+   * @generated from field: mail.v1.WebhookDelivery delivery = 1;
+   */
+  delivery?: WebhookDelivery | undefined;
+
+  /**
+   * @generated from field: repeated mail.v1.WebhookAttempt attempts = 2;
+   */
+  attempts: WebhookAttempt[];
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceGetWebhookDeliveryResponse.
+ * Use `create(AdminServiceGetWebhookDeliveryResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceGetWebhookDeliveryResponseSchema: GenMessage<AdminServiceGetWebhookDeliveryResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceRetryWebhookDeliveryRequest
+ */
+export declare type AdminServiceRetryWebhookDeliveryRequest = Message<"mail.v1.AdminServiceRetryWebhookDeliveryRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceRetryWebhookDeliveryRequest.
+ * Use `create(AdminServiceRetryWebhookDeliveryRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceRetryWebhookDeliveryRequestSchema: GenMessage<AdminServiceRetryWebhookDeliveryRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceRetryWebhookDeliveryResponse
+ */
+export declare type AdminServiceRetryWebhookDeliveryResponse = Message<"mail.v1.AdminServiceRetryWebhookDeliveryResponse"> & {
+  /**
+   * @generated from field: mail.v1.WebhookDelivery delivery = 1;
+   */
+  delivery?: WebhookDelivery | undefined;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceRetryWebhookDeliveryResponse.
+ * Use `create(AdminServiceRetryWebhookDeliveryResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceRetryWebhookDeliveryResponseSchema: GenMessage<AdminServiceRetryWebhookDeliveryResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceRetryWebhookDeadLettersRequest
+ */
+export declare type AdminServiceRetryWebhookDeadLettersRequest = Message<"mail.v1.AdminServiceRetryWebhookDeadLettersRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * Endpoint id.
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp since = 3;
+   */
+  since?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceRetryWebhookDeadLettersRequest.
+ * Use `create(AdminServiceRetryWebhookDeadLettersRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceRetryWebhookDeadLettersRequestSchema: GenMessage<AdminServiceRetryWebhookDeadLettersRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceRetryWebhookDeadLettersResponse
+ */
+export declare type AdminServiceRetryWebhookDeadLettersResponse = Message<"mail.v1.AdminServiceRetryWebhookDeadLettersResponse"> & {
+  /**
+   * @generated from field: int32 retried = 1;
+   */
+  retried: number;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceRetryWebhookDeadLettersResponse.
+ * Use `create(AdminServiceRetryWebhookDeadLettersResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceRetryWebhookDeadLettersResponseSchema: GenMessage<AdminServiceRetryWebhookDeadLettersResponse>;
+
+/**
  * Administration for operators and internal services. Served over gRPC and
  * Connect only, never on the public JSON routes. Every call carries
  * `authorization: Bearer <OPERATOR_TOKEN>` (the operator token from the
  * service configuration), never a customer API key. The `mailctl` command
- * line wraps it.
+ * line wraps it. A field marked `(google.api.field_behavior) = REQUIRED`
+ * must be sent and not empty (INVALID_ARGUMENT, VALIDATION_ERROR otherwise).
  *
  * @generated from service mail.v1.AdminService
  */
@@ -1468,6 +1949,95 @@ export declare const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ReportProviderEventRequestSchema;
     output: typeof ReportProviderEventResponseSchema;
+  },
+  /**
+   * Webhook endpoints and deliveries of a company: the WebhooksService's
+   * operations, for operators (the company is a field). Same rules and
+   * answers as there; the secret is in the answer of create and rotate
+   * only.
+   *
+   * @generated from rpc mail.v1.AdminService.CreateWebhookEndpoint
+   */
+  createWebhookEndpoint: {
+    methodKind: "unary";
+    input: typeof AdminServiceCreateWebhookEndpointRequestSchema;
+    output: typeof AdminServiceCreateWebhookEndpointResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.ListWebhookEndpoints
+   */
+  listWebhookEndpoints: {
+    methodKind: "unary";
+    input: typeof AdminServiceListWebhookEndpointsRequestSchema;
+    output: typeof AdminServiceListWebhookEndpointsResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.GetWebhookEndpoint
+   */
+  getWebhookEndpoint: {
+    methodKind: "unary";
+    input: typeof AdminServiceGetWebhookEndpointRequestSchema;
+    output: typeof AdminServiceGetWebhookEndpointResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.UpdateWebhookEndpoint
+   */
+  updateWebhookEndpoint: {
+    methodKind: "unary";
+    input: typeof AdminServiceUpdateWebhookEndpointRequestSchema;
+    output: typeof AdminServiceUpdateWebhookEndpointResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.DeleteWebhookEndpoint
+   */
+  deleteWebhookEndpoint: {
+    methodKind: "unary";
+    input: typeof AdminServiceDeleteWebhookEndpointRequestSchema;
+    output: typeof AdminServiceDeleteWebhookEndpointResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.RotateWebhookSecret
+   */
+  rotateWebhookSecret: {
+    methodKind: "unary";
+    input: typeof AdminServiceRotateWebhookSecretRequestSchema;
+    output: typeof AdminServiceRotateWebhookSecretResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.ListWebhookDeliveries
+   */
+  listWebhookDeliveries: {
+    methodKind: "unary";
+    input: typeof AdminServiceListWebhookDeliveriesRequestSchema;
+    output: typeof AdminServiceListWebhookDeliveriesResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.GetWebhookDelivery
+   */
+  getWebhookDelivery: {
+    methodKind: "unary";
+    input: typeof AdminServiceGetWebhookDeliveryRequestSchema;
+    output: typeof AdminServiceGetWebhookDeliveryResponseSchema;
+  },
+  /**
+   * Retry one dead letter (a delivery in another state: 400 VALIDATION_ERROR).
+   *
+   * @generated from rpc mail.v1.AdminService.RetryWebhookDelivery
+   */
+  retryWebhookDelivery: {
+    methodKind: "unary";
+    input: typeof AdminServiceRetryWebhookDeliveryRequestSchema;
+    output: typeof AdminServiceRetryWebhookDeliveryResponseSchema;
+  },
+  /**
+   * Retry every dead letter of one endpoint created at or after `since`.
+   *
+   * @generated from rpc mail.v1.AdminService.RetryWebhookDeadLetters
+   */
+  retryWebhookDeadLetters: {
+    methodKind: "unary";
+    input: typeof AdminServiceRetryWebhookDeadLettersRequestSchema;
+    output: typeof AdminServiceRetryWebhookDeadLettersResponseSchema;
   },
 }>;
 

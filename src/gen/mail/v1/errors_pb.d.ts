@@ -135,9 +135,9 @@ export enum ErrorCode {
    * The service cannot take the request right now (for example the database
    * is unreachable); retry later with the same idempotency key.
    *
-   * @generated from enum value: ERROR_CODE_UNAVAILABLE = 16;
+   * @generated from enum value: ERROR_CODE_SERVICE_UNAVAILABLE = 16;
    */
-  UNAVAILABLE = 16,
+  SERVICE_UNAVAILABLE = 16,
 }
 
 /**

@@ -4,7 +4,7 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { JsonObject, Message as Message$1 } from "@bufbuild/protobuf";
-import type { Timestamp, Value } from "@bufbuild/protobuf/wkt";
+import type { ListValue, Timestamp, Value } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file mail/v1/mail.proto.
@@ -532,20 +532,23 @@ export declare const GetAccountResponseSchema: GenMessage<GetAccountResponse>;
 export declare type Consent = Message$1<"mail.v1.Consent"> & {
   /**
    * Where consent was given (for example `checkout`, `signup-form`).
+   * Required in a write; at most 200 characters.
    *
    * @generated from field: string source = 1;
    */
   source: string;
 
   /**
-   * When consent was given (ISO 8601 date-time).
+   * When consent was given (ISO 8601 date-time); in a write, default the
+   * time of the write, and never in the future.
    *
    * @generated from field: google.protobuf.Timestamp at = 2;
    */
   at?: Timestamp | undefined;
 
   /**
-   * A reference to the consent record (form id, order id, ...).
+   * A reference to the consent record (form id, order id, ...); at most 200
+   * characters.
    *
    * @generated from field: optional string reference = 3;
    */
@@ -559,6 +562,10 @@ export declare type Consent = Message$1<"mail.v1.Consent"> & {
 export declare const ConsentSchema: GenMessage<Consent>;
 
 /**
+ * A contact of the company. `email` is the address as last written
+ * (internationalised domains in their ASCII form); `listIds` are the lists
+ * it belongs to.
+ *
  * @generated from message mail.v1.Contact
  */
 export declare type Contact = Message$1<"mail.v1.Contact"> & {
@@ -658,23 +665,29 @@ export declare type ListContactsRequest = Message$1<"mail.v1.ListContactsRequest
   cursor?: string | undefined;
 
   /**
+   * Only contacts with this status.
+   *
    * @generated from field: optional mail.v1.ContactStatus status = 3;
    */
   status?: ContactStatus | undefined;
 
   /**
-   * Part of the email address or name.
+   * Part of the email address, first name or last name (case-insensitive).
    *
    * @generated from field: optional string q = 4;
    */
   q?: string | undefined;
 
   /**
+   * Only contacts with this tag.
+   *
    * @generated from field: optional string tag = 5;
    */
   tag?: string | undefined;
 
   /**
+   * Only members of this list; an unknown list answers 404 NOT_FOUND.
+   *
    * @generated from field: optional string list_id = 6;
    */
   listId?: string | undefined;
@@ -714,7 +727,7 @@ export declare const ListContactsResponseSchema: GenMessage<ListContactsResponse
  */
 export declare type GetContactRequest = Message$1<"mail.v1.GetContactRequest"> & {
   /**
-   * A contact id or an email address.
+   * A contact id or an email address (any case; URL-encoded on REST).
    *
    * @generated from field: string id = 1;
    */
@@ -744,67 +757,96 @@ export declare type GetContactResponse = Message$1<"mail.v1.GetContactResponse">
 export declare const GetContactResponseSchema: GenMessage<GetContactResponse>;
 
 /**
+ * A write creates the contact or updates the one with the same address
+ * (matched case-insensitively, internationalised domains in either
+ * spelling). A field left out (or null) keeps its stored value; an empty
+ * string clears firstName, lastName, company, phone or locale; attributes,
+ * tags and listIds, when sent, replace the stored ones (an empty object or
+ * array clears them).
+ *
  * @generated from message mail.v1.UpsertContactRequest
  */
 export declare type UpsertContactRequest = Message$1<"mail.v1.UpsertContactRequest"> & {
   /**
-   * Required; the contact is found or created by this address.
+   * The contact is found or created by this address.
    *
    * @generated from field: string email = 1;
    */
   email: string;
 
   /**
+   * At most 100 characters.
+   *
    * @generated from field: optional string first_name = 2;
    */
   firstName?: string | undefined;
 
   /**
+   * At most 100 characters.
+   *
    * @generated from field: optional string last_name = 3;
    */
   lastName?: string | undefined;
 
   /**
+   * At most 200 characters.
+   *
    * @generated from field: optional string company = 4;
    */
   company?: string | undefined;
 
   /**
+   * A phone number in international form (E.164, for example
+   * `+14155550123`); stored in E.164.
+   *
    * @generated from field: optional string phone = 5;
    */
   phone?: string | undefined;
 
   /**
+   * A BCP 47 language tag (for example `en-GB`); stored in canonical form.
+   *
    * @generated from field: optional string locale = 6;
    */
   locale?: string | undefined;
 
   /**
+   * Own data: a flat object of at most 50 keys (each at most 40 characters)
+   * whose values are strings (at most 500 characters), numbers, booleans or
+   * null.
+   *
    * @generated from field: google.protobuf.Struct attributes = 7;
    */
   attributes?: JsonObject | undefined;
 
   /**
-   * @generated from field: repeated string tags = 8;
-   */
-  tags: string[];
-
-  /**
-   * At most 20 entries; an unknown list answers 404 NOT_FOUND.
+   * At most 50 labels, each 1 to 40 characters; repeated labels count once.
+   * Replaces the contact's tags when sent.
    *
-   * @generated from field: repeated string list_ids = 9;
+   * @generated from field: google.protobuf.ListValue tags = 12;
    */
-  listIds: string[];
+  tags?: ListValue | undefined;
 
   /**
-   * `subscribed`, `pending` or `unsubscribed`.
+   * Lists of the company (ids), at most 20 entries. Replaces the contact's
+   * memberships when sent; an unknown list answers 404 NOT_FOUND.
+   *
+   * @generated from field: google.protobuf.ListValue list_ids = 13;
+   */
+  listIds?: ListValue | undefined;
+
+  /**
+   * `subscribed`, `pending` or `unsubscribed`; `subscribed` needs `consent`
+   * in the same write. A contact that is `unsubscribed`, `suppressed`,
+   * `bounced` or `complained` keeps that status whatever the write says.
    *
    * @generated from field: optional mail.v1.ContactStatus status = 10;
    */
   status?: ContactStatus | undefined;
 
   /**
-   * A contact becomes `subscribed` only when consent is sent with the write.
+   * A new contact without consent is `pending`; a contact becomes
+   * `subscribed` only when consent is sent with the write.
    *
    * @generated from field: mail.v1.Consent consent = 11;
    */
@@ -1030,11 +1072,21 @@ export declare type ListFormsResponse = Message$1<"mail.v1.ListFormsResponse"> &
 export declare const ListFormsResponseSchema: GenMessage<ListFormsResponse>;
 
 /**
+ * A conversion write. The first write of an eventId records the
+ * conversion; later writes of the same eventId never add revenue again:
+ * the same content is a `duplicate` (nothing changes), a refund or
+ * cancellation (status `refunded` or `cancelled`, or a larger
+ * refundedAmount) `adjusts` it. eventType, the contact, revenue, currency
+ * and occurredAt are fixed by the first write: a later write that sends a
+ * different value answers 409 IDEMPOTENCY_CONFLICT. Every invalid field is
+ * named in one 400 VALIDATION_ERROR.
+ *
  * @generated from message mail.v1.RecordConversionRequest
  */
 export declare type RecordConversionRequest = Message$1<"mail.v1.RecordConversionRequest"> & {
   /**
-   * The caller's stable id; sending it again never adds revenue twice.
+   * The caller's stable id (for example the order number), at most 200
+   * characters; sending it again never adds revenue twice.
    *
    * @generated from field: string event_id = 1;
    */
@@ -1047,56 +1099,69 @@ export declare type RecordConversionRequest = Message$1<"mail.v1.RecordConversio
 
   /**
    * Exactly one of contactId, email and customerRef identifies the contact.
+   * contactId: a contact of the company (unknown: 404 NOT_FOUND).
    *
    * @generated from field: optional string contact_id = 3;
    */
   contactId?: string | undefined;
 
   /**
+   * email: the contact's address (matched like contacts, case-insensitively);
+   * it need not be a contact yet.
+   *
    * @generated from field: optional string email = 4;
    */
   email?: string | undefined;
 
   /**
+   * customerRef: the caller's own customer id, at most 200 characters.
+   *
    * @generated from field: optional string customer_ref = 5;
    */
   customerRef?: string | undefined;
 
   /**
-   * Amount in currency units (for example 49.95).
+   * Amount in currency units: a JSON number or a decimal string (for
+   * example 49.95 or "49.95"), at least 0, at most 99999999999.9999, with at
+   * most 4 decimals; stored exactly. Default 0.
    *
-   * @generated from field: optional double revenue = 6;
+   * @generated from field: google.protobuf.Value revenue = 12;
    */
-  revenue?: number | undefined;
+  revenue?: Value | undefined;
 
   /**
-   * Three letters (ISO 4217); default USD.
+   * Three letters (ISO 4217), upper-cased; default USD.
    *
    * @generated from field: optional string currency = 7;
    */
   currency?: string | undefined;
 
   /**
+   * Default `completed`. `refunded` without refundedAmount refunds the whole
+   * revenue; `cancelled` reverses the whole revenue.
+   *
    * @generated from field: optional mail.v1.ConversionStatus status = 8;
    */
   status?: ConversionStatus | undefined;
 
   /**
-   * Refunded amount in currency units.
+   * Refunded amount in currency units, same form as revenue; at most
+   * revenue. Default 0 (the whole revenue for `refunded` and `cancelled`).
    *
-   * @generated from field: optional double refunded_amount = 9;
+   * @generated from field: google.protobuf.Value refunded_amount = 13;
    */
-  refundedAmount?: number | undefined;
+  refundedAmount?: Value | undefined;
 
   /**
-   * Time of the conversion (ISO 8601 date-time); default now.
+   * Time of the conversion (ISO 8601 date-time); default now; at most 24
+   * hours in the future.
    *
    * @generated from field: google.protobuf.Timestamp occurred_at = 10;
    */
   occurredAt?: Timestamp | undefined;
 
   /**
-   * Free-form data.
+   * Free-form data: a JSON object of at most 8 KB (serialised).
    *
    * @generated from field: google.protobuf.Struct metadata = 11;
    */
@@ -1110,6 +1175,9 @@ export declare type RecordConversionRequest = Message$1<"mail.v1.RecordConversio
 export declare const RecordConversionRequestSchema: GenMessage<RecordConversionRequest>;
 
 /**
+ * A recorded conversion. Amounts are exact decimal strings in currency
+ * units (for example "49.95"; no trailing zeros).
+ *
  * @generated from message mail.v1.Conversion
  */
 export declare type Conversion = Message$1<"mail.v1.Conversion"> & {
@@ -1129,14 +1197,32 @@ export declare type Conversion = Message$1<"mail.v1.Conversion"> & {
   eventType: ConversionEventType;
 
   /**
+   * The contact: the one sent as contactId, or the contact whose address
+   * matches email; null when none is known.
+   *
    * @generated from field: optional string contact_id = 4;
    */
   contactId?: string | undefined;
 
   /**
-   * @generated from field: double revenue = 5;
+   * The address sent as email (lower-cased), or the contact's; null when
+   * neither is known.
+   *
+   * @generated from field: optional string email = 16;
    */
-  revenue: number;
+  email?: string | undefined;
+
+  /**
+   * The customerRef sent with the first write; null when none.
+   *
+   * @generated from field: optional string customer_ref = 17;
+   */
+  customerRef?: string | undefined;
+
+  /**
+   * @generated from field: string revenue = 13;
+   */
+  revenue: string;
 
   /**
    * @generated from field: string currency = 6;
@@ -1149,16 +1235,16 @@ export declare type Conversion = Message$1<"mail.v1.Conversion"> & {
   status: ConversionStatus;
 
   /**
-   * @generated from field: double refunded_amount = 8;
+   * @generated from field: string refunded_amount = 14;
    */
-  refundedAmount: number;
+  refundedAmount: string;
 
   /**
    * revenue minus refundedAmount.
    *
-   * @generated from field: double net_revenue = 9;
+   * @generated from field: string net_revenue = 15;
    */
-  netRevenue: number;
+  netRevenue: string;
 
   /**
    * @generated from field: google.protobuf.Timestamp occurred_at = 10;
@@ -1171,11 +1257,39 @@ export declare type Conversion = Message$1<"mail.v1.Conversion"> & {
   metadata?: JsonObject | undefined;
 
   /**
-   * Campaign credited with the conversion (last verified click); null when none.
+   * Campaign credited with the conversion: the one of the contact's last
+   * verified (not suspect) click in the 30 days before occurredAt; null
+   * when none.
    *
-   * @generated from field: optional string attributed_campaign_id = 12;
+   * @generated from field: optional string campaign_id = 12;
    */
-  attributedCampaignId?: string | undefined;
+  campaignId?: string | undefined;
+
+  /**
+   * The clicked link of that campaign; null when none.
+   *
+   * @generated from field: optional string link_id = 18;
+   */
+  linkId?: string | undefined;
+
+  /**
+   * When that click happened; null when none.
+   *
+   * @generated from field: google.protobuf.Timestamp clicked_at = 19;
+   */
+  clickedAt?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 20;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * Time of the latest adjustment (createdAt until the first).
+   *
+   * @generated from field: google.protobuf.Timestamp updated_at = 21;
+   */
+  updatedAt?: Timestamp | undefined;
 };
 
 /**
@@ -1433,14 +1547,16 @@ export enum ConversionOutcome {
   RECORDED = 1,
 
   /**
-   * An existing conversion (same eventId) was changed, for example refunded.
+   * An existing conversion (same eventId) was refunded (more) or cancelled.
    *
    * @generated from enum value: CONVERSION_OUTCOME_ADJUSTED = 2;
    */
   ADJUSTED = 2,
 
   /**
-   * The same eventId with the same content: nothing changed.
+   * The same eventId with nothing new: nothing changed. Also a replay of an
+   * older state (a `completed` write after a refund, a smaller
+   * refundedAmount): a refund is never undone by a late retry.
    *
    * @generated from enum value: CONVERSION_OUTCOME_DUPLICATE = 3;
    */
@@ -1459,7 +1575,9 @@ export declare const ConversionOutcomeSchema: GenEnum<ConversionOutcome>;
  * metadata). Enum values are written in JSON HTTP answers as the value name
  * without the type prefix, in lower case (`MESSAGE_STATUS_QUEUED` is
  * `"queued"`). Every POST accepts an `Idempotency-Key` header (gRPC:
- * `idempotency-key` metadata).
+ * `idempotency-key` metadata). A field marked
+ * `(google.api.field_behavior) = REQUIRED` must be sent and not empty; a
+ * request without one answers 400 VALIDATION_ERROR naming each such field.
  *
  * @generated from service mail.v1.MailService
  */

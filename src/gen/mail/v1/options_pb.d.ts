@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import type { GenExtension, GenFile } from "@bufbuild/protobuf/codegenv2";
-import type { EnumValueOptions, FieldOptions, MethodOptions } from "@bufbuild/protobuf/wkt";
+import type { EnumValueOptions, FieldOptions, MethodOptions, ServiceOptions } from "@bufbuild/protobuf/wkt";
 import type { Code } from "../../google/rpc/code_pb.js";
 
 /**
@@ -12,7 +12,9 @@ import type { Code } from "../../google/rpc/code_pb.js";
 export declare const file_mail_v1_options: GenFile;
 
 /**
- * The API key scope a caller needs. Empty means the operation needs no key.
+ * The API key scope a caller needs. Every RPC declares who may call it:
+ * a required_scope, `public`, or an `operator_only` service; the server
+ * refuses to serve an RPC that declares none of them.
  *
  * @generated from extension: string required_scope = 51001;
  */
@@ -31,6 +33,23 @@ export declare const success_status: GenExtension<MethodOptions, number>;
  * @generated from extension: uint32 rate_limit_per_minute = 51003;
  */
 export declare const rate_limit_per_minute: GenExtension<MethodOptions, number>;
+
+/**
+ * The operation needs no API key (for example the OpenAPI document).
+ * Explicit so that forgetting required_scope never serves an operation
+ * to anyone: an RPC must not have both.
+ *
+ * @generated from extension: bool public = 51004;
+ */
+export declare const public$: GenExtension<MethodOptions, boolean>;
+
+/**
+ * Every RPC of the service needs the operator token as its bearer token
+ * (the AdminService); API keys are refused.
+ *
+ * @generated from extension: bool operator_only = 51030;
+ */
+export declare const operator_only: GenExtension<ServiceOptions, boolean>;
 
 /**
  * HTTP status the REST bridge answers for an error code.

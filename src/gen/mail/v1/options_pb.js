@@ -10,10 +10,12 @@ import { file_google_rpc_code } from "../../google/rpc/code_pb.js";
  * Describes the file mail/v1/options.proto.
  */
 export const file_mail_v1_options = /*@__PURE__*/
-  fileDesc("ChVtYWlsL3YxL29wdGlvbnMucHJvdG8SB21haWwudjE6RwoOcmVxdWlyZWRfc2NvcGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi5jgMgASgJUg1yZXF1aXJlZFNjb3BlOkcKDnN1Y2Nlc3Nfc3RhdHVzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYuo4DIAEoDVINc3VjY2Vzc1N0YXR1czpTChVyYXRlX2xpbWl0X3Blcl9taW51dGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi7jgMgASgNUhJyYXRlTGltaXRQZXJNaW51dGU6RAoLaHR0cF9zdGF0dXMSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxjCjgMgASgNUgpodHRwU3RhdHVzOlIKCWdycGNfY29kZRIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGMOOAyABKA4yEC5nb29nbGUucnBjLkNvZGVSCGdycGNDb2RlOkYKDm9wZW5hcGlfc2NoZW1hEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjMjgMgASgJUg1vcGVuYXBpU2NoZW1hOj4KCm1heF9sZW5ndGgSHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGM2OAyABKA1SCW1heExlbmd0aGIGcHJvdG8z", [file_google_protobuf_descriptor, file_google_rpc_code]);
+  fileDesc("ChVtYWlsL3YxL29wdGlvbnMucHJvdG8SB21haWwudjE6RwoOcmVxdWlyZWRfc2NvcGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi5jgMgASgJUg1yZXF1aXJlZFNjb3BlOkcKDnN1Y2Nlc3Nfc3RhdHVzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYuo4DIAEoDVINc3VjY2Vzc1N0YXR1czpTChVyYXRlX2xpbWl0X3Blcl9taW51dGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi7jgMgASgNUhJyYXRlTGltaXRQZXJNaW51dGU6OAoGcHVibGljEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvI4DIAEoCFIGcHVibGljOkYKDW9wZXJhdG9yX29ubHkSHy5nb29nbGUucHJvdG9idWYuU2VydmljZU9wdGlvbnMY1o4DIAEoCFIMb3BlcmF0b3JPbmx5OkQKC2h0dHBfc3RhdHVzEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYwo4DIAEoDVIKaHR0cFN0YXR1czpSCglncnBjX2NvZGUSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxjDjgMgASgOMhAuZ29vZ2xlLnJwYy5Db2RlUghncnBjQ29kZTpGCg5vcGVuYXBpX3NjaGVtYRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYzI4DIAEoCVINb3BlbmFwaVNjaGVtYTo+CgptYXhfbGVuZ3RoEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjNjgMgASgNUgltYXhMZW5ndGhiBnByb3RvMw", [file_google_protobuf_descriptor, file_google_rpc_code]);
 
 /**
- * The API key scope a caller needs. Empty means the operation needs no key.
+ * The API key scope a caller needs. Every RPC declares who may call it:
+ * a required_scope, `public`, or an `operator_only` service; the server
+ * refuses to serve an RPC that declares none of them.
  *
  * @generated from extension: string required_scope = 51001;
  */
@@ -37,12 +39,31 @@ export const rate_limit_per_minute = /*@__PURE__*/
   extDesc(file_mail_v1_options, 2);
 
 /**
+ * The operation needs no API key (for example the OpenAPI document).
+ * Explicit so that forgetting required_scope never serves an operation
+ * to anyone: an RPC must not have both.
+ *
+ * @generated from extension: bool public = 51004;
+ */
+export const public$ = /*@__PURE__*/
+  extDesc(file_mail_v1_options, 3);
+
+/**
+ * Every RPC of the service needs the operator token as its bearer token
+ * (the AdminService); API keys are refused.
+ *
+ * @generated from extension: bool operator_only = 51030;
+ */
+export const operator_only = /*@__PURE__*/
+  extDesc(file_mail_v1_options, 4);
+
+/**
  * HTTP status the REST bridge answers for an error code.
  *
  * @generated from extension: uint32 http_status = 51010;
  */
 export const http_status = /*@__PURE__*/
-  extDesc(file_mail_v1_options, 3);
+  extDesc(file_mail_v1_options, 5);
 
 /**
  * gRPC / Connect status code for the same error.
@@ -50,7 +71,7 @@ export const http_status = /*@__PURE__*/
  * @generated from extension: google.rpc.Code grpc_code = 51011;
  */
 export const grpc_code = /*@__PURE__*/
-  extDesc(file_mail_v1_options, 4);
+  extDesc(file_mail_v1_options, 6);
 
 /**
  * An OpenAPI schema (JSON) that replaces the one derived from the field's
@@ -60,7 +81,7 @@ export const grpc_code = /*@__PURE__*/
  * @generated from extension: string openapi_schema = 51020;
  */
 export const openapi_schema = /*@__PURE__*/
-  extDesc(file_mail_v1_options, 5);
+  extDesc(file_mail_v1_options, 7);
 
 /**
  * Maximum length of a string field, in characters (documented in OpenAPI
@@ -69,5 +90,5 @@ export const openapi_schema = /*@__PURE__*/
  * @generated from extension: uint32 max_length = 51021;
  */
 export const max_length = /*@__PURE__*/
-  extDesc(file_mail_v1_options, 6);
+  extDesc(file_mail_v1_options, 8);
 

@@ -3,13 +3,14 @@ import type { AccountsService } from "../../../capabilities/accounts/index.ts";
 import type { CreditsService } from "../../../capabilities/credits/index.ts";
 import type { SendingSetup } from "../../../capabilities/sending-setup/index.ts";
 import type { SuppressionsService } from "../../../capabilities/suppressions/index.ts";
-import type { Messaging } from "../../../wiring/messaging.ts";
+import type { ProviderEventsIntake } from "../../../capabilities/messages/lifecycle/provider-events.ts";
 import { AdminService } from "../../../gen/mail/v1/admin_pb.js";
 import { accountsAdmin } from "./accounts-admin.ts";
 import { creditsAdmin } from "./credits-admin.ts";
 import { sendingAdmin } from "./sending-admin.ts";
 import { suppressionsAdmin } from "./suppressions-admin.ts";
 import { providerEventsAdmin } from "./provider-events-admin.ts";
+import { webhooksAdmin, type WebhooksAdminDeps } from "./webhooks-admin.ts";
 
 /**
  * The AdminService: operators and internal services (token-guarded by the
@@ -21,7 +22,9 @@ export interface AdminDependencies {
   readonly sendingSetup: SendingSetup;
   readonly credits: CreditsService;
   readonly suppressions: SuppressionsService;
-  readonly messaging: Pick<Messaging, "providerEvents">;
+  /** The messages capability's intake of delivery outcomes (src/wiring/messaging.ts builds it). */
+  readonly messaging: { readonly providerEvents: ProviderEventsIntake };
+  readonly webhooks: WebhooksAdminDeps;
 }
 
 export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof AdminService> {
@@ -31,5 +34,6 @@ export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof Ad
     ...creditsAdmin(deps.credits),
     ...suppressionsAdmin(deps.suppressions),
     ...providerEventsAdmin(deps.messaging.providerEvents),
+    ...webhooksAdmin(deps.webhooks, deps.accounts),
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { ValidationError } from "../../../../src/contract/api-error.ts";
 import { renderMessageContent, renderTemplate } from "../../../../src/capabilities/messages/compose/template.ts";
 
 describe("renderTemplate: substitution", () => {
@@ -146,5 +147,81 @@ describe("renderMessageContent", () => {
     const out = renderMessageContent({ subject: "s", html: "{{x}}" }, {});
     expect(out).toEqual({ subject: "s", html: "" });
     expect(out).not.toHaveProperty("text");
+  });
+
+  it("takes the parts sent alongside the template as they are, without rendering them", () => {
+    const template = { subject: "Hi {{ name }}", html: "<p>{{ name }}</p>", text: "{{ name }}" };
+    expect(renderMessageContent(template, { name: "Ana" }, { subject: "Mine {{ name }}" })).toEqual({
+      subject: "Mine {{ name }}",
+      html: "<p>Ana</p>",
+      text: "Ana",
+    });
+    expect(renderMessageContent(template, { name: "Ana" }, { html: "<b>x</b>", text: "plain" })).toEqual({
+      subject: "Hi Ana",
+      html: "<b>x</b>",
+      text: "plain",
+    });
+  });
+});
+
+describe("renderMessageContent: limits of the rendered parts", () => {
+  /** The field problems of a render expected to fail. */
+  function refused(render: () => unknown): { field: string; problem: string }[] {
+    try {
+      render();
+    } catch (error) {
+      expect(error).toBeInstanceOf(ValidationError);
+      return [...(error as ValidationError).fields];
+    }
+    throw new Error("expected a ValidationError");
+  }
+
+  it("refuses a subject that renders longer than 500 characters, naming the field", () => {
+    const template = { subject: "Hi {{ name }}", html: "<p>x</p>" };
+    expect(renderMessageContent(template, { name: "a".repeat(497) }).subject).toHaveLength(500);
+    expect(refused(() => renderMessageContent(template, { name: "a".repeat(498) }))).toEqual([
+      { field: "subject", problem: "rendered template is longer than 500 characters" },
+    ]);
+    // 1.9 MB of variable once gave a 1.9 MB subject.
+    expect(refused(() => renderMessageContent(template, { name: "a".repeat(1_900_000) }))).toEqual([
+      { field: "subject", problem: "rendered template is longer than 500 characters" },
+    ]);
+  });
+
+  it("counts code points, and the subject after its line breaks are joined", () => {
+    expect(renderMessageContent({ subject: "{{ x }}", html: "h" }, { x: "😀".repeat(500) }).subject).toBe("😀".repeat(500));
+    expect(renderMessageContent({ subject: "a{{ x }}b", html: "h" }, { x: "\r\n".repeat(5_000) }).subject).toBe("a b");
+  });
+
+  it("refuses html over 400,000 and text over 100,000 characters once rendered", () => {
+    const many = "{{ v }}".repeat(50);
+    const value = "x".repeat(8_001); // 50 x 8,001 = 400,050
+    expect(refused(() => renderMessageContent({ subject: "s", html: many }, { v: value }))).toEqual([
+      { field: "html", problem: "rendered template is longer than 400000 characters" },
+    ]);
+    expect(refused(() => renderMessageContent({ subject: "s", html: "h", text: many.slice(0, 7 * 13) }, { v: value }))).toEqual([
+      { field: "text", problem: "rendered template is longer than 100000 characters" },
+    ]);
+    // Escaping counts: the html limit is on what would be sent (20 x 4,000 x "&amp;" = 400,000; 20 x 4,001 is over).
+    expect(renderMessageContent({ subject: "s", html: "{{ v }}".repeat(20) }, { v: "&".repeat(4_000) }).html).toHaveLength(400_000);
+    expect(refused(() => renderMessageContent({ subject: "s", html: "{{ v }}".repeat(20) }, { v: "&".repeat(4_001) }))).toEqual([
+      { field: "html", problem: "rendered template is longer than 400000 characters" },
+    ]);
+  });
+
+  it("stops rendering a part once it is certainly over its limit, whatever the template repeats", () => {
+    // 80,000 placeholders of a 10,000-character value would be 800 million characters.
+    const html = "{{v}}".repeat(80_000);
+    expect(refused(() => renderMessageContent({ subject: "s", html }, { v: "x".repeat(10_000) }))).toEqual([
+      { field: "html", problem: "rendered template is longer than 400000 characters" },
+    ]);
+  });
+
+  it("does not hold replaced parts to the rendered limits (they were checked as sent)", () => {
+    const template = { subject: "Hi {{ name }}", html: "<p>{{ name }}</p>" };
+    expect(renderMessageContent(template, { name: "a".repeat(600) }, { subject: "Welcome" })).toEqual({
+      subject: "Welcome",
+      html: `<p>${"a".repeat(600)}</p>`,
+    });
   });
 });

@@ -252,6 +252,14 @@ describe("validateSendRequest: variables", () => {
     ).toEqual(["variables.items", "variables.order"]);
   });
 
+  it("caps each string value at 10,000 characters (code points), naming the variable", () => {
+    const atLimit = { plain: "a".repeat(10_000), emoji: "😀".repeat(10_000) };
+    expect(validateSendRequest(request({ to: "a@example.com", templateId: "t", variables: atLimit }), undefined).variables).toEqual(atLimit);
+    expect(problems({ to: "a@example.com", templateId: "t", variables: { ok: "x", huge: "a".repeat(10_001) } })).toEqual([
+      { field: "variables.huge", problem: "must be at most 10000 characters" },
+    ]);
+  });
+
   it("keeps a __proto__ key as plain data", () => {
     const req = request({ to: "a@example.com", templateId: "t" });
     req.variables = JSON.parse('{"__proto__": "x"}') as JsonObject;

@@ -8,6 +8,7 @@ import {
 } from "../../../../src/capabilities/messages/read/index.ts";
 import { migrate, openOrm, type MikroORM } from "../../../../src/adapters/postgres/orm.ts";
 import { poolOf, type Pool } from "../../../../src/adapters/postgres/sql.ts";
+import { postgresMessageLog } from "../../../../src/adapters/postgres/messages/message-log.ts";
 import { createTestDatabase, type TestDatabase } from "../../../support/test-database.ts";
 
 const SECRET = "test-cursor-secret";
@@ -36,7 +37,7 @@ describe("MessageReader", () => {
     orm = await openOrm(db.url, { poolMax: 4 });
     await migrate(orm);
     pool = poolOf(orm);
-    reader = createMessageReader(pool, { cursorSecret: SECRET });
+    reader = createMessageReader(postgresMessageLog(pool), { cursorSecret: SECRET });
   });
 
   afterAll(async () => {
@@ -521,9 +522,9 @@ describe("MessageReader", () => {
         await insertMessage(company);
         await insertMessage(company);
         const cursor = await cursorOf(company);
-        const sameSecret = createMessageReader(pool, { cursorSecret: SECRET });
+        const sameSecret = createMessageReader(postgresMessageLog(pool), { cursorSecret: SECRET });
         expect((await sameSecret.listMessages(company, { cursor })).items).toHaveLength(1);
-        const otherSecret = createMessageReader(pool, { cursorSecret: "another-secret" });
+        const otherSecret = createMessageReader(postgresMessageLog(pool), { cursorSecret: "another-secret" });
         await expectValidation(otherSecret.listMessages(company, { cursor }), "cursor");
       });
 

@@ -1,0 +1,133 @@
+/**
+ * The contacts capability's vocabulary (spec: Contact, Contact status rules).
+ * Records are what the use cases hand out: never a row or an entity.
+ */
+
+/** Every contact status once; a Record so that the compiler notices a new one. */
+const STATUSES = {
+  subscribed: true,
+  pending: true,
+  unsubscribed: true,
+  suppressed: true,
+  bounced: true,
+  complained: true,
+} as const;
+
+export type ContactStatusName = keyof typeof STATUSES;
+
+/** The contact statuses, in the contract's order. */
+export const CONTACT_STATUSES = Object.keys(STATUSES) as readonly ContactStatusName[];
+
+/** What a write may ask for; the other three are set by the service only. */
+export const WRITABLE_STATUSES = ["subscribed", "pending", "unsubscribed"] as const satisfies readonly ContactStatusName[];
+
+export type WritableStatus = (typeof WRITABLE_STATUSES)[number];
+
+export function isContactStatus(value: string): value is ContactStatusName {
+  return Object.hasOwn(STATUSES, value);
+}
+
+export function isWritableStatus(value: string): value is WritableStatus {
+  return (WRITABLE_STATUSES as readonly string[]).includes(value);
+}
+
+/** An attribute value: flat, scalar. */
+export type AttributeValue = string | number | boolean | null;
+
+export interface ConsentRecord {
+  readonly source: string;
+  readonly at: Date;
+  readonly reference: string | null;
+}
+
+/** Everything about a contact that a write can change, as stored. */
+export interface ContactState {
+  /** The address as last written (trimmed, domain in A-label form). */
+  readonly email: string;
+  readonly firstName: string | null;
+  readonly lastName: string | null;
+  readonly company: string | null;
+  /** E.164. */
+  readonly phone: string | null;
+  /** Canonical BCP 47. */
+  readonly locale: string | null;
+  readonly attributes: Readonly<Record<string, AttributeValue>>;
+  readonly tags: readonly string[];
+  /** Ids of the lists it belongs to, sorted. */
+  readonly listIds: readonly string[];
+  readonly status: ContactStatusName;
+  readonly consent: ConsentRecord | null;
+}
+
+/** A stored contact. */
+export interface ContactRecord extends ContactState {
+  readonly id: string;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** The answer of POST /mail/v1/contacts: the contact plus `created` and `marketable`. */
+export interface UpsertAnswer {
+  readonly contact: ContactRecord;
+  /** True for a new contact. */
+  readonly created: boolean;
+  /** True only when the status is `subscribed`. */
+  readonly marketable: boolean;
+}
+
+/**
+ * A contact write as the caller sent it (the transport's mapping of the
+ * request; unvalidated). `undefined` is "not sent": the stored value stays.
+ */
+export interface ContactWrite {
+  readonly email: string;
+  readonly firstName?: string | undefined;
+  readonly lastName?: string | undefined;
+  readonly company?: string | undefined;
+  readonly phone?: string | undefined;
+  readonly locale?: string | undefined;
+  /** Any JSON object; checked to be flat. */
+  readonly attributes?: Readonly<Record<string, unknown>> | undefined;
+  /** Any JSON array; checked to hold strings. */
+  readonly tags?: readonly unknown[] | undefined;
+  readonly listIds?: readonly unknown[] | undefined;
+  /** A contact status name (`subscribed`, ...). */
+  readonly status?: string | undefined;
+  readonly consent?: ConsentWrite | undefined;
+}
+
+export interface ConsentWrite {
+  readonly source?: string | undefined;
+  readonly at?: Date | undefined;
+  readonly reference?: string | undefined;
+}
+
+/** Query of the contact list, as the caller wrote it (validated by the use case). */
+export interface ListContactsOptions {
+  /** 1 to 100, default 25. */
+  readonly limit?: number | undefined;
+  /** The `nextCursor` of the previous page, unchanged. */
+  readonly cursor?: string | undefined;
+  readonly status?: string | undefined;
+  /** Part of the address, first or last name, case-insensitive. */
+  readonly q?: string | undefined;
+  readonly tag?: string | undefined;
+  readonly listId?: string | undefined;
+}
+
+export interface ContactPage {
+  readonly items: ContactRecord[];
+  /** Opaque; null when there are no more pages. */
+  readonly nextCursor: string | null;
+}
+
+/** A contact list. */
+export interface ContactListRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+/** What a hard bounce, a complaint or an operator's suppression does to the contact. */
+export type SuppressionReason = "bounce" | "complaint" | "manual";

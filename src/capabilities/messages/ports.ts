@@ -1,0 +1,157 @@
+import type { MessageFilters } from "./read/filters.ts";
+import type { LogPosition } from "./read/cursor.ts";
+import type { MessageRecord } from "./read/types.ts";
+import type { MessageErrorCode, MessageStatusName } from "./statuses.ts";
+
+/**
+ * What the messages capability needs from storage. The PostgreSQL adapters
+ * in src/adapters/postgres/messages implement these; the email service is
+ * the EmailProvider port of email-provider.ts.
+ */
+
+/** A message as accepted by POST /mail/v1/send, before it is recorded. */
+export interface NewMessage {
+  readonly id: string;
+  readonly companyId: string;
+  readonly apiKeyId: string | null;
+  readonly idempotencyKey: string | null;
+  /** The send's fingerprint (sendRequestFingerprint), kept with the key; absent without a key. */
+  readonly requestFingerprint?: Uint8Array | null;
+  readonly recipient: string;
+  readonly recipientName: string | null;
+  readonly senderId: string;
+  readonly fromEmail: string;
+  readonly fromName: string | null;
+  readonly replyTo: string | null;
+  readonly subject: string;
+  readonly html: string | null;
+  readonly text: string | null;
+  readonly templateId: string | null;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/** A recorded message, with what the lifecycle needs to hand it off. */
+export interface StoredMessage {
+  readonly id: string;
+  readonly companyId: string;
+  readonly status: MessageStatusName;
+  readonly recipient: string;
+  readonly recipientName: string | null;
+  readonly recipientDomain: string;
+  readonly senderId: string | null;
+  readonly fromEmail: string;
+  readonly fromName: string | null;
+  readonly replyTo: string | null;
+  readonly subject: string;
+  readonly html: string | null;
+  readonly text: string | null;
+  readonly provider: string | null;
+  readonly providerMessageId: string | null;
+  readonly errorCode: string | null;
+  readonly createdAt: Date;
+}
+
+/** A message as found by its idempotency key: with the fingerprint of the send that created it (null: none kept). */
+export interface KeyedMessage extends StoredMessage {
+  readonly requestFingerprint: Uint8Array | null;
+}
+
+/** A webhook event to record with a move (spec: Event kinds). */
+export interface WebhookEventDraft {
+  readonly event: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** A change of status, with the event and webhook events recorded with it. */
+export interface Move {
+  readonly to: MessageStatusName;
+  readonly at: Date;
+  /** The type written in the message's events array (`sent`, `delivery`, ...). */
+  readonly eventType?: string;
+  readonly providerEventId?: string;
+  readonly detail?: string;
+  readonly errorCode?: MessageErrorCode;
+  readonly provider?: string;
+  readonly providerMessageId?: string;
+  readonly webhooks?: readonly WebhookEventDraft[];
+}
+
+export interface MoveResult {
+  /** False when the move is not allowed from the current status (nothing changed but the event). */
+  readonly moved: boolean;
+  /** The status after the call. */
+  readonly status: MessageStatusName;
+}
+
+/** A message whose workflow is not known to exist yet. */
+export interface UnstartedMessage {
+  readonly id: string;
+  readonly companyId: string;
+  readonly recipientDomain: string;
+}
+
+/**
+ * The messages of every company. Every call but the provider lookup and the
+ * outbox scan is scoped by company id.
+ */
+export interface MessageStore {
+  /**
+   * Records an accepted message as `queued`. With an idempotency key,
+   * concurrent identical sends create one message: the others get the
+   * existing one back (`created: false`).
+   */
+  insertQueued(message: NewMessage): Promise<{ message: KeyedMessage; created: boolean }>;
+  findByIdempotencyKey(companyId: string, key: string): Promise<KeyedMessage | undefined>;
+  load(companyId: string, messageId: string): Promise<StoredMessage | undefined>;
+  /** The message a provider event is about (the caller is the provider, not a tenant: no company id). */
+  findByProviderMessageId(provider: string, providerMessageId: string): Promise<StoredMessage | undefined>;
+  /**
+   * Moves a message to `move.to` if the statuses allow it from where it is,
+   * recording its event and webhook events atomically with it; each is
+   * recorded at most once, so a repeated move records nothing twice.
+   */
+  move(companyId: string, messageId: string, move: Move): Promise<MoveResult>;
+  /**
+   * The move of a provider event, unless an event with this provider event
+   * id was recorded already (`applied: false`, status unchanged). The check
+   * and the move are one atomic step.
+   */
+  /** Whether an event with this provider event id is recorded (on any message). */
+  providerEventRecorded(providerEventId: string): Promise<boolean>;
+  moveForProviderEvent(companyId: string, messageId: string, move: Move & { readonly providerEventId: string }): Promise<{ applied: boolean; status: MessageStatusName }>;
+  /** Whether the company is entitled to send through the API (false for an unknown company). */
+  companyMaySend(companyId: string): Promise<boolean>;
+  /** The outbox: messages whose workflow is not known to exist yet, older than `olderThanMs`, oldest first. */
+  unstarted(limit: number, olderThanMs: number): Promise<UnstartedMessage[]>;
+  markWorkflowStarted(companyId: string, messageId: string): Promise<void>;
+}
+
+/** A message of the log with where it sits in the log (for the next page's cursor). */
+export interface LoggedMessage {
+  readonly record: MessageRecord;
+  readonly position: LogPosition;
+}
+
+/** The read side of the message log. */
+export interface MessageLog {
+  /** One message of the company with its events, oldest first. `id` is a UUID. */
+  message(companyId: string, id: string): Promise<MessageRecord | undefined>;
+  /**
+   * Up to `limit` messages of the company matching `filters`, newest first
+   * (created_at desc, id desc), strictly after `after`, each with its
+   * events; `more` tells whether messages follow the page.
+   */
+  page(companyId: string, filters: MessageFilters, after: LogPosition | null, limit: number): Promise<{ items: LoggedMessage[]; more: boolean }>;
+}
+
+/**
+ * The token buckets of the sending pace, one per provider, shared by every
+ * worker. `take` refills the bucket for the time since it was last touched
+ * (`ratePerSecond`, at most `burst` tokens; a new bucket starts full), takes
+ * one token when at least one is there, and answers the tokens that were
+ * available before taking: all in one atomic step, by one clock shared by
+ * every worker.
+ */
+export interface SendingPaceStore {
+  take(provider: string, ratePerSecond: number, burst: number): Promise<{ readonly available: number }>;
+}

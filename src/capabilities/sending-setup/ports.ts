@@ -1,0 +1,132 @@
+/**
+ * What the sending setup needs from the outside: storage of domains,
+ * senders and templates (PostgreSQL: src/adapters/postgres/sending-setup/)
+ * and DNS lookups (src/adapters/dns/dns-verifier.ts).
+ *
+ * TENANT ISOLATION: every storage method takes the company id first and
+ * sees that company's rows only; another company's id simply finds nothing.
+ * Ids that cannot be row ids find nothing either.
+ */
+import type { DnsCheckState, DomainDnsFacts } from "./dns-records.ts";
+
+export interface CompanyDirectory {
+  /** The company's id as stored (its one spelling), or null when there is no such company. */
+  findCompanyId(companyId: string): Promise<string | null>;
+}
+
+/** A sending domain as stored. `dkimPrivateKeySealed` is sealed (key-sealing.ts), never a usable key. */
+export interface SendingDomainRecord extends DomainDnsFacts {
+  readonly id: string;
+  readonly companyId: string;
+  readonly dkimPrivateKeySealed: string;
+  readonly dkimVerified: boolean;
+  readonly spfVerified: boolean;
+  readonly dmarcVerified: boolean;
+  readonly verificationOverridden: boolean;
+  readonly lastCheckedAt: Date | null;
+  readonly createdAt: Date;
+}
+
+export interface NewSendingDomain extends DomainDnsFacts {
+  readonly dkimPrivateKeySealed: string;
+}
+
+/** What a verification stores: the outcome of a DNS check, or an operator's override. */
+export type DomainVerification = { readonly kind: "checked"; readonly state: DnsCheckState; readonly at: Date } | { readonly kind: "overridden" };
+
+export interface SendingDomainStore {
+  /** A new domain of the company; null when it has a domain of that name already (also when a concurrent add won). */
+  add(companyId: string, domain: NewSendingDomain): Promise<SendingDomainRecord | null>;
+  find(companyId: string, domainId: string): Promise<SendingDomainRecord | null>;
+  /** By the normalised name (validSendingDomain()). */
+  findByName(companyId: string, domain: string): Promise<SendingDomainRecord | null>;
+  /** Oldest first. */
+  list(companyId: string): Promise<SendingDomainRecord[]>;
+  /** Stores a verification; the domain as it is then, or null when the company has no such domain. */
+  recordVerification(companyId: string, domainId: string, verification: DomainVerification): Promise<SendingDomainRecord | null>;
+}
+
+/** A sender as stored, with its domain (whether it may send depends on it). */
+export interface SenderRecord {
+  readonly id: string;
+  readonly companyId: string;
+  readonly email: string;
+  readonly name: string | null;
+  readonly isDefault: boolean;
+  readonly createdAt: Date;
+  readonly domain: SendingDomainRecord;
+}
+
+export interface SenderDraft {
+  readonly email: string;
+  readonly name: string | null;
+  readonly isDefault: boolean;
+}
+
+export interface SenderStore {
+  /** Oldest first. */
+  list(companyId: string): Promise<SenderRecord[]>;
+  find(companyId: string, senderId: string): Promise<SenderRecord | null>;
+  findDefault(companyId: string): Promise<SenderRecord | null>;
+  /**
+   * Adds a sender on `domainId` (a domain of the company) in one
+   * transaction under the company's default-sender lock: `plan` is handed
+   * the company's senders as they are under the lock and answers the sender
+   * to add, or throws (then nothing is written). A new default takes the
+   * flag from the previous one in the same transaction, so readers see one
+   * default or the other, never none or two.
+   */
+  add(companyId: string, domainId: string, plan: (senders: readonly SenderRecord[]) => SenderDraft): Promise<SenderRecord>;
+  /** Makes the sender the company's one default, under the same lock; null when the company has no such sender. */
+  makeDefault(companyId: string, senderId: string): Promise<SenderRecord | null>;
+}
+
+export interface TemplateRecord {
+  readonly id: string;
+  readonly companyId: string;
+  readonly name: string;
+  readonly subject: string;
+  readonly html: string;
+  readonly text: string | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export interface TemplateContent {
+  readonly name: string;
+  readonly subject: string;
+  readonly html: string;
+  readonly text: string | null;
+}
+
+export interface TemplateStore {
+  /** By name. */
+  list(companyId: string): Promise<TemplateRecord[]>;
+  find(companyId: string, templateId: string): Promise<TemplateRecord | null>;
+  findByName(companyId: string, name: string): Promise<TemplateRecord | null>;
+  /**
+   * Creates the company's template of that name or replaces its content,
+   * atomically: concurrent puts of a new name make one template. A replaced
+   * template keeps its id and createdAt.
+   */
+  put(companyId: string, content: TemplateContent): Promise<TemplateRecord>;
+}
+
+/** Checks a domain's published records against what we asked for. */
+export interface DnsVerifier {
+  /** Throws DnsUnavailableError when DNS could not answer (as opposed to "no such record"). */
+  check(facts: DomainDnsFacts): Promise<DnsCheckState>;
+}
+
+/**
+ * DNS did not give an answer (timeout, SERVFAIL, refused): nothing can be
+ * concluded, so nothing about the domain should change.
+ */
+export class DnsUnavailableError extends Error {
+  readonly code: string;
+  constructor(name: string, code: string) {
+    super(`DNS lookup of ${name} failed (${code})`);
+    this.name = "DnsUnavailableError";
+    this.code = code;
+  }
+}

@@ -1,0 +1,121 @@
+import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT } from "./brand.ts";
+import type { AttemptErrorClass, AttemptOutcome, OutgoingWebhook, WebhookTransport } from "./delivery-attempt.ts";
+import type { DeliveryState } from "./delivery-states.ts";
+import type { WebhookEndpoints } from "./endpoints.ts";
+import type { DeliveryToAttempt, WebhookDeliveryStore } from "./ports.ts";
+import { signatureHeader } from "./signing.ts";
+
+/**
+ * One attempt of a delivery, as the delivery workflow asks for it: build
+ * the body, sign it with the endpoint's live secrets, post it, record the
+ * outcome with the delivery's new state. Idempotent per attempt number: a
+ * retried activity whose attempt was already recorded answers that record
+ * and posts nothing.
+ */
+
+/** An error class as recorded: the transport's, or no request at all because the endpoint is disabled. */
+export type RecordedErrorClass = AttemptErrorClass | "endpoint_disabled";
+
+export interface AttemptRequest {
+  readonly companyId: string;
+  readonly deliveryId: string;
+  /** From 1; sent as the attempt header. */
+  readonly number: number;
+  /** The last attempt of its round: a failure makes the delivery a dead letter. */
+  readonly final: boolean;
+  /** When not final: how long until the next attempt (recorded as next_attempt_at). */
+  readonly retryInMs: number | null;
+}
+
+export interface AttemptAnswer {
+  /** `gone`: the delivery or its endpoint was deleted; nothing more to do. */
+  readonly state: DeliveryState | "gone";
+  readonly status?: number;
+  readonly errorClass?: RecordedErrorClass;
+}
+
+export interface DeliveryAttemptsOptions {
+  readonly store: WebhookDeliveryStore;
+  readonly endpoints: WebhookEndpoints;
+  readonly transport: WebhookTransport;
+  readonly clock?: () => Date;
+}
+
+/** The JSON body of a delivery (spec: Delivery request). */
+export function deliveryBody(loaded: DeliveryToAttempt): string {
+  const { delivery, data } = loaded;
+  return JSON.stringify({ id: delivery.id, event: delivery.event, occurredAt: delivery.occurredAt.toISOString(), data });
+}
+
+export class DeliveryAttempts {
+  readonly #store: WebhookDeliveryStore;
+  readonly #endpoints: WebhookEndpoints;
+  readonly #transport: WebhookTransport;
+  readonly #clock: () => Date;
+
+  constructor(options: DeliveryAttemptsOptions) {
+    this.#store = options.store;
+    this.#endpoints = options.endpoints;
+    this.#transport = options.transport;
+    this.#clock = options.clock ?? (() => new Date());
+  }
+
+  async attempt(request: AttemptRequest): Promise<AttemptAnswer> {
+    const { companyId, deliveryId, number } = request;
+    const loaded = await this.#store.loadForAttempt(companyId, deliveryId);
+    if (!loaded) return { state: "gone" };
+    if (loaded.delivery.state === "succeeded") return { state: "succeeded" };
+
+    const earlier = await this.#store.findAttempt(companyId, deliveryId, number);
+    if (earlier) return { state: loaded.delivery.state, ...answerFields(earlier.status, earlier.errorClass) };
+
+    const attemptedAt = this.#clock();
+    // A disabled endpoint gets no request; the attempt fails, so it can be retried once enabled again.
+    const outcome: RecordedOutcome = loaded.endpoint.enabled
+      ? await this.#post(loaded, number, attemptedAt)
+      : { ok: false, errorClass: "endpoint_disabled", durationMs: 0 };
+    const state: DeliveryState = outcome.ok ? "succeeded" : request.final ? "dead_letter" : "attempting";
+    const nextAttemptAt =
+      state === "attempting" && request.retryInMs !== null ? new Date(attemptedAt.getTime() + outcome.durationMs + request.retryInMs) : null;
+
+    const recorded = await this.#store.recordAttempt(
+      companyId,
+      deliveryId,
+      {
+        number,
+        attemptedAt,
+        durationMs: outcome.durationMs,
+        status: outcome.status ?? null,
+        errorClass: outcome.errorClass ?? null,
+      },
+      { state, nextAttemptAt },
+    );
+    if (!recorded) return { state: "gone" };
+    return { state: recorded.state, ...answerFields(outcome.status ?? null, outcome.errorClass ?? null) };
+  }
+
+  async #post(loaded: DeliveryToAttempt, number: number, at: Date): Promise<AttemptOutcome> {
+    const body = deliveryBody(loaded);
+    const secrets = this.#endpoints.signingSecrets(loaded.endpoint, at);
+    const webhook: OutgoingWebhook = {
+      url: loaded.endpoint.url,
+      body,
+      headers: {
+        "content-type": "application/json",
+        "user-agent": WEBHOOK_USER_AGENT,
+        [WEBHOOK_HEADERS.signature]: signatureHeader(body, secrets, Math.floor(at.getTime() / 1000)),
+        [WEBHOOK_HEADERS.delivery]: loaded.delivery.id,
+        [WEBHOOK_HEADERS.attempt]: String(number),
+      },
+    };
+    return this.#transport.post(webhook);
+  }
+}
+
+interface RecordedOutcome extends Omit<AttemptOutcome, "errorClass"> {
+  readonly errorClass?: RecordedErrorClass;
+}
+
+function answerFields(status: number | null, errorClass: RecordedErrorClass | null): Pick<AttemptAnswer, "status" | "errorClass"> {
+  return { ...(status !== null ? { status } : {}), ...(errorClass !== null ? { errorClass } : {}) };
+}

@@ -1,0 +1,221 @@
+/**
+ * What the webhooks capability needs from storage. The PostgreSQL
+ * implementations live in src/adapters/postgres/webhooks/.
+ *
+ * TENANT ISOLATION: every method on tenant rows takes the caller's
+ * `companyId` first; a row of another company is simply not found. The
+ * outbox methods (fan-out, the relay's work lists) span companies: they run
+ * in the service's own processes, never on a caller's behalf.
+ */
+import type { RecordedErrorClass } from "./attempts.ts";
+import type { DeliveryState } from "./delivery-states.ts";
+
+// ---------------------------------------------------------------- endpoints
+
+/** An endpoint as stored. The secrets are sealed (AES-256-GCM); unseal only to sign. */
+export interface EndpointRecord {
+  readonly id: string;
+  readonly companyId: string;
+  readonly url: string;
+  readonly description: string | null;
+  readonly events: readonly string[];
+  readonly enabled: boolean;
+  readonly secretSealed: string;
+  readonly previousSecretSealed: string | null;
+  readonly previousSecretExpiresAt: Date | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export interface EndpointDraft {
+  /** Chosen before the row exists: the sealed secret is bound to it. */
+  readonly id: string;
+  readonly url: string;
+  readonly description: string | null;
+  readonly events: readonly string[];
+  readonly enabled: boolean;
+  readonly secretSealed: string;
+}
+
+export interface EndpointChanges {
+  readonly url?: string;
+  readonly description?: string | null;
+  readonly events?: readonly string[];
+  readonly enabled?: boolean;
+}
+
+export interface SecretRotation {
+  readonly secretSealed: string;
+  readonly previousSecretSealed: string;
+  readonly previousSecretExpiresAt: Date;
+}
+
+export interface WebhookEndpointStore {
+  create(companyId: string, draft: EndpointDraft): Promise<EndpointRecord>;
+  /** Null when it does not exist *for that company* (ids that cannot be row ids included). */
+  find(companyId: string, endpointId: string): Promise<EndpointRecord | null>;
+  /** The company's endpoints, oldest first. */
+  list(companyId: string): Promise<EndpointRecord[]>;
+  /** Applies the given changes (others untouched) and bumps updatedAt; null when not found. */
+  update(companyId: string, endpointId: string, changes: EndpointChanges): Promise<EndpointRecord | null>;
+  /**
+   * Replaces the secret, deciding the rotation from the endpoint as it is
+   * under a row lock (two concurrent rotations cannot both keep "the
+   * previous" secret). Null when not found.
+   */
+  rotateSecret(companyId: string, endpointId: string, plan: (current: EndpointRecord) => SecretRotation): Promise<EndpointRecord | null>;
+  /** Deletes it with its deliveries and attempts; false when not found. */
+  delete(companyId: string, endpointId: string): Promise<boolean>;
+}
+
+// ---------------------------------------------------------------- deliveries
+
+export interface DeliveryRecord {
+  readonly id: string;
+  readonly companyId: string;
+  readonly endpointId: string;
+  readonly eventId: string;
+  readonly event: string;
+  readonly occurredAt: Date;
+  readonly state: DeliveryState;
+  readonly attemptCount: number;
+  readonly lastStatus: number | null;
+  readonly lastError: string | null;
+  readonly lastAttemptAt: Date | null;
+  readonly nextAttemptAt: Date | null;
+  readonly createdAt: Date;
+}
+
+export interface AttemptRecord {
+  readonly number: number;
+  readonly attemptedAt: Date;
+  readonly durationMs: number;
+  readonly status: number | null;
+  readonly errorClass: RecordedErrorClass | null;
+}
+
+/**
+ * Where a page of the deliveries list ended: created_at as UTC text with
+ * all six fractional digits (a JS Date would round it to the millisecond
+ * and skip or repeat rows), and the id.
+ */
+export interface DeliveryPosition {
+  readonly createdAt: string;
+  readonly id: string;
+}
+
+export interface DeliveryFilters {
+  readonly endpointId?: string;
+  readonly state?: DeliveryState;
+  readonly event?: string;
+  /** Created at or after. */
+  readonly since?: Date;
+  /** Created before. */
+  readonly until?: Date;
+}
+
+export interface DeliveryPageRow {
+  readonly delivery: DeliveryRecord;
+  readonly position: DeliveryPosition;
+}
+
+/** Everything one attempt needs, read in one go. */
+export interface DeliveryToAttempt {
+  readonly delivery: DeliveryRecord;
+  readonly endpoint: EndpointRecord;
+  /** The event's `data` object, as recorded in the outbox. */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** What an attempt changes on its delivery. */
+export interface AttemptResultChange {
+  readonly state: DeliveryState;
+  readonly nextAttemptAt: Date | null;
+}
+
+export interface WebhookDeliveryStore {
+  find(companyId: string, deliveryId: string): Promise<DeliveryRecord | null>;
+  /** Newest first, `limit` rows after `after`, filtered. */
+  list(companyId: string, filters: DeliveryFilters, after: DeliveryPosition | null, limit: number): Promise<DeliveryPageRow[]>;
+  /** Every attempt, oldest first. */
+  attempts(companyId: string, deliveryId: string): Promise<AttemptRecord[]>;
+
+  /** Delivery, endpoint and event data for an attempt; null when the delivery (or its endpoint) is gone. */
+  loadForAttempt(companyId: string, deliveryId: string): Promise<DeliveryToAttempt | null>;
+  /** The attempt with that number, if one was recorded (an activity that ran before). */
+  findAttempt(companyId: string, deliveryId: string, number: number): Promise<AttemptRecord | null>;
+  /**
+   * Records an attempt and moves the delivery, in one transaction. A second
+   * record of the same number changes nothing. A succeeded delivery stays
+   * succeeded. Answers the delivery afterwards; null when it is gone.
+   */
+  recordAttempt(companyId: string, deliveryId: string, attempt: AttemptRecord, change: AttemptResultChange): Promise<DeliveryRecord | null>;
+
+  /**
+   * Puts a dead letter back into `attempting` and marks it for the relay to
+   * tell its workflow. Null when the delivery is not a dead letter (or not found).
+   */
+  requestRetry(companyId: string, deliveryId: string, at: Date): Promise<DeliveryRecord | null>;
+  /** The same for every dead letter of the endpoint created at or after `since`; answers how many. */
+  requestRetryOfDeadLetters(companyId: string, endpointId: string, since: Date, at: Date): Promise<number>;
+}
+
+// ---------------------------------------------------------------- the outbox relay
+
+/** A delivery whose workflow must be started (or told to retry). */
+export interface DeliveryToDispatch {
+  readonly id: string;
+  readonly companyId: string;
+  readonly endpointId: string;
+  readonly event: string;
+  readonly attemptCount: number;
+  /** Set for a retry request: an opaque mark of that request, to clear once the workflow was told. */
+  readonly retryRequest: string | null;
+}
+
+/**
+ * The relay's side of storage: from the webhook_event outbox to deliveries
+ * (fan-out), and from deliveries to workflows.
+ */
+export interface WebhookOutbox {
+  /**
+   * Takes up to `limit` events not yet fanned out (oldest first; rows other
+   * relays hold are skipped), creates one delivery per enabled endpoint of
+   * the event's company that subscribed to its kind and existed when the
+   * event was recorded (unique per event and endpoint), and marks the events
+   * fanned out, all in one transaction. Answers how many events it took.
+   */
+  fanOut(limit: number): Promise<number>;
+  /** Deliveries whose workflow is not known to exist, created at least `minAgeMs` ago, oldest first. */
+  unstarted(limit: number, minAgeMs: number): Promise<DeliveryToDispatch[]>;
+  markWorkflowStarted(companyId: string, deliveryId: string): Promise<void>;
+  /** Deliveries with a retry request not yet passed to their workflow. */
+  retryRequests(limit: number): Promise<DeliveryToDispatch[]>;
+  /** Clears the request if it is still the one passed on (a newer request stays). */
+  clearRetryRequest(companyId: string, deliveryId: string, retryRequest: string): Promise<void>;
+}
+
+// ---------------------------------------------------------------- published events
+
+/** An event another internal service published, ready for the outbox. */
+export interface PublishedEventDraft {
+  /** The publisher's stable id: recording is idempotent on it, per company. */
+  readonly callerEventId: string;
+  readonly event: string;
+  readonly occurredAt: Date;
+  /** The delivery body's `data`. */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+export type RecordedPublishedEvent =
+  | { readonly kind: "recorded"; readonly id: string }
+  /** The caller's id was recorded before with the same event. */
+  | { readonly kind: "replayed"; readonly id: string }
+  /** The caller's id was recorded before with another event. */
+  | { readonly kind: "conflict"; readonly id: string }
+  | { readonly kind: "no_company" };
+
+/** Writes published events into the company's webhook outbox (webhook_event). */
+export interface PublishedEventRecorder {
+  record(companyId: string, draft: PublishedEventDraft): Promise<RecordedPublishedEvent>;
+}

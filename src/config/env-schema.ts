@@ -1,0 +1,202 @@
+/**
+ * Every environment variable the service reads, with its parser, in one
+ * zod schema: checked once at start, all at once, each problem naming its
+ * variable. An empty value means unset everywhere (so `NAME=` in an .env
+ * file, or `${NAME:-}` in docker-compose.yml, falls back to the default).
+ *
+ * Error messages echo the bad value, except for values that may hold a
+ * secret (URLs with passwords, tokens): those say only what is wrong.
+ */
+import { z } from "zod";
+
+type Ctx = { addIssue(message: string): void };
+
+const isUnset = (raw: string | undefined): raw is undefined | "" => raw === undefined || raw === "";
+
+/** A variable parsed by `parse` when set, else `fallback`. */
+function variable<T>(fallback: T, parse: (raw: string, ctx: Ctx) => T | typeof z.NEVER) {
+  return z
+    .string()
+    .optional()
+    .transform((raw, ctx): T => (isUnset(raw) ? fallback : parse(raw, ctx)));
+}
+
+function wholeNumber(fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER) {
+  return variable(fallback, (raw, ctx) => {
+    const value = Number(raw);
+    if (/^\d+$/.test(raw) && value >= min && value <= max) return value;
+    const range = max === Number.MAX_SAFE_INTEGER ? `${min} or more` : `from ${min} to ${max}`;
+    ctx.addIssue(`must be a whole number ${range}, got "${raw}"`);
+    return z.NEVER;
+  });
+}
+
+/** A TCP port; 0 (listeners only) asks the system for a free one. */
+function port(fallback: number, min: 0 | 1) {
+  return variable(fallback, (raw, ctx) => {
+    const value = Number(raw);
+    if (/^\d+$/.test(raw) && value >= min && value <= 65535) return value;
+    ctx.addIssue(`must be a port number from ${min} to 65535, got "${raw}"`);
+    return z.NEVER;
+  });
+}
+
+function positiveNumber(fallback: number) {
+  return variable(fallback, (raw, ctx) => {
+    const value = Number(raw);
+    if (/^\d+(\.\d+)?$/.test(raw) && value > 0) return value;
+    ctx.addIssue(`must be a number greater than 0, got "${raw}"`);
+    return z.NEVER;
+  });
+}
+
+/** Only `true` and `false`: "1", "yes" or "TRUE" are refused rather than guessed. */
+function flag<T extends boolean | undefined>(fallback: T) {
+  return variable<boolean | T>(fallback, (raw, ctx) => {
+    if (raw === "true") return true;
+    if (raw === "false") return false;
+    ctx.addIssue(`must be true or false, got "${raw}"`);
+    return z.NEVER;
+  });
+}
+
+function oneOf<const T extends string>(values: readonly T[], fallback: T) {
+  return variable<T>(fallback, (raw, ctx) => {
+    const found = values.find((value) => value === raw);
+    if (found !== undefined) return found;
+    ctx.addIssue(`must be one of ${values.join(", ")}, got "${raw}"`);
+    return z.NEVER;
+  });
+}
+
+function text(fallback: string) {
+  return variable(fallback, (raw) => raw);
+}
+
+function optionalText() {
+  return variable<string | undefined>(undefined, (raw) => raw);
+}
+
+/** `a, b:53` -> ["a", "b:53"]. */
+function list() {
+  return variable<readonly string[]>([], (raw) =>
+    raw
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== ""),
+  );
+}
+
+/** A PostgreSQL URL; never echoed, it usually holds a password. */
+function postgresUrl() {
+  return variable<string | undefined>(undefined, (raw, ctx) => {
+    let protocol: string | undefined;
+    try {
+      protocol = new URL(raw).protocol;
+    } catch {
+      protocol = undefined;
+    }
+    if (protocol === "postgres:" || protocol === "postgresql:") return raw;
+    ctx.addIssue("must be a postgres:// or postgresql:// URL (value not shown: it may hold a password)");
+    return z.NEVER;
+  });
+}
+
+/** `host:port` or `[ipv6]:port`, what the Temporal SDK connects to. */
+function hostAndPort() {
+  return variable<string | undefined>(undefined, (raw, ctx) => {
+    const match = /^(?:\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):(\d+)$/.exec(raw);
+    const portNumber = Number(match?.[1]);
+    if (match && portNumber >= 1 && portNumber <= 65535) return raw;
+    ctx.addIssue(`must be host:port (e.g. temporal:7233), got "${raw}"`);
+    return z.NEVER;
+  });
+}
+
+/** A secret: any non-empty text, never echoed. Production strength is checked by the production rules. */
+function secret() {
+  return optionalText();
+}
+
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+
+export const ENV_SCHEMA = z.object({
+  // The mode (see src/config.ts): production when either says so.
+  NODE_ENV: optionalText(),
+  MAIL_MODE: oneOf(["development", "production"], "development"),
+
+  DATABASE_URL: postgresUrl(),
+  TEMPORAL_ADDRESS: hostAndPort(),
+  TEMPORAL_NAMESPACE: text("default"),
+  TEMPORAL_TASK_QUEUE: text("mail"),
+
+  HOST: text("127.0.0.1"),
+  HTTP_PORT: port(8080, 0),
+  GRPC_PORT: port(8081, 0),
+
+  OPERATOR_TOKEN: secret(),
+  API_KEY_PEPPER: secret(),
+  API_KEY_PREFIX: variable("tml", (raw, ctx) => {
+    if (/^[a-z]{3}$/.test(raw)) return raw;
+    ctx.addIssue(`must be three lower-case letters, got "${raw}"`);
+    return z.NEVER;
+  }),
+  DATA_ENCRYPTION_KEY: secret(),
+  CURSOR_SECRET: secret(),
+
+  RATE_LIMIT_PER_MINUTE: wholeNumber(600, 1),
+  IDEMPOTENCY_WINDOW_HOURS: wholeNumber(24),
+  IDEMPOTENCY_LEASE_SECONDS: positiveNumber(40),
+  KEY_ROTATION_GRACE_HOURS: wholeNumber(24),
+  MAX_BODY_BYTES: wholeNumber(2 * 1024 * 1024, 1),
+  KEY_USAGE_FLUSH_MS: wholeNumber(5000),
+  LOG_LEVEL: oneOf(LOG_LEVELS, "info"),
+
+  SPF_INCLUDE: text("spf.mail.local"),
+  RETURN_PATH_MX_HOST: text("feedback.mail.local"),
+  DNS_SERVERS: list(),
+  // Unset: the mode decides (true in development, false in production).
+  ALLOW_VERIFICATION_OVERRIDE: flag(undefined),
+
+  EMAIL_PROVIDER: oneOf(["simulator", "smtp"], "simulator"),
+  SMTP_HOST: text("127.0.0.1"),
+  SMTP_PORT: port(25, 1),
+  SMTP_SECURE: flag(false),
+  SMTP_REQUIRE_TLS: flag(false),
+  SMTP_USER: optionalText(),
+  SMTP_PASSWORD: secret(),
+  MESSAGE_ID_DOMAIN: text("mail.localhost"),
+
+  SENDING_RATE_PER_SECOND: positiveNumber(50),
+  SENDING_BURST: wholeNumber(50, 1),
+  HANDOFF_TIMEOUT_SECONDS: wholeNumber(60, 1),
+  OUTCOME_WINDOW_HOURS: wholeNumber(72),
+  RUN_WORKER: flag(true),
+  RELAY_INTERVAL_MS: wholeNumber(2000, 1),
+  API_POOL_MAX: wholeNumber(10, 1, 1000),
+  WORKER_POOL_MAX: wholeNumber(10, 3, 1000),
+  DATABASE_ACQUIRE_TIMEOUT_MS: wholeNumber(5000, 1),
+  DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(30000, 0),
+  SIMULATOR_HANDOFF_DELAY_MS: wholeNumber(0),
+
+  // Read by `npm start` (src/main.ts) only: the embedded servers' data and the printed UI address.
+  MAIL_DATA_DIR: text(".data"),
+  TEMPORAL_UI_URL: optionalText(),
+});
+
+export type ParsedEnv = z.output<typeof ENV_SCHEMA>;
+
+/** The name of every variable the configuration reads. */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(ENV_SCHEMA.shape);
+
+/**
+ * Variables only the development entry (`npm start`, src/main.ts) reads,
+ * for its embedded PostgreSQL and Temporal dev server: a container or any
+ * production deployment has no use for them.
+ */
+export const DEVELOPMENT_ONLY_VARIABLES: readonly string[] = ["MAIL_DATA_DIR", "TEMPORAL_UI_URL"];
+
+/** "HTTP_PORT must be ..." for each problem, in schema order. */
+export function envProblems(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${issue.path.map(String).join(".")} ${issue.message}`);
+}

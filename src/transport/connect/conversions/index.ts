@@ -1,0 +1,3 @@
+export { conversionRpcs, type ConversionRpcs } from "./conversion-rpcs.ts";
+export { type ConversionRecorder, recordConversionRpc } from "./record-conversion.ts";
+export { conversionInputFromProto, toConversionProto } from "./conversions-to-proto.ts";

@@ -1,0 +1,40 @@
+import { create } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Config } from "../../../config.ts";
+import { GetAccountResponseSchema, type MailService } from "../../../gen/mail/v1/mail_pb.js";
+import { callerOf } from "../context.ts";
+import { optionalTimestamp } from "../timestamps.ts";
+
+/** The API version indicator returned by GET /mail/v1/me. */
+export const API_VERSION = "v1";
+
+/** The limits GET /mail/v1/me reports: the service's configuration. */
+export type AccountLimits = Pick<Config, "requestsPerMinute" | "idempotencyWindowHours" | "keyRotationGraceHours">;
+
+export type AccountRpcs = Pick<ServiceImpl<typeof MailService>, "getAccount">;
+
+/** GetAccount (GET /mail/v1/me): the company and key behind the caller's API key, and the limits. */
+export function accountRpcs(limits: AccountLimits): AccountRpcs {
+  return {
+    getAccount(_req, ctx) {
+      const caller = callerOf(ctx);
+      return create(GetAccountResponseSchema, {
+        organization: { id: caller.companyId, name: caller.companyName },
+        key: {
+          id: caller.keyId,
+          name: caller.keyName,
+          prefix: caller.keyPrefix,
+          scopes: [...caller.scopes],
+          expiresAt: optionalTimestamp(caller.expiresAt),
+        },
+        entitlements: { api: caller.entitlements.api, smtp: caller.entitlements.smtp },
+        limits: {
+          requestsPerMinute: limits.requestsPerMinute,
+          idempotencyWindowHours: limits.idempotencyWindowHours,
+          keyRotationGraceHours: limits.keyRotationGraceHours,
+        },
+        apiVersion: API_VERSION,
+      });
+    },
+  };
+}

@@ -1,0 +1,33 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { MailService } from "../../../gen/mail/v1/mail_pb.js";
+import { type AccountLimits, accountRpcs } from "./account.ts";
+import type { Contacts } from "../../../capabilities/contacts/index.ts";
+import { contactRpcs } from "../contacts/index.ts";
+import { conversionsRpcs } from "./conversions.ts";
+import { formsRpcs } from "./forms.ts";
+import { type MessagesDependencies, messagesRpcs } from "./messages.ts";
+
+export { API_VERSION } from "./account.ts";
+
+/** What the MailService handlers call. */
+export interface MailServiceDeps extends MessagesDependencies {
+  /** The limits GET /mail/v1/me reports. */
+  readonly config: AccountLimits;
+  readonly contacts: Contacts;
+}
+
+/**
+ * The MailService. Each module maps between the contract's messages and one
+ * capability (the rules live in src/capabilities); this file only puts them
+ * together. Operations whose feature is not built yet answer NOT_IMPLEMENTED
+ * (HTTP 501, gRPC UNIMPLEMENTED).
+ */
+export function mailServiceImpl(deps: MailServiceDeps): ServiceImpl<typeof MailService> {
+  return {
+    ...accountRpcs(deps.config),
+    ...messagesRpcs(deps),
+    ...contactRpcs(deps.contacts),
+    ...formsRpcs(),
+    ...conversionsRpcs(),
+  };
+}

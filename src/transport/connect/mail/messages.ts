@@ -1,0 +1,43 @@
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { SendAnswer, SendCaller } from "../../../capabilities/messages/accept/accept-send.ts";
+import type { MessageReader } from "../../../capabilities/messages/read/index.ts";
+import { enumValueToJson } from "../../../contract/json-codec.ts";
+import { IDEMPOTENCY_KEY_HEADER } from "../../../contract/names.ts";
+import { type MailService, MessageStatusSchema, type SendMessageRequest } from "../../../gen/mail/v1/mail_pb.js";
+import { callerOf } from "../context.ts";
+import { messageStatusToProto, toMessageProto } from "./messages-to-proto.ts";
+
+export interface MessagesDependencies {
+  /** Accepts one send (src/capabilities/messages/accept). */
+  readonly acceptSend: (caller: SendCaller, request: SendMessageRequest, idempotencyKey: string | undefined) => Promise<SendAnswer>;
+  readonly messages: MessageReader;
+}
+
+export type MessagesRpcs = Pick<ServiceImpl<typeof MailService>, "sendMessage" | "getMessage" | "listMessages">;
+
+/** SendMessage, GetMessage and ListMessages: the contract's messages to and from the messages capability. */
+export function messagesRpcs(deps: MessagesDependencies): MessagesRpcs {
+  return {
+    async sendMessage(req, ctx) {
+      const caller = callerOf(ctx);
+      const header = ctx.requestHeader.get(IDEMPOTENCY_KEY_HEADER) ?? undefined;
+      const answer = await deps.acceptSend({ companyId: caller.companyId, keyId: caller.keyId }, req, header);
+      return { id: answer.id, status: messageStatusToProto(answer.status), replayed: answer.replayed };
+    },
+    async getMessage(req, ctx) {
+      return { message: toMessageProto(await deps.messages.getMessage(callerOf(ctx).companyId, req.id)) };
+    },
+    async listMessages(req, ctx) {
+      const page = await deps.messages.listMessages(callerOf(ctx).companyId, {
+        limit: req.limit,
+        cursor: req.cursor,
+        status: req.status === undefined ? undefined : enumValueToJson(MessageStatusSchema, req.status),
+        q: req.q,
+        since: req.since ? timestampDate(req.since) : undefined,
+        tag: req.tag,
+      });
+      return { items: page.items.map(toMessageProto), nextCursor: page.nextCursor ?? undefined };
+    },
+  };
+}

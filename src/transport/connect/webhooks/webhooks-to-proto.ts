@@ -1,0 +1,70 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { AttemptRecord, DeliveryRecord, DeliveryState, EndpointView } from "../../../capabilities/webhooks/index.ts";
+import { isDeliveryState } from "../../../capabilities/webhooks/index.ts";
+import { enumValueFromJson, enumValueToJson } from "../../../contract/json-codec.ts";
+import {
+  type WebhookAttempt,
+  WebhookAttemptSchema,
+  type WebhookDelivery,
+  WebhookDeliverySchema,
+  type WebhookDeliveryState,
+  WebhookDeliveryStateSchema,
+  type WebhookEndpoint,
+  WebhookEndpointSchema,
+} from "../../../gen/mail/v1/webhooks_pb.js";
+import { optionalTimestamp } from "../timestamps.ts";
+
+/** The contract's webhook messages from the capability's records. */
+
+export function toEndpointProto(view: EndpointView): WebhookEndpoint {
+  return create(WebhookEndpointSchema, {
+    id: view.id,
+    url: view.url,
+    ...(view.description !== null ? { description: view.description } : {}),
+    events: [...view.events],
+    enabled: view.enabled,
+    previousSecretExpiresAt: optionalTimestamp(view.previousSecretExpiresAt),
+    createdAt: timestampFromDate(view.createdAt),
+    updatedAt: timestampFromDate(view.updatedAt),
+  });
+}
+
+export function deliveryStateToProto(state: DeliveryState): WebhookDeliveryState {
+  const value = enumValueFromJson(WebhookDeliveryStateSchema, state);
+  if (value === undefined) throw new Error(`contract: no WebhookDeliveryState for ${state}`);
+  return value as WebhookDeliveryState;
+}
+
+/** Undefined for the zero value (no filter). */
+export function deliveryStateFromProto(state: WebhookDeliveryState | undefined): DeliveryState | undefined {
+  if (state === undefined) return undefined;
+  const name = enumValueToJson(WebhookDeliveryStateSchema, state);
+  return name !== undefined && isDeliveryState(name) ? name : undefined;
+}
+
+export function toDeliveryProto(record: DeliveryRecord): WebhookDelivery {
+  return create(WebhookDeliverySchema, {
+    id: record.id,
+    endpointId: record.endpointId,
+    event: record.event,
+    state: deliveryStateToProto(record.state),
+    attemptCount: record.attemptCount,
+    ...(record.lastStatus !== null ? { lastStatus: record.lastStatus } : {}),
+    ...(record.lastError !== null ? { lastError: record.lastError } : {}),
+    occurredAt: timestampFromDate(record.occurredAt),
+    createdAt: timestampFromDate(record.createdAt),
+    lastAttemptAt: optionalTimestamp(record.lastAttemptAt),
+    nextAttemptAt: optionalTimestamp(record.nextAttemptAt),
+  });
+}
+
+export function toAttemptProto(record: AttemptRecord): WebhookAttempt {
+  return create(WebhookAttemptSchema, {
+    number: record.number,
+    attemptedAt: timestampFromDate(record.attemptedAt),
+    durationMs: record.durationMs,
+    ...(record.status !== null ? { status: record.status } : {}),
+    ...(record.errorClass !== null ? { error: record.errorClass } : {}),
+  });
+}

@@ -1,0 +1,49 @@
+import type { MikroORM } from "@mikro-orm/postgresql";
+import type { Config } from "../config.ts";
+import { createDnsVerifier } from "../adapters/dns/dns-verifier.ts";
+import { PostgresCompanyDirectory } from "../adapters/postgres/sending-setup/postgres-company-directory.ts";
+import { PostgresSenderStore } from "../adapters/postgres/sending-setup/postgres-sender-store.ts";
+import { PostgresSendingDomainStore } from "../adapters/postgres/sending-setup/postgres-sending-domain-store.ts";
+import { PostgresTemplateStore } from "../adapters/postgres/sending-setup/postgres-template-store.ts";
+import {
+  createSecretSealer,
+  type DnsVerifier,
+  SenderService,
+  SendingDomainService,
+  type SendingSetup,
+  TemplateService,
+} from "../capabilities/sending-setup/index.ts";
+
+export type SendingSetupConfig = Pick<
+  Config,
+  "dataEncryptionKey" | "spfInclude" | "returnPathMxHost" | "dnsServers" | "allowVerificationOverride"
+>;
+
+export interface SendingSetupOptions {
+  /** Current time; tests pass a fake one. Default: the system clock. */
+  readonly clock?: () => Date;
+  /** Replaces the DNS lookups (default: a Resolver on config.dnsServers). */
+  readonly verifier?: DnsVerifier;
+}
+
+/** The sending setup on an open ORM (see src/adapters/postgres/orm.ts). */
+export function createSendingSetup(orm: MikroORM, config: SendingSetupConfig, options: SendingSetupOptions = {}): SendingSetup {
+  const sealer = createSecretSealer(config.dataEncryptionKey);
+  const dns = { spfInclude: config.spfInclude, returnPathMxHost: config.returnPathMxHost };
+  const verifier = options.verifier ?? createDnsVerifier({ ...dns, servers: config.dnsServers });
+  const companies = new PostgresCompanyDirectory(orm);
+  const domains = new PostgresSendingDomainStore(orm);
+  return {
+    domains: new SendingDomainService({
+      companies,
+      store: domains,
+      sealer,
+      verifier,
+      dns,
+      allowVerificationOverride: config.allowVerificationOverride,
+      clock: options.clock ?? (() => new Date()),
+    }),
+    senders: new SenderService({ companies, domains, store: new PostgresSenderStore(orm), sealer }),
+    templates: new TemplateService({ companies, store: new PostgresTemplateStore(orm) }),
+  };
+}

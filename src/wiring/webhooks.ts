@@ -1,0 +1,97 @@
+import type { Client } from "@temporalio/client";
+import type { Config } from "../config.ts";
+import type { MikroORM } from "../adapters/postgres/orm.ts";
+import { postgresWebhookStores } from "../adapters/postgres/webhooks/index.ts";
+import { systemHostResolver } from "../adapters/http/system-host-resolver.ts";
+import { HttpsWebhookSender } from "../adapters/http/webhook-sender.ts";
+import { createWebhookDeliveryActivities, type WebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
+import { WebhookDeliveryDispatcher } from "../adapters/temporal/webhooks/dispatcher.ts";
+import { createSecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
+import {
+  createWebhooks,
+  type DeliverySchedule,
+  type HostResolver,
+  RECEIVER_TIMEOUT_MS,
+  WebhookEventPublisher,
+  WebhookTargetPolicy,
+  type Webhooks,
+} from "../capabilities/webhooks/index.ts";
+
+/**
+ * Test-only overrides, passed in code by tests (never read from the
+ * environment), so no production configuration can reach loopback.
+ */
+export interface WebhooksTestOverrides {
+  readonly resolver?: HostResolver;
+  readonly allowLoopbackForTests?: boolean;
+  readonly trustedCaForTests?: string;
+  readonly schedule?: DeliverySchedule;
+  readonly receiverTimeoutMs?: number;
+  /**
+   * The capability's clock (rotation overlaps, signature timestamps,
+   * attempt times), so a test can let 24 hours pass.
+   */
+  readonly clock?: () => Date;
+}
+
+export interface WebhooksDependencies {
+  readonly orm: MikroORM;
+  readonly temporal: Client;
+  readonly config: Config;
+  readonly log: { warn(details: Record<string, unknown>, message: string): void };
+  readonly testOverrides?: WebhooksTestOverrides;
+}
+
+export interface WebhooksWiring {
+  readonly webhooks: Webhooks;
+  /** Events other internal services publish (the EventsService). */
+  readonly publisher: WebhookEventPublisher;
+  /** The outbox relay: startRelay() in the API process, close() on shutdown (before the Temporal client). */
+  readonly dispatcher: WebhookDeliveryDispatcher;
+  /** For the worker's activities object. */
+  readonly activities: WebhookDeliveryActivities;
+  close(): Promise<void>;
+}
+
+export function createWebhooksWiring(deps: WebhooksDependencies): WebhooksWiring {
+  const { config } = deps;
+  const o = deps.testOverrides ?? {};
+  const stores = postgresWebhookStores(deps.orm);
+  const policy = new WebhookTargetPolicy({
+    resolver: o.resolver ?? systemHostResolver(),
+    allowLoopbackForTests: o.allowLoopbackForTests ?? false,
+  });
+  const transport = new HttpsWebhookSender({
+    policy,
+    timeoutMs: o.receiverTimeoutMs ?? RECEIVER_TIMEOUT_MS,
+    ...(o.trustedCaForTests !== undefined ? { trustedCaForTests: o.trustedCaForTests } : {}),
+  });
+  // A manual retry nudges the relay, which exists only once the capability does.
+  const late: { dispatcher?: WebhookDeliveryDispatcher } = {};
+  const webhooks = createWebhooks({
+    endpointStore: stores.endpointStore,
+    deliveryStore: stores.deliveryStore,
+    sealer: createSecretSealer(config.dataEncryptionKey),
+    policy,
+    transport,
+    cursorSecret: config.cursorSecret,
+    nudge: () => late.dispatcher?.kick(),
+    ...(o.clock ? { clock: o.clock } : {}),
+  });
+  const dispatcher = new WebhookDeliveryDispatcher({
+    client: deps.temporal,
+    taskQueue: config.temporalTaskQueue,
+    outbox: stores.outbox,
+    ...(o.schedule ? { schedule: o.schedule } : {}),
+    log: deps.log,
+    relayIntervalMs: config.relayIntervalMs,
+  });
+  late.dispatcher = dispatcher;
+  return {
+    webhooks,
+    publisher: new WebhookEventPublisher({ recorder: stores.publishedEvents, nudge: () => dispatcher.kick() }),
+    dispatcher,
+    activities: createWebhookDeliveryActivities(webhooks.attempts),
+    close: () => dispatcher.close(),
+  };
+}

@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postgresSendingPaceStore } from "../../../../src/adapters/postgres/messages/sending-pace-store.ts";
+import { migrate, type MikroORM, openOrm } from "../../../../src/adapters/postgres/orm.ts";
+import { poolOf } from "../../../../src/adapters/postgres/sql.ts";
+import { SendingPace } from "../../../../src/capabilities/messages/lifecycle/sending-pace.ts";
+import { createTestDatabase, type TestDatabase } from "../../../support/test-database.ts";
+
+describe("the sending pace's token bucket in PostgreSQL", () => {
+  let db: TestDatabase;
+  let orm: MikroORM;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    orm = await openOrm(db.url, { poolMax: 20 });
+    await migrate(orm);
+  });
+
+  afterAll(async () => {
+    await orm?.close();
+    await db?.drop();
+  });
+
+  it("a new bucket starts full: `burst` slots at once, then a wait of about one token's time", async () => {
+    const pace = new SendingPace(postgresSendingPaceStore(poolOf(orm)), { ratePerSecond: 0.5, burst: 3 });
+    expect([await pace.reserve("fresh"), await pace.reserve("fresh"), await pace.reserve("fresh")]).toEqual([0, 0, 0]);
+    const wait = await pace.reserve("fresh");
+    // One token every 2 s.
+    expect(wait).toBeGreaterThan(1_500);
+    expect(wait).toBeLessThanOrEqual(2_000);
+  });
+
+  it("40 concurrent reservations on a bucket of 5 take exactly 5 slots (one atomic statement each)", async () => {
+    const pace = new SendingPace(postgresSendingPaceStore(poolOf(orm)), { ratePerSecond: 0.001, burst: 5 });
+    const waits = await Promise.all(Array.from({ length: 40 }, () => pace.reserve("crowded")));
+    expect(waits.filter((w) => w === 0)).toHaveLength(5);
+    const { rows } = await db.query<{ tokens: number }>(`select tokens from sending_pace where provider = 'crowded'`);
+    expect(Number(rows[0]?.tokens)).toBeLessThan(1);
+    expect(Number(rows[0]?.tokens)).toBeGreaterThanOrEqual(0);
+  });
+
+  it("buckets of different providers are independent", async () => {
+    const pace = new SendingPace(postgresSendingPaceStore(poolOf(orm)), { ratePerSecond: 0.001, burst: 1 });
+    expect(await pace.reserve("a")).toBe(0);
+    expect(await pace.reserve("b")).toBe(0);
+    expect(await pace.reserve("a")).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,263 @@
+import { describe, expect, it } from "vitest";
+import { type Config, ConfigError, loadConfig } from "../../src/config.ts";
+
+/** What loadConfig throws for `env`, or a failure if it accepts it. */
+function refusal(env: NodeJS.ProcessEnv): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error;
+    throw error;
+  }
+  throw new Error("loadConfig accepted the environment");
+}
+
+const secret = (seed: string): string => `${seed}-${"k".repeat(40)}`.slice(0, 48);
+
+/** A production environment that passes every rule. */
+const PRODUCTION: NodeJS.ProcessEnv = {
+  NODE_ENV: "production",
+  DATABASE_URL: "postgres://mail:s3cret@db.internal:5432/mail",
+  TEMPORAL_ADDRESS: "temporal.internal:7233",
+  API_KEY_PEPPER: secret("pepper"),
+  DATA_ENCRYPTION_KEY: secret("sealing"),
+  OPERATOR_TOKEN: secret("operator"),
+};
+
+describe("development mode (npm start)", () => {
+  it("keeps every default a developer machine relies on", () => {
+    const expected: Config = {
+      mode: "development",
+      databaseUrl: undefined,
+      temporalAddress: undefined,
+      temporalNamespace: "default",
+      temporalTaskQueue: "mail",
+      host: "127.0.0.1",
+      httpPort: 8080,
+      grpcPort: 8081,
+      operatorToken: undefined,
+      apiKeyPepper: "dev-only-pepper-change-me",
+      apiKeyPrefix: "tml",
+      requestsPerMinute: 600,
+      idempotencyWindowHours: 24,
+      idempotencyLeaseSeconds: 40,
+      keyRotationGraceHours: 24,
+      maxBodyBytes: 2 * 1024 * 1024,
+      keyUsageFlushMs: 5000,
+      logLevel: "info",
+      dataEncryptionKey: "dev-only-data-encryption-key-change-me",
+      spfInclude: "spf.mail.local",
+      returnPathMxHost: "feedback.mail.local",
+      dnsServers: [],
+      allowVerificationOverride: true,
+      emailProvider: "simulator",
+      smtp: { host: "127.0.0.1", port: 25, secure: false, requireTls: false, user: undefined, password: undefined },
+      messageIdDomain: "mail.localhost",
+      sendingRatePerSecond: 50,
+      sendingBurst: 50,
+      handoffTimeoutSeconds: 60,
+      outcomeWindowHours: 72,
+      cursorSecret: "dev-only-pepper-change-me",
+      runWorker: true,
+      relayIntervalMs: 2000,
+      apiPoolMax: 10,
+      workerPoolMax: 10,
+      databaseAcquireTimeoutMs: 5000,
+      databaseStatementTimeoutMs: 30000,
+      simulatorHandoffDelayMs: 0,
+      dataDir: ".data",
+      temporalUiUrl: undefined,
+    };
+    expect(loadConfig({})).toEqual(expected);
+  });
+
+  it("treats an empty value as unset", () => {
+    const config = loadConfig({ API_KEY_PEPPER: "", DATA_ENCRYPTION_KEY: "", HTTP_PORT: "", TEMPORAL_NAMESPACE: "", SMTP_USER: "" });
+    expect(config.apiKeyPepper).toBe("dev-only-pepper-change-me");
+    expect(config.dataEncryptionKey).toBe("dev-only-data-encryption-key-change-me");
+    expect(config.httpPort).toBe(8080);
+    expect(config.temporalNamespace).toBe("default");
+    expect(config.smtp.user).toBeUndefined();
+  });
+
+  it("accepts short secrets, SMTP credentials without TLS and no external servers (a developer's choice)", () => {
+    const config = loadConfig({ NODE_ENV: "test", API_KEY_PEPPER: "p", SMTP_USER: "u", SMTP_PASSWORD: "p", OPERATOR_TOKEN: "t" });
+    expect(config.mode).toBe("development");
+    expect(config.apiKeyPepper).toBe("p");
+    expect(config.cursorSecret).toBe("p");
+    expect(config.smtp).toMatchObject({ user: "u", password: "p", secure: false, requireTls: false });
+  });
+
+  it("reads every setting", () => {
+    const config = loadConfig({
+      DATABASE_URL: "postgresql://localhost/mail",
+      TEMPORAL_ADDRESS: "[::1]:7233",
+      HTTP_PORT: "0",
+      DNS_SERVERS: " 10.0.0.2, 10.0.0.3:5353 ,",
+      ALLOW_VERIFICATION_OVERRIDE: "false",
+      EMAIL_PROVIDER: "smtp",
+      SMTP_PORT: "587",
+      SMTP_REQUIRE_TLS: "true",
+      SENDING_RATE_PER_SECOND: "2.5",
+      CURSOR_SECRET: "cursor",
+      RUN_WORKER: "false",
+      LOG_LEVEL: "debug",
+      MAIL_DATA_DIR: "/var/lib/mail",
+      TEMPORAL_UI_URL: "http://ui:8233",
+    });
+    expect(config).toMatchObject({
+      databaseUrl: "postgresql://localhost/mail",
+      temporalAddress: "[::1]:7233",
+      httpPort: 0,
+      dnsServers: ["10.0.0.2", "10.0.0.3:5353"],
+      allowVerificationOverride: false,
+      emailProvider: "smtp",
+      smtp: { port: 587, requireTls: true },
+      sendingRatePerSecond: 2.5,
+      cursorSecret: "cursor",
+      runWorker: false,
+      logLevel: "debug",
+      dataDir: "/var/lib/mail",
+      temporalUiUrl: "http://ui:8233",
+    });
+  });
+});
+
+describe("bad values", () => {
+  it.each([
+    ["HTTP_PORT", "http", 'HTTP_PORT must be a port number from 0 to 65535, got "http"'],
+    ["GRPC_PORT", "70000", 'GRPC_PORT must be a port number from 0 to 65535, got "70000"'],
+    ["SMTP_PORT", "0", 'SMTP_PORT must be a port number from 1 to 65535, got "0"'],
+    ["RUN_WORKER", "yes", 'RUN_WORKER must be true or false, got "yes"'],
+    ["SMTP_SECURE", "TRUE", 'SMTP_SECURE must be true or false, got "TRUE"'],
+    ["RATE_LIMIT_PER_MINUTE", "-5", 'RATE_LIMIT_PER_MINUTE must be a whole number 1 or more, got "-5"'],
+    ["KEY_USAGE_FLUSH_MS", "1.5", 'KEY_USAGE_FLUSH_MS must be a whole number 0 or more, got "1.5"'],
+    ["SENDING_BURST", "0", 'SENDING_BURST must be a whole number 1 or more, got "0"'],
+    ["SENDING_RATE_PER_SECOND", "0", 'SENDING_RATE_PER_SECOND must be a number greater than 0, got "0"'],
+    ["IDEMPOTENCY_LEASE_SECONDS", "soon", 'IDEMPOTENCY_LEASE_SECONDS must be a number greater than 0, got "soon"'],
+    ["EMAIL_PROVIDER", "sendgrid", 'EMAIL_PROVIDER must be one of simulator, smtp, got "sendgrid"'],
+    ["LOG_LEVEL", "verbose", 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'],
+    ["MAIL_MODE", "prod", 'MAIL_MODE must be one of development, production, got "prod"'],
+    ["API_KEY_PREFIX", "TML", 'API_KEY_PREFIX must be three lower-case letters, got "TML"'],
+    ["TEMPORAL_ADDRESS", "temporal", 'TEMPORAL_ADDRESS must be host:port (e.g. temporal:7233), got "temporal"'],
+  ])("%s=%s is refused, naming the variable", (name, value, line) => {
+    expect(refusal({ [name]: value }).problems).toEqual([line]);
+  });
+
+  it("names a bad DATABASE_URL without printing it (it may hold a password)", () => {
+    const error = refusal({ DATABASE_URL: "mysql://mail:hunter2@db/mail" });
+    expect(error.problems).toEqual([
+      "DATABASE_URL must be a postgres:// or postgresql:// URL (value not shown: it may hold a password)",
+    ]);
+    expect(error.message).not.toContain("hunter2");
+  });
+
+  it("lists every bad value at once, one line each", () => {
+    const error = refusal({ HTTP_PORT: "x", RUN_WORKER: "1", LOG_LEVEL: "loud" });
+    expect(error.problems.map((line) => line.split(" ")[0])).toEqual(["HTTP_PORT", "LOG_LEVEL", "RUN_WORKER"]);
+    expect(error.message.split("\n")).toHaveLength(4);
+    expect(error.message).toMatch(/^refusing to start: the configuration \(development mode\) has 3 problems:\n {2}- HTTP_PORT/);
+  });
+});
+
+describe("production mode", () => {
+  it("starts with external servers and strong secrets, the verification override off", () => {
+    const config = loadConfig(PRODUCTION);
+    expect(config.mode).toBe("production");
+    expect(config.allowVerificationOverride).toBe(false);
+    expect(config.apiKeyPepper).toBe(PRODUCTION.API_KEY_PEPPER);
+    expect(config.dataEncryptionKey).toBe(PRODUCTION.DATA_ENCRYPTION_KEY);
+    expect(config.operatorToken).toBe(PRODUCTION.OPERATOR_TOKEN);
+  });
+
+  it("is chosen by NODE_ENV=production or MAIL_MODE=production", () => {
+    const { NODE_ENV: _, ...rest } = PRODUCTION;
+    expect(loadConfig({ ...rest, MAIL_MODE: "production" }).mode).toBe("production");
+    expect(loadConfig({ ...PRODUCTION, MAIL_MODE: "development" }).mode).toBe("production");
+    expect(refusal({ MAIL_MODE: "production" }).mode).toBe("production");
+    expect(loadConfig(rest).mode).toBe("development");
+  });
+
+  it.each(["API_KEY_PEPPER", "DATA_ENCRYPTION_KEY", "OPERATOR_TOKEN"])("refuses %s unset, empty, short or published", (name) => {
+    expect(refusal({ ...PRODUCTION, [name]: undefined }).problems).toEqual([
+      `${name} is not set: production needs a random secret of at least 32 characters (e.g. \`openssl rand -base64 48\`)`,
+    ]);
+    expect(refusal({ ...PRODUCTION, [name]: "" }).problems).toEqual([
+      `${name} is not set: production needs a random secret of at least 32 characters (e.g. \`openssl rand -base64 48\`)`,
+    ]);
+    const short = "x7Kp2mQ9vB4nR8sT1wY6zA3cE5gH0jL"; // 31 characters
+    const shortError = refusal({ ...PRODUCTION, [name]: short });
+    expect(shortError.problems).toEqual([
+      `${name} is 31 characters long: production needs at least 32 random characters (e.g. \`openssl rand -base64 48\`)`,
+    ]);
+    expect(shortError.message).not.toContain(short);
+    for (const published of ["dev-only-pepper-change-me", "dev-only-data-encryption-key-change-me", "change-me-operator-token"]) {
+      expect(refusal({ ...PRODUCTION, [name]: published }).problems).toEqual([
+        `${name} is a development or placeholder value published in this repository: set a random secret (e.g. \`openssl rand -base64 48\`)`,
+      ]);
+    }
+    // Long enough, but a placeholder nobody replaced.
+    expect(refusal({ ...PRODUCTION, [name]: "please-change-me-before-going-live-0123456789" }).problems).toHaveLength(1);
+  });
+
+  it("checks CURSOR_SECRET only when it is set", () => {
+    expect(loadConfig({ ...PRODUCTION, CURSOR_SECRET: "" }).cursorSecret).toBe(PRODUCTION.API_KEY_PEPPER);
+    expect(loadConfig({ ...PRODUCTION, CURSOR_SECRET: secret("cursor") }).cursorSecret).toBe(secret("cursor"));
+    expect(refusal({ ...PRODUCTION, CURSOR_SECRET: "short" }).problems).toEqual([
+      "CURSOR_SECRET is 5 characters long: production needs at least 32 random characters (e.g. `openssl rand -base64 48`)",
+    ]);
+  });
+
+  it("refuses one secret doing two jobs", () => {
+    expect(refusal({ ...PRODUCTION, OPERATOR_TOKEN: PRODUCTION.API_KEY_PEPPER }).problems).toEqual([
+      "API_KEY_PEPPER and OPERATOR_TOKEN have the same value: use a different secret for each",
+    ]);
+  });
+
+  it("refuses ALLOW_VERIFICATION_OVERRIDE=true", () => {
+    expect(refusal({ ...PRODUCTION, ALLOW_VERIFICATION_OVERRIDE: "true" }).problems).toEqual([
+      "ALLOW_VERIFICATION_OVERRIDE=true lets operators mark sending domains verified without DNS checks: not allowed in production (unset it)",
+    ]);
+    expect(loadConfig({ ...PRODUCTION, ALLOW_VERIFICATION_OVERRIDE: "false" }).allowVerificationOverride).toBe(false);
+  });
+
+  it("refuses to run without DATABASE_URL or TEMPORAL_ADDRESS", () => {
+    expect(refusal({ ...PRODUCTION, DATABASE_URL: undefined }).problems).toEqual([
+      "DATABASE_URL is not set: production needs an external PostgreSQL (the embedded one is for development)",
+    ]);
+    expect(refusal({ ...PRODUCTION, TEMPORAL_ADDRESS: "" }).problems).toEqual([
+      "TEMPORAL_ADDRESS is not set: production needs a Temporal cluster (the dev server is for development)",
+    ]);
+  });
+
+  it("refuses SMTP credentials without TLS, and accepts them with SMTP_SECURE or SMTP_REQUIRE_TLS", () => {
+    const smtp = { ...PRODUCTION, EMAIL_PROVIDER: "smtp", SMTP_HOST: "relay.internal", SMTP_USER: "mailer", SMTP_PASSWORD: "relay-password" };
+    const error = refusal(smtp);
+    expect(error.problems).toEqual([
+      "SMTP_USER and SMTP_PASSWORD set without TLS: set SMTP_SECURE=true (TLS from the first byte, port 465) " +
+        "or SMTP_REQUIRE_TLS=true (STARTTLS or fail), so the credentials never cross the network in clear text",
+    ]);
+    expect(error.message).not.toContain("relay-password");
+    expect(refusal({ ...smtp, SMTP_USER: undefined, SMTP_REQUIRE_TLS: "false" }).problems[0]).toMatch(/^SMTP_PASSWORD set without TLS/);
+    expect(loadConfig({ ...smtp, SMTP_SECURE: "true", SMTP_PORT: "465" }).smtp).toMatchObject({ secure: true, requireTls: false });
+    expect(loadConfig({ ...smtp, SMTP_REQUIRE_TLS: "true", SMTP_PORT: "587" }).smtp).toMatchObject({ secure: false, requireTls: true });
+    // No credentials, nothing to protect: a relay that trusts our network.
+    expect(loadConfig({ ...PRODUCTION, EMAIL_PROVIDER: "smtp", SMTP_HOST: "relay.internal" }).smtp.requireTls).toBe(false);
+  });
+
+  it("lists every problem at once, bad values included, one line each", () => {
+    const error = refusal({ NODE_ENV: "production", HTTP_PORT: "eighty", ALLOW_VERIFICATION_OVERRIDE: "true", SMTP_USER: "u" });
+    expect(error.problems.map((line) => line.split(/[ =]/)[0])).toEqual([
+      "HTTP_PORT",
+      "API_KEY_PEPPER",
+      "DATA_ENCRYPTION_KEY",
+      "OPERATOR_TOKEN",
+      "ALLOW_VERIFICATION_OVERRIDE",
+      "DATABASE_URL",
+      "TEMPORAL_ADDRESS",
+      "SMTP_USER",
+    ]);
+    expect(error.message.split("\n").slice(1)).toEqual(error.problems.map((line) => `  - ${line}`));
+    expect(error.message.split("\n")[0]).toBe("refusing to start: the configuration (production mode) has 8 problems:");
+  });
+});

@@ -1,0 +1,240 @@
+import { randomUUID } from "node:crypto";
+import type { WorkflowHandle } from "@temporalio/client";
+import { TestWorkflowEnvironment } from "@temporalio/testing";
+import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createMessageActivities, type LifecycleSteps, type PaceReservations } from "../../../src/adapters/temporal/messages/activities.ts";
+import { MessageDispatcher, messageWorkflowId } from "../../../src/adapters/temporal/messages/dispatcher.ts";
+import { workflowBundle } from "../../../src/adapters/temporal/worker.ts";
+import { TransientHandoffError } from "../../../src/capabilities/messages/lifecycle/message-lifecycle.ts";
+import type { MessageStatusName } from "../../../src/capabilities/messages/statuses.ts";
+import { findTemporalCli } from "../../../src/runtime/temporal-dev-server.ts";
+import { MAIL_STATUS, SEARCH_ATTRIBUTES } from "../../../workflows/search-attributes.ts";
+
+/**
+ * The message workflow on a real Temporal dev server, with the activities'
+ * dependencies (lifecycle, sending pace) replaced by scripted fakes: every
+ * branch of workflows/messages/message-lifecycle.ts, without PostgreSQL.
+ * Workflows are started and signalled through the real dispatcher.
+ */
+
+/** What one message's fakes do, in order. */
+interface Script {
+  /** What checkSuppression answers (default: the message's current status). */
+  readonly checked?: MessageStatusName;
+  /** Answers of pace.reserve, one per call; 0 once they run out. */
+  readonly paceWaits?: number[];
+  /** Answers of handOff, one per call: a status, or an error to throw. */
+  readonly handOffs?: Array<MessageStatusName | Error>;
+}
+
+const scripts = new Map<string, { script: Script; status: MessageStatusName }>();
+/** Every call the activities made, as `method:messageId`. */
+const calls: string[] = [];
+
+function scripted(messageId: string) {
+  const entry = scripts.get(messageId);
+  if (!entry) throw new Error(`no script for message ${messageId}`);
+  return entry;
+}
+
+const lifecycle: LifecycleSteps = {
+  async checkSuppression(_companyId, messageId) {
+    calls.push(`checkSuppression:${messageId}`);
+    const entry = scripted(messageId);
+    if (entry.script.checked) entry.status = entry.script.checked;
+    return entry.status;
+  },
+  async markDeferred(_companyId, messageId) {
+    calls.push(`markDeferred:${messageId}`);
+    const entry = scripted(messageId);
+    entry.status = "deferred";
+    return entry.status;
+  },
+  async handOff(_companyId, messageId) {
+    calls.push(`handOff:${messageId}`);
+    const entry = scripted(messageId);
+    const next = entry.script.handOffs?.shift() ?? "sent";
+    if (next instanceof Error) throw next;
+    entry.status = next;
+    return next;
+  },
+};
+
+/** The pace is per provider: each test uses the message id as its provider name. */
+const pace: PaceReservations = {
+  async reserve(provider) {
+    calls.push(`reserve:${provider}`);
+    return scripted(provider).script.paceWaits?.shift() ?? 0;
+  },
+};
+
+function callsFor(messageId: string): string[] {
+  return calls.filter((call) => call.endsWith(`:${messageId}`)).map((call) => call.split(":")[0] ?? "");
+}
+
+// The scripted failures would otherwise be logged as warnings by the worker.
+Runtime.install({ logger: new DefaultLogger("ERROR") });
+
+// Concurrent: most of the time goes to timers (pace waits, outcome windows).
+describe.concurrent("the message workflow", () => {
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  const taskQueue = `message-lifecycle-test-${randomUUID()}`;
+  const started: string[] = [];
+
+  beforeAll(async () => {
+    const cli = await findTemporalCli();
+    if (!cli) throw new Error("Temporal CLI not found: set TEMPORAL_CLI_PATH");
+    env = await TestWorkflowEnvironment.createLocal({
+      server: { executable: { type: "existing-path", path: cli }, ip: "127.0.0.1", searchAttributes: [...SEARCH_ATTRIBUTES] },
+    });
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: await workflowBundle(),
+      activities: createMessageActivities(lifecycle, pace),
+    });
+    running = worker.run();
+  });
+
+  afterAll(async () => {
+    if (worker?.getState() === "RUNNING") worker.shutdown();
+    await running;
+    await env?.teardown();
+  });
+
+  /** Starts a message's workflow as the API does, through the dispatcher. */
+  async function dispatch(script: Script, outcomeWindowHours = 1): Promise<{ id: string; handle: WorkflowHandle; dispatcher: MessageDispatcher }> {
+    const id = randomUUID();
+    scripts.set(id, { script, status: "queued" });
+    const dispatcher = new MessageDispatcher({
+      client: env.client,
+      taskQueue,
+      store: {
+        unstarted: async () => [],
+        markWorkflowStarted: async (_companyId, messageId) => void started.push(messageId),
+      },
+      provider: id,
+      handoffTimeoutSeconds: 10,
+      outcomeWindowHours,
+      log: { warn: () => {} },
+    });
+    expect(await dispatcher.dispatch({ id, companyId: "company-1", recipientDomain: "customer.example" })).toBe(true);
+    return { id, handle: env.client.workflow.getHandle(messageWorkflowId(id)), dispatcher };
+  }
+
+  async function mailStatus(handle: WorkflowHandle): Promise<string | undefined> {
+    return (await handle.describe()).typedSearchAttributes.get(MAIL_STATUS);
+  }
+
+  /** Every value the workflow gave MailStatus, in order (from its history's upsert events). */
+  async function mailStatusChanges(handle: WorkflowHandle): Promise<string[]> {
+    const { events } = await handle.fetchHistory();
+    return (events ?? []).flatMap((event) => {
+      const data = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.[MAIL_STATUS.name]?.data;
+      return data ? [JSON.parse(Buffer.from(data).toString("utf8")) as string] : [];
+    });
+  }
+
+  /** Polls describe() until MailStatus is `status`. */
+  async function waitForMailStatus(handle: WorkflowHandle, status: string): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const described = await handle.describe();
+      if (described.typedSearchAttributes.get(MAIL_STATUS) === status) return;
+      if (Date.now() > deadline) throw new Error(`MailStatus never became ${status}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  it("hands the message off at once and, when no outcome comes, closes at `sent` when the outcome window ends", async () => {
+    const windowMs = 1_500;
+    const { id, handle, dispatcher } = await dispatch({}, windowMs / 3_600_000);
+    // Dispatching again (the outbox relay after a lost acknowledgement) starts nothing new.
+    expect(await dispatcher.dispatch({ id, companyId: "company-1", recipientDomain: "customer.example" })).toBe(true);
+    expect(await handle.result()).toBe("sent");
+    // An outcome reported after the window closed is recorded by the API alone; signalling the closed workflow is a no-op.
+    await expect(dispatcher.signalStatus(id, "delivered")).resolves.toBeUndefined();
+    expect(await mailStatus(handle)).toBe("sent");
+    expect(await mailStatusChanges(handle)).toEqual(["sent"]);
+    expect(callsFor(id)).toEqual(["checkSuppression", "reserve", "handOff"]);
+    expect(started.filter((startedId) => startedId === id)).toHaveLength(2);
+    // It listened for the whole window before closing.
+    const described = await handle.describe();
+    expect((described.closeTime?.getTime() ?? 0) - described.startTime.getTime()).toBeGreaterThanOrEqual(windowMs);
+  });
+
+  it("a delivery within the window: closes at `delivered` when the window ends", async () => {
+    const { id, handle, dispatcher } = await dispatch({}, 3_000 / 3_600_000);
+    await waitForMailStatus(handle, "sent");
+    await dispatcher.signalStatus(id, "delivered");
+    expect(await handle.result()).toBe("delivered");
+    expect(await mailStatus(handle)).toBe("delivered");
+    expect(await mailStatusChanges(handle)).toEqual(["sent", "delivered"]);
+  });
+
+  it("delivered, then bounced: ends at `bounced` without waiting for the rest of the window", async () => {
+    const { id, handle, dispatcher } = await dispatch({}, 1);
+    await waitForMailStatus(handle, "sent");
+    await dispatcher.signalStatus(id, "delivered");
+    await waitForMailStatus(handle, "delivered");
+    await dispatcher.signalStatus(id, "bounced");
+    expect(await handle.result()).toBe("bounced");
+    expect(await mailStatus(handle)).toBe("bounced");
+    expect(await mailStatusChanges(handle)).toEqual(["sent", "delivered", "bounced"]);
+  });
+
+  it("a complaint ends it", async () => {
+    const { id, handle, dispatcher } = await dispatch({}, 1);
+    await waitForMailStatus(handle, "sent");
+    await dispatcher.signalStatus(id, "complained");
+    expect(await handle.result()).toBe("complained");
+    expect(await mailStatus(handle)).toBe("complained");
+  });
+
+  it("waits for the sending pace: shown `deferred` once, on durable timers, then sent", async () => {
+    const { id, handle } = await dispatch({ paceWaits: [1_000, 500] }, 0.5 / 3_600);
+    expect(await handle.result()).toBe("sent");
+    expect(await mailStatus(handle)).toBe("sent");
+    expect(await mailStatusChanges(handle)).toEqual(["deferred", "sent"]);
+    expect(callsFor(id)).toEqual([
+      "checkSuppression",
+      "reserve",
+      "markDeferred",
+      "checkSuppression",
+      "reserve",
+      "checkSuppression",
+      "reserve",
+      "handOff",
+    ]);
+    // Durable: server-side timers for the waits the pace asked for (then the outcome window's).
+    const { events } = await handle.fetchHistory();
+    const timerMs = (events ?? []).flatMap((event) => {
+      const timeout = event.timerStartedEventAttributes?.startToFireTimeout;
+      return timeout ? [Number(timeout.seconds ?? 0) * 1_000 + Math.round((timeout.nanos ?? 0) / 1e6)] : [];
+    });
+    expect(timerMs.slice(0, 2)).toEqual([1_000, 500]);
+  });
+
+  it.each<MessageStatusName>(["suppressed", "failed", "rejected"])("ends at `%s` without waiting for an outcome", async (end) => {
+    // The window is an hour: the test would time out if the workflow waited.
+    const { id, handle } = await dispatch(end === "suppressed" ? { checked: "suppressed" } : { handOffs: [end] }, 1);
+    expect(await handle.result()).toBe(end);
+    expect(await mailStatus(handle)).toBe(end);
+    expect(callsFor(id)).toEqual(end === "suppressed" ? ["checkSuppression"] : ["checkSuppression", "reserve", "handOff"]);
+  });
+
+  it("retries a handoff that failed transiently, then sends", async () => {
+    const { id, handle } = await dispatch({ handOffs: [new TransientHandoffError("the email service is busy"), "sent"] }, 0.5 / 3_600);
+    expect(await handle.result()).toBe("sent");
+    expect(callsFor(id)).toEqual(["checkSuppression", "reserve", "handOff", "checkSuppression", "reserve", "handOff"]);
+    // One activity, retried by its policy: the second attempt carries the first one's failure.
+    const { events } = await handle.fetchHistory();
+    const attempts = (events ?? []).flatMap((event) => (event.activityTaskStartedEventAttributes ? [event.activityTaskStartedEventAttributes] : []));
+    expect(attempts).toHaveLength(1);
+    expect(attempts[0]?.attempt).toBe(2);
+    expect(attempts[0]?.lastFailure?.applicationFailureInfo?.type).toBe("TransientHandoff");
+  });
+});

@@ -1,0 +1,75 @@
+import { condition, defineSignal, proxyActivities, setHandler, upsertSearchAttributes } from "@temporalio/workflow";
+import type { AttemptDeliveryAnswer, WebhookDeliveryActivities } from "../../src/adapters/temporal/webhooks/activities.ts";
+import { WEBHOOK_DELIVERY_STATUS } from "../search-attributes.ts";
+
+/**
+ * One workflow per webhook delivery (id `webhook-delivery-<deliveryId>`):
+ * up to `maxAttempts` attempts, each an activity with its number, with the
+ * waits of `waitsSeconds` between them on durable timers (spec: 5 attempts,
+ * about 1 min, 5 min, 15 min and 1 h apart; the schedule comes in the input
+ * so it is fixed for the delivery's life and tests can shorten it). After
+ * the last failure the delivery is a dead letter: no automatic retry; the
+ * workflow waits up to `deadLetterWaitSeconds` for a `retry` signal, which
+ * starts a new round, numbered on. Deterministic: every I/O is the activity.
+ *
+ * The `retry` signal while a wait between attempts is running makes the
+ * next attempt now (operators, from the Temporal UI).
+ *
+ * Search attribute WebhookDeliveryStatus follows the state: pending,
+ * attempting, succeeded, dead_letter.
+ */
+export interface WebhookDeliveryInput {
+  readonly companyId: string;
+  readonly deliveryId: string;
+  /** Number of this run's first attempt: 1, or on from a dead letter whose workflow had closed. */
+  readonly firstAttempt: number;
+  readonly maxAttempts: number;
+  /** maxAttempts - 1 waits, in seconds. */
+  readonly waitsSeconds: readonly number[];
+  readonly deadLetterWaitSeconds: number;
+}
+
+export type WebhookDeliveryResult = AttemptDeliveryAnswer["state"];
+
+export const retryDelivery = defineSignal("retry");
+
+export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
+  const { attemptDelivery } = proxyActivities<WebhookDeliveryActivities>({
+    // The receiver has 10 s; DNS, signing and recording fit in the rest.
+    startToCloseTimeout: "30s",
+    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
+  });
+
+  let retryAsked = false;
+  setHandler(retryDelivery, () => {
+    retryAsked = true;
+  });
+
+  let state: WebhookDeliveryResult = "pending";
+  const show = (next: WebhookDeliveryResult): void => {
+    if (next !== state && next !== "gone") upsertSearchAttributes([{ key: WEBHOOK_DELIVERY_STATUS, value: next }]);
+    state = next;
+  };
+
+  let number = input.firstAttempt;
+  for (;;) {
+    for (let i = 0; i < input.maxAttempts; i++) {
+      if (i > 0) await condition(() => retryAsked, (input.waitsSeconds[i - 1] ?? 0) * 1000);
+      retryAsked = false;
+      const final = i === input.maxAttempts - 1;
+      const wait = input.waitsSeconds[i];
+      const answer = await attemptDelivery({
+        companyId: input.companyId,
+        deliveryId: input.deliveryId,
+        attempt: number++,
+        final,
+        retryInMs: final || wait === undefined ? null : wait * 1000,
+      });
+      show(answer.state);
+      if (answer.state === "succeeded" || answer.state === "gone") return answer.state;
+    }
+    // The last attempt of the round failed: a dead letter until someone retries it.
+    if (!(await condition(() => retryAsked, input.deadLetterWaitSeconds * 1000))) return state;
+    show("attempting");
+  }
+}
