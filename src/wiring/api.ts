@@ -54,7 +54,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     rateLimiter: unavailableAs503(services.rateLimiter),
     idempotency: services.idempotency,
     adminService: adminServiceImpl({ accounts: accounts.service, sendingSetup, credits, suppressions, messaging, webhooks: services.webhooks.webhooks }),
-    mail: { acceptSend: messaging.acceptSend, messages: messaging.reader, contacts: services.contacts.contacts },
+    mail: { acceptSend: messaging.acceptSend, messages: messaging.reader, contacts: services.contacts.contacts, conversions: services.conversions },
     listsService: listsServiceImpl(services.contacts.lists),
     classifyUnexpected,
     webhooksService: webhooksServiceImpl({

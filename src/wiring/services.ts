@@ -15,6 +15,8 @@ import { type MikroORM, migrate, openOrm } from "../adapters/postgres/orm.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
 import { createTemporalClient } from "../adapters/temporal/client.ts";
 import { type ContactsCapability, createContactsCapability } from "./contacts.ts";
+import type { ConversionsService } from "../capabilities/conversions/index.ts";
+import { createConversions } from "./conversions.ts";
 import { createWebhooksWiring, type WebhooksTestOverrides, type WebhooksWiring } from "./webhooks.ts";
 
 /**
@@ -120,6 +122,7 @@ export interface Services extends SendingCore {
   readonly accounts: Accounts;
   readonly rateLimiter: FixedWindowRateLimiter;
   readonly idempotency: IdempotencyGuard;
+  readonly conversions: ConversionsService;
 }
 
 export async function openServices(
@@ -136,11 +139,13 @@ export async function openServices(
   const accounts = createAccounts(orm, config);
   const rateLimiter = createRateLimiter(orm);
   const idempotency = createIdempotency(orm, config);
+  const conversions = createConversions(orm);
   return {
     ...core,
     accounts,
     rateLimiter,
     idempotency,
+    conversions,
     async close() {
       await accounts.usage.close();
       await rateLimiter.close();

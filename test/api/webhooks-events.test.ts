@@ -6,7 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiErrorFrom } from "../../src/contract/api-error.ts";
 import { WEBHOOK_EVENT_NAMES } from "../../src/capabilities/webhooks/index.ts";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { EventsService, type PublishEventRequestSchema } from "../../src/gen/mail/v1/events_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import {
+  type CampaignRecipientEventSchema,
+  type CampaignSentEventSchema,
+  EventsService,
+  type OrderEventSchema,
+} from "../../src/gen/mail/v1/events_pb.js";
 import { OPERATOR_TOKEN } from "../support/api-harness.ts";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { type DeliveryBody, type RoutedReceiver, startRoutedReceiver, verifiedBody, waitUntil, webhooksOverrides } from "../webhooks/api-support.ts";
@@ -45,7 +51,18 @@ afterAll(async () => {
   await hooks?.close();
 });
 
-type Publish = MessageInitShape<typeof PublishEventRequestSchema>;
+/** A PublishEventRequest as the tests write it. */
+interface Publish {
+  companyId: string;
+  eventId?: string;
+  event: string;
+  occurredAt?: Timestamp;
+  data:
+    | { case: "campaign"; value: MessageInitShape<typeof CampaignRecipientEventSchema> }
+    | { case: "campaignSent"; value: MessageInitShape<typeof CampaignSentEventSchema> }
+    | { case: "order"; value: MessageInitShape<typeof OrderEventSchema> }
+    | { case: undefined; value?: undefined };
+}
 
 const OCCURRED = new Date("2025-11-20T08:30:00.000Z");
 const campaign = { campaignId: "cmp_42", recipientId: "rcp_7", contactId: "ct_9", email: "ada@example.com" };

@@ -1,3 +1,4 @@
+import type { ConversionRecorder } from "../../src/transport/connect/conversions/index.ts";
 import type { Contacts } from "../../src/capabilities/contacts/index.ts";
 import { describe, expect, it } from "vitest";
 import { rawHttp1 } from "../api/doors.ts";
@@ -13,6 +14,7 @@ describe("shutdown", () => {
       timeouts: { keepAliveMs: 600_000, idleMs: 600_000 },
       mail: {
         contacts: {} as Contacts,
+      conversions: {} as ConversionRecorder,
         async acceptSend() {
           entered();
           await new Promise<void>((resolve) => (release = resolve));

@@ -1,3 +1,4 @@
+import type { ConversionRecorder } from "../../src/transport/connect/conversions/index.ts";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ApiError } from "../../src/contract/api-error.ts";
 import type { AuthenticatedKey } from "../../src/capabilities/accounts/types.ts";
@@ -60,6 +61,7 @@ export async function startStubApi(overrides: Partial<ApiDependencies> = {}): Pr
     listsService: {} as ServiceImpl<typeof ListsService>,
     mail: {
       contacts: {} as Contacts,
+      conversions: {} as ConversionRecorder,
       async acceptSend() {
         return { id: "00000000-0000-4000-8000-000000000003", status: "queued", replayed: false };
       },

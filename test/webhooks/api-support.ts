@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import Stripe from "stripe";
-import type { HostResolver, ResolvedAddress } from "../../src/capabilities/webhooks/index.ts";
+import type { HostResolver, ResolvedAddress } from "../../src/capabilities/webhooks/ssrf-policy.ts";
 import type { WebhooksTestOverrides } from "../../src/wiring/webhooks.ts";
 import { type HttpsReceiver, makeTestCertificate, type ReceivedRequest, startHttpsReceiver, type TestCertificate } from "../adapters/http/https-receiver.ts";
 

@@ -26,7 +26,12 @@ describe("migrations", () => {
     );
     expect(tables.rows.map((r) => r.table_name)).toEqual([
       "api_key",
+      "campaign_click",
       "company",
+      "contact",
+      "contact_list",
+      "contact_list_member",
+      "conversion",
       "credit_ledger",
       "credit_wallet",
       "idempotency_record",

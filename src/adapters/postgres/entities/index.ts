@@ -22,6 +22,7 @@ import { ContactListSchema } from "./contact-list.ts";
 import { ContactListMemberSchema } from "./contact-list-member.ts";
 import { ConversionSchema } from "./conversion.ts";
 import { CampaignClickSchema } from "./campaign-click.ts";
+import { SignupFormSchema } from "./signup-form.ts";
 
 export { ApiKeySchema, type ApiKey } from "./api-key.ts";
 export { CompanySchema, type Company } from "./company.ts";
@@ -47,6 +48,7 @@ export { ContactListSchema, type ContactList } from "./contact-list.ts";
 export { ContactListMemberSchema, type ContactListMember } from "./contact-list-member.ts";
 export { ConversionSchema, type Conversion } from "./conversion.ts";
 export { CampaignClickSchema, type CampaignClick } from "./campaign-click.ts";
+export { SignupFormSchema, type SignupForm } from "./signup-form.ts";
 
 /** Every entity the ORM knows; passed explicitly (no folder discovery). */
 export const ENTITIES = [
@@ -74,4 +76,5 @@ export const ENTITIES = [
   ContactListMemberSchema,
   ConversionSchema,
   CampaignClickSchema,
+  SignupFormSchema,
 ] as const;

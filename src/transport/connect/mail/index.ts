@@ -3,7 +3,7 @@ import type { MailService } from "../../../gen/mail/v1/mail_pb.js";
 import { type AccountLimits, accountRpcs } from "./account.ts";
 import type { Contacts } from "../../../capabilities/contacts/index.ts";
 import { contactRpcs } from "../contacts/index.ts";
-import { conversionsRpcs } from "./conversions.ts";
+import { type ConversionRecorder, conversionRpcs } from "../conversions/index.ts";
 import { formsRpcs } from "./forms.ts";
 import { type MessagesDependencies, messagesRpcs } from "./messages.ts";
 
@@ -14,6 +14,8 @@ export interface MailServiceDeps extends MessagesDependencies {
   /** The limits GET /mail/v1/me reports. */
   readonly config: AccountLimits;
   readonly contacts: Contacts;
+  /** Records conversions (src/capabilities/conversions). */
+  readonly conversions: ConversionRecorder;
 }
 
 /**
@@ -28,6 +30,6 @@ export function mailServiceImpl(deps: MailServiceDeps): ServiceImpl<typeof MailS
     ...messagesRpcs(deps),
     ...contactRpcs(deps.contacts),
     ...formsRpcs(),
-    ...conversionsRpcs(),
+    ...conversionRpcs(deps.conversions),
   };
 }
