@@ -84,6 +84,7 @@ async function main(): Promise<void> {
     ...loadConfig({}),
     httpPort: 0,
     grpcPort: 0,
+    operatorPort: 0,
     operatorToken: OPERATOR_TOKEN,
     temporalAddress: temporal.address,
     temporalTaskQueue: `bench-webhooks-${randomBytes(3).toString("hex")}`,
@@ -134,7 +135,7 @@ async function main(): Promise<void> {
       req.header.set("authorization", `Bearer ${OPERATOR_TOKEN}`);
       return next(req);
     };
-    const publisher = createClient(EventsService, createConnectTransport({ baseUrl: app.httpUrl, httpVersion: "1.1", interceptors: [operator] }));
+    const publisher = createClient(EventsService, createConnectTransport({ baseUrl: app.operatorUrl, httpVersion: "1.1", interceptors: [operator] }));
     const published: string[] = [];
     for (let i = 0; i < latencyEvents; i++) {
       const { id } = await publisher.publishEvent({

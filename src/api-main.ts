@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   await ensureSearchAttributes(temporalAddress, config.temporalNamespace);
   const app = await startApp({ config, databaseUrl });
   console.log(
-    `API listening: ${app.httpUrl} (HTTP/1.1), ${app.grpcUrl} (h2c); ` +
+    `API listening: ${app.httpUrl} (HTTP/1.1), ${app.grpcUrl} (h2c), operator ${app.operatorUrl}; ` +
       `Temporal ${temporalAddress} namespace ${config.temporalNamespace}, worker ${config.runWorker ? "in process" : "separate"}`,
   );
 

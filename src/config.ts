@@ -34,6 +34,10 @@ export interface Config {
   readonly httpPort: number;
   /** Cleartext HTTP/2 (h2c) port: gRPC and Connect. */
   readonly grpcPort: number;
+  /** Interface of the operator listener (AdminService, EventsService, /metrics); loopback by default. */
+  readonly operatorHost: string;
+  /** Port of the operator listener: HTTP/1.1 and h2c on one port. */
+  readonly operatorPort: number;
   /**
    * Bearer token of the AdminService. Unset: the AdminService refuses every
    * call (`npm start` in development makes one per run; production refuses
@@ -159,6 +163,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     httpPort: e.HTTP_PORT,
     grpcPort: e.GRPC_PORT,
+    operatorHost: e.OPERATOR_HOST,
+    operatorPort: e.OPERATOR_PORT,
     operatorToken: e.OPERATOR_TOKEN,
     apiKeyPepper,
     apiKeyPrefix: e.API_KEY_PREFIX,

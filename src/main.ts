@@ -81,6 +81,7 @@ async function main(): Promise<void> {
       `REST (JSON /mail/v1), Connect, gRPC-Web: ${app.httpUrl}`,
       `gRPC (h2c) and Connect over HTTP/2:      ${app.grpcUrl}`,
       `OpenAPI document:                        ${app.httpUrl}/mail/v1/openapi.json`,
+      `Operator (mailctl, /metrics), private:   ${app.operatorUrl}`,
       `Temporal frontend:                       ${temporalAddress}`,
       `Temporal UI:                             ${temporalUi}`,
       "",

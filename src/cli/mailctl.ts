@@ -4,7 +4,7 @@
  * never the public JSON routes). Every command prints JSON on stdout; errors
  * print `{ "error": { "code", "message" } }` on stderr and exit 1.
  *
- *   MAIL_ADMIN_URL   service address (default http://127.0.0.1:8080)
+ *   MAIL_ADMIN_URL   operator listener address (default http://127.0.0.1:8082)
  *   OPERATOR_TOKEN   the operator token configured on the service
  */
 import { readFile } from "node:fs/promises";
@@ -51,7 +51,7 @@ const USAGE = `usage: mailctl <command> [options]
   webhook retry --company ID --delivery DELIVERY_ID         (a dead letter)
   webhook retry-dead-letters --company ID --endpoint ENDPOINT_ID --since ISO8601
 
-Environment: MAIL_ADMIN_URL (default http://127.0.0.1:8080), OPERATOR_TOKEN.`;
+Environment: MAIL_ADMIN_URL (default http://127.0.0.1:8082), OPERATOR_TOKEN.`;
 
 class UsageError extends Error {}
 
@@ -151,7 +151,8 @@ async function main(argv: string[]): Promise<void> {
     req.header.set("authorization", `Bearer ${token}`);
     return next(req);
   };
-  const baseUrl = process.env.MAIL_ADMIN_URL ?? "http://127.0.0.1:8080";
+  // The operator listener (OPERATOR_HOST:OPERATOR_PORT); the public ports do not serve the AdminService.
+  const baseUrl = process.env.MAIL_ADMIN_URL ?? "http://127.0.0.1:8082";
   const admin = createClient(AdminService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [operator] }));
   const output = AdminService.method;
 

@@ -133,6 +133,9 @@ export const ENV_SCHEMA = z.object({
   HOST: text("127.0.0.1"),
   HTTP_PORT: port(8080, 0),
   GRPC_PORT: port(8081, 0),
+  // The operator listener (AdminService, EventsService, /metrics): loopback unless said otherwise.
+  OPERATOR_HOST: text("127.0.0.1"),
+  OPERATOR_PORT: port(8082, 0),
 
   OPERATOR_TOKEN: secret(),
   API_KEY_PEPPER: secret(),

@@ -20,15 +20,12 @@
  * errors.ts (error answers), headers.ts (response headers), comments.ts
  * (proto comments as descriptions).
  */
-import { createRegistry, type DescEnum, type DescService, getOption, type Registry } from "@bufbuild/protobuf";
-import { file_mail_v1_admin } from "../gen/mail/v1/admin_pb.js";
-import { ErrorCodeSchema, file_mail_v1_errors } from "../gen/mail/v1/errors_pb.js";
-import { file_mail_v1_events } from "../gen/mail/v1/events_pb.js";
-import { file_mail_v1_lists } from "../gen/mail/v1/lists_pb.js";
-import { file_mail_v1_mail, MailService } from "../gen/mail/v1/mail_pb.js";
+import { type DescEnum, type DescService, getOption, type Registry } from "@bufbuild/protobuf";
+import { ErrorCodeSchema } from "../gen/mail/v1/errors_pb.js";
+import { MailService } from "../gen/mail/v1/mail_pb.js";
 import { operator_only } from "../gen/mail/v1/options_pb.js";
-import { file_mail_v1_webhooks } from "../gen/mail/v1/webhooks_pb.js";
 import { operationSpec } from "../contract/routes.ts";
+import { contractRegistry } from "./descriptor-set.ts";
 import { commentOf } from "./comments.ts";
 import { ERROR_SCHEMA, errorResponses, errorResponseSchema } from "./errors.ts";
 import { headerComponents, reasonPhrase, responseHeaders } from "./headers.ts";
@@ -50,9 +47,10 @@ export interface GenerateOpenApiOptions {
   readonly serverUrl?: string;
   /**
    * Where to read the services and `mail.v1.ErrorCode` from; default the
-   * generated code. Descriptors embedded by protoc-gen-es carry no
-   * source comments, so descriptions only appear with a registry built from
-   * a descriptor set that kept source info (for example `buf build` output).
+   * contract's descriptors without their comments (contractRegistry), as
+   * protoc-gen-es embeds them. Descriptions only appear with a registry
+   * built from a descriptor set that kept source info (documentedRegistry,
+   * or `buf build` output).
    */
   readonly registry?: Registry;
 }
@@ -67,21 +65,6 @@ const DEFAULT_DESCRIPTION =
 
 /** The package of the contract: services of other packages (imported ones) are never documented. */
 const CONTRACT_PACKAGE = "mail.v1";
-
-/**
- * The generated code of every contract file, for a document built without a
- * registry. A file missing here would drop its routes from that document
- * only; test/openapi compares it with the document built from the
- * descriptor set, which holds every file.
- */
-const GENERATED_CONTRACT = [
-  file_mail_v1_mail,
-  file_mail_v1_lists,
-  file_mail_v1_webhooks,
-  file_mail_v1_admin,
-  file_mail_v1_events,
-  file_mail_v1_errors,
-];
 
 /**
  * The services on the public JSON routes: every service of the contract with
@@ -102,7 +85,7 @@ export function publicServices(registry: Registry): DescService[] {
 
 /** Builds the OpenAPI document. Pure: a new object on every call. */
 export function generateOpenApi(options: GenerateOpenApiOptions = {}): OpenAPIV3Document {
-  const registry = options.registry ?? createRegistry(...GENERATED_CONTRACT);
+  const registry = options.registry ?? contractRegistry();
   const services = publicServices(registry);
   const errorEnum = registry.getEnum(ErrorCodeSchema.typeName);
   const mail = services.find((service) => service.typeName === MailService.typeName);

@@ -1,4 +1,6 @@
+import type { Server as HttpServer } from "node:http";
 import type { Http2Server, Http2Session } from "node:http2";
+import type { AddressInfo, Server } from "node:net";
 import type { ServiceImpl, Interceptor, ConnectRouter } from "@connectrpc/connect";
 import { createRouterTransport } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
@@ -30,6 +32,10 @@ import {
 import { redactedRequest } from "./http/log-redaction.ts";
 import { addResponseHeaders, requestIdFor } from "./http/request-context.ts";
 import { toApiError } from "./http/to-api-error.ts";
+import { healthRoutes, type Readiness } from "./http/health.ts";
+import type { Metrics } from "./metrics/registry.ts";
+import { grpcHealth, HealthService } from "./operator/grpc-health.ts";
+import { dualProtocolServer } from "./operator/one-port.ts";
 import { openApiRoute } from "./openapi/route.ts";
 import { restBridge } from "./rest/bridge.ts";
 
@@ -40,6 +46,11 @@ import { restBridge } from "./rest/bridge.ts";
  * - HTTP/1.1 (HTTP_PORT, default 8080): the JSON /mail/v1 routes, Connect,
  *   gRPC-Web and the OpenAPI document;
  * - h2c (GRPC_PORT, default 8081): gRPC, Connect and the same JSON routes.
+ *
+ * Both also answer GET /livez and /readyz, and grpc.health.v1.Health/Check.
+ * The operator's services (AdminService, EventsService) and GET /metrics are
+ * on a third listener only (OPERATOR_HOST:OPERATOR_PORT, default
+ * 127.0.0.1:8082), HTTP/1.1 and h2c on one port, never on the public ones.
  */
 export interface ApiDependencies {
   readonly config: Config;
@@ -66,25 +77,46 @@ export interface ApiDependencies {
   readonly logger?: FastifyServerOptions["logger"];
   /** How long the listeners wait for clients (tests shorten them); DEFAULT_LISTENER_TIMEOUTS otherwise. */
   readonly timeouts?: Partial<ListenerTimeouts>;
+  /** What GET /readyz and Health/Check ask (PostgreSQL, Temporal); always ready when absent. */
+  readonly readiness?: Readiness;
+  /** Request and RPC metrics, served on the operator listener's GET /metrics; none when absent. */
+  readonly metrics?: Metrics;
 }
 
 export interface ApiServers {
   readonly http: FastifyInstance;
   readonly h2c: FastifyInstance;
+  /** The operator listener's two protocols (one port). */
+  readonly operatorHttp: FastifyInstance;
+  readonly operatorH2c: FastifyInstance;
   /** Listens on the configured ports (0 picks free ones); resolves the bound URLs. */
-  listen(): Promise<{ httpUrl: string; grpcUrl: string }>;
+  listen(): Promise<{ httpUrl: string; grpcUrl: string; operatorUrl: string }>;
   close(): Promise<void>;
 }
 
-function routesFor(deps: ApiDependencies): (router: ConnectRouter) => void {
+type Listener = "public" | "operator";
+
+function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectRouter) => void {
   const mail = mailServiceImpl({ ...deps.mail, config: deps.config });
   return (router) => {
+    grpcHealth(router, deps.readiness ?? (async () => ({ ready: true, checks: {} })));
+    if (listener === "operator") {
+      router.service(AdminService, deps.adminService);
+      if (deps.eventsService) router.service(EventsService, deps.eventsService);
+      return;
+    }
     // Inside every interceptor, so after authentication: records are per API key.
     router.service(MailService, withIdempotency(MailService, mail, deps.idempotency));
     router.service(WebhooksService, withIdempotency(WebhooksService, deps.webhooksService, deps.idempotency));
     router.service(ListsService, withIdempotency(ListsService, deps.listsService, deps.idempotency));
-    router.service(AdminService, deps.adminService);
-    if (deps.eventsService) router.service(EventsService, deps.eventsService);
+  };
+}
+
+/** The health check is open to every caller, like GET /readyz: no token, no rate limit. */
+function exceptHealth(interceptor: Interceptor): Interceptor {
+  return (next) => {
+    const intercepted = interceptor(next);
+    return (req) => (req.service.typeName === HealthService.typeName ? next(req) : intercepted(req));
   };
 }
 
@@ -102,16 +134,19 @@ function authorizerFor(deps: ApiDependencies): Authorize {
 function interceptorsFor(authorize: Authorize, log: FastifyInstance["log"], deps: ApiDependencies): Interceptor[] {
   return [
     errorsInterceptor({ error: (details, message) => log.error(details, message) }, deps.classifyUnexpected),
-    authInterceptor(authorize),
-    requiredFieldsInterceptor(),
+    exceptHealth(authInterceptor(authorize)),
+    exceptHealth(requiredFieldsInterceptor()),
   ];
 }
 
-/** Registers every door on one Fastify instance. */
-async function registerApi(app: FastifyInstance, deps: ApiDependencies, authorize: Authorize): Promise<void> {
-  const routes = routesFor(deps);
+/** Registers every door of `listener` on one Fastify instance. */
+async function registerApi(app: FastifyInstance, deps: ApiDependencies, authorize: Authorize, listener: Listener): Promise<void> {
+  const routes = routesFor(deps, listener);
   const interceptors = interceptorsFor(authorize, app.log, deps);
   const readMaxBytes = deps.config.maxBodyBytes;
+  const metrics = deps.metrics;
+  // Outermost, so that it sees the code the errors interceptor settled on.
+  const withMetrics = (door?: "rest") => (metrics ? [metrics.rpcInterceptor(door), ...interceptors] : interceptors);
 
   addResponseHeaders(app);
   refuseWhileClosing(app);
@@ -119,10 +154,20 @@ async function registerApi(app: FastifyInstance, deps: ApiDependencies, authoriz
     sendApiError(reply, new ApiError("NOT_FOUND", `No route ${request.method} ${request.url.split("?")[0]}.`)),
   );
   app.setErrorHandler((error, request, reply) => sendApiError(reply, toApiError(error, request)));
+  metrics?.observeRequests(app, listener);
+  healthRoutes(app, deps.readiness, listener === "operator");
 
-  await app.register(fastifyConnectPlugin, { routes, interceptors, readMaxBytes });
+  await app.register(fastifyConnectPlugin, { routes, interceptors: withMetrics(), readMaxBytes });
+  if (listener === "operator") {
+    app.get("/metrics", async (_request, reply) => {
+      if (!metrics) return sendApiError(reply, new ApiError("NOT_FOUND", "No metrics in this process."));
+      const { contentType, body } = await metrics.scrape();
+      return reply.type(contentType).send(body);
+    });
+    return;
+  }
   await app.register(async (scope) => {
-    const transport = createRouterTransport(routes, { router: { interceptors, readMaxBytes } });
+    const transport = createRouterTransport(routes, { router: { interceptors: withMetrics("rest"), readMaxBytes } });
     await restBridge(scope, { service: MailService, transport, authorize });
     await restBridge(scope, { service: WebhooksService, transport, authorize });
     await restBridge(scope, { service: ListsService, transport, authorize });
@@ -180,31 +225,11 @@ function baseOptions(deps: ApiDependencies, timeouts: ListenerTimeouts): Fastify
   };
 }
 
-export async function buildApiServers(deps: ApiDependencies): Promise<ApiServers> {
-  const timeouts: ListenerTimeouts = { ...DEFAULT_LISTENER_TIMEOUTS, ...deps.timeouts };
-  const http = Fastify({
-    ...baseOptions(deps, timeouts),
-    requestTimeout: timeouts.requestMs,
-    keepAliveTimeout: timeouts.keepAliveMs,
-    http: {
-      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
-      connectionsCheckingInterval: connectionsCheckingInterval(timeouts),
-      maxHeaderSize: MAX_HEADER_BYTES,
-    },
-    clientErrorHandler: clientErrorHandler({ maxHeaderBytes: MAX_HEADER_BYTES, requestTimeoutMs: timeouts.requestMs }),
-  });
-  const h2c = Fastify({
-    ...(baseOptions(deps, timeouts) as FastifyHttp2Options<Http2Server>),
-    http2: true,
-    http2SessionTimeout: timeouts.http2SessionMs,
-  }) as unknown as FastifyInstance;
-  http2RequestDeadline(h2c, timeouts);
-  const authorize = authorizerFor(deps);
-  await registerApi(http, deps, authorize);
-  await registerApi(h2c, deps, authorize);
-
-  // fastify#5866: closing an HTTP/2 server waits for idle client sessions,
-  // so sessions are tracked and closed explicitly.
+/**
+ * fastify#5866: closing an HTTP/2 server waits for idle client sessions,
+ * so sessions are tracked and closed explicitly.
+ */
+function closeSessionsOnClose(h2c: FastifyInstance): void {
   const sessions = new Set<Http2Session>();
   h2c.server.on("session", (session: Http2Session) => {
     sessions.add(session);
@@ -217,18 +242,80 @@ export async function buildApiServers(deps: ApiDependencies): Promise<ApiServers
     }, 5_000);
     deadline.unref();
   });
+}
+
+function http1Listener(deps: ApiDependencies, timeouts: ListenerTimeouts): FastifyInstance {
+  return Fastify({
+    ...baseOptions(deps, timeouts),
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    http: {
+      headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+      connectionsCheckingInterval: connectionsCheckingInterval(timeouts),
+      maxHeaderSize: MAX_HEADER_BYTES,
+    },
+    clientErrorHandler: clientErrorHandler({ maxHeaderBytes: MAX_HEADER_BYTES, requestTimeoutMs: timeouts.requestMs }),
+  });
+}
+
+function h2cListener(deps: ApiDependencies, timeouts: ListenerTimeouts): FastifyInstance {
+  const h2c = Fastify({
+    ...(baseOptions(deps, timeouts) as FastifyHttp2Options<Http2Server>),
+    http2: true,
+    http2SessionTimeout: timeouts.http2SessionMs,
+  }) as unknown as FastifyInstance;
+  http2RequestDeadline(h2c, timeouts);
+  closeSessionsOnClose(h2c);
+  return h2c;
+}
+
+/** Resolves the URL a server bound to `host` answers on. */
+function urlOf(server: Server, host: string): string {
+  const address = server.address() as AddressInfo;
+  const shown = host.includes(":") ? `[${host}]` : host;
+  return `http://${shown === "0.0.0.0" || shown === "[::]" ? "127.0.0.1" : shown}:${address.port}`;
+}
+
+export async function buildApiServers(deps: ApiDependencies): Promise<ApiServers> {
+  const timeouts: ListenerTimeouts = { ...DEFAULT_LISTENER_TIMEOUTS, ...deps.timeouts };
+  const http = http1Listener(deps, timeouts);
+  const h2c = h2cListener(deps, timeouts);
+  const operatorHttp = http1Listener(deps, timeouts);
+  const operatorH2c = h2cListener(deps, timeouts);
+  const authorize = authorizerFor(deps);
+  await registerApi(http, deps, authorize, "public");
+  await registerApi(h2c, deps, authorize, "public");
+  await registerApi(operatorHttp, deps, authorize, "operator");
+  await registerApi(operatorH2c, deps, authorize, "operator");
+  // Neither operator instance listens: the one operator port hands them its connections.
+  const operator = dualProtocolServer(operatorHttp.server as HttpServer, operatorH2c.server as unknown as Http2Server);
 
   return {
     http,
     h2c,
+    operatorHttp,
+    operatorH2c,
     async listen() {
       const host = deps.config.host;
       const httpUrl = await http.listen({ host, port: deps.config.httpPort });
       const grpcUrl = await h2c.listen({ host, port: deps.config.grpcPort });
-      return { httpUrl, grpcUrl };
+      await Promise.all([operatorHttp.ready(), operatorH2c.ready()]);
+      const operatorHost = deps.config.operatorHost;
+      await new Promise<void>((resolve, reject) => {
+        operator.server.once("error", reject);
+        operator.server.listen({ host: operatorHost, port: deps.config.operatorPort }, () => {
+          operator.server.off("error", reject);
+          resolve();
+        });
+      });
+      return { httpUrl, grpcUrl, operatorUrl: urlOf(operator.server, operatorHost) };
     },
     async close() {
-      await Promise.all([http.close(), h2c.close()]);
+      await Promise.all([
+        http.close(),
+        h2c.close(),
+        operator.close(() => Promise.all([operatorHttp.close(), operatorH2c.close()])),
+      ]);
     },
   };
 }

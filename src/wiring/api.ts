@@ -9,6 +9,14 @@ import { eventsServiceImpl } from "../transport/connect/events/index.ts";
 import { classifyUnexpected, unavailableAs503 } from "./unavailable.ts";
 import { adminServiceImpl } from "../transport/connect/admin/index.ts";
 import { type ApiServers, buildApiServers } from "../transport/server.ts";
+import { readinessOf } from "../transport/http/health.ts";
+import { createMetrics } from "../transport/metrics/registry.ts";
+import { postgresGauges } from "../adapters/metrics/postgres-gauges.ts";
+import { postgresProbe, temporalProbe } from "../adapters/metrics/readiness-probes.ts";
+import { poolOf } from "../adapters/postgres/sql.ts";
+
+/** Each readiness check's longest wait: a probe answers well before an orchestrator's own timeout. */
+const READINESS_TIMEOUT_MS = 2000;
 
 /**
  * The composition root of one API process: the domain services, the
@@ -22,6 +30,8 @@ export interface App extends Omit<Services, "close"> {
   /** Bound URLs once listening. */
   readonly httpUrl: string;
   readonly grpcUrl: string;
+  /** The operator listener: AdminService, EventsService, /metrics (HTTP/1.1 and h2c). */
+  readonly operatorUrl: string;
   close(): Promise<void>;
 }
 
@@ -46,6 +56,11 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   };
   const services = await openServices(databaseUrl, config, log, options.webhooksTestOverrides);
   const { accounts, sendingSetup, credits, suppressions, messaging } = services;
+  const pool = poolOf(services.orm);
+  const readiness = readinessOf({ postgres: postgresProbe(pool), temporal: temporalProbe(services.temporalClient) }, READINESS_TIMEOUT_MS);
+  const metrics = createMetrics(postgresGauges(pool, config.apiPoolMax), (error) =>
+    log.warn({ err: error }, "a metrics gauge could not be read"),
+  );
   const servers = await buildApiServers({
     config,
     // Both run before any handler (and before the errors interceptor on the
@@ -53,7 +68,14 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     authenticator: unavailableAs503(accounts.authenticator),
     rateLimiter: unavailableAs503(services.rateLimiter),
     idempotency: services.idempotency,
-    adminService: adminServiceImpl({ accounts: accounts.service, sendingSetup, credits, suppressions, messaging, webhooks: services.webhooks.webhooks }),
+    adminService: adminServiceImpl({
+      accounts: accounts.service,
+      sendingSetup,
+      credits,
+      suppressions,
+      messaging,
+      webhooks: services.webhooks.webhooks,
+    }),
     mail: { acceptSend: messaging.acceptSend, messages: messaging.reader, contacts: services.contacts.contacts, conversions: services.conversions },
     listsService: listsServiceImpl(services.contacts.lists),
     classifyUnexpected,
@@ -62,10 +84,12 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       deliveries: services.webhooks.webhooks.deliveries,
     }),
     eventsService: eventsServiceImpl({ publisher: services.webhooks.publisher }),
+    readiness,
+    metrics,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   built.servers = servers;
-  const { httpUrl, grpcUrl } = await servers.listen();
+  const { httpUrl, grpcUrl, operatorUrl } = await servers.listen();
   messaging.dispatcher.startRelay();
   services.webhooks.dispatcher.startRelay();
   // The worker in this process has its own pool (worker.ts).
@@ -79,6 +103,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     servers,
     httpUrl,
     grpcUrl,
+    operatorUrl,
     close() {
       closed ??= (async () => {
         await servers.close();

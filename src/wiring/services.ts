@@ -13,7 +13,7 @@ import type { SuppressionsService } from "../capabilities/suppressions/index.ts"
 import { createSuppressions } from "./suppressions.ts";
 import { type MikroORM, migrate, openOrm } from "../adapters/postgres/orm.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
-import { createTemporalClient } from "../adapters/temporal/client.ts";
+import { createTemporalClient, type TemporalClient } from "../adapters/temporal/client.ts";
 import { type ContactsCapability, createContactsCapability } from "./contacts.ts";
 import type { ConversionsService } from "../capabilities/conversions/index.ts";
 import { createConversions } from "./conversions.ts";
@@ -38,6 +38,8 @@ export interface SendingCore {
   readonly webhooks: WebhooksWiring;
   /** Contacts and their lists. */
   readonly contacts: ContactsCapability;
+  /** The shared Temporal client (readiness asks it too). */
+  readonly temporalClient: TemporalClient["client"];
   close(): Promise<void>;
 }
 
@@ -108,6 +110,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     messaging,
     webhooks,
     contacts,
+    temporalClient: temporal.client,
     async close() {
       await messaging.close();
       await webhooks.close();

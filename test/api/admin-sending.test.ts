@@ -57,7 +57,7 @@ describe("AdminService: sending domains, senders, templates, credits, suppressio
   beforeEach(() => dns.clear());
 
   it("requires the operator token", async () => {
-    const anonymous = createClient(AdminService, createConnectTransport({ baseUrl: h.app.httpUrl, httpVersion: "1.1" }));
+    const anonymous = createClient(AdminService, createConnectTransport({ baseUrl: h.app.operatorUrl, httpVersion: "1.1" }));
     const { connect } = await failure(anonymous.listSendingDomains({ companyId }));
     expect(connect).toBe(Code.Unauthenticated);
   });
@@ -220,7 +220,7 @@ describe("AdminService: sending domains, senders, templates, credits, suppressio
       try {
         const { stdout } = await run(process.execPath, ["--disable-warning=ExperimentalWarning", "src/cli/mailctl.ts", ...args], {
           cwd: ROOT,
-          env: { ...process.env, OPERATOR_TOKEN, MAIL_ADMIN_URL: h.app.httpUrl },
+          env: { ...process.env, OPERATOR_TOKEN, MAIL_ADMIN_URL: h.app.operatorUrl },
         });
         return { out: JSON.parse(stdout), stderr: "", code: 0 };
       } catch (error) {

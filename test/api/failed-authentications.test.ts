@@ -54,8 +54,8 @@ describe("failed authentications per client address", () => {
       expect(valid.status, listener).toBe(429);
     }
 
-    // The JSON bridge and Connect share the count: the operator token is refused as well.
-    const admin = createClient(AdminService, createConnectTransport({ baseUrl: h.app.httpUrl, httpVersion: "1.1" }));
+    // Every listener shares the count: the operator token is refused as well, on the operator listener.
+    const admin = createClient(AdminService, createConnectTransport({ baseUrl: h.app.operatorUrl, httpVersion: "1.1" }));
     const refused = await admin
       .listCompanies({}, { headers: { authorization: "Bearer wrong-operator-token" } })
       .then(() => undefined, (error: unknown) => ConnectError.from(error));

@@ -19,7 +19,7 @@ describe("mailctl, the operators' command line", () => {
     try {
       const { stdout, stderr } = await run(process.execPath, ["--disable-warning=ExperimentalWarning", "src/cli/mailctl.ts", ...args], {
         cwd: ROOT,
-        env: { ...process.env, OPERATOR_TOKEN: token, MAIL_ADMIN_URL: h.app.httpUrl },
+        env: { ...process.env, OPERATOR_TOKEN: token, MAIL_ADMIN_URL: h.app.operatorUrl },
       });
       return { stdout, stderr, code: 0 };
     } catch (error) {

@@ -28,7 +28,7 @@ describe("request logs", () => {
   beforeAll(async () => {
     db = await createTestDatabase();
     app = await startApp({ config: testConfig({ logLevel: "info" }), databaseUrl: db.url, logger: { level: "info", stream: logs } });
-    const admin = adminClient(app.httpUrl);
+    const admin = adminClient(app.operatorUrl);
     const { company } = await admin.createCompany({ name: "Logs Inc.", entitlements: { api: true, smtp: false } });
     secret = (await admin.createApiKey({ companyId: company?.id ?? "", name: "logs", scopes: ALL_SCOPES })).secret;
   });

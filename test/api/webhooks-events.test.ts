@@ -44,7 +44,7 @@ beforeAll(async () => {
   sender = await h.readySender({ credits: 5 });
   const created = await h.admin.createWebhookEndpoint({ companyId: sender.companyId, url: hooks.urlFor("/all"), events: [...WEBHOOK_EVENT_NAMES] });
   endpointSecret = created.secret;
-  events = createClient(EventsService, createConnectTransport({ baseUrl: h.app.httpUrl, httpVersion: "1.1", interceptors: [withToken(OPERATOR_TOKEN)] }));
+  events = createClient(EventsService, createConnectTransport({ baseUrl: h.app.operatorUrl, httpVersion: "1.1", interceptors: [withToken(OPERATOR_TOKEN)] }));
 });
 afterAll(async () => {
   await h?.close();
@@ -136,25 +136,22 @@ describe("publishing events", () => {
   });
 
   it("delivers the three kinds the service writes itself too: all 16 kinds reach the receiver", async () => {
-    // message.accepted: from a real send.
+    // message.accepted from a send, contact.updated from a contact write, conversion.recorded from a conversion.
     const response = await h.send(sender.secret, { to: "delivered@kinds.example", subject: "Hi", html: "<p>x</p>" });
     const { id: messageId } = (await response.json()) as { id: string };
-    // contact.updated and conversion.recorded: the outbox rows their capabilities write with their change.
-    for (const [event, data] of [
-      ["contact.updated", { contactId: "ct_1", email: "ada@example.com", status: "subscribed", source: "api", change: "created", occurredAt: OCCURRED.toISOString() }],
-      ["conversion.recorded", { conversion: { eventId: "ord-1", revenue: 10 } }],
-    ] as const) {
-      await h.db.query(`insert into webhook_event (company_id, event, occurred_at, data, dedupe_key) values ($1, $2, $3, $4, $5)`, [
-        sender.companyId,
-        event,
-        OCCURRED,
-        JSON.stringify(data),
-        `test:${randomUUID()}`,
-      ]);
-    }
+    const { secret: key } = await h.newKey(sender.companyId, ["mail.contacts.write", "mail.conversions.write"], "store");
+    const post = (path: string, body: unknown) =>
+      h.fetch(path, { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const contact = await post("/mail/v1/contacts", { email: "grace@kinds.example", firstName: "Grace" });
+    expect(contact.status, await contact.clone().text()).toBe(200);
+    const conversion = await post("/mail/v1/conversions", { eventId: "order-16", eventType: "purchase", email: "grace@kinds.example", revenue: 25, currency: "EUR" });
+    expect(conversion.status, await conversion.clone().text()).toBe(202);
+
     await waitUntil(async () => (WEBHOOK_EVENT_NAMES.every((name) => received(name).length >= 1) ? true : undefined), "all 16 kinds", 60_000);
     expect(WEBHOOK_EVENT_NAMES).toHaveLength(16);
     expect(received("message.accepted").some((b) => b.data.messageId === messageId)).toBe(true);
+    expect(received("contact.updated").some((b) => b.data.email === "grace@kinds.example" && b.data.change === "created")).toBe(true);
+    expect(received("conversion.recorded")).toHaveLength(1);
   });
 
   it("is idempotent on the caller's event id; the same id with another event is a conflict", async () => {
@@ -234,14 +231,14 @@ describe("publishing events", () => {
 describe("the EventsService door", () => {
   it("takes the operator token only, never an API key", async () => {
     const { secret } = await h.newCompanyWithKey(["mail.admin"], "Key Holder Co");
-    const withKey = createClient(EventsService, createConnectTransport({ baseUrl: h.app.httpUrl, httpVersion: "1.1", interceptors: [withToken(secret)] }));
+    const withKey = createClient(EventsService, createConnectTransport({ baseUrl: h.app.operatorUrl, httpVersion: "1.1", interceptors: [withToken(secret)] }));
     expect((await codeAndMessage(withKey.publishEvent(publishing("opened", { case: "campaign", value: campaign })))).code).toBe("FORBIDDEN");
-    const anonymous = createClient(EventsService, createConnectTransport({ baseUrl: h.app.httpUrl, httpVersion: "1.1" }));
+    const anonymous = createClient(EventsService, createConnectTransport({ baseUrl: h.app.operatorUrl, httpVersion: "1.1" }));
     expect((await codeAndMessage(anonymous.publishEvent(publishing("opened", { case: "campaign", value: campaign })))).code).toBe("AUTHENTICATION_REQUIRED");
   });
 
   it("is served over gRPC too", async () => {
-    const grpc = createClient(EventsService, createGrpcTransport({ baseUrl: h.app.grpcUrl, interceptors: [withToken(OPERATOR_TOKEN)] }));
+    const grpc = createClient(EventsService, createGrpcTransport({ baseUrl: h.app.operatorUrl, interceptors: [withToken(OPERATOR_TOKEN)] }));
     const published = await grpc.publishEvent(publishing("order.created", { case: "order", value: { integrationId: "int_g", provider: "shopify", order: { id: "g-1" } } }));
     expect(published.replayed).toBe(false);
     await waitUntil(async () => (received("order.created").some((b) => b.data.integrationId === "int_g") ? true : undefined), "the order over gRPC");
@@ -252,6 +249,13 @@ describe("the EventsService door", () => {
       const response = await h.fetch(path, { method: "POST", headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" }, body: "{}" });
       expect(response.status, path).toBe(404);
     }
+    // Nor on the public listeners at all: the operator listener serves it.
+    const connect = await h.fetch("/mail.v1.EventsService/PublishEvent", {
+      method: "POST",
+      headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(connect.status).toBe(404);
     const document = (await (await h.fetch("/mail/v1/openapi.json")).json()) as { paths: Record<string, unknown>; components: { schemas: Record<string, unknown> } };
     expect(Object.keys(document.paths).filter((p) => p.includes("event"))).toEqual([]);
     expect(Object.keys(document.components.schemas).filter((name) => /Publish|CampaignSent|OrderEvent|CampaignRecipient/.test(name))).toEqual([]);

@@ -50,7 +50,7 @@ async function mailctl(args: string[]): Promise<{ stdout: string; stderr: string
   try {
     const { stdout, stderr } = await run(process.execPath, ["--disable-warning=ExperimentalWarning", "src/cli/mailctl.ts", ...args], {
       cwd: ROOT,
-      env: { ...process.env, OPERATOR_TOKEN, MAIL_ADMIN_URL: h.app.httpUrl },
+      env: { ...process.env, OPERATOR_TOKEN, MAIL_ADMIN_URL: h.app.operatorUrl },
     });
     return { stdout, stderr, code: 0 };
   } catch (error) {

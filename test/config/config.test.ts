@@ -35,6 +35,8 @@ describe("development mode (npm start)", () => {
       host: "127.0.0.1",
       httpPort: 8080,
       grpcPort: 8081,
+      operatorHost: "127.0.0.1",
+      operatorPort: 8082,
       operatorToken: undefined,
       apiKeyPepper: "dev-only-pepper-change-me",
       apiKeyPrefix: "tml",

@@ -119,7 +119,7 @@ describe("docker-compose.yml", () => {
   it("sets every variable the service reads for the API and the worker (in the file, or through .env from .env.example)", () => {
     const needed = CONFIG_VARIABLES.filter((name) => !DEVELOPMENT_ONLY_VARIABLES.includes(name));
     // src/worker-main.ts opens no listener and is the worker whatever RUN_WORKER says.
-    const apiOnly = ["HOST", "HTTP_PORT", "GRPC_PORT", "RUN_WORKER"];
+    const apiOnly = ["HOST", "HTTP_PORT", "GRPC_PORT", "OPERATOR_HOST", "OPERATOR_PORT", "RUN_WORKER"];
     const api = serviceEnvironment(service("api"), filledDotEnv());
     expect(needed.filter((variable) => !(variable in api))).toEqual([]);
     const worker = serviceEnvironment(service("worker"), filledDotEnv());

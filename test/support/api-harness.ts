@@ -1,5 +1,6 @@
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
+import type { FastifyServerOptions } from "fastify";
 import { type App, startApp } from "../../src/wiring/api.ts";
 import type { WebhooksTestOverrides } from "../../src/wiring/webhooks.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
@@ -13,8 +14,8 @@ export const ALL_SCOPES: string[] = [...API_KEY_SCOPES];
 
 /**
  * A real API process for tests: a fresh PostgreSQL database, migrations,
- * both listeners on free ports, and an AdminService client (Connect over
- * HTTP/1.1) holding the operator token.
+ * every listener on free ports, and an AdminService client (Connect over
+ * HTTP/1.1, on the operator listener) holding the operator token.
  */
 export interface ApiHarness {
   readonly app: App;
@@ -35,6 +36,7 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
     ...loadConfig({}),
     httpPort: 0,
     grpcPort: 0,
+    operatorPort: 0,
     operatorToken: OPERATOR_TOKEN,
     apiKeyPepper: "test-pepper",
     keyUsageFlushMs: 200,
@@ -55,14 +57,17 @@ export function adminClient(baseUrl: string): Client<typeof AdminService> {
 export interface ApiHarnessOptions {
   /** Loopback receivers, a test CA, a short schedule, a clock (src/wiring/webhooks.ts). */
   readonly webhooksTestOverrides?: WebhooksTestOverrides;
+  /** The service's logger (default: warnings, to the console); a test of the logs passes a stream. */
+  readonly logger?: FastifyServerOptions["logger"];
 }
 
 export async function startApiHarness(overrides: Partial<Config> = {}, options: ApiHarnessOptions = {}): Promise<ApiHarness> {
   const db = await createTestDatabase();
   const config = testConfig(overrides);
   const webhooks = options.webhooksTestOverrides ? { webhooksTestOverrides: options.webhooksTestOverrides } : {};
-  const app = await startApp({ config, databaseUrl: db.url, logger: { level: "warn" }, ...webhooks });
-  const admin = adminClient(app.httpUrl);
+  const logger = options.logger ?? { level: "warn" };
+  const app = await startApp({ config, databaseUrl: db.url, logger, ...webhooks });
+  const admin = adminClient(app.operatorUrl);
   const others: App[] = [];
 
   const newKey = async (companyId: string, scopes: string[], name = "test key") => {
@@ -82,7 +87,7 @@ export async function startApiHarness(overrides: Partial<Config> = {}, options: 
     },
     fetch: (path, init) => fetch(new URL(path, app.httpUrl), init),
     async startSecondInstance() {
-      const other = await startApp({ config, databaseUrl: db.url, logger: { level: "warn" }, ...webhooks });
+      const other = await startApp({ config, databaseUrl: db.url, logger, ...webhooks });
       others.push(other);
       return other;
     },

@@ -110,7 +110,7 @@ describe("a worker SIGKILLed in the middle of a stream of webhook deliveries", (
       req.header.set("authorization", `Bearer ${OPERATOR_TOKEN}`);
       return next(req);
     };
-    events = createClient(EventsService, createConnectTransport({ baseUrl: h.app.httpUrl, httpVersion: "1.1", interceptors: [operator] }));
+    events = createClient(EventsService, createConnectTransport({ baseUrl: h.app.operatorUrl, httpVersion: "1.1", interceptors: [operator] }));
   });
   afterAll(async () => {
     for (const child of children) if (child.exitCode === null) child.kill("SIGKILL");

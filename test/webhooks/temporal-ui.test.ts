@@ -59,7 +59,7 @@ describe.skipIf(!chromiumInstalled)("a dead-lettered delivery in the Temporal UI
       req.header.set("authorization", `Bearer ${OPERATOR_TOKEN}`);
       return next(req);
     };
-    const events = createClient(EventsService, createConnectTransport({ baseUrl: h.app.httpUrl, httpVersion: "1.1", interceptors: [operator] }));
+    const events = createClient(EventsService, createConnectTransport({ baseUrl: h.app.operatorUrl, httpVersion: "1.1", interceptors: [operator] }));
     const { endpoint } = await h.admin.createWebhookEndpoint({ companyId, url: hooks.urlFor(path), events: ["opened"] });
     await events.publishEvent({
       companyId,

@@ -27,6 +27,8 @@ export interface ScrapeSources {
   webhookDeliveriesByState(): Promise<ReadonlyMap<string, number>>;
   /** Webhook attempts per outcome (success, http_error, or the error class). */
   webhookAttemptsByOutcome(): Promise<ReadonlyMap<string, number>>;
+  /** Seconds from acceptance to handoff of the messages handed off since the previous call. */
+  handoffSecondsSince(): Promise<readonly number[]>;
   /** The API process's PostgreSQL pool. */
   pool(): Promise<{ total: number; idle: number; waiting: number; max: number }>;
 }
@@ -87,6 +89,19 @@ function scrapeGauges(registry: Registry, sources: ScrapeSources | undefined, on
     () => sources.webhookDeliveriesByState(),
   );
   byLabel("mail_webhook_attempts", "Webhook delivery attempts by outcome.", "outcome", () => sources.webhookAttemptsByOutcome());
+  new Histogram({
+    name: "mail_message_handoff_seconds",
+    help: "Time from accepting a message to handing it to the email service (its sent event), observed at scrape time.",
+    buckets: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600],
+    registers: [registry],
+    async collect() {
+      try {
+        for (const seconds of await sources.handoffSecondsSince()) this.observe(seconds);
+      } catch (error) {
+        onError(error);
+      }
+    },
+  });
   new Gauge({
     name: "mail_db_pool_connections",
     help: "Connections of the API's PostgreSQL pool: total, idle, waiting (callers waiting for one), max.",

@@ -23,6 +23,8 @@ import { ContactListMemberSchema } from "./contact-list-member.ts";
 import { ConversionSchema } from "./conversion.ts";
 import { CampaignClickSchema } from "./campaign-click.ts";
 import { SignupFormSchema } from "./signup-form.ts";
+import { StoreIntegrationSchema } from "./store-integration.ts";
+import { StoreOrderSchema } from "./store-order.ts";
 
 export { ApiKeySchema, type ApiKey } from "./api-key.ts";
 export { CompanySchema, type Company } from "./company.ts";
@@ -49,6 +51,8 @@ export { ContactListMemberSchema, type ContactListMember } from "./contact-list-
 export { ConversionSchema, type Conversion } from "./conversion.ts";
 export { CampaignClickSchema, type CampaignClick } from "./campaign-click.ts";
 export { SignupFormSchema, type SignupForm } from "./signup-form.ts";
+export { StoreIntegrationSchema, type StoreIntegration } from "./store-integration.ts";
+export { StoreOrderSchema, type StoreOrder } from "./store-order.ts";
 
 /** Every entity the ORM knows; passed explicitly (no folder discovery). */
 export const ENTITIES = [
@@ -77,4 +81,6 @@ export const ENTITIES = [
   ConversionSchema,
   CampaignClickSchema,
   SignupFormSchema,
+  StoreIntegrationSchema,
+  StoreOrderSchema,
 ] as const;

@@ -6,6 +6,7 @@ import { Migration20251123000000_webhooks } from "./Migration20251123000000_webh
 import { Migration20251123010000_contacts } from "./Migration20251123010000_contacts.ts";
 import { Migration20251123020000_conversions } from "./Migration20251123020000_conversions.ts";
 import { Migration20251123030000_forms } from "./Migration20251123030000_forms.ts";
+import { Migration20251123040000_integrations } from "./Migration20251123040000_integrations.ts";
 import { Migration20251124000000_message_request_fingerprint } from "./Migration20251124000000_message_request_fingerprint.ts";
 import { Migration20251124173000_simulator_events } from "./Migration20251124173000_simulator_events.ts";
 
@@ -25,6 +26,7 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20251123010000_contacts", class: Migration20251123010000_contacts },
   { name: "Migration20251123020000_conversions", class: Migration20251123020000_conversions },
   { name: "Migration20251123030000_forms", class: Migration20251123030000_forms },
+  { name: "Migration20251123040000_integrations", class: Migration20251123040000_integrations },
   { name: "Migration20251124000000_message_request_fingerprint", class: Migration20251124000000_message_request_fingerprint },
   { name: "Migration20251124173000_simulator_events", class: Migration20251124173000_simulator_events },
 ];

@@ -6,6 +6,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryState, WebhookEndpoint } from "./webhooks_pb.js";
+import type { Form, FormField } from "./mail_pb.js";
 
 /**
  * Describes the file mail/v1/admin.proto.
@@ -1747,6 +1748,108 @@ export declare type AdminServiceRetryWebhookDeadLettersResponse = Message<"mail.
 export declare const AdminServiceRetryWebhookDeadLettersResponseSchema: GenMessage<AdminServiceRetryWebhookDeadLettersResponse>;
 
 /**
+ * @generated from message mail.v1.CreateSignupFormRequest
+ */
+export declare type CreateSignupFormRequest = Message<"mail.v1.CreateSignupFormRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * The design: must hold a required field `email` of type `email`.
+   *
+   * @generated from field: repeated mail.v1.FormField fields = 3;
+   */
+  fields: FormField[];
+
+  /**
+   * What the visitor consents to, shown next to the submit button.
+   *
+   * @generated from field: string consent_text = 4;
+   */
+  consentText: string;
+
+  /**
+   * Sign-ups stay `pending` until the address is confirmed.
+   *
+   * @generated from field: bool double_opt_in = 5;
+   */
+  doubleOptIn: boolean;
+
+  /**
+   * BCP 47, e.g. `en`: the language of the hosted page.
+   *
+   * @generated from field: string language = 6;
+   */
+  language: string;
+};
+
+/**
+ * Describes the message mail.v1.CreateSignupFormRequest.
+ * Use `create(CreateSignupFormRequestSchema)` to create a new message.
+ */
+export declare const CreateSignupFormRequestSchema: GenMessage<CreateSignupFormRequest>;
+
+/**
+ * @generated from message mail.v1.CreateSignupFormResponse
+ */
+export declare type CreateSignupFormResponse = Message<"mail.v1.CreateSignupFormResponse"> & {
+  /**
+   * @generated from field: mail.v1.Form form = 1;
+   */
+  form?: Form | undefined;
+};
+
+/**
+ * Describes the message mail.v1.CreateSignupFormResponse.
+ * Use `create(CreateSignupFormResponseSchema)` to create a new message.
+ */
+export declare const CreateSignupFormResponseSchema: GenMessage<CreateSignupFormResponse>;
+
+/**
+ * @generated from message mail.v1.DeactivateSignupFormRequest
+ */
+export declare type DeactivateSignupFormRequest = Message<"mail.v1.DeactivateSignupFormRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string public_id = 2;
+   */
+  publicId: string;
+};
+
+/**
+ * Describes the message mail.v1.DeactivateSignupFormRequest.
+ * Use `create(DeactivateSignupFormRequestSchema)` to create a new message.
+ */
+export declare const DeactivateSignupFormRequestSchema: GenMessage<DeactivateSignupFormRequest>;
+
+/**
+ * @generated from message mail.v1.DeactivateSignupFormResponse
+ */
+export declare type DeactivateSignupFormResponse = Message<"mail.v1.DeactivateSignupFormResponse"> & {
+  /**
+   * @generated from field: mail.v1.Form form = 1;
+   */
+  form?: Form | undefined;
+};
+
+/**
+ * Describes the message mail.v1.DeactivateSignupFormResponse.
+ * Use `create(DeactivateSignupFormResponseSchema)` to create a new message.
+ */
+export declare const DeactivateSignupFormResponseSchema: GenMessage<DeactivateSignupFormResponse>;
+
+/**
  * Administration for operators and internal services. Served over gRPC and
  * Connect only, never on the public JSON routes. Every call carries
  * `authorization: Bearer <OPERATOR_TOKEN>` (the operator token from the
@@ -1938,6 +2041,29 @@ export declare const AdminService: GenService<{
     methodKind: "unary";
     input: typeof RemoveSuppressionRequestSchema;
     output: typeof RemoveSuppressionResponseSchema;
+  },
+  /**
+   * Sign-up forms of a company (listed to API keys by GET /mail/v1/forms).
+   * Create answers the new, active form with its public id and hosted page
+   * address; a bad design answers VALIDATION_ERROR naming every bad field.
+   *
+   * @generated from rpc mail.v1.AdminService.CreateSignupForm
+   */
+  createSignupForm: {
+    methodKind: "unary";
+    input: typeof CreateSignupFormRequestSchema;
+    output: typeof CreateSignupFormResponseSchema;
+  },
+  /**
+   * Deactivate: the form leaves the list and its hosted page stops taking
+   * sign-ups. Idempotent; NOT_FOUND when the company has no such form.
+   *
+   * @generated from rpc mail.v1.AdminService.DeactivateSignupForm
+   */
+  deactivateSignupForm: {
+    methodKind: "unary";
+    input: typeof DeactivateSignupFormRequestSchema;
+    output: typeof DeactivateSignupFormResponseSchema;
   },
   /**
    * The email service reports an outcome of a message (delivered, bounced,

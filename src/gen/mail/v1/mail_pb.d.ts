@@ -975,7 +975,8 @@ export declare type FormField = Message$1<"mail.v1.FormField"> & {
   label: string;
 
   /**
-   * Input type: `email`, `text`, `tel`, `checkbox`, ...
+   * Input type: `email`, `text`, `checkbox` or `select`. Every form has a
+   * required field `email` of type `email`.
    *
    * @generated from field: string type = 3;
    */
@@ -985,6 +986,13 @@ export declare type FormField = Message$1<"mail.v1.FormField"> & {
    * @generated from field: bool required = 4;
    */
   required: boolean;
+
+  /**
+   * The choices of a `select` field; empty for the other types.
+   *
+   * @generated from field: repeated string options = 5;
+   */
+  options: string[];
 };
 
 /**

@@ -11,6 +11,9 @@ import { sendingAdmin } from "./sending-admin.ts";
 import { suppressionsAdmin } from "./suppressions-admin.ts";
 import { providerEventsAdmin } from "./provider-events-admin.ts";
 import { webhooksAdmin, type WebhooksAdminDeps } from "./webhooks-admin.ts";
+import type { SignupForms } from "../../../capabilities/forms/index.ts";
+import { formsAdmin } from "../forms/forms-admin.ts";
+import { notImplemented } from "../not-implemented.ts";
 
 /**
  * The AdminService: operators and internal services (token-guarded by the
@@ -25,6 +28,8 @@ export interface AdminDependencies {
   /** The messages capability's intake of delivery outcomes (src/wiring/messaging.ts builds it). */
   readonly messaging: { readonly providerEvents: ProviderEventsIntake };
   readonly webhooks: WebhooksAdminDeps;
+  /** The sign-up forms (src/wiring/forms.ts); until wired, the form RPCs answer NOT_IMPLEMENTED. */
+  readonly forms?: SignupForms;
 }
 
 export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof AdminService> {
@@ -35,5 +40,8 @@ export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof Ad
     ...suppressionsAdmin(deps.suppressions),
     ...providerEventsAdmin(deps.messaging.providerEvents),
     ...webhooksAdmin(deps.webhooks, deps.accounts),
+    ...(deps.forms
+      ? formsAdmin(deps.forms)
+      : { createSignupForm: notImplemented("CreateSignupForm"), deactivateSignupForm: notImplemented("DeactivateSignupForm") }),
   };
 }

@@ -1,0 +1,1 @@
+export { postgresSignupFormStore } from "./postgres-signup-form-store.ts";

@@ -1,0 +1,98 @@
+import type { Pool } from "../sql.ts";
+import { toDate } from "../sql.ts";
+import type { SignupFormStore } from "../../../capabilities/forms/ports.ts";
+import type { FormField, SignupFormRecord } from "../../../capabilities/forms/types.ts";
+
+type Db = () => Promise<Pool>;
+
+interface SignupFormRow {
+  id: string;
+  company_id: string;
+  public_id: string;
+  name: string;
+  fields: FormField[];
+  consent_text: string;
+  consent_version: number;
+  double_opt_in: boolean;
+  language: string;
+  active: boolean;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+const COLUMNS = `id, company_id, public_id, name, fields, consent_text, consent_version, double_opt_in, language, active, created_at, updated_at`;
+
+function formRecord(row: SignupFormRow): SignupFormRecord {
+  return {
+    id: row.id,
+    companyId: row.company_id,
+    publicId: row.public_id,
+    name: row.name,
+    fields: row.fields,
+    consentText: row.consent_text,
+    consentVersion: row.consent_version,
+    doubleOptIn: row.double_opt_in,
+    language: row.language,
+    active: row.active,
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+/**
+ * The SignupFormStore port on PostgreSQL (table signup_form): single
+ * statements on the pg pool. The public id is unique over all companies;
+ * a collision answers `taken` (`on conflict do nothing`) so the capability
+ * draws another id.
+ */
+export function postgresSignupFormStore(db: Db): SignupFormStore {
+  return {
+    async create(companyId, publicId, form) {
+      const pool = await db();
+      const { rows } = await pool.query<SignupFormRow>(
+        `insert into signup_form (company_id, public_id, name, fields, consent_text, double_opt_in, language)
+         values ($1, $2, $3, $4::jsonb, $5, $6, $7)
+         on conflict (public_id) do nothing
+         returning ${COLUMNS}`,
+        [companyId, publicId, form.name, JSON.stringify(form.fields), form.consentText, form.doubleOptIn, form.language],
+      );
+      const row = rows[0];
+      return row ? formRecord(row) : "taken";
+    },
+
+    async deactivate(companyId, publicId) {
+      const pool = await db();
+      // Only an active form changes (and gets a new updated_at); an inactive one is answered as it is.
+      const { rows } = await pool.query<SignupFormRow>(
+        `with changed as (
+           update signup_form set active = false, updated_at = now()
+            where company_id = $1 and public_id = $2 and active
+           returning ${COLUMNS}
+         )
+         select ${COLUMNS} from changed
+         union all
+         select ${COLUMNS} from signup_form
+          where company_id = $1 and public_id = $2 and not exists (select 1 from changed)`,
+        [companyId, publicId],
+      );
+      const row = rows[0];
+      return row ? formRecord(row) : undefined;
+    },
+
+    async listActive(companyId) {
+      const pool = await db();
+      const { rows } = await pool.query<SignupFormRow>(
+        `select ${COLUMNS} from signup_form where company_id = $1 and active order by created_at, id`,
+        [companyId],
+      );
+      return rows.map(formRecord);
+    },
+
+    async findByPublicId(publicId) {
+      const pool = await db();
+      const { rows } = await pool.query<SignupFormRow>(`select ${COLUMNS} from signup_form where public_id = $1`, [publicId]);
+      const row = rows[0];
+      return row ? formRecord(row) : undefined;
+    },
+  };
+}

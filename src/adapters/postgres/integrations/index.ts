@@ -1,0 +1,1 @@
+export { postgresStoreIntegrationStore } from "./postgres-store-integration-store.ts";

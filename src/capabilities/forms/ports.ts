@@ -1,0 +1,17 @@
+import type { SignupFormRecord, ValidSignupForm } from "./types.ts";
+
+/**
+ * What the forms capability needs from storage (src/adapters/postgres/forms
+ * implements it). Every call but the hosted page's lookup is scoped by
+ * company id.
+ */
+export interface SignupFormStore {
+  /** `taken`: another form has that public id (the caller draws another). */
+  create(companyId: string, publicId: string, form: ValidSignupForm): Promise<SignupFormRecord | "taken">;
+  /** The form after the change; undefined when the company has no form of that public id. */
+  deactivate(companyId: string, publicId: string): Promise<SignupFormRecord | undefined>;
+  /** The company's active forms, oldest first. */
+  listActive(companyId: string): Promise<SignupFormRecord[]>;
+  /** Any company's form by its public id (the hosted page knows no company). */
+  findByPublicId(publicId: string): Promise<SignupFormRecord | undefined>;
+}

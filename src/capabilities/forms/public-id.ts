@@ -1,0 +1,15 @@
+import { randomBytes } from "node:crypto";
+
+/**
+ * A new form's public id: 12 random bytes in base64url (16 characters,
+ * 96 bits). Random rather than sequential so that one form's address tells
+ * nothing about the others and cannot be guessed.
+ */
+export function newPublicId(): string {
+  return randomBytes(12).toString("base64url");
+}
+
+/** Whether a path segment can be a public id at all (saves a lookup of junk). */
+export function isPublicIdShape(value: string): boolean {
+  return /^[A-Za-z0-9_-]{8,64}$/.test(value);
+}

@@ -1,0 +1,13 @@
+export { createStoreIntegrations, type StoreIntegrations, type StoreIntegrationsDependencies } from "./store-integrations.ts";
+export type { OrderEventDraft, OrderRecordRequest, StoreIntegrationStore } from "./ports.ts";
+export { canonicalOrder, decideOrder, isPaid, validateOrder, type OrderDecision } from "./order-rules.ts";
+export {
+  STORE_PROVIDERS,
+  type OrderBilling,
+  type OrderLineItem,
+  type PushOrderAnswer,
+  type StoreIntegrationRecord,
+  type StoreOrder,
+  type StoreOrderInput,
+  type StoreProvider,
+} from "./types.ts";

@@ -1,0 +1,110 @@
+import type { FieldProblemKind } from "../../../../capabilities/forms/hosted/index.ts";
+import { HONEYPOT_FIELD, TOKEN_FIELD } from "../../../../capabilities/forms/hosted/index.ts";
+import type { FormField, PublishedForm } from "../../../../capabilities/forms/index.ts";
+import { type PageStrings, pageStrings } from "./strings.ts";
+
+/**
+ * The hosted sign-up page: plain HTML, no script, in the form's language.
+ * Accessible: every input has a <label>, required fields are marked with
+ * `required` and `aria-required`, a refused field points to its message
+ * with `aria-describedby` and `aria-invalid`, the page-level notice is a
+ * `role="alert"`. The honeypot is off-screen, out of the tab order and
+ * hidden from assistive technology, so only bots fill it.
+ */
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function problemText(kind: FieldProblemKind, strings: PageStrings): string {
+  switch (kind) {
+    case "required":
+      return strings.required;
+    case "invalid-email":
+      return strings.invalidEmail;
+    case "invalid-choice":
+      return strings.invalidChoice;
+    case "invalid":
+      return strings.invalidValue;
+  }
+}
+
+export interface PageState {
+  readonly token: string;
+  /** What the visitor sent, shown again after a refusal. */
+  readonly values?: Readonly<Record<string, string>>;
+  readonly problems?: Readonly<Record<string, FieldProblemKind>>;
+  /** A page-level message (expired page, too many attempts). */
+  readonly notice?: string;
+}
+
+function fieldHtml(field: FormField, index: number, state: PageState, strings: PageStrings): string {
+  const id = `f${index}`;
+  const value = state.values?.[field.name] ?? "";
+  const problem = state.problems?.[field.name];
+  const errorId = `${id}-error`;
+  const aria = `${field.required ? ' required aria-required="true"' : ""}${problem ? ` aria-invalid="true" aria-describedby="${errorId}"` : ""}`;
+  const error = problem ? `<p class="error" id="${errorId}">${escapeHtml(problemText(problem, strings))}</p>` : "";
+  const name = escapeHtml(field.name);
+  const label = escapeHtml(field.label);
+  if (field.type === "checkbox") {
+    return `<div class="field checkbox"><input type="checkbox" id="${id}" name="${name}" value="yes"${value !== "" ? " checked" : ""}${aria}><label for="${id}">${label}</label>${error}</div>`;
+  }
+  if (field.type === "select") {
+    const options = field.options
+      .map((o) => `<option value="${escapeHtml(o)}"${o === value ? " selected" : ""}>${escapeHtml(o)}</option>`)
+      .join("");
+    return `<div class="field"><label for="${id}">${label}</label><select id="${id}" name="${name}"${aria}><option value="">${escapeHtml(strings.choose)}</option>${options}</select>${error}</div>`;
+  }
+  const type = field.type === "email" ? "email" : "text";
+  const autocomplete = { email: "email", firstName: "given-name", lastName: "family-name", company: "organization", phone: "tel" }[field.name] ?? "on";
+  return `<div class="field"><label for="${id}">${label}</label><input type="${type}" id="${id}" name="${name}" value="${escapeHtml(value)}" autocomplete="${autocomplete}"${aria}>${error}</div>`;
+}
+
+function page(form: PublishedForm, body: string): string {
+  return `<!doctype html>
+<html lang="${escapeHtml(form.language)}">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(form.name)}</title>
+<style>
+body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
+.field{margin:0 0 1rem}label{display:block;font-weight:600}.checkbox label{display:inline;font-weight:normal;margin-left:.4rem}
+input[type=email],input[type=text],select{width:100%;padding:.5rem;font-size:1rem;box-sizing:border-box}
+.error,[role=alert]{color:#a00000}.hp{position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden}
+button{padding:.6rem 1.2rem;font-size:1rem}
+</style>
+</head>
+<body>
+<main>
+<h1>${escapeHtml(form.name)}</h1>
+${body}
+</main>
+</body>
+</html>
+`;
+}
+
+/** The form, empty or with what the visitor sent and why it was refused. */
+export function renderFormPage(form: PublishedForm, state: PageState): string {
+  const strings = pageStrings(form.language);
+  const fields = form.fields.map((field, index) => fieldHtml(field, index, state, strings)).join("\n");
+  const notice = state.notice ? `<p role="alert">${escapeHtml(state.notice)}</p>\n` : "";
+  return page(
+    form,
+    `${notice}<form method="post" action="${escapeHtml(form.url)}" novalidate>
+<input type="hidden" name="${TOKEN_FIELD}" value="${escapeHtml(state.token)}">
+<div class="hp" aria-hidden="true"><label for="hp">${escapeHtml(strings.leaveEmpty)}</label><input type="text" id="hp" name="${HONEYPOT_FIELD}" value="" tabindex="-1" autocomplete="off"></div>
+${fields}
+<p class="consent">${escapeHtml(form.consentText)}</p>
+<button type="submit">${escapeHtml(strings.submit)}</button>
+</form>`,
+  );
+}
+
+/** The thank-you page after an accepted sign-up. */
+export function renderThanksPage(form: PublishedForm, confirmationRequired: boolean): string {
+  const strings = pageStrings(form.language);
+  return page(form, `<p role="status">${escapeHtml(confirmationRequired ? strings.thanksConfirm : strings.thanksSubscribed)}</p>`);
+}

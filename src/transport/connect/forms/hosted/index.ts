@@ -1,0 +1,1 @@
+export { registerHostedForms, type HostedFormsDependencies } from "./register-hosted-forms.ts";

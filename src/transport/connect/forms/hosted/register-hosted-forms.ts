@@ -1,0 +1,74 @@
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { HostedSignup, SignupOutcome } from "../../../../capabilities/forms/hosted/index.ts";
+import { renderFormPage, renderThanksPage } from "./hosted-page.ts";
+import { pageStrings } from "./strings.ts";
+
+export interface HostedFormsDependencies {
+  readonly signup: HostedSignup;
+}
+
+/** A sign-up is a few short fields: anything bigger is not a visitor's. */
+const BODY_LIMIT = 16 * 1024;
+
+const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
+
+/**
+ * The hosted sign-up pages, reached without an API key:
+ * GET /mail/v1/forms/{publicId} serves the form, POST takes a sign-up.
+ * Answers are HTML (the visitor's browser posts a plain form); a refused
+ * sign-up serves the form again with the visitor's values, the reasons and
+ * a fresh token. Registered in its own encapsulated scope, so its
+ * urlencoded body parser touches no other route.
+ */
+export async function registerHostedForms(app: FastifyInstance, deps: HostedFormsDependencies): Promise<void> {
+  await app.register(async (scope) => {
+    if (!scope.hasContentTypeParser(FORM_CONTENT_TYPE)) {
+      scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: "string", bodyLimit: BODY_LIMIT }, (_request, body, done) => {
+        const values: Record<string, string> = {};
+        // The first value of a repeated name wins: a form never repeats one.
+        for (const [name, value] of new URLSearchParams(String(body))) if (!Object.hasOwn(values, name)) values[name] = value;
+        done(null, values);
+      });
+    }
+
+    const html = (reply: FastifyReply, status: number, body: string): FastifyReply =>
+      reply
+        .status(status)
+        .header("content-type", "text/html; charset=utf-8")
+        .header("cache-control", "no-store")
+        // The page may be framed by the customer's site; it runs no script and loads nothing.
+        .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+        .header("referrer-policy", "no-referrer")
+        .send(body);
+
+    const notFound = (reply: FastifyReply): FastifyReply => reply.status(404).header("content-type", "text/plain; charset=utf-8").send("Not found");
+
+    scope.get<{ Params: { publicId: string } }>("/mail/v1/forms/:publicId", async (request, reply) => {
+      const opened = await deps.signup.open(request.params.publicId);
+      if (!opened) return notFound(reply);
+      return html(reply, 200, renderFormPage(opened.form, { token: opened.token }));
+    });
+
+    scope.post<{ Params: { publicId: string }; Body: unknown }>("/mail/v1/forms/:publicId", { bodyLimit: BODY_LIMIT }, async (request, reply) => {
+      const body = request.body;
+      const values: Record<string, string> = {};
+      if (typeof body === "object" && body !== null) {
+        for (const [name, value] of Object.entries(body)) if (typeof value === "string") values[name] = value;
+      }
+      const outcome: SignupOutcome = await deps.signup.submit(request.params.publicId, { values, clientIp: request.ip });
+      switch (outcome.kind) {
+        case "not-found":
+          return notFound(reply);
+        case "accepted":
+          return html(reply, 200, renderThanksPage(outcome.form, outcome.confirmationRequired));
+        case "expired":
+          return html(reply, 403, renderFormPage(outcome.form, { token: deps.signup.token(outcome.form), values, notice: pageStrings(outcome.form.language).expired }));
+        case "invalid":
+          return html(reply, 400, renderFormPage(outcome.form, { token: deps.signup.token(outcome.form), values, problems: outcome.problems }));
+        case "rate-limited":
+          reply.header("retry-after", String(outcome.retryAfterSeconds));
+          return html(reply, 429, renderFormPage(outcome.form, { token: deps.signup.token(outcome.form), values, notice: pageStrings(outcome.form.language).tooMany }));
+      }
+    });
+  });
+}

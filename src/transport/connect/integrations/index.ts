@@ -1,0 +1,1 @@
+export { integrationsServiceImpl } from "./integrations-service.ts";

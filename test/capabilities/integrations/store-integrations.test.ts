@@ -1,0 +1,173 @@
+import { fromJson } from "@bufbuild/protobuf";
+import { createContextValues, createHandlerContext } from "@connectrpc/connect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { StoreIntegrations, StoreOrderInput } from "../../../src/capabilities/integrations/index.ts";
+import type { AuthenticatedKey } from "../../../src/capabilities/accounts/types.ts";
+import { IntegrationsService, PushOrderRequestSchema } from "../../../src/gen/mail/v1/integrations_pb.js";
+import { kCaller } from "../../../src/transport/connect/context.ts";
+import { integrationsServiceImpl } from "../../../src/transport/connect/integrations/index.ts";
+import { createIntegrationsCapability } from "../../../src/wiring/integrations.ts";
+import { apiErrorOf, fieldsNamed, openContactsHarness, type ContactsHarness } from "../contacts/harness.ts";
+
+function order(overrides: Partial<StoreOrderInput> = {}): StoreOrderInput {
+  return {
+    id: "727",
+    status: "pending",
+    currency: "eur",
+    total: "29.35",
+    lineItems: [{ name: "Woo Single #1", quantity: 2, total: "6.00", sku: "WS-1" }],
+    billing: { email: "John.Doe@Example.com", firstName: "John", lastName: "Doe" },
+    dateCreated: "2026-11-20T10:07:04",
+    datePaid: "",
+    ...overrides,
+  };
+}
+
+describe("store integrations (IntegrationsService: ConnectStore, PushOrder)", () => {
+  let h: ContactsHarness;
+  let integrations: StoreIntegrations;
+
+  beforeAll(async () => {
+    h = await openContactsHarness();
+    integrations = createIntegrationsCapability(h.orm, { contacts: h.contacts, now: h.clock.now });
+  });
+  afterAll(async () => h?.close());
+
+  const orderEvents = async (companyId: string) => (await h.events(companyId)).filter((e) => e.event.startsWith("order."));
+  /** The order events of each push, oldest push first (the rows of one push share its time; their order within it is not stated). */
+  const eventsByPush = async (companyId: string): Promise<string[][]> => {
+    const pushes = new Map<number, string[]>();
+    for (const e of await orderEvents(companyId)) pushes.set(e.occurredAt.getTime(), [...(pushes.get(e.occurredAt.getTime()) ?? []), e.event]);
+    return [...pushes.values()].map((events) => events.sort());
+  };
+
+  it("connects a shop once per site", async () => {
+    const companyId = await h.newCompany();
+    const first = await integrations.connectStore(companyId, "woocommerce", "https://Shop.Example.com/");
+    expect(first).toMatchObject({ created: true, integration: { provider: "woocommerce", siteUrl: "https://shop.example.com" } });
+    const again = await integrations.connectStore(companyId, "WooCommerce", "https://shop.example.com");
+    expect(again).toEqual({ created: false, integration: first.integration });
+    expect(await fieldsNamed(integrations.connectStore(companyId, "shopify", "ftp://x"))).toEqual(["provider", "site_url"]);
+  });
+
+  it("records an order once, syncs its customer as a pending contact and writes order.event + order.created", async () => {
+    const companyId = await h.newCompany();
+    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
+    const answer = await integrations.pushOrder(companyId, integration.id, order());
+    expect(answer).toMatchObject({ created: true, changed: true, paid: false });
+    const contact = await h.contacts.getContact(companyId, "john.doe@example.com");
+    expect(contact).toMatchObject({ id: answer.contactId, status: "pending", firstName: "John", lastName: "Doe" });
+
+    expect(await eventsByPush(companyId)).toEqual([["order.created", "order.event"]]);
+    const events = await orderEvents(companyId);
+    expect(events[1]?.data).toEqual(events[0]?.data);
+    expect(events[0]?.data).toEqual({
+      integrationId: integration.id,
+      provider: "woocommerce",
+      order: {
+        id: "727",
+        status: "pending",
+        currency: "EUR",
+        total: "29.35",
+        lineItems: [{ name: "Woo Single #1", quantity: 2, total: "6.00", sku: "WS-1" }],
+        billing: { email: "John.Doe@Example.com", firstName: "John", lastName: "Doe" },
+        dateCreated: "2026-11-20T10:07:04",
+        datePaid: null,
+      },
+    });
+
+    // The same order pushed again (a webhook retry) changes nothing and writes nothing.
+    expect(await integrations.pushOrder(companyId, integration.id, order())).toMatchObject({ created: false, changed: false, paid: false });
+    expect(await orderEvents(companyId)).toHaveLength(2);
+  });
+
+  it("writes order.paid once, in the push where the order becomes paid", async () => {
+    const companyId = await h.newCompany();
+    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
+    await integrations.pushOrder(companyId, integration.id, order());
+    const paid = order({ status: "processing", datePaid: "2026-11-20T10:09:00" });
+    expect(await integrations.pushOrder(companyId, integration.id, paid)).toMatchObject({ created: false, changed: true, paid: true });
+    await integrations.pushOrder(companyId, integration.id, paid);
+    expect(await integrations.pushOrder(companyId, integration.id, order({ status: "completed", datePaid: "2026-11-20T10:09:00" }))).toMatchObject({
+      changed: true,
+      paid: true,
+    });
+    expect(await eventsByPush(companyId)).toEqual([["order.created", "order.event"], ["order.event", "order.paid"], ["order.event"]]);
+
+    // An order paid at its first push: created and paid together.
+    await integrations.pushOrder(companyId, integration.id, order({ id: "728", status: "completed" }));
+    expect((await eventsByPush(companyId)).at(-1)).toEqual(["order.created", "order.event", "order.paid"]);
+  });
+
+  it("records concurrent pushes of one order once", async () => {
+    const companyId = await h.newCompany();
+    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
+    const answers = await Promise.all(Array.from({ length: 6 }, () => integrations.pushOrder(companyId, integration.id, order({ id: "900" }))));
+    expect(answers.filter((a) => a.created)).toHaveLength(1);
+    expect(await eventsByPush(companyId)).toEqual([["order.created", "order.event"]]);
+    const { rows } = await h.db.query(`select count(*)::int as n from store_order where company_id = $1`, [companyId]);
+    expect(rows[0]).toEqual({ n: 1 });
+  });
+
+  it("never overwrites a protected contact status", async () => {
+    const companyId = await h.newCompany();
+    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
+    await h.contacts.upsertContact(companyId, { email: "john.doe@example.com", status: "unsubscribed" });
+    await integrations.pushOrder(companyId, integration.id, order());
+    expect((await h.contacts.getContact(companyId, "john.doe@example.com")).status).toBe("unsubscribed");
+  });
+
+  it("keeps tenants apart: another company's integration is NOT_FOUND", async () => {
+    const mine = await h.newCompany();
+    const theirs = await h.newCompany();
+    const { integration } = await integrations.connectStore(theirs, "woocommerce", "https://shop.example.com");
+    await apiErrorOf(integrations.pushOrder(mine, integration.id, order()), "NOT_FOUND");
+    await apiErrorOf(integrations.pushOrder(mine, "not-a-uuid", order()), "NOT_FOUND");
+    expect(await orderEvents(mine)).toEqual([]);
+    await expect(h.contacts.getContact(mine, "john.doe@example.com")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    // The same site connected by two companies is two integrations.
+    expect((await integrations.connectStore(mine, "woocommerce", "https://shop.example.com")).integration.id).not.toBe(integration.id);
+  });
+
+  it("names every bad field of an order, writing nothing", async () => {
+    const companyId = await h.newCompany();
+    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
+    expect(
+      await fieldsNamed(
+        integrations.pushOrder(companyId, integration.id, order({ id: "0", currency: "euro", total: "1,5", datePaid: "yesterday", lineItems: [{ name: "x", quantity: -1, total: "", sku: "" }] })),
+      ),
+    ).toEqual(["order.id", "order.currency", "order.total", "order.line_items[0].total", "order.line_items[0].quantity", "order.date_paid"]);
+    expect(await orderEvents(companyId)).toEqual([]);
+  });
+
+  it("takes WooCommerce's webhook body as the plugin sends it (snake_case JSON)", async () => {
+    const companyId = await h.newCompany();
+    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
+    const request = fromJson(PushOrderRequestSchema, {
+      integration_id: integration.id,
+      order: {
+        id: 1042,
+        status: "processing",
+        currency: "USD",
+        total: "18.00",
+        line_items: [{ name: "Mug", quantity: 1, total: "18.00", sku: "MUG" }],
+        billing: { email: "ann@example.com", first_name: "Ann", last_name: "Lee" },
+        date_created: "2026-11-21T09:00:00",
+        date_paid: "2026-11-21T09:01:00",
+      },
+    }, { ignoreUnknownFields: true });
+    const ctx = createHandlerContext({
+      service: IntegrationsService,
+      method: IntegrationsService.method.pushOrder,
+      protocolName: "connect",
+      requestMethod: "POST",
+      url: "http://x/",
+      contextValues: createContextValues().set(kCaller, { companyId } as unknown as AuthenticatedKey),
+    });
+    const answer = await integrationsServiceImpl(integrations).pushOrder(request, ctx);
+    expect(answer).toMatchObject({ created: true, changed: true, paid: true });
+    expect((await h.contacts.getContact(companyId, "ann@example.com")).firstName).toBe("Ann");
+    const created = (await orderEvents(companyId)).find((e) => e.event === "order.created");
+    expect(created?.data).toMatchObject({ order: { id: "1042", lineItems: [{ name: "Mug", quantity: 1, total: "18.00", sku: "MUG" }] } });
+  });
+});

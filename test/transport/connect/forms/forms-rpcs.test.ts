@@ -1,0 +1,85 @@
+import { create, toJson } from "@bufbuild/protobuf";
+import { createContextValues, createHandlerContext } from "@connectrpc/connect";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdminService, CreateSignupFormRequestSchema, DeactivateSignupFormRequestSchema } from "../../../../src/gen/mail/v1/admin_pb.js";
+import { FormFieldSchema, ListFormsRequestSchema, ListFormsResponseSchema, MailService } from "../../../../src/gen/mail/v1/mail_pb.js";
+import { formsAdmin, listFormsRpc } from "../../../../src/transport/connect/forms/index.ts";
+import { kCaller } from "../../../../src/transport/connect/context.ts";
+import type { AuthenticatedKey } from "../../../../src/capabilities/accounts/types.ts";
+import { apiErrorOf } from "../../../capabilities/contacts/harness.ts";
+import { openFormsHarness, type FormsHarness } from "../../../capabilities/forms/harness.ts";
+
+/** The form handlers map the contract's messages to the forms capability, for the caller's company. */
+describe("form handlers (ListForms, AdminService form RPCs)", () => {
+  let h: FormsHarness;
+
+  beforeAll(async () => {
+    h = await openFormsHarness();
+  });
+  afterAll(async () => h?.close());
+
+  function callerContext(companyId: string) {
+    const values = createContextValues().set(kCaller, { companyId, scopes: ["mail.events.read"] } as unknown as AuthenticatedKey);
+    const method = MailService.method.listForms;
+    return createHandlerContext({ service: MailService, method, protocolName: "connect", requestMethod: "GET", url: "http://x/mail/v1/forms", contextValues: values });
+  }
+  const adminContext = () =>
+    createHandlerContext({ service: AdminService, method: AdminService.method.createSignupForm, protocolName: "grpc", requestMethod: "POST", url: "http://x/" });
+
+  it("an operator creates and deactivates a form; GET /mail/v1/forms shows the caller's active ones as JSON", async () => {
+    const companyId = await h.newCompany();
+    const other = await h.newCompany();
+    const admin = formsAdmin(h.forms);
+    const created = await admin.createSignupForm(
+      create(CreateSignupFormRequestSchema, {
+        companyId,
+        name: "Newsletter",
+        fields: [
+          create(FormFieldSchema, { name: "email", label: "E-Mail", type: "email", required: true }),
+          create(FormFieldSchema, { name: "topic", label: "Thema", type: "select", options: ["News"] }),
+        ],
+        consentText: "Ja, ich will.",
+        doubleOptIn: true,
+        language: "de",
+      }),
+      adminContext(),
+    );
+    const publicId = created.form?.publicId ?? "";
+    await admin.createSignupForm(
+      create(CreateSignupFormRequestSchema, {
+        companyId: other,
+        name: "Theirs",
+        fields: [create(FormFieldSchema, { name: "email", label: "Email", type: "email", required: true })],
+        consentText: "Yes",
+        language: "en",
+      }),
+      adminContext(),
+    );
+
+    const listed = await listFormsRpc(h.forms).listForms(create(ListFormsRequestSchema), callerContext(companyId));
+    expect(toJson(ListFormsResponseSchema, create(ListFormsResponseSchema, listed))).toEqual({
+      items: [
+        {
+          publicId,
+          name: "Newsletter",
+          fields: [
+            { name: "email", label: "E-Mail", type: "email", required: true },
+            { name: "topic", label: "Thema", type: "select", options: ["News"] },
+          ],
+          consentText: "Ja, ich will.",
+          doubleOptIn: true,
+          language: "de",
+          url: `https://mail.example.test/mail/v1/forms/${publicId}`,
+        },
+      ],
+    });
+
+    const off = await admin.deactivateSignupForm(create(DeactivateSignupFormRequestSchema, { companyId, publicId }), adminContext());
+    expect(off.form?.publicId).toBe(publicId);
+    expect((await listFormsRpc(h.forms).listForms(create(ListFormsRequestSchema), callerContext(companyId))).items).toEqual([]);
+    await apiErrorOf(
+      Promise.resolve(admin.deactivateSignupForm(create(DeactivateSignupFormRequestSchema, { companyId: other, publicId }), adminContext())),
+      "NOT_FOUND",
+    );
+  });
+});
