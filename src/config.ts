@@ -112,6 +112,8 @@ export interface Config {
   readonly runWorker: boolean;
   /** Pooled PostgreSQL connections of the API role and of the worker role (each has its own pool). */
   readonly apiPoolMax: number;
+  /** The public address of the API (hosted sign-up form URLs); default http://HOST:HTTP_PORT. */
+  readonly publicBaseUrl: string | undefined;
   readonly workerPoolMax: number;
   /** Longest wait for a pooled connection (then 503 SERVICE_UNAVAILABLE), ms. */
   readonly databaseAcquireTimeoutMs: number;
@@ -198,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     runWorker: e.RUN_WORKER,
     relayIntervalMs: e.RELAY_INTERVAL_MS,
     apiPoolMax: e.API_POOL_MAX,
+    publicBaseUrl: e.PUBLIC_BASE_URL,
     workerPoolMax: e.WORKER_POOL_MAX,
     databaseAcquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,

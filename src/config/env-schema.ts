@@ -177,6 +177,7 @@ export const ENV_SCHEMA = z.object({
   RUN_WORKER: flag(true),
   RELAY_INTERVAL_MS: wholeNumber(2000, 1),
   API_POOL_MAX: wholeNumber(10, 1, 1000),
+  PUBLIC_BASE_URL: z.string().optional().transform((raw) => (raw === undefined || raw === "" ? undefined : raw.replace(/\/+$/, ""))),
   WORKER_POOL_MAX: wholeNumber(10, 3, 1000),
   DATABASE_ACQUIRE_TIMEOUT_MS: wholeNumber(5000, 1),
   DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(30000, 0),

@@ -14,6 +14,8 @@ import { AdminService } from "../gen/mail/v1/admin_pb.js";
 import { MailService } from "../gen/mail/v1/mail_pb.js";
 import { WebhooksService } from "../gen/mail/v1/webhooks_pb.js";
 import { ListsService } from "../gen/mail/v1/lists_pb.js";
+import { IntegrationsService } from "../gen/mail/v1/integrations_pb.js";
+import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
 import { EventsService } from "../gen/mail/v1/events_pb.js";
 import { type Authorize, authInterceptor, createAuthorizer } from "./connect/auth-interceptor.ts";
 import { errorsInterceptor } from "./connect/errors-interceptor.ts";
@@ -65,6 +67,10 @@ export interface ApiDependencies {
   readonly webhooksService: ServiceImpl<typeof WebhooksService>;
   /** Contact lists, for the company's Mail administrators (scope mail.admin). */
   readonly listsService: ServiceImpl<typeof ListsService>;
+  /** The store endpoints of the WordPress / WooCommerce plugin (scope mail.integrations.write). */
+  readonly integrationsService?: ServiceImpl<typeof IntegrationsService>;
+  /** The hosted sign-up pages (GET/POST /mail/v1/forms/{publicId}), on the public HTTP listeners. */
+  readonly hostedForms?: HostedFormsDependencies;
   /** Internal services publish campaign and order events (operator token; gRPC/Connect only). Not served when absent. */
   readonly eventsService?: ServiceImpl<typeof EventsService>;
   /**
@@ -109,6 +115,9 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
     router.service(MailService, withIdempotency(MailService, mail, deps.idempotency));
     router.service(WebhooksService, withIdempotency(WebhooksService, deps.webhooksService, deps.idempotency));
     router.service(ListsService, withIdempotency(ListsService, deps.listsService, deps.idempotency));
+    if (deps.integrationsService) {
+      router.service(IntegrationsService, withIdempotency(IntegrationsService, deps.integrationsService, deps.idempotency));
+    }
   };
 }
 
@@ -171,8 +180,10 @@ async function registerApi(app: FastifyInstance, deps: ApiDependencies, authoriz
     await restBridge(scope, { service: MailService, transport, authorize });
     await restBridge(scope, { service: WebhooksService, transport, authorize });
     await restBridge(scope, { service: ListsService, transport, authorize });
+    if (deps.integrationsService) await restBridge(scope, { service: IntegrationsService, transport, authorize });
     openApiRoute(scope);
   });
+  if (deps.hostedForms) await registerHostedForms(app, deps.hostedForms);
 }
 
 /**

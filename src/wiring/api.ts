@@ -5,6 +5,9 @@ import { startWorkerProcess, type WorkerProcess } from "./worker.ts";
 import type { WebhooksTestOverrides } from "./webhooks.ts";
 import { webhooksServiceImpl } from "../transport/connect/webhooks/index.ts";
 import { listsServiceImpl } from "../transport/connect/contacts/index.ts";
+import { integrationsServiceImpl } from "../transport/connect/integrations/index.ts";
+import { createHostedSignupCapability } from "./forms.ts";
+import { createHmac } from "node:crypto";
 import { eventsServiceImpl } from "../transport/connect/events/index.ts";
 import { classifyUnexpected, unavailableAs503 } from "./unavailable.ts";
 import { adminServiceImpl } from "../transport/connect/admin/index.ts";
@@ -75,8 +78,19 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       suppressions,
       messaging,
       webhooks: services.webhooks.webhooks,
+      forms: services.forms,
     }),
-    mail: { acceptSend: messaging.acceptSend, messages: messaging.reader, contacts: services.contacts.contacts, conversions: services.conversions },
+    mail: { acceptSend: messaging.acceptSend, messages: messaging.reader, contacts: services.contacts.contacts, conversions: services.conversions, forms: services.forms },
+    integrationsService: integrationsServiceImpl(services.integrations),
+    hostedForms: {
+      signup: createHostedSignupCapability({
+        forms: services.forms,
+        contacts: services.contacts.contacts,
+        rateLimiter: services.rateLimiter,
+        // Its own key, derived from the cursor secret (domain-separated): no new secret to manage.
+        tokenSecret: createHmac("sha256", config.cursorSecret).update("mail.v1.hosted-form-token").digest("hex"),
+      }),
+    },
     listsService: listsServiceImpl(services.contacts.lists),
     classifyUnexpected,
     webhooksService: webhooksServiceImpl({

@@ -17,6 +17,10 @@ import { createTemporalClient, type TemporalClient } from "../adapters/temporal/
 import { type ContactsCapability, createContactsCapability } from "./contacts.ts";
 import type { ConversionsService } from "../capabilities/conversions/index.ts";
 import { createConversions } from "./conversions.ts";
+import type { SignupForms } from "../capabilities/forms/index.ts";
+import type { StoreIntegrations } from "../capabilities/integrations/index.ts";
+import { createFormsCapability } from "./forms.ts";
+import { createIntegrationsCapability } from "./integrations.ts";
 import { createWebhooksWiring, type WebhooksTestOverrides, type WebhooksWiring } from "./webhooks.ts";
 
 /**
@@ -126,6 +130,8 @@ export interface Services extends SendingCore {
   readonly rateLimiter: FixedWindowRateLimiter;
   readonly idempotency: IdempotencyGuard;
   readonly conversions: ConversionsService;
+  readonly forms: SignupForms;
+  readonly integrations: StoreIntegrations;
 }
 
 export async function openServices(
@@ -143,12 +149,16 @@ export async function openServices(
   const rateLimiter = createRateLimiter(orm);
   const idempotency = createIdempotency(orm, config);
   const conversions = createConversions(orm);
+  const forms = createFormsCapability(orm, { publicBaseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.httpPort}` });
+  const integrations = createIntegrationsCapability(orm, { contacts: core.contacts.contacts });
   return {
     ...core,
     accounts,
     rateLimiter,
     idempotency,
     conversions,
+    forms,
+    integrations,
     async close() {
       await accounts.usage.close();
       await rateLimiter.close();

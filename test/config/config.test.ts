@@ -63,6 +63,7 @@ describe("development mode (npm start)", () => {
       runWorker: true,
       relayIntervalMs: 2000,
       apiPoolMax: 10,
+      publicBaseUrl: undefined,
       workerPoolMax: 10,
       databaseAcquireTimeoutMs: 5000,
       databaseStatementTimeoutMs: 30000,

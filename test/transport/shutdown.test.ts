@@ -1,3 +1,4 @@
+import type { SignupForms } from "../../src/capabilities/forms/index.ts";
 import type { ConversionRecorder } from "../../src/transport/connect/conversions/index.ts";
 import type { Contacts } from "../../src/capabilities/contacts/index.ts";
 import { describe, expect, it } from "vitest";
@@ -14,6 +15,7 @@ describe("shutdown", () => {
       timeouts: { keepAliveMs: 600_000, idleMs: 600_000 },
       mail: {
         contacts: {} as Contacts,
+      forms: {} as SignupForms,
       conversions: {} as ConversionRecorder,
         async acceptSend() {
           entered();

@@ -1,3 +1,4 @@
+import type { SignupForms } from "../../src/capabilities/forms/index.ts";
 import type { ConversionRecorder } from "../../src/transport/connect/conversions/index.ts";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ApiError } from "../../src/contract/api-error.ts";
@@ -61,6 +62,7 @@ export async function startStubApi(overrides: Partial<ApiDependencies> = {}): Pr
     listsService: {} as ServiceImpl<typeof ListsService>,
     mail: {
       contacts: {} as Contacts,
+      forms: {} as SignupForms,
       conversions: {} as ConversionRecorder,
       async acceptSend() {
         return { id: "00000000-0000-4000-8000-000000000003", status: "queued", replayed: false };

@@ -4,7 +4,8 @@ import { type AccountLimits, accountRpcs } from "./account.ts";
 import type { Contacts } from "../../../capabilities/contacts/index.ts";
 import { contactRpcs } from "../contacts/index.ts";
 import { type ConversionRecorder, conversionRpcs } from "../conversions/index.ts";
-import { formsRpcs } from "./forms.ts";
+import type { SignupForms } from "../../../capabilities/forms/index.ts";
+import { listFormsRpc } from "../forms/index.ts";
 import { type MessagesDependencies, messagesRpcs } from "./messages.ts";
 
 export { API_VERSION } from "./account.ts";
@@ -16,6 +17,8 @@ export interface MailServiceDeps extends MessagesDependencies {
   readonly contacts: Contacts;
   /** Records conversions (src/capabilities/conversions). */
   readonly conversions: ConversionRecorder;
+  /** Active sign-up forms (src/capabilities/forms). */
+  readonly forms: SignupForms;
 }
 
 /**
@@ -29,7 +32,7 @@ export function mailServiceImpl(deps: MailServiceDeps): ServiceImpl<typeof MailS
     ...accountRpcs(deps.config),
     ...messagesRpcs(deps),
     ...contactRpcs(deps.contacts),
-    ...formsRpcs(),
+    ...listFormsRpc(deps.forms),
     ...conversionRpcs(deps.conversions),
   };
 }
