@@ -88,7 +88,9 @@ describe("gRPC, Connect and gRPC-Web doors", () => {
       create(ListFormsRequestSchema),
       metadata,
     );
-    expect(forms.error?.code).toBe(grpc.status.UNIMPLEMENTED);
+    // An authenticated call gets past the check (the company has no forms yet).
+    expect(forms.error).toBeFalsy();
+    expect(forms.response?.items).toEqual([]);
   });
 
   it("gRPC answers carry the rate-limit headers and the request id", async () => {
