@@ -1,8 +1,10 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // The chaos suite kills servers on purpose and takes minutes: `npm run test:chaos` (vitest.chaos.config.ts).
+    exclude: [...configDefaults.exclude, "test/chaos/**"],
     // Tests start real PostgreSQL and Temporal servers; on a 2-core CI
     // machine their startup alone can take tens of seconds.
     testTimeout: 60_000,

@@ -10,7 +10,7 @@
  * values. Each scenario also reports the reader's own wall time (median of
  * a few warm runs).
  */
-import type { Pool } from "../src/adapters/postgres/sql.ts";
+import { explainScenarios, recordingPool, type RecordedStatement, type Scenario } from "./lib/explain.ts";
 import { pgPool } from "../src/adapters/postgres/sql.ts";
 import { openOrm } from "../src/adapters/postgres/orm.ts";
 import { postgresMessageLog } from "../src/adapters/postgres/messages/message-log.ts";
@@ -21,48 +21,13 @@ import { filterFingerprint, parseListOptions } from "../src/capabilities/message
 const SECRET = "bench-cursor-secret";
 const RUNS = 5;
 
-interface Recorded {
-  readonly text: string;
-  readonly values: unknown[];
-}
-
-/** The real pool, except that `query({ text, values })` is also written down. */
-function recordingPool(pool: Pool, recorded: Recorded[]): Pool {
-  return new Proxy(pool, {
-    get(target, property, receiver) {
-      if (property === "query") {
-        return (config: Recorded) => {
-          recorded.push({ text: config.text, values: config.values });
-          return target.query(config.text, config.values);
-        };
-      }
-      return Reflect.get(target, property, receiver);
-    },
-  });
-}
-
-/** The id list of the events query is long and says nothing: print its size. */
-function brief(value: unknown): unknown {
-  return Array.isArray(value) && value.length > 3 ? `[${value.length} values]` : value;
-}
-
-/** Plan lines repeating that id list are cut, the rest is kept whole. */
-function clip(line: string, max = 220): string {
-  return line.length > max ? `${line.slice(0, max)}…` : line;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
-
 async function main(): Promise<void> {
   const databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) throw new Error("set DATABASE_URL to the seeded database");
   const orm = await openOrm(databaseUrl, { poolMax: 2 });
   try {
     const pool = await pgPool(orm);
-    const recorded: Recorded[] = [];
+    const recorded: RecordedStatement[] = [];
     const reader = createMessageReader(postgresMessageLog(() => Promise.resolve(recordingPool(pool, recorded))), { cursorSecret: SECRET });
 
     const companyId =
@@ -112,31 +77,13 @@ async function main(): Promise<void> {
       ["status=bounced + q=gmail + tag=campaign", { status: "bounced", q: "gmail", tag: "campaign" }],
     ];
 
-    const runs: [string, () => Promise<number>][] = scenarios.map(([title, options]) => [
+    const runs: Scenario[] = scenarios.map(([title, options]) => ({
       title,
-      async () => (await reader.listMessages(companyId, options)).items.length,
-    ]);
+      run: async () => (await reader.listMessages(companyId, options)).items.length,
+    }));
     const someId = firstPage.items[0]?.id;
-    if (someId) runs.push(["getMessage (newest message)", async () => (await reader.getMessage(companyId, someId)).events.length]);
-
-    for (const [title, run] of runs) {
-      const times: number[] = [];
-      let items = 0;
-      for (let n = 0; n < RUNS; n++) {
-        recorded.length = 0;
-        const started = performance.now();
-        items = await run();
-        times.push(performance.now() - started);
-      }
-      console.log(`=== ${title}: ${items} items/events, reader median ${median(times).toFixed(2)} ms over ${RUNS} warm runs`);
-      for (const statement of [...recorded]) {
-        console.log(`--- ${statement.text.replace(/\s+/g, " ").trim()}`);
-        console.log(`    values: ${JSON.stringify(statement.values.map(brief))}`);
-        const { rows } = await pool.query<{ "QUERY PLAN": string }>(`explain (analyze, buffers) ${statement.text}`, statement.values);
-        for (const row of rows) console.log(`    ${clip(row["QUERY PLAN"])}`);
-      }
-      console.log();
-    }
+    if (someId) runs.push({ title: "getMessage (newest message)", run: async () => (await reader.getMessage(companyId, someId)).events.length });
+    await explainScenarios(runs, { pool, recorded, runs: RUNS });
   } finally {
     await orm.close();
   }

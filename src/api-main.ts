@@ -7,11 +7,16 @@
  * Unlike `npm start` (src/main.ts) it starts no embedded server, seeds
  * nothing and prints no secret. It registers the workflows' search
  * attributes before accepting requests, since a workflow that sets one the
- * cluster lacks cannot start. SIGTERM / SIGINT: graceful shutdown.
+ * cluster lacks cannot start. SIGTERM / SIGINT: graceful shutdown (the
+ * listeners stop accepting, requests in flight are answered, the in-process
+ * worker's activities finish, the pools close) within SHUTDOWN_TIMEOUT_MS,
+ * logged in one line (src/wiring/shutdown.ts).
  */
 import { startApp } from "./wiring/api.ts";
+import { shutDownOnSignals } from "./wiring/shutdown.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { ensureSearchAttributes } from "./runtime/temporal-dev-server.ts";
+import { registerSearchAttributes } from "./wiring/search-attributes.ts";
+import { installTemporalRuntime } from "./adapters/temporal/worker.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -30,27 +35,18 @@ async function main(): Promise<void> {
     console.warn("EMAIL_PROVIDER is simulator: messages are accepted but never leave this service (set EMAIL_PROVIDER=smtp)");
   }
 
-  await ensureSearchAttributes(temporalAddress, config.temporalNamespace);
+  // Before any worker exists: the SDK's metrics exporter, and no signal handling of its own.
+  if (config.runWorker) installTemporalRuntime({ metricsAddress: config.temporalMetricsAddress });
+  await registerSearchAttributes(config, temporalAddress, (line) => console.warn(line));
   const app = await startApp({ config, databaseUrl });
   console.log(
     `API listening: ${app.httpUrl} (HTTP/1.1), ${app.grpcUrl} (h2c), operator ${app.operatorUrl}; ` +
       `Temporal ${temporalAddress} namespace ${config.temporalNamespace}, worker ${config.runWorker ? "in process" : "separate"}`,
   );
-
-  let stopping = false;
-  const shutdown = async (signal: string): Promise<void> => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: shutting down`);
-    try {
-      await app.close();
-    } catch (error) {
-      console.error("error during shutdown", error);
-    }
-    process.exit(0);
-  };
-  process.once("SIGTERM", () => void shutdown("SIGTERM"));
-  process.once("SIGINT", () => void shutdown("SIGINT"));
+  if (config.runWorker && config.temporalMetricsAddress) {
+    console.log(`Temporal SDK metrics: http://${config.temporalMetricsAddress}/metrics`);
+  }
+  shutDownOnSignals(app, { timeoutMs: config.shutdownTimeoutMs, process: "api" });
 }
 
 main().catch((error: unknown) => {

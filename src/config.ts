@@ -13,7 +13,11 @@
  * lists them all.
  */
 import { DEVELOPMENT_SECRETS, productionProblems } from "./config/production-rules.ts";
-import { ENV_SCHEMA, envProblems } from "./config/env-schema.ts";
+import { ENV_SCHEMA, envProblems, type TrustProxy } from "./config/env-schema.ts";
+import { type TemporalTlsSettings, temporalTlsOf, temporalTlsProblems } from "./config/combination-rules.ts";
+
+export type { TemporalTlsSettings } from "./config/combination-rules.ts";
+export type { TrustProxy } from "./config/env-schema.ts";
 
 export { CONFIG_VARIABLES, DEVELOPMENT_ONLY_VARIABLES } from "./config/env-schema.ts";
 
@@ -28,6 +32,12 @@ export interface Config {
   readonly temporalAddress: string | undefined;
   readonly temporalNamespace: string;
   readonly temporalTaskQueue: string;
+  /** TLS towards Temporal (a cluster with TLS, Temporal Cloud); undefined: plaintext. */
+  readonly temporalTls: TemporalTlsSettings | undefined;
+  /** Temporal Cloud API key (secret), sent as a bearer token over TLS. */
+  readonly temporalApiKey: string | undefined;
+  /** host:port where the Temporal SDK's Prometheus exporter listens in a process that runs a worker; undefined: off. */
+  readonly temporalMetricsAddress: string | undefined;
   /** Interface the servers listen on. */
   readonly host: string;
   /** HTTP/1.1 port: JSON /mail/v1 routes, Connect, gRPC-Web, OpenAPI. */
@@ -38,6 +48,21 @@ export interface Config {
   readonly operatorHost: string;
   /** Port of the operator listener: HTTP/1.1 and h2c on one port. */
   readonly operatorPort: number;
+  /** Interface and port of a worker process's own listener (/livez, /readyz, /metrics); loopback by default. */
+  readonly workerOperatorHost: string;
+  readonly workerOperatorPort: number;
+  /**
+   * Which proxies in front of the public listeners may tell the client's
+   * address (X-Forwarded-For): the failed-authentication limit and the
+   * hosted forms' evidence use it. false: none, the peer is the client.
+   */
+  readonly trustProxy: TrustProxy;
+  /**
+   * SIGTERM: how long requests and activities in flight may take to finish;
+   * then the process exits anyway (a worker's activities are cancelled
+   * shortly before, so Temporal retries them elsewhere).
+   */
+  readonly shutdownTimeoutMs: number;
   /**
    * Bearer token of the AdminService. Unset: the AdminService refuses every
    * call (`npm start` in development makes one per run; production refuses
@@ -152,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const mode = modeOf(env);
   const parsed = ENV_SCHEMA.safeParse(env);
   const problems = parsed.success ? [] : envProblems(parsed.error);
+  if (parsed.success) problems.push(...temporalTlsProblems(parsed.data));
   if (mode === "production") problems.push(...productionProblems(env));
   if (!parsed.success || problems.length > 0) throw new ConfigError(mode, problems);
   const e = parsed.data;
@@ -162,11 +188,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     temporalAddress: e.TEMPORAL_ADDRESS,
     temporalNamespace: e.TEMPORAL_NAMESPACE,
     temporalTaskQueue: e.TEMPORAL_TASK_QUEUE,
+    temporalTls: temporalTlsOf(e),
+    temporalApiKey: e.TEMPORAL_API_KEY,
+    temporalMetricsAddress: e.TEMPORAL_METRICS_ADDRESS,
     host: e.HOST,
     httpPort: e.HTTP_PORT,
     grpcPort: e.GRPC_PORT,
     operatorHost: e.OPERATOR_HOST,
     operatorPort: e.OPERATOR_PORT,
+    workerOperatorHost: e.WORKER_OPERATOR_HOST,
+    workerOperatorPort: e.WORKER_OPERATOR_PORT,
+    trustProxy: e.TRUST_PROXY,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     operatorToken: e.OPERATOR_TOKEN,
     apiKeyPepper,
     apiKeyPrefix: e.API_KEY_PREFIX,

@@ -10,14 +10,18 @@
  *   operator token when OPERATOR_TOKEN is unset. In production mode the
  *   configuration must name the database, Temporal and every secret, and
  *   nothing is seeded or printed; the containers use src/api-main.ts.
- * - SIGTERM / SIGINT: graceful shutdown, in reverse order of start.
+ * - SIGTERM / SIGINT: graceful shutdown, in reverse order of start, within
+ *   SHUTDOWN_TIMEOUT_MS (src/wiring/shutdown.ts).
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
 import { type App, startApp } from "./wiring/api.ts";
+import { shutDownOnSignals } from "./wiring/shutdown.ts";
+import { registerSearchAttributes } from "./wiring/search-attributes.ts";
+import { installTemporalRuntime } from "./adapters/temporal/worker.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { startEmbeddedPostgres } from "./runtime/embedded-postgres.ts";
-import { ensureSearchAttributes, startTemporalDevServer } from "./runtime/temporal-dev-server.ts";
+import { startTemporalDevServer } from "./runtime/temporal-dev-server.ts";
 import { API_KEY_SCOPES } from "./capabilities/accounts/scopes.ts";
 
 type Stop = () => Promise<void>;
@@ -41,6 +45,8 @@ async function main(): Promise<void> {
   const stops: Stop[] = [];
   let config = loadConfig();
   const dataDir = path.resolve(config.dataDir);
+  // Before any worker exists: the SDK's metrics exporter, and no signal handling of its own.
+  if (config.runWorker) installTemporalRuntime({ metricsAddress: config.temporalMetricsAddress });
   if (config.mode === "development") {
     console.log("Development mode: development secrets unless set, demo data on an empty database (NODE_ENV=production for production).");
   }
@@ -66,7 +72,7 @@ async function main(): Promise<void> {
     temporalAddress = temporal.address;
     temporalUi = temporal.uiUrl;
   } else {
-    await ensureSearchAttributes(temporalAddress, config.temporalNamespace);
+    await registerSearchAttributes(config, temporalAddress, (line) => console.warn(line));
   }
   config = { ...config, temporalAddress };
 
@@ -84,26 +90,28 @@ async function main(): Promise<void> {
       `Operator (mailctl, /metrics), private:   ${app.operatorUrl}`,
       `Temporal frontend:                       ${temporalAddress}`,
       `Temporal UI:                             ${temporalUi}`,
+      ...(config.runWorker && config.temporalMetricsAddress
+        ? [`Temporal SDK metrics:                    http://${config.temporalMetricsAddress}/metrics`]
+        : []),
       "",
     ].join("\n"),
   );
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal}: shutting down`);
-    for (const stop of stops.reverse()) {
-      try {
-        await stop();
-      } catch (error) {
-        console.error("error during shutdown", error);
-      }
-    }
-    process.exit(0);
-  };
-  process.once("SIGTERM", () => void shutdown("SIGTERM"));
-  process.once("SIGINT", () => void shutdown("SIGINT"));
+  shutDownOnSignals(
+    {
+      inFlight: () => app.inFlight(),
+      async close() {
+        for (const stop of stops.reverse()) {
+          try {
+            await stop();
+          } catch (error) {
+            console.error("error during shutdown", error);
+          }
+        }
+      },
+    },
+    { timeoutMs: config.shutdownTimeoutMs, process: "api" },
+  );
 }
 
 main().catch((error: unknown) => {

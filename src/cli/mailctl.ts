@@ -9,13 +9,14 @@
  */
 import { readFile } from "node:fs/promises";
 import { parseArgs } from "node:util";
-import type { DescMessage, MessageShape } from "@bufbuild/protobuf";
+import { type DescMessage, fromJson, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { type Timestamp, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { ApiError, apiErrorFrom } from "../contract/api-error.ts";
 import { enumValueFromJson, messageToPublicJson } from "../contract/json-codec.ts";
 import { AdminService } from "../gen/mail/v1/admin_pb.js";
+import { type FormField, FormFieldSchema } from "../gen/mail/v1/mail_pb.js";
 import { type WebhookDeliveryState, WebhookDeliveryStateSchema } from "../gen/mail/v1/webhooks_pb.js";
 
 const USAGE = `usage: mailctl <command> [options]
@@ -50,10 +51,23 @@ const USAGE = `usage: mailctl <command> [options]
   webhook delivery --company ID --delivery DELIVERY_ID      (with every attempt)
   webhook retry --company ID --delivery DELIVERY_ID         (a dead letter)
   webhook retry-dead-letters --company ID --endpoint ENDPOINT_ID --since ISO8601
+  list create --company ID --name NAME                      (a contact list)
+  list ls --company ID
+  list rename --company ID --list LIST_ID --name NAME
+  list rm --company ID --list LIST_ID                       (its contacts stay)
+  form create --company ID --name NAME --consent-text TEXT --language TAG [--double-opt-in]
+              [--fields-file PATH]    (a JSON array of {name, label, type, required, options};
+                                       default: one required email field)
+  form ls --company ID                                      (the active forms)
+  form deactivate --company ID --form PUBLIC_ID
+  revenue --company ID [--since ISO8601] [--until ISO8601]  (gross, refunded, net per campaign)
 
 Environment: MAIL_ADMIN_URL (default http://127.0.0.1:8082), OPERATOR_TOKEN.`;
 
 class UsageError extends Error {}
+
+/** Commands of one word (every other command is a noun and a verb). */
+const SINGLE_WORD_COMMANDS: ReadonlySet<string> = new Set(["revenue"]);
 
 function required(values: Record<string, unknown>, name: string): string {
   const value = values[name];
@@ -92,6 +106,32 @@ function deliveryState(values: Record<string, unknown>): WebhookDeliveryState | 
 
 function print<Desc extends DescMessage>(desc: Desc, message: MessageShape<Desc>): void {
   process.stdout.write(JSON.stringify(messageToPublicJson(desc, message), null, 2) + "\n");
+}
+
+/** The label of the default form's one field, per language (English otherwise). */
+const EMAIL_LABEL: Readonly<Record<string, string>> = { de: "E-Mail", fr: "E-mail", es: "Correo electrónico", it: "Email", nl: "E-mailadres" };
+
+/** `--fields-file`: a JSON array of form fields (public JSON names); without it, one required email field. */
+async function formFields(values: Record<string, unknown>, language: string): Promise<FormField[]> {
+  const file = values["fields-file"];
+  if (typeof file !== "string") {
+    const label = EMAIL_LABEL[language.split("-")[0]?.toLowerCase() ?? ""] ?? "Email";
+    return [fromJson(FormFieldSchema, { name: "email", label, type: "email", required: true })];
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(file, "utf8"));
+  } catch (error) {
+    throw new UsageError(`--fields-file: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!Array.isArray(parsed)) throw new UsageError("--fields-file must hold a JSON array of fields");
+  return parsed.map((field: JsonValue, index) => {
+    try {
+      return fromJson(FormFieldSchema, field);
+    } catch (error) {
+      throw new UsageError(`--fields-file: field ${index}: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  });
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -140,10 +180,18 @@ async function main(argv: string[]): Promise<void> {
       until: { type: "string" },
       limit: { type: "string" },
       cursor: { type: "string" },
+      list: { type: "string" },
+      form: { type: "string" },
+      "consent-text": { type: "string" },
+      language: { type: "string" },
+      "double-opt-in": { type: "boolean" },
+      "fields-file": { type: "string" },
       help: { type: "boolean" },
     },
   });
-  if (values.help || positionals.length < 2) throw new UsageError("");
+  // Every command is two words (`list ls`) except the one-word reports.
+  const single = positionals.length === 1 && SINGLE_WORD_COMMANDS.has(positionals[0] ?? "");
+  if (values.help || (positionals.length < 2 && !single)) throw new UsageError("");
 
   const token = process.env.OPERATOR_TOKEN;
   if (!token) throw new UsageError("set OPERATOR_TOKEN to the service's operator token");
@@ -156,7 +204,7 @@ async function main(argv: string[]): Promise<void> {
   const admin = createClient(AdminService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [operator] }));
   const output = AdminService.method;
 
-  const command = `${positionals[0]} ${positionals[1]}`;
+  const command = single ? (positionals[0] ?? "") : `${positionals[0]} ${positionals[1]}`;
   switch (command) {
     case "company create": {
       const entitlements = { api: flag(values, "api") ?? true, smtp: flag(values, "smtp") ?? false };
@@ -338,6 +386,50 @@ async function main(argv: string[]): Promise<void> {
         since,
       });
       return print(output.retryWebhookDeadLetters.output, response);
+    }
+    case "list create":
+      return print(
+        output.createContactList.output,
+        await admin.createContactList({ companyId: required(values, "company"), name: required(values, "name") }),
+      );
+    case "list ls":
+      return print(output.listContactLists.output, await admin.listContactLists({ companyId: required(values, "company") }));
+    case "list rename":
+      return print(
+        output.renameContactList.output,
+        await admin.renameContactList({ companyId: required(values, "company"), id: required(values, "list"), name: required(values, "name") }),
+      );
+    case "list rm":
+      return print(
+        output.deleteContactList.output,
+        await admin.deleteContactList({ companyId: required(values, "company"), id: required(values, "list") }),
+      );
+    case "form create": {
+      const language = required(values, "language");
+      const response = await admin.createSignupForm({
+        companyId: required(values, "company"),
+        name: required(values, "name"),
+        consentText: required(values, "consent-text"),
+        language,
+        doubleOptIn: values["double-opt-in"] === true,
+        fields: await formFields(values, language),
+      });
+      return print(output.createSignupForm.output, response);
+    }
+    case "form ls":
+      return print(output.listSignupForms.output, await admin.listSignupForms({ companyId: required(values, "company") }));
+    case "form deactivate":
+      return print(
+        output.deactivateSignupForm.output,
+        await admin.deactivateSignupForm({ companyId: required(values, "company"), publicId: required(values, "form") }),
+      );
+    case "revenue": {
+      const response = await admin.getRevenueByCampaign({
+        companyId: required(values, "company"),
+        since: optionalTimestamp(values, "since"),
+        until: optionalTimestamp(values, "until"),
+      });
+      return print(output.getRevenueByCampaign.output, response);
     }
     default:
       throw new UsageError(`unknown command: ${command}`);

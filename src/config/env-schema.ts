@@ -7,6 +7,7 @@
  * Error messages echo the bad value, except for values that may hold a
  * secret (URLs with passwords, tokens): those say only what is wrong.
  */
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 type Ctx = { addIssue(message: string): void };
@@ -102,13 +103,42 @@ function postgresUrl() {
   });
 }
 
-/** `host:port` or `[ipv6]:port`, what the Temporal SDK connects to. */
-function hostAndPort() {
+/** `host:port` or `[ipv6]:port`: what the Temporal SDK connects to, or an address to bind. */
+function hostAndPort(example: string) {
   return variable<string | undefined>(undefined, (raw, ctx) => {
     const match = /^(?:\[[0-9a-fA-F:.]+\]|[^\s:/[\]]+):(\d+)$/.exec(raw);
     const portNumber = Number(match?.[1]);
     if (match && portNumber >= 1 && portNumber <= 65535) return raw;
-    ctx.addIssue(`must be host:port (e.g. temporal:7233), got "${raw}"`);
+    ctx.addIssue(`must be host:port (e.g. ${example}), got "${raw}"`);
+    return z.NEVER;
+  });
+}
+
+/** The names proxy-addr (Fastify's trustProxy) knows for address ranges. */
+const PROXY_RANGE_NAMES = ["loopback", "linklocal", "uniquelocal"];
+
+/**
+ * Which proxies may tell the client's address (X-Forwarded-For), as
+ * Fastify's `trustProxy` takes it: false (none, the default), true (every
+ * hop: only behind a proxy that overwrites the header), a hop count, or
+ * addresses and CIDR ranges of the proxies.
+ */
+export type TrustProxy = boolean | number | readonly string[];
+
+function trustProxy() {
+  return variable<TrustProxy>(false, (raw, ctx) => {
+    if (raw === "false") return false;
+    if (raw === "true") return true;
+    if (/^\d+$/.test(raw)) return Number(raw) === 0 ? false : Number(raw);
+    const entries = raw
+      .split(",")
+      .map((entry) => entry.trim())
+      .filter((entry) => entry !== "");
+    const bad = entries.filter((entry) => !PROXY_RANGE_NAMES.includes(entry) && !ipaddr.isValid(entry) && !ipaddr.isValidCIDR(entry));
+    if (entries.length > 0 && bad.length === 0) return entries;
+    ctx.addIssue(
+      `must be false, true, a hop count, or a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal; got "${raw}"`,
+    );
     return z.NEVER;
   });
 }
@@ -126,9 +156,20 @@ export const ENV_SCHEMA = z.object({
   MAIL_MODE: oneOf(["development", "production"], "development"),
 
   DATABASE_URL: postgresUrl(),
-  TEMPORAL_ADDRESS: hostAndPort(),
+  TEMPORAL_ADDRESS: hostAndPort("temporal:7233"),
   TEMPORAL_NAMESPACE: text("default"),
   TEMPORAL_TASK_QUEUE: text("mail"),
+  // A Temporal cluster with TLS, or Temporal Cloud: the names the Temporal
+  // CLI and SDKs read too. Unset TEMPORAL_TLS: on when a client certificate
+  // or an API key is set (src/config/combination-rules.ts checks the pairs).
+  TEMPORAL_TLS: flag(undefined),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: optionalText(),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: optionalText(),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optionalText(),
+  TEMPORAL_TLS_SERVER_NAME: optionalText(),
+  TEMPORAL_API_KEY: secret(),
+  // The Temporal SDK's Prometheus exporter of a process that runs a worker; unset: off.
+  TEMPORAL_METRICS_ADDRESS: hostAndPort("127.0.0.1:9464"),
 
   HOST: text("127.0.0.1"),
   HTTP_PORT: port(8080, 0),
@@ -136,6 +177,11 @@ export const ENV_SCHEMA = z.object({
   // The operator listener (AdminService, EventsService, /metrics): loopback unless said otherwise.
   OPERATOR_HOST: text("127.0.0.1"),
   OPERATOR_PORT: port(8082, 0),
+  // The worker process's own listener (/livez, /readyz, /metrics): loopback unless said otherwise.
+  WORKER_OPERATOR_HOST: text("127.0.0.1"),
+  WORKER_OPERATOR_PORT: port(8083, 0),
+  TRUST_PROXY: trustProxy(),
+  SHUTDOWN_TIMEOUT_MS: wholeNumber(25_000, 1),
 
   OPERATOR_TOKEN: secret(),
   API_KEY_PEPPER: secret(),

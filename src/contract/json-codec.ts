@@ -43,14 +43,26 @@ export function enumPrefix(desc: DescEnum): string {
   return `${snake}_`;
 }
 
+/** Public names by value number, worked out once per enum (they are read on every answer). */
+const enumNames = new WeakMap<DescEnum, Map<number, string>>();
+
+function publicNamesOf(desc: DescEnum): Map<number, string> {
+  let names = enumNames.get(desc);
+  if (!names) {
+    const prefix = enumPrefix(desc);
+    names = new Map(
+      desc.values
+        .filter((v) => v.number !== 0)
+        .map((v) => [v.number, (v.name.startsWith(prefix) ? v.name.slice(prefix.length) : v.name).toLowerCase()]),
+    );
+    enumNames.set(desc, names);
+  }
+  return names;
+}
+
 /** Public JSON name of an enum value, e.g. `queued`. Undefined for the zero value. */
 export function enumValueToJson(desc: DescEnum, value: number): string | undefined {
-  if (value === 0) return undefined;
-  const v = desc.value[value];
-  if (!v) return undefined;
-  const prefix = enumPrefix(desc);
-  const bare = v.name.startsWith(prefix) ? v.name.slice(prefix.length) : v.name;
-  return bare.toLowerCase();
+  return publicNamesOf(desc).get(value);
 }
 
 /** All public JSON names of an enum, in declaration order, without the zero value. */
@@ -158,6 +170,23 @@ function fieldToJson(field: DescField, value: unknown): JsonValue {
 export type JsonSource = "body" | "query" | "path";
 
 const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/i;
+/** The range of google.protobuf.Timestamp: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z, in ms. */
+const MIN_TIMESTAMP_MS = -62_135_596_800_000;
+const MAX_TIMESTAMP_MS = 253_402_300_799_999;
+/** A UTF-16 surrogate without its pair: valid in JSON (`"\ud800"`), not Unicode text. */
+const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const NOT_TEXT = "must be Unicode text (it holds an unpaired surrogate)";
+/** Free-form values (Struct, Value, ListValue) deeper than this are refused here, naming the field (protobuf-es stops at 100, naming none). */
+const MAX_FREE_FORM_DEPTH = 64;
+
+/** 64-bit integers: protobuf-es refuses values outside these with a message naming no field. */
+const INT64_RANGE: Partial<Record<ScalarType, [bigint, bigint]>> = {
+  [ScalarType.INT64]: [-(2n ** 63n), 2n ** 63n - 1n],
+  [ScalarType.SINT64]: [-(2n ** 63n), 2n ** 63n - 1n],
+  [ScalarType.SFIXED64]: [-(2n ** 63n), 2n ** 63n - 1n],
+  [ScalarType.UINT64]: [0n, 2n ** 64n - 1n],
+  [ScalarType.FIXED64]: [0n, 2n ** 64n - 1n],
+};
 
 const INT32_RANGE: Partial<Record<ScalarType, [number, number]>> = {
   [ScalarType.INT32]: [-2147483648, 2147483647],
@@ -184,7 +213,8 @@ class Reader {
     const fromText = this.source !== "body" && typeof value === "string";
     switch (type) {
       case ScalarType.STRING:
-        return typeof value === "string" ? value : this.problem(path, "must be a string");
+        if (typeof value !== "string") return this.problem(path, "must be a string");
+        return UNPAIRED_SURROGATE.test(value) ? this.problem(path, NOT_TEXT) : value;
       case ScalarType.BOOL:
         if (typeof value === "boolean") return value;
         if (fromText && (value === "true" || value === "false")) return value === "true";
@@ -201,6 +231,8 @@ class Reader {
         if (typeof n !== "number" || !Number.isInteger(n)) return this.problem(path, "must be an integer");
         const range = INT32_RANGE[type];
         if (range && (n < range[0] || n > range[1])) return this.problem(path, "is out of range");
+        const range64 = INT64_RANGE[type];
+        if (range64 && (BigInt(n) < range64[0] || BigInt(n) > range64[1])) return this.problem(path, "is out of range");
         return n;
       }
     }
@@ -217,15 +249,30 @@ class Reader {
       if (typeof value !== "string" || !RFC3339.test(value) || Number.isNaN(Date.parse(value))) {
         return this.problem(path, "must be an ISO 8601 date-time with time zone, e.g. 2026-01-31T12:00:00Z");
       }
+      const ms = Date.parse(value);
+      if (ms < MIN_TIMESTAMP_MS || ms > MAX_TIMESTAMP_MS) return this.problem(path, "must be from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59Z");
       return new Date(value).toISOString();
     }
-    if (desc.typeName === "google.protobuf.Value") return value;
     if (FREE_FORM.has(desc.typeName)) {
       if (desc.typeName === "google.protobuf.Struct" && !isObject(value)) return this.problem(path, "must be an object");
-      return value;
+      if (desc.typeName === "google.protobuf.ListValue" && !Array.isArray(value)) return this.problem(path, "must be an array");
+      return this.freeForm(path, value, 0) ? value : undefined;
     }
     if (!isObject(value)) return this.problem(path, "must be an object");
     return this.object(path, desc, value);
+  }
+
+  /** Whether a free-form value is one protobuf-es can read: not too deep, Unicode text throughout; else records the problem. */
+  freeForm(path: string, value: JsonValue, depth: number): boolean {
+    if (depth > MAX_FREE_FORM_DEPTH) return this.problem(path, `is nested more than ${MAX_FREE_FORM_DEPTH} levels deep`) ?? false;
+    if (typeof value === "string") return UNPAIRED_SURROGATE.test(value) ? (this.problem(path, NOT_TEXT) ?? false) : true;
+    if (Array.isArray(value)) return value.every((item, i) => this.freeForm(`${path}[${i}]`, item, depth + 1));
+    if (isObject(value)) {
+      return Object.entries(value).every(([key, item]) =>
+        UNPAIRED_SURROGATE.test(key) ? (this.problem(path, `keys ${NOT_TEXT}`) ?? false) : this.freeForm(`${path}.${key}`, item, depth + 1),
+      );
+    }
+    return true;
   }
 
   field(path: string, field: DescField, value: JsonValue): JsonValue | undefined {
@@ -257,6 +304,10 @@ class Reader {
         const out: JsonObject = {};
         for (const [k, v] of Object.entries(value)) {
           const entryPath = `${path}.${k}`;
+          if (UNPAIRED_SURROGATE.test(k)) {
+            this.problem(path, `keys ${NOT_TEXT}`);
+            continue;
+          }
           if (v === null) {
             this.problem(entryPath, "must not be null");
             continue;
@@ -278,7 +329,7 @@ class Reader {
     const out: JsonObject = {};
     for (const [key, raw] of Object.entries(value)) {
       const fieldPath = path ? `${path}.${key}` : key;
-      const field = desc.fields.find((f) => f.jsonName === key || f.name === key);
+      const field = fieldsByName(desc).get(key);
       if (!field) {
         this.problem(fieldPath, "is not a known field");
         continue;
@@ -290,6 +341,21 @@ class Reader {
     }
     return out;
   }
+}
+
+/** A message's fields by JSON name and by proto name, worked out once per message type. */
+const fieldNames = new WeakMap<DescMessage, Map<string, DescField>>();
+
+function fieldsByName(desc: DescMessage): Map<string, DescField> {
+  let names = fieldNames.get(desc);
+  if (!names) {
+    names = new Map();
+    // JSON names first: where a JSON name equals another field's proto name, the JSON name wins, as with find() before.
+    for (const field of desc.fields) if (!names.has(field.jsonName)) names.set(field.jsonName, field);
+    for (const field of desc.fields) if (!names.has(field.name)) names.set(field.name, field);
+    fieldNames.set(desc, names);
+  }
+  return names;
 }
 
 function isObject(value: unknown): value is JsonObject {

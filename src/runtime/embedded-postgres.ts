@@ -33,7 +33,14 @@ export interface EmbeddedPostgresOptions {
 export interface EmbeddedPostgres {
   /** postgres:// URL of the `mail` database. */
   url: string;
+  /** Fast shutdown: sessions are ended, a checkpoint is written. */
   stop(): Promise<void>;
+  /**
+   * Immediate shutdown (SIGQUIT): no checkpoint, sessions cut, so the next
+   * start on the data directory runs crash recovery, as after a crash of
+   * the server. For tests that must show committed data survives one.
+   */
+  crash(): Promise<void>;
 }
 
 interface Owner {
@@ -174,6 +181,15 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
     process.removeListener("exit", stopOnExit);
     return (stopping ??= server.stop());
   };
+  const crash = (): Promise<void> => {
+    if (stopping === undefined) {
+      // SIGQUIT first; server.stop() then only waits for the exit (its
+      // own SIGINT finds the postmaster already going down immediately).
+      // Both in this tick, so the exit cannot be missed by stop()'s listener.
+      signalPostmaster(dataDir, "SIGQUIT");
+    }
+    return stop();
+  };
   try {
     await createDatabaseIfMissing(port, DATABASE);
   } catch (err) {
@@ -183,6 +199,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   return {
     url: `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${DATABASE}`,
     stop,
+    crash,
   };
 }
 
@@ -198,14 +215,15 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
 const EXIT_HOOK_EVENTS: readonly string[] = ["SIGHUP", "SIGINT", "SIGTERM", "SIGBREAK", "beforeExit", "message", "exit"];
 
 /**
- * Asks the cluster's postmaster for a fast shutdown, synchronously (an
- * "exit" listener cannot wait). Its pid is the first line of
- * postmaster.pid, a file PostgreSQL documents for this purpose.
+ * Asks the cluster's postmaster for a shutdown, synchronously (an "exit"
+ * listener cannot wait): SIGINT is a fast shutdown, SIGQUIT an immediate
+ * one. Its pid is the first line of postmaster.pid, a file PostgreSQL
+ * documents for this purpose.
  */
-function signalPostmaster(dataDir: string): void {
+function signalPostmaster(dataDir: string, signal: "SIGINT" | "SIGQUIT" = "SIGINT"): void {
   try {
     const pid = Number.parseInt(readFileSync(path.join(dataDir, "postmaster.pid"), "utf8").split("\n")[0] ?? "", 10);
-    if (pid > 0) process.kill(pid, "SIGINT");
+    if (pid > 0) process.kill(pid, signal);
   } catch {
     // No pid file or no such process: nothing is running.
   }

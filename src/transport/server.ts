@@ -2,7 +2,6 @@ import type { Server as HttpServer } from "node:http";
 import type { Http2Server, Http2Session } from "node:http2";
 import type { AddressInfo, Server } from "node:net";
 import type { ServiceImpl, Interceptor, ConnectRouter } from "@connectrpc/connect";
-import { createRouterTransport } from "@connectrpc/connect";
 import { fastifyConnectPlugin } from "@connectrpc/connect-fastify";
 import Fastify, { type FastifyHttp2Options, type FastifyInstance, type FastifyServerOptions } from "fastify";
 import { ApiError } from "../contract/api-error.ts";
@@ -15,6 +14,8 @@ import { MailService } from "../gen/mail/v1/mail_pb.js";
 import { WebhooksService } from "../gen/mail/v1/webhooks_pb.js";
 import { ListsService } from "../gen/mail/v1/lists_pb.js";
 import { IntegrationsService } from "../gen/mail/v1/integrations_pb.js";
+import { SignupFormsService } from "../gen/mail/v1/forms_pb.js";
+import { ReportsService } from "../gen/mail/v1/reports_pb.js";
 import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
 import { EventsService } from "../gen/mail/v1/events_pb.js";
 import { type Authorize, authInterceptor, createAuthorizer } from "./connect/auth-interceptor.ts";
@@ -22,6 +23,7 @@ import { errorsInterceptor } from "./connect/errors-interceptor.ts";
 import { FailedAuthentications } from "./connect/failed-authentications.ts";
 import { withIdempotency } from "./connect/idempotency-interceptor.ts";
 import { requiredFieldsInterceptor } from "./connect/required-fields-interceptor.ts";
+import { wireValuesInterceptor } from "./connect/wire-values-interceptor.ts";
 import { type MailServiceDeps, mailServiceImpl } from "./connect/mail/index.ts";
 import { sendApiError } from "./http/error-reply.ts";
 import { clientErrorHandler, frameworkErrors } from "./http/framework-errors.ts";
@@ -31,7 +33,10 @@ import {
   http2RequestDeadline,
   type ListenerTimeouts,
 } from "./http/listener-timeouts.ts";
+import { utf8JsonBodies, utf8JsonOptions } from "./http/json-body.ts";
 import { redactedRequest } from "./http/log-redaction.ts";
+import { refuseUndecodableRequests } from "./http/undecodable-requests.ts";
+import { coalescedStdout } from "./http/coalesced-stdout.ts";
 import { addResponseHeaders, requestIdFor } from "./http/request-context.ts";
 import { toApiError } from "./http/to-api-error.ts";
 import { healthRoutes, type Readiness } from "./http/health.ts";
@@ -40,6 +45,7 @@ import { grpcHealth, HealthService } from "./operator/grpc-health.ts";
 import { dualProtocolServer } from "./operator/one-port.ts";
 import { openApiRoute } from "./openapi/route.ts";
 import { restBridge } from "./rest/bridge.ts";
+import { createDirectTransport } from "./rest/direct-transport.ts";
 
 /**
  * One contract, many doors. Two listeners are built from the same routes,
@@ -69,6 +75,10 @@ export interface ApiDependencies {
   readonly listsService: ServiceImpl<typeof ListsService>;
   /** The store endpoints of the WordPress / WooCommerce plugin (scope mail.integrations.write). */
   readonly integrationsService?: ServiceImpl<typeof IntegrationsService>;
+  /** Sign-up forms, created and deactivated by the company's Mail administrators (scope mail.admin). Not served when absent. */
+  readonly signupFormsService?: ServiceImpl<typeof SignupFormsService>;
+  /** Reports (revenue per campaign) for the company's Mail administrators (scope mail.admin). Not served when absent. */
+  readonly reportsService?: ServiceImpl<typeof ReportsService>;
   /** The hosted sign-up pages (GET/POST /mail/v1/forms/{publicId}), on the public HTTP listeners. */
   readonly hostedForms?: HostedFormsDependencies;
   /** Internal services publish campaign and order events (operator token; gRPC/Connect only). Not served when absent. */
@@ -118,6 +128,10 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
     if (deps.integrationsService) {
       router.service(IntegrationsService, withIdempotency(IntegrationsService, deps.integrationsService, deps.idempotency));
     }
+    if (deps.signupFormsService) {
+      router.service(SignupFormsService, withIdempotency(SignupFormsService, deps.signupFormsService, deps.idempotency));
+    }
+    if (deps.reportsService) router.service(ReportsService, withIdempotency(ReportsService, deps.reportsService, deps.idempotency));
   };
 }
 
@@ -145,6 +159,7 @@ function interceptorsFor(authorize: Authorize, log: FastifyInstance["log"], deps
     errorsInterceptor({ error: (details, message) => log.error(details, message) }, deps.classifyUnexpected),
     exceptHealth(authInterceptor(authorize)),
     exceptHealth(requiredFieldsInterceptor()),
+    exceptHealth(wireValuesInterceptor()),
   ];
 }
 
@@ -166,7 +181,7 @@ async function registerApi(app: FastifyInstance, deps: ApiDependencies, authoriz
   metrics?.observeRequests(app, listener);
   healthRoutes(app, deps.readiness, listener === "operator");
 
-  await app.register(fastifyConnectPlugin, { routes, interceptors: withMetrics(), readMaxBytes });
+  await app.register(fastifyConnectPlugin, { routes: refuseUndecodableRequests(routes), interceptors: withMetrics(), readMaxBytes, jsonOptions: utf8JsonOptions });
   if (listener === "operator") {
     app.get("/metrics", async (_request, reply) => {
       if (!metrics) return sendApiError(reply, new ApiError("NOT_FOUND", "No metrics in this process."));
@@ -176,11 +191,15 @@ async function registerApi(app: FastifyInstance, deps: ApiDependencies, authoriz
     return;
   }
   await app.register(async (scope) => {
-    const transport = createRouterTransport(routes, { router: { interceptors: withMetrics("rest"), readMaxBytes } });
+    utf8JsonBodies(scope);
+    // The same routes and interceptors, called in process without encoding (src/transport/rest/direct-transport.ts).
+    const transport = createDirectTransport(routes, { interceptors: withMetrics("rest") });
     await restBridge(scope, { service: MailService, transport, authorize });
     await restBridge(scope, { service: WebhooksService, transport, authorize });
     await restBridge(scope, { service: ListsService, transport, authorize });
     if (deps.integrationsService) await restBridge(scope, { service: IntegrationsService, transport, authorize });
+    if (deps.signupFormsService) await restBridge(scope, { service: SignupFormsService, transport, authorize });
+    if (deps.reportsService) await restBridge(scope, { service: ReportsService, transport, authorize });
     openApiRoute(scope);
   });
   if (deps.hostedForms) await registerHostedForms(app, deps.hostedForms);
@@ -215,16 +234,34 @@ const MAX_PARAM_LENGTH = 512;
 /** Node's HTTP/1.1 limit of the request line and headers together (its default, stated). */
 const MAX_HEADER_BYTES = 16 * 1024;
 
-/** Pino options with the redacting request serializer (src/transport/http/log-redaction.ts). */
+/**
+ * Pino options with the redacting request serializer (src/transport/http/log-redaction.ts),
+ * written to standard output a turn of the event loop at a time unless a stream is given.
+ */
 function loggerOptions(deps: ApiDependencies): FastifyServerOptions["logger"] {
   const given = deps.logger ?? { level: deps.config.logLevel };
   if (given === false) return false;
   const options = given === true ? {} : given;
-  return { ...options, serializers: { ...options.serializers, req: redactedRequest } };
+  return { stream: coalescedStdout(), ...options, serializers: { ...options.serializers, req: redactedRequest } };
 }
 
-function baseOptions(deps: ApiDependencies, timeouts: ListenerTimeouts): FastifyServerOptions {
+/**
+ * TRUST_PROXY: the public listeners take the client's address from
+ * X-Forwarded-For when the load balancer in front is trusted; the operator
+ * listener, never behind one, always uses the peer's. A hop count trusts
+ * the peer and the next hops (Fastify 5 dropped hop counts, so as a
+ * function): only when every request comes through the balancer.
+ */
+function trustProxyOf(deps: ApiDependencies, listener: Listener): FastifyServerOptions["trustProxy"] {
+  const trust = deps.config.trustProxy;
+  if (listener === "operator" || trust === undefined) return false;
+  if (typeof trust === "number") return (_address: string, hop: number) => hop < trust;
+  return typeof trust === "object" ? [...trust] : trust;
+}
+
+function baseOptions(deps: ApiDependencies, timeouts: ListenerTimeouts, listener: Listener): FastifyServerOptions {
   return {
+    trustProxy: trustProxyOf(deps, listener),
     logger: loggerOptions(deps),
     bodyLimit: deps.config.maxBodyBytes,
     genReqId: requestIdFor,
@@ -255,9 +292,9 @@ function closeSessionsOnClose(h2c: FastifyInstance): void {
   });
 }
 
-function http1Listener(deps: ApiDependencies, timeouts: ListenerTimeouts): FastifyInstance {
+function http1Listener(deps: ApiDependencies, timeouts: ListenerTimeouts, listener: Listener): FastifyInstance {
   return Fastify({
-    ...baseOptions(deps, timeouts),
+    ...baseOptions(deps, timeouts, listener),
     requestTimeout: timeouts.requestMs,
     keepAliveTimeout: timeouts.keepAliveMs,
     http: {
@@ -269,9 +306,9 @@ function http1Listener(deps: ApiDependencies, timeouts: ListenerTimeouts): Fasti
   });
 }
 
-function h2cListener(deps: ApiDependencies, timeouts: ListenerTimeouts): FastifyInstance {
+function h2cListener(deps: ApiDependencies, timeouts: ListenerTimeouts, listener: Listener): FastifyInstance {
   const h2c = Fastify({
-    ...(baseOptions(deps, timeouts) as FastifyHttp2Options<Http2Server>),
+    ...(baseOptions(deps, timeouts, listener) as FastifyHttp2Options<Http2Server>),
     http2: true,
     http2SessionTimeout: timeouts.http2SessionMs,
   }) as unknown as FastifyInstance;
@@ -289,10 +326,10 @@ function urlOf(server: Server, host: string): string {
 
 export async function buildApiServers(deps: ApiDependencies): Promise<ApiServers> {
   const timeouts: ListenerTimeouts = { ...DEFAULT_LISTENER_TIMEOUTS, ...deps.timeouts };
-  const http = http1Listener(deps, timeouts);
-  const h2c = h2cListener(deps, timeouts);
-  const operatorHttp = http1Listener(deps, timeouts);
-  const operatorH2c = h2cListener(deps, timeouts);
+  const http = http1Listener(deps, timeouts, "public");
+  const h2c = h2cListener(deps, timeouts, "public");
+  const operatorHttp = http1Listener(deps, timeouts, "operator");
+  const operatorH2c = h2cListener(deps, timeouts, "operator");
   const authorize = authorizerFor(deps);
   await registerApi(http, deps, authorize, "public");
   await registerApi(h2c, deps, authorize, "public");

@@ -3,8 +3,10 @@ import type { Config } from "../config.ts";
 import { PostgresAccountsStore } from "../adapters/postgres/accounts/postgres-accounts-store.ts";
 import { PostgresApiKeyCredentials } from "../adapters/postgres/accounts/postgres-api-key-credentials.ts";
 import { PostgresKeyUsageStore } from "../adapters/postgres/accounts/postgres-key-usage-store.ts";
+import { type CredentialChangeFeed, listenForCredentialChanges } from "../adapters/postgres/accounts/credential-changes.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
 import { AccountsService, BearerKeyAuthenticator, KeyUsageBatcher, type ApiKeyAuthenticator } from "../capabilities/accounts/index.ts";
+import { CachedApiKeyCredentials } from "../capabilities/accounts/cached-credentials.ts";
 
 export type AccountsConfig = Pick<Config, "apiKeyPepper" | "apiKeyPrefix" | "keyRotationGraceHours" | "keyUsageFlushMs">;
 
@@ -13,13 +15,23 @@ export interface AccountsOptions {
   readonly clock?: () => Date;
   /** Failures of background "last used" writes. Default: console.error. */
   readonly onUsageFlushError?: (error: unknown) => void;
+  /**
+   * How long a key lookup is reused (CachedApiKeyCredentials); 0 reads the
+   * database on every request. Default 10 s. Changes to keys and companies
+   * empty the cache at once, in every process (PostgreSQL NOTIFY).
+   */
+  readonly credentialsTtlMs?: number;
+  /** Failures of the change feed's connection (it reconnects by itself). Default: console.warn. */
+  readonly onChangeFeedError?: (error: unknown) => void;
 }
 
 export interface Accounts {
   readonly authenticator: ApiKeyAuthenticator;
   readonly service: AccountsService;
-  /** "Last used" batches; `close()` it on shutdown, before `orm.close()`. */
+  /** "Last used" batches; `close()` closes them. */
   readonly usage: KeyUsageBatcher;
+  /** Writes the last "last used" batch and stops hearing key changes; before `orm.close()`. */
+  close(): Promise<void>;
 }
 
 /** The accounts capability on an open ORM (see src/adapters/postgres/orm.ts). */
@@ -30,8 +42,19 @@ export function createAccounts(orm: MikroORM, config: AccountsConfig, options: A
     flushMs: config.keyUsageFlushMs,
     ...(options.onUsageFlushError ? { onError: options.onUsageFlushError } : {}),
   });
+  const credentials = new CachedApiKeyCredentials(new PostgresApiKeyCredentials(pool), {
+    ...(options.credentialsTtlMs !== undefined ? { ttlMs: options.credentialsTtlMs } : {}),
+  });
+  const feed: CredentialChangeFeed | undefined =
+    options.credentialsTtlMs === 0
+      ? undefined
+      : listenForCredentialChanges(pool, {
+          changed: () => credentials.invalidateAll(),
+          listening: (on) => credentials.setEnabled(on),
+          onError: options.onChangeFeedError ?? ((error) => console.warn("API key change feed:", error)),
+        });
   const authenticator = new BearerKeyAuthenticator({
-    credentials: new PostgresApiKeyCredentials(pool),
+    credentials,
     apiKeyPrefix: config.apiKeyPrefix,
     apiKeyPepper: config.apiKeyPepper,
     usage,
@@ -43,6 +66,16 @@ export function createAccounts(orm: MikroORM, config: AccountsConfig, options: A
     apiKeyPepper: config.apiKeyPepper,
     keyRotationGraceHours: config.keyRotationGraceHours,
     clock,
+    // This process's own changes apply before they are answered; the others' arrive by the feed.
+    onCredentialsChanged: () => credentials.invalidateAll(),
   });
-  return { authenticator, service, usage };
+  return {
+    authenticator,
+    service,
+    usage,
+    async close() {
+      await feed?.close();
+      await usage.close();
+    },
+  };
 }

@@ -5,14 +5,17 @@ import { startWorkerProcess, type WorkerProcess } from "./worker.ts";
 import type { WebhooksTestOverrides } from "./webhooks.ts";
 import { webhooksServiceImpl } from "../transport/connect/webhooks/index.ts";
 import { listsServiceImpl } from "../transport/connect/contacts/index.ts";
+import { signupFormsServiceImpl } from "../transport/connect/forms/index.ts";
+import { reportsServiceImpl } from "../transport/connect/conversions/index.ts";
 import { integrationsServiceImpl } from "../transport/connect/integrations/index.ts";
-import { createHostedSignupCapability } from "./forms.ts";
+import { createHostedForms } from "./forms.ts";
 import { createHmac } from "node:crypto";
 import { eventsServiceImpl } from "../transport/connect/events/index.ts";
 import { classifyUnexpected, unavailableAs503 } from "./unavailable.ts";
 import { adminServiceImpl } from "../transport/connect/admin/index.ts";
 import { type ApiServers, buildApiServers } from "../transport/server.ts";
 import { readinessOf } from "../transport/http/health.ts";
+import { inFlightRequests } from "../transport/http/in-flight.ts";
 import { createMetrics } from "../transport/metrics/registry.ts";
 import { postgresGauges } from "../adapters/metrics/postgres-gauges.ts";
 import { postgresProbe, temporalProbe } from "../adapters/metrics/readiness-probes.ts";
@@ -35,6 +38,8 @@ export interface App extends Omit<Services, "close"> {
   readonly grpcUrl: string;
   /** The operator listener: AdminService, EventsService, /metrics (HTTP/1.1 and h2c). */
   readonly operatorUrl: string;
+  /** Requests being answered now, and the in-process worker's activities under way (graceful shutdown reports them). */
+  inFlight(): Record<string, number>;
   close(): Promise<void>;
 }
 
@@ -79,30 +84,38 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       messaging,
       webhooks: services.webhooks.webhooks,
       forms: services.forms,
+      contactLists: services.contacts.lists,
+      revenue: services.conversions,
     }),
     mail: { acceptSend: messaging.acceptSend, messages: messaging.reader, contacts: services.contacts.contacts, conversions: services.conversions, forms: services.forms },
     integrationsService: integrationsServiceImpl(services.integrations),
-    hostedForms: {
-      signup: createHostedSignupCapability({
-        forms: services.forms,
-        contacts: services.contacts.contacts,
-        rateLimiter: services.rateLimiter,
-        // Its own key, derived from the cursor secret (domain-separated): no new secret to manage.
-        tokenSecret: createHmac("sha256", config.cursorSecret).update("mail.v1.hosted-form-token").digest("hex"),
-      }),
-    },
+    signupFormsService: signupFormsServiceImpl(services.forms),
+    reportsService: reportsServiceImpl(services.conversions),
+    // The sign-up pages and their double opt-in (confirmation emails through the normal send path).
+    hostedForms: createHostedForms({
+      orm: services.orm,
+      forms: services.forms,
+      contacts: services.contacts.contacts,
+      rateLimiter: services.rateLimiter,
+      // Its own key, derived from the cursor secret (domain-separated): no new secret to manage.
+      tokenSecret: createHmac("sha256", config.cursorSecret).update("mail.v1.hosted-form-token").digest("hex"),
+      sending: { senders: sendingSetup.senders, templates: sendingSetup.templates, wallet: credits, dispatcher: messaging.dispatcher },
+      log,
+    }),
     listsService: listsServiceImpl(services.contacts.lists),
     classifyUnexpected,
     webhooksService: webhooksServiceImpl({
       endpoints: services.webhooks.webhooks.endpoints,
       deliveries: services.webhooks.webhooks.deliveries,
     }),
-    eventsService: eventsServiceImpl({ publisher: services.webhooks.publisher }),
+    // Each campaign.click is also a click of the ledger conversions are attributed from.
+    eventsService: eventsServiceImpl({ publisher: services.webhooks.publisher, clicks: services.conversions }),
     readiness,
     metrics,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
   built.servers = servers;
+  const requestsInFlight = inFlightRequests([servers.http.server, servers.h2c.server, servers.operatorHttp.server, servers.operatorH2c.server]);
   const { httpUrl, grpcUrl, operatorUrl } = await servers.listen();
   messaging.dispatcher.startRelay();
   services.webhooks.dispatcher.startRelay();
@@ -118,6 +131,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     httpUrl,
     grpcUrl,
     operatorUrl,
+    inFlight: () => ({ requests: requestsInFlight(), ...(worker ? { activities: worker.status().activitiesInFlight } : {}) }),
     close() {
       closed ??= (async () => {
         await servers.close();

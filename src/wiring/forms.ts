@@ -1,10 +1,28 @@
+import { create } from "@bufbuild/protobuf";
 import type { MikroORM } from "@mikro-orm/postgresql";
+import { postgresContactStore } from "../adapters/postgres/contacts/index.ts";
 import { postgresSignupFormStore } from "../adapters/postgres/forms/index.ts";
-import { poolOf } from "../adapters/postgres/sql.ts";
+import { PostgresMessageStore } from "../adapters/postgres/messages/message-store.ts";
+import { type Pool, poolOf } from "../adapters/postgres/sql.ts";
 import type { Contacts } from "../capabilities/contacts/index.ts";
+import { createPendingConfirmations } from "../capabilities/contacts/confirm-pending.ts";
 import { createSignupForms, type SignupForms } from "../capabilities/forms/index.ts";
-import { createFormTokens, createHostedSignup, type HostedSignup, type SignupConfirmations } from "../capabilities/forms/hosted/index.ts";
+import {
+  type ConfirmationLog,
+  type ConfirmationMailer,
+  createConfirmationTokens,
+  createDoubleOptIn,
+  createFormTokens,
+  createHostedSignup,
+  type DoubleOptIn,
+  type HostedSignup,
+  type SignupConfirmations,
+} from "../capabilities/forms/hosted/index.ts";
+import { acceptSend, type AcceptSendDependencies } from "../capabilities/messages/accept/accept-send.ts";
+import type { SenderDirectoryPort, TemplatesPort, WalletPort } from "../capabilities/messages/accept/ports.ts";
+import type { NewMessage, StoredMessage } from "../capabilities/messages/ports.ts";
 import type { RateLimiter } from "../capabilities/rate-limit/index.ts";
+import { SendMessageRequestSchema } from "../gen/mail/v1/mail_pb.js";
 
 export interface FormsWiringOptions {
   /** Base of the hosted form addresses: PUBLIC_BASE_URL, or the API's own base URL. */
@@ -28,6 +46,7 @@ export interface HostedSignupWiring {
   readonly rateLimiter: RateLimiter;
   /** HMAC key of the hosted page's CSRF tokens; changing it expires the pages in visitors' browsers. */
   readonly tokenSecret: string;
+  /** Sends the double opt-in confirmations (createDoubleOptInCapability); without it double opt-in sign-ups stay pending. */
   readonly confirmations?: SignupConfirmations;
   readonly now?: () => Date;
 }
@@ -42,4 +61,120 @@ export function createHostedSignupCapability(wiring: HostedSignupWiring): Hosted
     ...(wiring.confirmations ? { confirmations: wiring.confirmations } : {}),
     ...(wiring.now ? { now: wiring.now } : {}),
   });
+}
+
+/** Starts a message's workflow (the messages capability's dispatcher; its outbox relay starts what this could not). */
+export interface MessageStarter {
+  dispatch(message: StoredMessage): Promise<unknown>;
+}
+
+export interface ConfirmationMailerWiring {
+  readonly db: () => Promise<Pool>;
+  readonly senders: SenderDirectoryPort;
+  readonly templates: TemplatesPort;
+  readonly wallet: WalletPort;
+  readonly dispatcher: MessageStarter;
+  readonly log: ConfirmationLog;
+}
+
+/**
+ * The message store of sends that no API key made (the confirmation
+ * emails): `api_key_id` stays null. The accept use case takes a caller
+ * with a key id (POST /mail/v1/send always has one); this keeps its
+ * signature as it is.
+ */
+class KeylessMessageStore extends PostgresMessageStore {
+  override insertQueued(message: NewMessage): ReturnType<PostgresMessageStore["insertQueued"]> {
+    return super.insertQueued({ ...message, apiKeyId: null });
+  }
+}
+
+/**
+ * The confirmation emails go through the messages accept use case, as a
+ * POST /mail/v1/send does: the company's default sender, the credit check,
+ * the idempotency key, then the message's Temporal workflow and the email
+ * service (the simulator in development and tests). Only the caller
+ * differs: no API key.
+ */
+export function createConfirmationMailer(wiring: ConfirmationMailerWiring): ConfirmationMailer {
+  const deps: AcceptSendDependencies = {
+    store: new KeylessMessageStore(wiring.db),
+    senders: wiring.senders,
+    templates: wiring.templates,
+    wallet: wiring.wallet,
+    onAccepted: (message) => {
+      // Best effort now; the relay picks up whatever this could not start.
+      void wiring.dispatcher.dispatch(message).catch((error: unknown) => wiring.log.warn({ err: error }, "dispatch failed"));
+    },
+  };
+  return {
+    async send(mail) {
+      const request = create(SendMessageRequestSchema, {
+        to: { kind: { case: "stringValue", value: mail.to } },
+        subject: mail.subject,
+        html: mail.html,
+        text: mail.text,
+        tags: { ...mail.tags },
+        idempotencyKey: mail.idempotencyKey,
+      });
+      const answer = await acceptSend(deps, { companyId: mail.companyId, keyId: "" }, request, undefined);
+      return { messageId: answer.id, replayed: answer.replayed };
+    },
+  };
+}
+
+export interface DoubleOptInWiring {
+  readonly orm: MikroORM;
+  readonly forms: SignupForms;
+  readonly contacts: Contacts;
+  /** The hosted form's token secret: the confirmation links' key is derived from it (own label). */
+  readonly tokenSecret: string;
+  readonly mailer: ConfirmationMailer;
+  readonly log: ConfirmationLog;
+  readonly now?: () => Date;
+}
+
+/** The double opt-in: the confirmation emails and the confirmation pages' use cases. */
+export function createDoubleOptInCapability(wiring: DoubleOptInWiring): DoubleOptIn {
+  const now = wiring.now ? { now: wiring.now } : {};
+  return createDoubleOptIn({
+    forms: wiring.forms,
+    contacts: wiring.contacts,
+    pending: createPendingConfirmations(postgresContactStore(poolOf(wiring.orm)), now),
+    tokens: createConfirmationTokens(wiring.tokenSecret),
+    mailer: wiring.mailer,
+    log: wiring.log,
+    ...now,
+  });
+}
+
+/** What the API process hands the hosted pages (src/wiring/api.ts). */
+export interface HostedFormsWiring {
+  readonly orm: MikroORM;
+  readonly forms: SignupForms;
+  readonly contacts: Contacts;
+  readonly rateLimiter: RateLimiter;
+  readonly tokenSecret: string;
+  readonly sending: Omit<ConfirmationMailerWiring, "db" | "log">;
+  readonly log: ConfirmationLog;
+}
+
+/** The hosted sign-up pages with their double opt-in, ready for registerHostedForms. */
+export function createHostedForms(wiring: HostedFormsWiring): { signup: HostedSignup; confirmation: DoubleOptIn } {
+  const confirmation = createDoubleOptInCapability({
+    orm: wiring.orm,
+    forms: wiring.forms,
+    contacts: wiring.contacts,
+    tokenSecret: wiring.tokenSecret,
+    mailer: createConfirmationMailer({ ...wiring.sending, db: poolOf(wiring.orm), log: wiring.log }),
+    log: wiring.log,
+  });
+  const signup = createHostedSignupCapability({
+    forms: wiring.forms,
+    contacts: wiring.contacts,
+    rateLimiter: wiring.rateLimiter,
+    tokenSecret: wiring.tokenSecret,
+    confirmations: confirmation,
+  });
+  return { signup, confirmation };
 }

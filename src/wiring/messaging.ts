@@ -33,6 +33,13 @@ export interface MessagingDependencies {
   /** The process's shared Temporal client (services.ts owns and closes it). */
   readonly temporal: TemporalWorkflowClient;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
+  /**
+   * Whether this process hands messages off (runs the message activities).
+   * Default true. False in the API process: its simulator then keeps no
+   * journal, so it does not poll for due outcomes (the workers report them)
+   * and the API's event loop stays with the requests.
+   */
+  readonly handsOffMessages?: boolean;
 }
 
 export interface Messaging {
@@ -64,7 +71,7 @@ function createProvider(deps: MessagingDependencies, onEvent: (event: ProviderEv
   }
   return createSimulatorProvider({
     onEvent,
-    journal: postgresHandoffJournal(deps.db),
+    ...(deps.handsOffMessages === false ? {} : { journal: postgresHandoffJournal(deps.db) }),
     handoffDelayMs: config.simulatorHandoffDelayMs,
   });
 }
@@ -109,10 +116,8 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     senders: deps.senders,
     templates: deps.templates,
     wallet: deps.credits,
-    onAccepted: (message) => {
-      // Best effort now; the relay picks up whatever this could not start.
-      void dispatcher.dispatch(message).catch((error: unknown) => deps.log.warn({ err: error }, "dispatch failed"));
-    },
+    // Started soon, off the request's path; the relay picks up whatever this could not start.
+    onAccepted: (message) => dispatcher.enqueue(message),
   };
 
   return {

@@ -56,6 +56,12 @@ export interface CoreOptions {
   readonly poolMax: number;
   /** Test-only webhook settings (loopback receivers, short schedules); never from the environment. */
   readonly webhooksTestOverrides?: WebhooksTestOverrides;
+  /**
+   * Whether this core hands messages to the email service (a worker's core,
+   * the default). The API process's core does not, so it neither reads nor
+   * reports the simulator's journal: that work stays with the workers.
+   */
+  readonly handsOffMessages?: boolean;
 }
 
 export async function openSendingCore(databaseUrl: string, config: Config, log: ServiceLog, options: CoreOptions): Promise<SendingCore> {
@@ -79,6 +85,8 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
   const temporal = createTemporalClient({
     address: config.temporalAddress ?? "127.0.0.1:7233",
     namespace: config.temporalNamespace,
+    tls: config.temporalTls,
+    apiKey: config.temporalApiKey,
   });
   const messaging = createMessaging({
     temporal: temporal.client,
@@ -98,6 +106,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     senders: sendingSetup.senders,
     templates: sendingSetup.templates,
     log,
+    handsOffMessages: options.handsOffMessages ?? true,
   });
   const webhooks = createWebhooksWiring({
     orm,
@@ -142,6 +151,7 @@ export async function openServices(
 ): Promise<Services> {
   const core = await openSendingCore(databaseUrl, config, log, {
     poolMax: config.apiPoolMax,
+    handsOffMessages: false,
     ...(webhooksTestOverrides ? { webhooksTestOverrides } : {}),
   });
   const { orm } = core;
@@ -160,7 +170,7 @@ export async function openServices(
     forms,
     integrations,
     async close() {
-      await accounts.usage.close();
+      await accounts.close();
       await rateLimiter.close();
       await idempotency.close();
       await core.close();

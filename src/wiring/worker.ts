@@ -1,20 +1,57 @@
 import type { Config } from "../config.ts";
 import { createMessageActivities } from "../adapters/temporal/messages/activities.ts";
+import type { WebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
 import { type RunningWorker, startWorker } from "../adapters/temporal/worker.ts";
+import { createWorkerMetrics, type WorkerMetrics } from "../adapters/metrics/worker-metrics.ts";
+import { postgresProbe } from "../adapters/metrics/readiness-probes.ts";
+import { poolOf } from "../adapters/postgres/sql.ts";
+import { type Readiness, readinessOf } from "../transport/http/health.ts";
 import { openSendingCore, type SendingCore, type ServiceLog } from "./services.ts";
 import type { WebhooksTestOverrides } from "./webhooks.ts";
 
 /**
  * The composition root of a Temporal worker: the sending core on a pool of
- * its own and the worker with every capability's activities. It loads no
- * Fastify, authentication, rate limiting or idempotency. Used by
- * `npm run worker` (src/worker-main.ts) and, unless RUN_WORKER=false, by
- * the API process (api.ts), where the separate pool keeps a burst of
- * handoffs from starving the requests.
+ * its own and the worker with every capability's activities, its metrics
+ * and its readiness. It loads no Fastify, authentication, rate limiting or
+ * idempotency. Used by `npm run worker` (src/worker-main.ts, which serves
+ * the metrics and readiness on a listener of its own) and, unless
+ * RUN_WORKER=false, by the API process (api.ts), where the separate pool
+ * keeps a burst of handoffs from starving the requests.
  */
 export interface WorkerProcess {
   readonly core: SendingCore;
+  /** This worker's own counters (activities, webhook attempts, pool). */
+  readonly metrics: WorkerMetrics;
+  /** PostgreSQL, Temporal (over the worker's connection) and the worker still polling. */
+  readonly readiness: Readiness;
+  /** What the worker is doing now (graceful shutdown reports it). */
+  status(): ReturnType<RunningWorker["status"]>;
+  /** Stops polling, lets activities under way finish (see shutdownGraceMs), closes the pool. */
   stop(): Promise<void>;
+}
+
+export interface WorkerProcessOptions {
+  /** Node's process metrics in `metrics` (a worker process of its own; the API process has them already). */
+  readonly processMetrics?: boolean;
+}
+
+/** Each readiness check's longest wait (as the API's). */
+const READINESS_TIMEOUT_MS = 2000;
+
+/**
+ * How much of SHUTDOWN_TIMEOUT_MS activities under way get to finish before
+ * they are cancelled: the rest lets them report, and the pool close, before
+ * the process gives up waiting.
+ */
+export function activityGraceMs(shutdownTimeoutMs: number): number {
+  return Math.floor(shutdownTimeoutMs * 0.8);
+}
+
+/** A webhook attempt's outcome, with the labels of the API's mail_webhook_attempts gauge. */
+function attemptOutcome(answer: Awaited<ReturnType<WebhookDeliveryActivities["attemptDelivery"]>>): string {
+  if (answer.state === "gone") return "gone";
+  if (answer.status !== undefined) return answer.status >= 200 && answer.status <= 299 ? "success" : "http_error";
+  return answer.errorClass ?? "error";
 }
 
 export async function startWorkerProcess(
@@ -22,6 +59,7 @@ export async function startWorkerProcess(
   databaseUrl: string,
   log: ServiceLog,
   webhooksTestOverrides?: WebhooksTestOverrides,
+  options: WorkerProcessOptions = {},
 ): Promise<WorkerProcess> {
   if (!config.temporalAddress) throw new Error("no Temporal address: set TEMPORAL_ADDRESS");
   const workerPoolMax = config.workerPoolMax;
@@ -29,27 +67,61 @@ export async function startWorkerProcess(
     poolMax: workerPoolMax,
     ...(webhooksTestOverrides ? { webhooksTestOverrides } : {}),
   });
+  const pool = poolOf(core.orm);
+  const metrics = createWorkerMetrics({
+    processMetrics: options.processMetrics ?? false,
+    async pool() {
+      const p = await pool();
+      return { total: p.totalCount, idle: p.idleCount, waiting: p.waitingCount, max: workerPoolMax };
+    },
+    onError: (error) => log.warn({ err: error }, "a worker metrics gauge could not be read"),
+  });
+  const webhookActivities: WebhookDeliveryActivities = {
+    async attemptDelivery(input) {
+      const answer = await core.webhooks.activities.attemptDelivery(input);
+      metrics.webhookAttempt(attemptOutcome(answer));
+      return answer;
+    },
+  };
   let worker: RunningWorker;
   try {
     worker = await startWorker({
       address: config.temporalAddress,
+      tls: config.temporalTls,
+      apiKey: config.temporalApiKey,
       namespace: config.temporalNamespace,
       taskQueue: config.temporalTaskQueue,
       activities: {
         ...createMessageActivities(core.messaging.lifecycle, core.messaging.pace),
-        ...core.webhooks.activities,
+        ...webhookActivities,
       },
       // Below the pool, so activities never wait for a connection held by
       // their own siblings and a little room stays for the relay.
       maxConcurrentActivityTaskExecutions: Math.max(1, workerPoolMax - 2),
+      shutdownGraceMs: activityGraceMs(config.shutdownTimeoutMs),
+      activityInterceptors: [metrics.activityInterceptor],
     });
   } catch (error) {
     await core.close();
     throw error;
   }
+  const readiness = readinessOf(
+    {
+      postgres: postgresProbe(pool),
+      temporal: () => worker.pingTemporal(),
+      worker: async () => {
+        const { state } = worker.status();
+        if (state !== "RUNNING") throw new Error(`the worker is ${state.toLowerCase()}, not polling`);
+      },
+    },
+    READINESS_TIMEOUT_MS,
+  );
   let stopped: Promise<void> | undefined;
   return {
     core,
+    metrics,
+    readiness,
+    status: () => worker.status(),
     stop() {
       stopped ??= (async () => {
         await worker.stop();

@@ -1,4 +1,8 @@
+import { fromJson } from "@bufbuild/protobuf";
+import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { IntegrationsService, StoreOrderSchema } from "../../src/gen/mail/v1/integrations_pb.js";
 import { type ApiHarness, bearer, startApiHarness } from "../support/api-harness.ts";
 
 /**
@@ -79,5 +83,61 @@ describe("forms and the store integration over HTTP", () => {
       body: JSON.stringify({ provider: "woocommerce", siteUrl: "https://x.example.com" }),
     });
     expect(refused.status).toBe(403);
+  });
+
+  it("syncs the customer as a contact whose contact.updated events name the integration; a protected status stays (HTTP and gRPC)", async () => {
+    const { secret, companyId } = await h.newCompanyWithKey(["mail.integrations.write", "mail.contacts.write", "mail.contacts.read"]);
+    const json = (body: unknown) => ({ ...bearer(secret, { "content-type": "application/json" }), method: "POST", body: JSON.stringify(body) });
+    const connected = await h.fetch("/mail/v1/integrations/stores", json({ provider: "woocommerce", siteUrl: "https://source.example.com" }));
+    const { integration } = (await connected.json()) as { integration: { id: string } };
+    const source = `integration:${integration.id}`;
+    const order = (id: number, email: string) => ({
+      id,
+      status: "pending",
+      currency: "EUR",
+      total: "10.00",
+      line_items: [],
+      billing: { email, first_name: "Cleo", last_name: "Customer" },
+      date_created: "2026-11-20T10:00:00Z",
+    });
+    const contactEvents = async () =>
+      (
+        await h.db.query<{ data: { email: string; status: string; source: string; change: string } }>(
+          `select data from webhook_event where company_id = $1 and event = 'contact.updated' order by occurred_at, created_at`,
+          [companyId],
+        )
+      ).rows.map((r) => r.data);
+
+    const pushed = await h.fetch(`/mail/v1/integrations/${integration.id}/orders`, json(order(1, "cleo@customer.example")));
+    expect(pushed.status).toBe(200);
+    expect(await contactEvents()).toEqual([expect.objectContaining({ email: "cleo@customer.example", status: "pending", source, change: "created" })]);
+
+    // An unsubscribed customer orders over gRPC: still unsubscribed, the names written, the change the integration's.
+    await h.fetch("/mail/v1/contacts", json({ email: "gone@customer.example", status: "unsubscribed" }));
+    const grpc = createClient(IntegrationsService, createGrpcTransport({ baseUrl: h.app.grpcUrl }));
+    const options = { headers: { authorization: `Bearer ${secret}` } };
+    const answer = await grpc.pushOrder({ integrationId: integration.id, order: fromJson(StoreOrderSchema, order(2, "gone@customer.example")) }, options);
+    const contact = (await (await h.fetch("/mail/v1/contacts/gone@customer.example", bearer(secret))).json()) as { id: string; status: string; firstName: string };
+    expect(contact).toMatchObject({ id: answer.contactId, status: "unsubscribed", firstName: "Cleo" });
+    expect((await contactEvents()).map((e) => [e.email, e.status, e.source, e.change])).toEqual([
+      ["cleo@customer.example", "pending", source, "created"],
+      ["gone@customer.example", "unsubscribed", "api", "created"],
+      ["gone@customer.example", "unsubscribed", source, "updated"],
+    ]);
+
+    // Another company's integration id: 404 on both doors, nothing recorded for it.
+    const other = await h.newCompanyWithKey(["mail.integrations.write"]);
+    const foreign = await h.fetch(`/mail/v1/integrations/${integration.id}/orders`, {
+      ...bearer(other.secret, { "content-type": "application/json" }),
+      method: "POST",
+      body: JSON.stringify(order(3, "x@customer.example")),
+    });
+    expect(foreign.status).toBe(404);
+    const refused = await grpc
+      .pushOrder({ integrationId: integration.id, order: fromJson(StoreOrderSchema, order(3, "x@customer.example")) }, { headers: { authorization: `Bearer ${other.secret}` } })
+      .catch((e: unknown) => e);
+    expect((refused as ConnectError).code).toBe(Code.NotFound);
+    const { rows } = await h.db.query(`select count(*)::int as n from webhook_event where company_id = $1`, [other.companyId]);
+    expect(rows).toEqual([{ n: 0 }]);
   });
 });

@@ -32,11 +32,18 @@ describe("development mode (npm start)", () => {
       temporalAddress: undefined,
       temporalNamespace: "default",
       temporalTaskQueue: "mail",
+      temporalTls: undefined,
+      temporalApiKey: undefined,
+      temporalMetricsAddress: undefined,
       host: "127.0.0.1",
       httpPort: 8080,
       grpcPort: 8081,
       operatorHost: "127.0.0.1",
       operatorPort: 8082,
+      workerOperatorHost: "127.0.0.1",
+      workerOperatorPort: 8083,
+      trustProxy: false,
+      shutdownTimeoutMs: 25_000,
       operatorToken: undefined,
       apiKeyPepper: "dev-only-pepper-change-me",
       apiKeyPrefix: "tml",
@@ -143,6 +150,15 @@ describe("bad values", () => {
     ["MAIL_MODE", "prod", 'MAIL_MODE must be one of development, production, got "prod"'],
     ["API_KEY_PREFIX", "TML", 'API_KEY_PREFIX must be three lower-case letters, got "TML"'],
     ["TEMPORAL_ADDRESS", "temporal", 'TEMPORAL_ADDRESS must be host:port (e.g. temporal:7233), got "temporal"'],
+    ["TEMPORAL_METRICS_ADDRESS", "9464", 'TEMPORAL_METRICS_ADDRESS must be host:port (e.g. 127.0.0.1:9464), got "9464"'],
+    ["WORKER_OPERATOR_PORT", "-1", 'WORKER_OPERATOR_PORT must be a port number from 0 to 65535, got "-1"'],
+    ["SHUTDOWN_TIMEOUT_MS", "0", 'SHUTDOWN_TIMEOUT_MS must be a whole number 1 or more, got "0"'],
+    ["TEMPORAL_TLS", "yes", 'TEMPORAL_TLS must be true or false, got "yes"'],
+    [
+      "TRUST_PROXY",
+      "10.0.0.0/33",
+      'TRUST_PROXY must be false, true, a hop count, or a comma-separated list of proxy addresses, CIDR ranges, loopback, linklocal or uniquelocal; got "10.0.0.0/33"',
+    ],
   ])("%s=%s is refused, naming the variable", (name, value, line) => {
     expect(refusal({ [name]: value }).problems).toEqual([line]);
   });
@@ -160,6 +176,74 @@ describe("bad values", () => {
     expect(error.problems.map((line) => line.split(" ")[0])).toEqual(["HTTP_PORT", "LOG_LEVEL", "RUN_WORKER"]);
     expect(error.message.split("\n")).toHaveLength(4);
     expect(error.message).toMatch(/^refusing to start: the configuration \(development mode\) has 3 problems:\n {2}- HTTP_PORT/);
+  });
+});
+
+describe("proxies in front of the public listeners (TRUST_PROXY)", () => {
+  it("trusts none by default; true, a hop count, or addresses and ranges when set", () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "false" }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "0" }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: "true" }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: "10.0.0.0/8, 192.168.1.7,fd00::/8 , loopback" }).trustProxy).toEqual([
+      "10.0.0.0/8",
+      "192.168.1.7",
+      "fd00::/8",
+      "loopback",
+    ]);
+  });
+
+  it("refuses a host name, which cannot be matched against a peer's address", () => {
+    expect(refusal({ TRUST_PROXY: "10.0.0.1,lb.internal" }).problems[0]).toMatch(/^TRUST_PROXY must be false, true, a hop count/);
+  });
+});
+
+describe("Temporal with TLS or Temporal Cloud", () => {
+  const files = { TEMPORAL_TLS_CLIENT_CERT_PATH: "/run/secrets/client.pem", TEMPORAL_TLS_CLIENT_KEY_PATH: "/run/secrets/client.key" };
+
+  it("connects in plaintext unless TLS is asked for or implied", () => {
+    expect(loadConfig({}).temporalTls).toBeUndefined();
+    expect(loadConfig({ TEMPORAL_TLS: "true" }).temporalTls).toEqual({
+      clientCertPath: undefined,
+      clientKeyPath: undefined,
+      serverCaCertPath: undefined,
+      serverName: undefined,
+    });
+  });
+
+  it("reads an mTLS client certificate, a server CA and name; TLS is implied", () => {
+    const config = loadConfig({ ...files, TEMPORAL_TLS_SERVER_CA_CERT_PATH: "/run/secrets/ca.pem", TEMPORAL_TLS_SERVER_NAME: "temporal.internal" });
+    expect(config.temporalTls).toEqual({
+      clientCertPath: "/run/secrets/client.pem",
+      clientKeyPath: "/run/secrets/client.key",
+      serverCaCertPath: "/run/secrets/ca.pem",
+      serverName: "temporal.internal",
+    });
+  });
+
+  it("reads a Temporal Cloud API key, which implies TLS", () => {
+    const config = loadConfig({ TEMPORAL_API_KEY: "cloud-api-key-value" });
+    expect(config.temporalApiKey).toBe("cloud-api-key-value");
+    expect(config.temporalTls).toBeDefined();
+  });
+
+  it("refuses half a client certificate pair", () => {
+    expect(refusal({ TEMPORAL_TLS_CLIENT_CERT_PATH: "/c.pem" }).problems).toEqual([
+      "TEMPORAL_TLS_CLIENT_CERT_PATH is set without TEMPORAL_TLS_CLIENT_KEY_PATH: mTLS needs the client certificate and its key",
+    ]);
+    expect(refusal({ TEMPORAL_TLS_CLIENT_KEY_PATH: "/c.key" }).problems).toEqual([
+      "TEMPORAL_TLS_CLIENT_KEY_PATH is set without TEMPORAL_TLS_CLIENT_CERT_PATH: mTLS needs the client certificate and its key",
+    ]);
+  });
+
+  it("refuses TEMPORAL_TLS=false with TLS settings or an API key, without printing the key", () => {
+    const error = refusal({ TEMPORAL_TLS: "false", TEMPORAL_API_KEY: "cloud-api-key-value", ...files });
+    expect(error.problems).toEqual([
+      "TEMPORAL_TLS=false contradicts TEMPORAL_TLS_CLIENT_CERT_PATH, TEMPORAL_TLS_CLIENT_KEY_PATH, TEMPORAL_API_KEY: " +
+        "TLS settings need TLS, and an API key must not cross the network in clear text (unset TEMPORAL_TLS)",
+    ]);
+    expect(error.message).not.toContain("cloud-api-key-value");
   });
 });
 

@@ -118,12 +118,30 @@ describe("docker-compose.yml", () => {
 
   it("sets every variable the service reads for the API and the worker (in the file, or through .env from .env.example)", () => {
     const needed = CONFIG_VARIABLES.filter((name) => !DEVELOPMENT_ONLY_VARIABLES.includes(name));
-    // src/worker-main.ts opens no listener and is the worker whatever RUN_WORKER says.
+    // src/worker-main.ts opens none of the API's listeners and is the worker whatever RUN_WORKER says.
     const apiOnly = ["HOST", "HTTP_PORT", "GRPC_PORT", "OPERATOR_HOST", "OPERATOR_PORT", "RUN_WORKER"];
     const api = serviceEnvironment(service("api"), filledDotEnv());
     expect(needed.filter((variable) => !(variable in api))).toEqual([]);
     const worker = serviceEnvironment(service("worker"), filledDotEnv());
     expect(needed.filter((variable) => !(variable in worker) && !apiOnly.includes(variable))).toEqual([]);
+  });
+
+  it("gives both processes time to drain at SIGTERM before Docker kills them", () => {
+    for (const name of APP_SERVICES) {
+      const config = loadIn(serviceEnvironment(service(name), filledDotEnv()));
+      if (config instanceof ConfigError) throw new Error(`${name}: ${config.message}`);
+      const grace = (service(name) as { stop_grace_period?: string }).stop_grace_period ?? "10s";
+      const graceMs = Number(/^(\d+)s$/.exec(grace)?.[1]) * 1000;
+      expect(graceMs, name).toBeGreaterThan(config.shutdownTimeoutMs);
+    }
+  });
+
+  it("exports the worker's Temporal SDK metrics, and checks its health on its own listener", () => {
+    const config = loadIn(serviceEnvironment(service("worker"), filledDotEnv()));
+    if (config instanceof ConfigError) throw new Error(config.message);
+    expect(config.temporalMetricsAddress).toBe("127.0.0.1:9464");
+    expect(config.workerOperatorHost).toBe("127.0.0.1");
+    expect(JSON.stringify(service("worker").healthcheck?.test)).toContain("WORKER_OPERATOR_PORT");
   });
 
   it("starts both processes in production mode once the secrets of .env.example are filled in", () => {

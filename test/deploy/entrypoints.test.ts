@@ -5,85 +5,22 @@
  * commands run against them; plus the development entry's demo seeding,
  * which production mode must never do.
  */
-import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { execFile } from "node:child_process";
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findFreePort } from "../../src/runtime/ports.ts";
 import { startTemporalDevServer, type TemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
 import { createTestDatabase, type TestDatabase } from "../support/test-database.ts";
 import { composeFile } from "./deploy-files.ts";
-
-const ROOT_DIR = fileURLToPath(new URL("../../", import.meta.url));
+import { ROOT_DIR, run, type Running } from "./processes.ts";
 
 const SECRETS = {
   API_KEY_PEPPER: "pepper-for-the-entrypoint-test-0123456789abcdef",
   DATA_ENCRYPTION_KEY: "sealing-key-for-the-entrypoint-test-0123456789",
   OPERATOR_TOKEN: "operator-token-for-the-entrypoint-test-012345",
 };
-
-interface Running {
-  readonly child: ChildProcess;
-  output(): string;
-  waitFor(pattern: RegExp, timeoutMs?: number): Promise<void>;
-  /** SIGTERM, then the exit code. */
-  stop(): Promise<number | null>;
-  readonly exited: Promise<number | null>;
-}
-
-/** `node <entry>` with exactly `env` (plus PATH and HOME), as a container would run it. */
-function run(entry: string, env: Record<string, string>): Running {
-  const child = spawn(process.execPath, ["--disable-warning=ExperimentalWarning", entry], {
-    cwd: ROOT_DIR,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  const waiters = new Set<() => void>();
-  const onData = (chunk: Buffer): void => {
-    output += chunk.toString("utf8");
-    for (const waiter of waiters) waiter();
-  };
-  child.stdout?.on("data", onData);
-  child.stderr?.on("data", onData);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return {
-    child,
-    output: () => output,
-    exited,
-    waitFor(pattern, timeoutMs = 90_000) {
-      return new Promise<void>((resolve, reject) => {
-        const check = (): void => {
-          if (!pattern.test(output)) return;
-          cleanup();
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`${entry} did not print ${String(pattern)} in ${timeoutMs} ms:\n${output}`));
-        }, timeoutMs);
-        const onExit = (): void => {
-          cleanup();
-          reject(new Error(`${entry} exited before printing ${String(pattern)}:\n${output}`));
-        };
-        const cleanup = (): void => {
-          clearTimeout(timer);
-          waiters.delete(check);
-          child.removeListener("exit", onExit);
-        };
-        waiters.add(check);
-        child.once("exit", onExit);
-        check();
-      });
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      return exited;
-    },
-  };
-}
 
 /** A health check of docker-compose.yml (`test: [CMD, node, ...]`), run here as Docker would run it in the container. */
 function healthCheck(serviceName: string, env: Record<string, string>): Promise<number> {
@@ -170,6 +107,7 @@ describe("the compose topology's processes", { timeout: 240_000 }, () => {
       ...production,
       HTTP_PORT: String(httpPort),
       GRPC_PORT: String(await findFreePort()),
+      OPERATOR_PORT: String(await findFreePort()),
       RUN_WORKER: "false",
     });
     await api.waitFor(/API listening: http:\/\/127\.0\.0\.1:\d+/);
@@ -177,17 +115,11 @@ describe("the compose topology's processes", { timeout: 240_000 }, () => {
     expect(await healthCheck("api", { HTTP_PORT: String(await findFreePort()) })).toBe(1);
     expect(await companies(db)).toBe(0);
 
-    const worker = start("src/worker-main.ts", production);
+    const workerPort = await findFreePort();
+    const worker = start("src/worker-main.ts", { ...production, WORKER_OPERATOR_PORT: String(workerPort) });
     await worker.waitFor(/worker running on task queue compose-topology/);
-    const workerCheck = { TEMPORAL_ADDRESS: temporal.address, TEMPORAL_TASK_QUEUE: "compose-topology" };
-    // The server lists a poller once its first poll arrives.
-    let healthy = await healthCheck("worker", workerCheck);
-    for (let attempt = 0; healthy !== 0 && attempt < 20; attempt++) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-      healthy = await healthCheck("worker", workerCheck);
-    }
-    expect(healthy).toBe(0);
-    expect(await healthCheck("worker", { ...workerCheck, TEMPORAL_TASK_QUEUE: "nobody-polls-this" })).toBe(1);
+    expect(await healthCheck("worker", { WORKER_OPERATOR_PORT: String(workerPort) })).toBe(0);
+    expect(await healthCheck("worker", { WORKER_OPERATOR_PORT: String(await findFreePort()) })).toBe(1);
 
     expect(await api.stop()).toBe(0);
     expect(await worker.stop()).toBe(0);
@@ -207,6 +139,7 @@ describe("the compose topology's processes", { timeout: 240_000 }, () => {
       DATABASE_URL: productionDb.url,
       HTTP_PORT: String(await findFreePort()),
       GRPC_PORT: String(await findFreePort()),
+      OPERATOR_PORT: String(await findFreePort()),
     });
     await production.waitFor(/^REST \(JSON \/mail\/v1\)/m);
     expect(await production.stop()).toBe(0);
@@ -219,6 +152,7 @@ describe("the compose topology's processes", { timeout: 240_000 }, () => {
       DATABASE_URL: developmentDb.url,
       HTTP_PORT: String(await findFreePort()),
       GRPC_PORT: String(await findFreePort()),
+      OPERATOR_PORT: String(await findFreePort()),
     });
     await development.waitFor(/^REST \(JSON \/mail\/v1\)/m);
     expect(await development.stop()).toBe(0);

@@ -104,10 +104,20 @@ export interface SimulatorProviderOptions {
   readonly delayMs?: number;
   /** Wait before the delivery of a `slow@` message. Default 5000 ms; tests lower it. */
   readonly slowDelayMs?: number;
-  /** Calls of `onEvent` per event before it is dropped. Default 5. */
+  /**
+   * Calls of `onEvent` per event before it is dropped. Default 30: with the
+   * default waits about 20 minutes, as a real service keeps retrying its
+   * webhooks. An outcome can come before our side recorded the handoff it
+   * belongs to (the intake then answers NOT_FOUND): when the worker died
+   * after the handoff, or the database was away, the handoff is recorded
+   * only when its activity is retried, HANDOFF_TIMEOUT_SECONDS and a backoff
+   * later; an outcome given up on before that is lost for good.
+   */
   readonly eventAttempts?: number;
   /** First wait between `onEvent` attempts; doubles each time. Default 100 ms. */
   readonly eventRetryBaseMs?: number;
+  /** Longest wait between two `onEvent` attempts. Default 60 000 ms. */
+  readonly eventRetryMaxMs?: number;
   /** Told about an event dropped after its last attempt. Default: a one-line warning without message content. */
   readonly onEventDropped?: (event: ProviderEvent, error: unknown) => void;
   /**
@@ -208,8 +218,9 @@ interface PlannedEvent {
 const DEFAULTS = {
   delayMs: 50,
   slowDelayMs: 5_000,
-  eventAttempts: 5,
+  eventAttempts: 30,
   eventRetryBaseMs: 100,
+  eventRetryMaxMs: 60_000,
   pollIntervalMs: 1_000,
   claimLeaseMs: 30_000,
   memoryLimit: 10_000,
@@ -247,6 +258,9 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Simu
   const slowDelayMs = nonNegative(options.slowDelayMs ?? DEFAULTS.slowDelayMs, "slowDelayMs");
   const eventAttempts = Math.max(1, Math.floor(options.eventAttempts ?? DEFAULTS.eventAttempts));
   const retryBaseMs = nonNegative(options.eventRetryBaseMs ?? DEFAULTS.eventRetryBaseMs, "eventRetryBaseMs");
+  const retryMaxMs = nonNegative(options.eventRetryMaxMs ?? DEFAULTS.eventRetryMaxMs, "eventRetryMaxMs");
+  /** The wait after the `failures`-th failed call: doubling from retryBaseMs, at most retryMaxMs. */
+  const retryWaitMs = (failures: number): number => Math.min(retryMaxMs, retryBaseMs * 2 ** (failures - 1));
   const onEventDropped = options.onEventDropped ?? warnDropped;
 
   const pollIntervalMs = positive(options.pollIntervalMs ?? DEFAULTS.pollIntervalMs, "pollIntervalMs");
@@ -293,7 +307,7 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Simu
           return;
         }
       }
-      await sleep(retryBaseMs * 2 ** (attempt - 1), undefined, { signal: shutdown.signal });
+      await sleep(retryWaitMs(attempt), undefined, { signal: shutdown.signal });
     }
   }
 
@@ -379,7 +393,7 @@ export function createSimulatorProvider(options: SimulatorProviderOptions): Simu
         onEvent: options.onEvent,
         onEventDropped,
         eventAttempts,
-        retryBaseMs,
+        retryWaitMs,
         pollIntervalMs,
         claimLeaseMs,
         memoryLimit,
@@ -443,7 +457,7 @@ interface ReporterOptions {
   readonly onEvent: ProviderEventSink;
   readonly onEventDropped: (event: ProviderEvent, error: unknown) => void;
   readonly eventAttempts: number;
-  readonly retryBaseMs: number;
+  readonly retryWaitMs: (failures: number) => number;
   readonly pollIntervalMs: number;
   readonly claimLeaseMs: number;
   readonly memoryLimit: number;
@@ -490,7 +504,7 @@ function startJournalReporter(journal: HandoffJournal, options: ReporterOptions)
         options.onEventDropped(event, error);
         return;
       }
-      const retryInMs = options.retryBaseMs * 2 ** (failures - 1);
+      const retryInMs = options.retryWaitMs(failures);
       await journal.failed(due.providerEventId, retryInMs);
       wake(retryInMs);
       return;

@@ -1,5 +1,6 @@
 import type { Client } from "@temporalio/client";
 import type { Pool } from "pg";
+import { boundedCall } from "../temporal/client.ts";
 
 /** Cheap calls that prove a dependency answers (GET /readyz, Health/Check). */
 
@@ -8,7 +9,11 @@ export function postgresProbe(poolOf: () => Promise<Pool>): () => Promise<unknow
   return async () => (await poolOf()).query("select 1");
 }
 
-/** Temporal: the frontend's GetSystemInfo on the shared client (no namespace lookup, no workflow). */
-export function temporalProbe(client: Client): () => Promise<unknown> {
-  return () => client.workflowService.getSystemInfo({});
+/**
+ * Temporal: the frontend's GetSystemInfo on the shared client (no namespace
+ * lookup, no workflow), within `timeoutMs`: the SDK's retries of an
+ * unreachable server end with the probe instead of outliving it.
+ */
+export function temporalProbe(client: Client, timeoutMs = 2000): () => Promise<unknown> {
+  return () => boundedCall(client, timeoutMs, () => client.workflowService.getSystemInfo({}));
 }

@@ -1,6 +1,14 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundle } from "@temporalio/worker";
+import {
+  type ActivityInterceptorsFactory,
+  bundleWorkflowCode,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type WorkflowBundle,
+} from "@temporalio/worker";
+import { type TemporalConnectionSettings, temporalConnectionOptions } from "./client.ts";
 
 /**
  * The Temporal worker of a process: every capability's workflows (one
@@ -39,9 +47,26 @@ const quietBundlerLogger = {
   },
 };
 
-export interface WorkerOptions {
-  /** host:port of the Temporal frontend. */
-  readonly address: string;
+/**
+ * The Temporal SDK's runtime of this process, installed once before any
+ * worker exists (entries only: tests run many workers in one process):
+ *
+ * - `metricsAddress`: the SDK's own metrics (task slots, poll and
+ *   schedule-to-start latencies, sticky cache, requests to the server...)
+ *   served by its Prometheus exporter at http://<metricsAddress>/metrics;
+ * - no signal handlers of its own: the entry decides the order of a
+ *   graceful shutdown (the SDK's default stops workers at SIGTERM by itself).
+ */
+export function installTemporalRuntime(options: { readonly metricsAddress?: string | undefined }): void {
+  Runtime.install({
+    shutdownSignals: [],
+    ...(options.metricsAddress !== undefined
+      ? { telemetryOptions: { metrics: { prometheus: { bindAddress: options.metricsAddress } } } }
+      : {}),
+  });
+}
+
+export interface WorkerOptions extends TemporalConnectionSettings {
   readonly namespace: string;
   readonly taskQueue: string;
   /**
@@ -54,17 +79,49 @@ export interface WorkerOptions {
   readonly workflowsPath?: string;
   /** Activities run at once by this worker; keep it below the activities' database pool. */
   readonly maxConcurrentActivityTaskExecutions?: number;
+  /**
+   * After stop(): how long activities under way may take to finish before
+   * they are cancelled (and retried by Temporal on another worker). Default 0.
+   */
+  readonly shutdownGraceMs?: number;
+  /** Seen by every activity execution (metrics). */
+  readonly activityInterceptors?: readonly ActivityInterceptorsFactory[];
+  /** Workflows kept in memory between their tasks. Default DEFAULT_MAX_CACHED_WORKFLOWS. */
+  readonly maxCachedWorkflows?: number;
+}
+
+/**
+ * The SDK sizes its workflow cache from the heap limit (about 600 workflows
+ * per GB, some 2,000 on a common machine), and a message workflow stays
+ * open for its outcome window (days), so under a steady stream of sends the
+ * cache grows to gigabytes. Bounded here: a workflow pushed out of the cache
+ * replays its short history (a dozen events) when its next task comes.
+ */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
+
+export interface WorkerStatus {
+  /** The SDK's state: RUNNING while polling; STOPPING, DRAINING... once stopped. */
+  readonly state: string;
+  readonly activitiesInFlight: number;
+  readonly workflowTasksInFlight: number;
 }
 
 export interface RunningWorker {
-  /** Stops polling, lets the tasks under way finish, closes the connection. Idempotent. */
+  /** Stops polling, lets the tasks under way finish (within the grace time), closes the connection. Idempotent. */
   stop(): Promise<void>;
+  status(): WorkerStatus;
+  /** Asks the Temporal frontend for its system info over the worker's own connection (readiness). */
+  pingTemporal(): Promise<unknown>;
 }
+
+/** Past the grace time, cancelled activities get this long to report before the worker gives up on them. */
+const FORCE_AFTER_GRACE_MS = 5_000;
 
 /** Runs the worker until stopped. Rejects if Temporal cannot be reached. */
 export async function startWorker(options: WorkerOptions): Promise<RunningWorker> {
   const bundle = workflowBundle(options.workflowsPath);
-  const connection = await NativeConnection.connect({ address: options.address });
+  const connection = await NativeConnection.connect({ address: options.address, ...temporalConnectionOptions(options) });
+  const graceMs = options.shutdownGraceMs ?? 0;
   let worker: Worker;
   try {
     worker = await Worker.create({
@@ -73,6 +130,11 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       taskQueue: options.taskQueue,
       workflowBundle: await bundle,
       activities: options.activities,
+      shutdownGraceTime: graceMs,
+      // A bound even when an activity ignores its cancellation.
+      shutdownForceTime: graceMs + FORCE_AFTER_GRACE_MS,
+      ...(options.activityInterceptors ? { interceptors: { activity: [...options.activityInterceptors] } } : {}),
+      maxCachedWorkflows: options.maxCachedWorkflows ?? DEFAULT_MAX_CACHED_WORKFLOWS,
       ...(options.maxConcurrentActivityTaskExecutions !== undefined
         ? { maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions }
         : {}),
@@ -92,5 +154,14 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       })();
       return stopped;
     },
+    status() {
+      const status = worker.getStatus();
+      return {
+        state: status.runState,
+        activitiesInFlight: status.numInFlightActivities,
+        workflowTasksInFlight: status.numInFlightWorkflowActivations,
+      };
+    },
+    pingTemporal: () => connection.workflowService.getSystemInfo({}),
   };
 }

@@ -1,6 +1,6 @@
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import { generateApiKey, hashApiKey } from "./api-keys.ts";
-import type { AccountsStore, ApiKeyRecord, CompanyRecord, NewApiKey } from "./ports.ts";
+import type { AccountsStore, ApiKeyRecord, ApiKeyReplacement, CompanyRecord, NewApiKey } from "./ports.ts";
 import type { CompanyEntitlements } from "./types.ts";
 import { validEntitlements, validExpiry, validGraceHours, validName, validScopes } from "./validation.ts";
 import { apiKeyView, companyView, keyStatus, type ApiKeyView, type CompanyView } from "./views.ts";
@@ -12,6 +12,12 @@ export interface AccountsServiceOptions {
   /** Default grace of a rotated key (config.keyRotationGraceHours). */
   readonly keyRotationGraceHours: number;
   readonly clock: () => Date;
+  /**
+   * Told after every change that may refuse a key (revocation, rotation,
+   * entitlements), whatever its outcome: the process's cached key lookups
+   * go at once (CachedApiKeyCredentials), before the change is answered.
+   */
+  readonly onCredentialsChanged?: () => void;
 }
 
 /** A new key. `secret` is the full key: shown to its creator once, stored nowhere. */
@@ -64,7 +70,7 @@ export class AccountsService {
   /** Changes the given entitlements; the others keep their value. */
   async setEntitlements(companyId: string, entitlements: Partial<CompanyEntitlements>): Promise<CompanyView> {
     const ent = validEntitlements("entitlements", entitlements);
-    const company = await this.#store.updateEntitlements(companyId, ent);
+    const company = await this.#changingCredentials(() => this.#store.updateEntitlements(companyId, ent));
     if (!company) throw noSuchCompany();
     return companyView(company);
   }
@@ -91,7 +97,7 @@ export class AccountsService {
     let secret = "";
     let now = this.#options.clock();
     // The store locks the key: two concurrent rotations of one key cannot both succeed.
-    const replaced = await this.#store.replaceApiKey(companyId, keyId, (old) => {
+    const plan = (old: ApiKeyRecord): ApiKeyReplacement => {
       now = this.#options.clock();
       const status = keyStatus(old, now);
       if (status !== "active") {
@@ -108,7 +114,8 @@ export class AccountsService {
         previousExpiresAt: old.expiresAt && old.expiresAt < graceEnd ? old.expiresAt : graceEnd,
         replacedAt: now,
       };
-    });
+    };
+    const replaced = await this.#changingCredentials(() => this.#store.replaceApiKey(companyId, keyId, plan));
     if (!replaced) throw noSuchKey();
     return { key: apiKeyView(replaced.successor, now), secret, previous: apiKeyView(replaced.previous, now) };
   }
@@ -116,7 +123,7 @@ export class AccountsService {
   /** Revokes a key at once (idempotent: a revoked key keeps its first revocation time). */
   async revokeApiKey(companyId: string, keyId: string): Promise<ApiKeyView> {
     const now = this.#options.clock();
-    const key = await this.#store.revokeApiKey(companyId, keyId, now);
+    const key = await this.#changingCredentials(() => this.#store.revokeApiKey(companyId, keyId, now));
     if (!key) throw noSuchKey();
     return apiKeyView(key, now);
   }
@@ -133,6 +140,15 @@ export class AccountsService {
     const keys: ApiKeyRecord[] = await this.#store.listApiKeys(companyId);
     const now = this.#options.clock();
     return keys.map((key) => apiKeyView(key, now));
+  }
+
+  /** Runs a change of keys or entitlements, then drops the process's cached key lookups (even when it failed midway). */
+  async #changingCredentials<T>(change: () => Promise<T>): Promise<T> {
+    try {
+      return await change();
+    } finally {
+      this.#options.onCredentialsChanged?.();
+    }
   }
 
   async #requireCompany(companyId: string): Promise<CompanyRecord> {

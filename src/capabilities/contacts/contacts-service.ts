@@ -13,6 +13,7 @@ import type {
   ListContactsOptions,
   SuppressionReason,
   UpsertAnswer,
+  WriteOrigin,
 } from "./types.ts";
 import { validateContactWrite } from "./validate-write.ts";
 
@@ -21,9 +22,11 @@ export interface Contacts {
   /**
    * Creates or updates the contact of `write.email` (matched by its
    * normalised address). 400 VALIDATION_ERROR naming every bad field;
-   * 404 NOT_FOUND when a listId is not a list of the company.
+   * 404 NOT_FOUND when a listId is not a list of the company. `origin`
+   * names who writes (the `source` of the `contact.updated` event; `api`
+   * when absent): the status rules are the same for every source.
    */
-  upsertContact(companyId: string, write: ContactWrite): Promise<UpsertAnswer>;
+  upsertContact(companyId: string, write: ContactWrite, origin?: WriteOrigin): Promise<UpsertAnswer>;
   /** By id (UUID) or by email address (any spelling); NOT_FOUND when unknown or another company's. */
   getContact(companyId: string, idOrEmail: string): Promise<ContactRecord>;
   /** A page of the company's contacts, newest first (created_at desc, id desc). */
@@ -71,13 +74,13 @@ export function createContacts(deps: ContactsDependencies, options: ContactsOpti
   const now = options.now ?? (() => new Date());
 
   return {
-    async upsertContact(companyId, write) {
+    async upsertContact(companyId, write, origin = {}) {
       const valid = validateContactWrite(write, now());
       // An id that is not a UUID names no list: the same 404 as an unknown one, without asking the database.
       const malformed = (valid.listIds ?? []).filter((id) => !isUuid(id));
       if (malformed.length > 0) throw listNotFound(malformed);
 
-      const context = { newId: randomUUID(), writeId: randomUUID() };
+      const context = { newId: randomUUID(), writeId: randomUUID(), source: origin.source ?? "api" };
       const outcome = await deps.contacts.write({
         companyId,
         key: valid.key,

@@ -1,6 +1,6 @@
 import { nextStatus } from "./status-rules.ts";
 import type { ContactDecision, ContactEventDraft } from "./ports.ts";
-import type { AttributeValue, ConsentRecord, ContactRecord, ContactState } from "./types.ts";
+import type { AttributeValue, ChangeSource, ConsentRecord, ContactRecord, ContactState } from "./types.ts";
 import type { ValidConsent, ValidWrite } from "./validate-write.ts";
 
 /** What the `change` of a `contact.updated` event says (spec: Event kinds). */
@@ -11,6 +11,8 @@ export interface WriteContext {
   readonly newId: string;
   /** Unique per call, so that each change is one outbox row. */
   readonly writeId: string;
+  /** Who writes: the event's `source`. */
+  readonly source: ChangeSource;
 }
 
 /**
@@ -58,7 +60,7 @@ export function decideWrite(write: ValidWrite, current: ContactRecord | undefine
   const event: ContactEventDraft = {
     event: "contact.updated",
     occurredAt: at,
-    data: { contactId, email: state.email, status: state.status, source: "api", change, occurredAt: at.toISOString() },
+    data: { contactId, email: state.email, status: state.status, source: context.source, change, occurredAt: at.toISOString() },
     dedupeKey: `contact:${contactId}:${context.writeId}`,
   };
   return { state, event, at };

@@ -8,6 +8,7 @@ export {
   isContactStatus,
   WRITABLE_STATUSES,
   type AttributeValue,
+  type ChangeSource,
   type ConsentRecord,
   type ContactListRecord,
   type ContactPage,
@@ -18,4 +19,5 @@ export {
   type ListContactsOptions,
   type SuppressionReason,
   type UpsertAnswer,
+  type WriteOrigin,
 } from "./types.ts";

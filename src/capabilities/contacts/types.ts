@@ -129,5 +129,19 @@ export interface ContactListRecord {
   readonly updatedAt: Date;
 }
 
+/**
+ * Who made a change: the `source` of its `contact.updated` event (spec:
+ * Event kinds: `api`, `form` or the integration). `api` for POST
+ * /mail/v1/contacts, `form` for a hosted sign-up form, `integration:<id>`
+ * for a connected store (its integration id).
+ */
+export type ChangeSource = "api" | "form" | `integration:${string}`;
+
+/** How a write came in (not part of what the caller writes). */
+export interface WriteOrigin {
+  /** Default `api`. */
+  readonly source?: ChangeSource | undefined;
+}
+
 /** What a hard bounce, a complaint or an operator's suppression does to the contact. */
 export type SuppressionReason = "bounce" | "complaint" | "manual";

@@ -18,6 +18,12 @@ export interface SignupForms {
   deactivateForm(companyId: string, publicId: string): Promise<PublishedForm>;
   /** An active form by public id, whatever its company (the hosted page); undefined otherwise. */
   findActiveForm(publicId: string): Promise<PublishedForm | undefined>;
+  /**
+   * A form by public id, active or not, whatever its company: the double
+   * opt-in confirmation of a sign-up the form accepted while it was active
+   * still works after it was deactivated.
+   */
+  findForm(publicId: string): Promise<PublishedForm | undefined>;
 }
 
 export interface SignupFormsOptions {
@@ -70,6 +76,12 @@ export function createSignupForms(store: SignupFormStore, options: SignupFormsOp
       if (!isPublicIdShape(publicId)) return undefined;
       const form = await store.findByPublicId(publicId);
       return form?.active ? publish(form) : undefined;
+    },
+
+    async findForm(publicId) {
+      if (!isPublicIdShape(publicId)) return undefined;
+      const form = await store.findByPublicId(publicId);
+      return form ? publish(form) : undefined;
     },
   };
 }

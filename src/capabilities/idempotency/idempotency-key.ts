@@ -25,7 +25,8 @@ export function parseIdempotencyKey(raw: string | null | undefined): string | un
 
 /** A body key the request's own validation will accept (not blank, at most 160 characters, counted in code points). */
 function isUsableBodyKey(key: string): boolean {
-  return key.trim() !== "" && [...key].length <= SEND_IDEMPOTENCY_KEY_MAX_LENGTH;
+  // NUL: PostgreSQL text cannot hold it; the send's validation names the field.
+  return key.trim() !== "" && [...key].length <= SEND_IDEMPOTENCY_KEY_MAX_LENGTH && !key.includes("\0");
 }
 
 /**

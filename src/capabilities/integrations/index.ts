@@ -1,4 +1,4 @@
-export { createStoreIntegrations, type StoreIntegrations, type StoreIntegrationsDependencies } from "./store-integrations.ts";
+export { createStoreIntegrations, integrationSource, type StoreIntegrations, type StoreIntegrationsDependencies } from "./store-integrations.ts";
 export type { OrderEventDraft, OrderRecordRequest, StoreIntegrationStore } from "./ports.ts";
 export { canonicalOrder, decideOrder, isPaid, validateOrder, type OrderDecision } from "./order-rules.ts";
 export {

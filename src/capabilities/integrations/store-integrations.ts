@@ -42,6 +42,11 @@ function normaliseSiteUrl(value: string): string | undefined {
   return `${url.protocol}//${url.host}${url.pathname.replace(/\/+$/, "")}`;
 }
 
+/** The `source` of the contact changes a store's orders make (docs/integrations.md). */
+export function integrationSource(integrationId: string): `integration:${string}` {
+  return `integration:${integrationId}`;
+}
+
 export function createStoreIntegrations(deps: StoreIntegrationsDependencies): StoreIntegrations {
   const now = deps.now ?? (() => new Date());
 
@@ -51,7 +56,7 @@ export function createStoreIntegrations(deps: StoreIntegrationsDependencies): St
       const name = provider.trim().toLowerCase();
       if (!isProvider(name)) problems.push({ field: "provider", problem: `must be one of ${STORE_PROVIDERS.join(", ")}` });
       const site = normaliseSiteUrl(siteUrl);
-      if (site === undefined || site.length > 2000) problems.push({ field: "site_url", problem: "must be an absolute http(s) URL without credentials" });
+      if (site === undefined || site.length > 2000) problems.push({ field: "siteUrl", problem: "must be an absolute http(s) URL without credentials" });
       if (problems.length > 0 || !isProvider(name) || site === undefined) throw new ValidationError(problems);
       return deps.store.connect(companyId, name, site);
     },
@@ -62,15 +67,17 @@ export function createStoreIntegrations(deps: StoreIntegrationsDependencies): St
       const order = validateOrder(input);
 
       // The customer as a contact, through the contacts capability: a new one is pending (no consent comes with an order),
-      // an existing one keeps its status; only the names the order has are written.
+      // an existing one keeps its status (protected ones included); only the names the order has are written. Its
+      // contact.updated events name the integration as their source.
       let contactId: string | null = null;
       if (order.billing && order.billing.email !== "") {
         try {
-          const { contact } = await deps.contacts.upsertContact(companyId, {
+          const write = {
             email: order.billing.email,
             ...(order.billing.firstName !== "" ? { firstName: order.billing.firstName } : {}),
             ...(order.billing.lastName !== "" ? { lastName: order.billing.lastName } : {}),
-          });
+          };
+          const { contact } = await deps.contacts.upsertContact(companyId, write, { source: integrationSource(integration.id) });
           contactId = contact.id;
         } catch (error) {
           // A shop's address our contact rules refuse does not refuse the order: it is recorded without a contact.

@@ -83,6 +83,13 @@ export interface MoveResult {
   readonly status: MessageStatusName;
 }
 
+/** What one handoff attempt reads: the message and whether its company may send now. */
+export interface HandoffCandidate {
+  readonly message: StoredMessage;
+  /** The company is entitled to send through the API. */
+  readonly companyMaySend: boolean;
+}
+
 /** A message whose workflow is not known to exist yet. */
 export interface UnstartedMessage {
   readonly id: string;
@@ -103,12 +110,16 @@ export interface MessageStore {
   insertQueued(message: NewMessage): Promise<{ message: KeyedMessage; created: boolean }>;
   findByIdempotencyKey(companyId: string, key: string): Promise<KeyedMessage | undefined>;
   load(companyId: string, messageId: string): Promise<StoredMessage | undefined>;
+  /** The message and whether its company may send, in one read (a handoff attempt's). */
+  loadForHandoff(companyId: string, messageId: string): Promise<HandoffCandidate | undefined>;
   /** The message a provider event is about (the caller is the provider, not a tenant: no company id). */
   findByProviderMessageId(provider: string, providerMessageId: string): Promise<StoredMessage | undefined>;
   /**
    * Moves a message to `move.to` if the statuses allow it from where it is,
    * recording its event and webhook events atomically with it; each is
-   * recorded at most once, so a repeated move records nothing twice.
+   * recorded at most once, so a repeated move records nothing twice. The
+   * status answered when the move was not allowed is read after the move
+   * (a concurrent move it waited for is seen).
    */
   move(companyId: string, messageId: string, move: Move): Promise<MoveResult>;
   /**
@@ -124,6 +135,8 @@ export interface MessageStore {
   /** The outbox: messages whose workflow is not known to exist yet, older than `olderThanMs`, oldest first. */
   unstarted(limit: number, olderThanMs: number): Promise<UnstartedMessage[]>;
   markWorkflowStarted(companyId: string, messageId: string): Promise<void>;
+  /** markWorkflowStarted for many messages at once (one statement). */
+  markWorkflowsStarted(messages: readonly Pick<UnstartedMessage, "companyId" | "id">[]): Promise<void>;
 }
 
 /** A message of the log with where it sits in the log (for the next page's cursor). */

@@ -1,7 +1,7 @@
 import { domainToASCII, domainToUnicode } from "node:url";
 import { ValidationError } from "../../contract/api-error.ts";
 import { checkEmailAddress } from "../messages/compose/email-address.ts";
-import { exceedsCodePoints, hasControlCharacter, hasLineBreak } from "../messages/compose/text-rules.ts";
+import { exceedsCodePoints, hasControlCharacter, hasLineBreak, hasNul } from "../messages/compose/text-rules.ts";
 import { SEND_LIMITS } from "../messages/compose/validate-send.ts";
 import { MAX_SELECTOR_LENGTH } from "./dkim-keys.ts";
 
@@ -94,8 +94,11 @@ export function validTemplate(input: TemplateInput): { name: string; subject: st
   const html = typeof input.html === "string" ? input.html : "";
   if (html.trim() === "") fail("html", "must not be empty");
   if (exceedsCodePoints(html, SEND_LIMITS.html)) fail("html", `must be at most ${SEND_LIMITS.html} characters`);
+  // PostgreSQL text cannot hold U+0000 (the statement would fail).
+  if (hasNul(html)) fail("html", "must not contain NUL characters");
 
   const text = input.text === undefined || input.text === null || input.text === "" ? null : input.text;
   if (text !== null && exceedsCodePoints(text, SEND_LIMITS.text)) fail("text", `must be at most ${SEND_LIMITS.text} characters`);
+  if (text !== null && hasNul(text)) fail("text", "must not contain NUL characters");
   return { name, subject, html, text };
 }

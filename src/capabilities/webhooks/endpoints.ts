@@ -222,6 +222,8 @@ function checkDescription(description: string | undefined, problems: FieldProble
   if ([...trimmed].length > MAX_DESCRIPTION_LENGTH) {
     problems.push({ field: "description", problem: `must be at most ${MAX_DESCRIPTION_LENGTH} characters` });
   }
+  // PostgreSQL text cannot hold U+0000 (the statement would fail).
+  if (trimmed.includes("\0")) problems.push({ field: "description", problem: "must not contain NUL characters" });
   return trimmed === "" ? null : trimmed;
 }
 

@@ -33,12 +33,61 @@ export function requiredFieldsInterceptor(): Interceptor {
 /** The REQUIRED fields `message` lacks, nested messages, lists and maps included, in field order. */
 export function missingRequiredFields(desc: DescMessage, message: Message): FieldProblem[] {
   const problems: FieldProblem[] = [];
-  walk(reflect(desc, message), "", problems);
+  if (planOf(desc).length > 0) walk(reflect(desc, message), "", problems);
   return problems;
 }
 
+/**
+ * The fields of a message type worth looking at: the REQUIRED ones and those
+ * whose messages can hold REQUIRED fields. Worked out once per type (reading
+ * the options on every call was a visible share of the API's CPU under load);
+ * a type without any, such as most requests' nested types, is not walked.
+ */
+const plans = new WeakMap<DescMessage, readonly DescField[]>();
+
+function planOf(desc: DescMessage): readonly DescField[] {
+  let plan = plans.get(desc);
+  if (plan === undefined) {
+    plan = desc.fields.filter((field) => isRequired(field) || canHoldRequired(nestedMessage(field)));
+    plans.set(desc, plan);
+  }
+  return plan;
+}
+
+/** The message type a field holds (itself, in a list or as a map value), if any. */
+function nestedMessage(field: DescField): DescMessage | undefined {
+  switch (field.fieldKind) {
+    case "message":
+      return field.message;
+    case "list":
+      return field.listKind === "message" ? field.message : undefined;
+    case "map":
+      return field.mapKind === "message" ? field.message : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Whether any message type reachable from `desc` (itself included) has a REQUIRED field; cycles are fine. */
+function canHoldRequired(desc: DescMessage | undefined): boolean {
+  if (!desc) return false;
+  const seen = new Set<DescMessage>([desc]);
+  const queue = [desc];
+  for (let next = queue.pop(); next; next = queue.pop()) {
+    for (const field of next.fields) {
+      if (isRequired(field)) return true;
+      const nested = nestedMessage(field);
+      if (nested && !seen.has(nested)) {
+        seen.add(nested);
+        queue.push(nested);
+      }
+    }
+  }
+  return false;
+}
+
 function walk(message: ReflectMessage, prefix: string, problems: FieldProblem[]): void {
-  for (const field of message.fields) {
+  for (const field of planOf(message.desc)) {
     const path = `${prefix}${field.jsonName}`;
     if (isRequired(field) && (!message.isSet(field) || isJsonNull(message, field))) {
       problems.push({ field: path, problem: "is required" });
@@ -69,8 +118,15 @@ function walk(message: ReflectMessage, prefix: string, problems: FieldProblem[])
   }
 }
 
+const requiredFields = new WeakMap<DescField, boolean>();
+
 function isRequired(field: DescField): boolean {
-  return getOption(field, field_behavior).includes(FieldBehavior.REQUIRED);
+  let required = requiredFields.get(field);
+  if (required === undefined) {
+    required = getOption(field, field_behavior).includes(FieldBehavior.REQUIRED);
+    requiredFields.set(field, required);
+  }
+  return required;
 }
 
 /** A google.protobuf.Value field set to JSON `null`: present on the wire, but no value. */

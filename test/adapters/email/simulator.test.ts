@@ -208,6 +208,26 @@ describe("createSimulatorProvider", () => {
     expect(new Set(calls.map((event) => event.providerEventId)).size).toBe(1);
   });
 
+  it("keeps retrying an outcome well past five failed calls: its message may be recorded late (a worker died after the handoff)", async () => {
+    let calls = 0;
+    const dropped: ProviderEvent[] = [];
+    const sim = start({
+      eventRetryBaseMs: 1,
+      eventRetryMaxMs: 4,
+      onEvent: async () => {
+        // As the intake answers until the handoff's result is recorded.
+        if (++calls <= 12) throw new Error("No message with provider message id sim_x.");
+      },
+      onEventDropped: (event) => dropped.push(event),
+    });
+
+    await sim.send(email("delivered@example.com"));
+    await sim.settled();
+
+    expect(calls).toBe(13);
+    expect(dropped).toEqual([]);
+  });
+
   it("drops an event after eventAttempts failed calls and says so", async () => {
     const dropped: ProviderEvent[] = [];
     let calls = 0;

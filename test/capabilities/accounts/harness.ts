@@ -55,7 +55,7 @@ export async function openHarness(): Promise<Harness> {
     },
     async close() {
       for (const o of [...others, { orm, accounts }]) {
-        await o.accounts.usage.close();
+        await o.accounts.close();
         await o.orm.close();
       }
       await db.drop();

@@ -42,7 +42,9 @@ describe("last used of API keys", () => {
     const requestTime = new Date(h.clock.now().getTime() - 0.01 * 3_600_000);
 
     expect(statements(spy).filter((s) => /^\s*(update|insert|delete)/i.test(s))).toEqual([]);
-    expect(statements(spy)).toHaveLength(20); // one lookup per request, nothing else
+    // At most one lookup per request (fewer: lookups are cached), nothing else.
+    expect(statements(spy).length).toBeLessThanOrEqual(20);
+    expect(statements(spy).every((s) => /^\s*select/i.test(s))).toBe(true);
     expect(await lastUsed(one.key.id)).toBeNull();
     expect(h.accounts.usage.pendingCount).toBe(2);
 

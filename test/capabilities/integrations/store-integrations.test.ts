@@ -47,7 +47,7 @@ describe("store integrations (IntegrationsService: ConnectStore, PushOrder)", ()
     expect(first).toMatchObject({ created: true, integration: { provider: "woocommerce", siteUrl: "https://shop.example.com" } });
     const again = await integrations.connectStore(companyId, "WooCommerce", "https://shop.example.com");
     expect(again).toEqual({ created: false, integration: first.integration });
-    expect(await fieldsNamed(integrations.connectStore(companyId, "shopify", "ftp://x"))).toEqual(["provider", "site_url"]);
+    expect(await fieldsNamed(integrations.connectStore(companyId, "shopify", "ftp://x"))).toEqual(["provider", "siteUrl"]);
   });
 
   it("records an order once, syncs its customer as a pending contact and writes order.event + order.created", async () => {
@@ -115,6 +115,38 @@ describe("store integrations (IntegrationsService: ConnectStore, PushOrder)", ()
     await h.contacts.upsertContact(companyId, { email: "john.doe@example.com", status: "unsubscribed" });
     await integrations.pushOrder(companyId, integration.id, order());
     expect((await h.contacts.getContact(companyId, "john.doe@example.com")).status).toBe("unsubscribed");
+  });
+
+  it("names the integration as the source of the contact changes it makes, whatever the status it keeps", async () => {
+    const companyId = await h.newCompany();
+    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
+    const source = `integration:${integration.id}`;
+    const contactEvents = async () => (await h.events(companyId)).filter((e) => e.event === "contact.updated").map((e) => e.data);
+
+    // A new customer: created by the integration, pending.
+    const first = await integrations.pushOrder(companyId, integration.id, order());
+    expect(await contactEvents()).toEqual([
+      { contactId: first.contactId, email: "John.Doe@example.com", status: "pending", source, change: "created", occurredAt: expect.any(String) },
+    ]);
+    // The same customer again, nothing new about them: no contact event.
+    await integrations.pushOrder(companyId, integration.id, order({ id: "728" }));
+    expect(await contactEvents()).toHaveLength(1);
+
+    // Each protected status stays; the names the order brings are still written, by the integration.
+    for (const [i, status] of (["unsubscribed", "suppressed", "bounced", "complained"] as const).entries()) {
+      const email = `kept-${status}@example.com`;
+      if (status === "unsubscribed") await h.contacts.upsertContact(companyId, { email, status });
+      else {
+        await h.contacts.upsertContact(companyId, { email });
+        await h.contacts.markContactFromSuppression(companyId, email, status === "suppressed" ? "manual" : status === "bounced" ? "bounce" : "complaint");
+      }
+      const pushed = await integrations.pushOrder(companyId, integration.id, order({ id: String(800 + i), billing: { email, firstName: "Kept", lastName: status } }));
+      expect(await h.contacts.getContact(companyId, email)).toMatchObject({ status, firstName: "Kept", lastName: status });
+      expect((await contactEvents()).at(-1)).toMatchObject({ contactId: pushed.contactId, status, source, change: "updated" });
+    }
+    // Writes through the API keep saying `api`.
+    await h.contacts.upsertContact(companyId, { email: "api@example.com" });
+    expect((await contactEvents()).at(-1)).toMatchObject({ email: "api@example.com", source: "api" });
   });
 
   it("keeps tenants apart: another company's integration is NOT_FOUND", async () => {

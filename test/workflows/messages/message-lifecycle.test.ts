@@ -7,7 +7,7 @@ import { createMessageActivities, type LifecycleSteps, type PaceReservations } f
 import { MessageDispatcher, messageWorkflowId } from "../../../src/adapters/temporal/messages/dispatcher.ts";
 import { workflowBundle } from "../../../src/adapters/temporal/worker.ts";
 import { TransientHandoffError } from "../../../src/capabilities/messages/lifecycle/message-lifecycle.ts";
-import type { MessageStatusName } from "../../../src/capabilities/messages/statuses.ts";
+import { isPastHandoff, type MessageStatusName } from "../../../src/capabilities/messages/statuses.ts";
 import { findTemporalCli } from "../../../src/runtime/temporal-dev-server.ts";
 import { MAIL_STATUS, SEARCH_ATTRIBUTES } from "../../../workflows/search-attributes.ts";
 
@@ -38,26 +38,26 @@ function scripted(messageId: string) {
   return entry;
 }
 
+/** One attempt as the lifecycle makes it (suppression check, pace, handoff), each step scripted and logged. */
 const lifecycle: LifecycleSteps = {
-  async checkSuppression(_companyId, messageId) {
+  async attemptHandOff(_companyId, messageId, reserve) {
     calls.push(`checkSuppression:${messageId}`);
     const entry = scripted(messageId);
     if (entry.script.checked) entry.status = entry.script.checked;
-    return entry.status;
+    if (isPastHandoff(entry.status)) return { status: entry.status, waitMs: 0 };
+    const waitMs = await reserve();
+    if (waitMs > 0) return { status: entry.status, waitMs };
+    calls.push(`handOff:${messageId}`);
+    const next = entry.script.handOffs?.shift() ?? "sent";
+    if (next instanceof Error) throw next;
+    entry.status = next;
+    return { status: next, waitMs: 0 };
   },
   async markDeferred(_companyId, messageId) {
     calls.push(`markDeferred:${messageId}`);
     const entry = scripted(messageId);
     entry.status = "deferred";
     return entry.status;
-  },
-  async handOff(_companyId, messageId) {
-    calls.push(`handOff:${messageId}`);
-    const entry = scripted(messageId);
-    const next = entry.script.handOffs?.shift() ?? "sent";
-    if (next instanceof Error) throw next;
-    entry.status = next;
-    return next;
   },
 };
 
@@ -115,6 +115,7 @@ describe.concurrent("the message workflow", () => {
       store: {
         unstarted: async () => [],
         markWorkflowStarted: async (_companyId, messageId) => void started.push(messageId),
+        markWorkflowsStarted: async (messages) => void started.push(...messages.map((m) => m.id)),
       },
       provider: id,
       handoffTimeoutSeconds: 10,

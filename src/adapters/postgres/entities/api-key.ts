@@ -30,6 +30,18 @@ export const ApiKeySchema = defineEntity({
   },
   uniques: [{ properties: "secretHash", name: "api_key_secret_hash_unique" }],
   indexes: [{ properties: ["company", "createdAt"], name: "api_key_company_created_index" }],
+  // Tells the API processes' key lookup caches that a key changed (Migration20251125200000_credential_change_notices).
+  triggers: [
+    {
+      name: "api_key_credentials_changed",
+      timing: "after",
+      events: ["update", "delete"],
+      forEach: "statement",
+      expression: `create trigger api_key_credentials_changed
+        after update of company_id, name, prefix, secret_hash, scopes, expires_at, revoked_at or delete on api_key
+        for each statement execute function api_key_api_key_credentials_changed_fn()`,
+    },
+  ],
 });
 
 export type ApiKey = InferEntity<typeof ApiKeySchema>;

@@ -18,6 +18,18 @@ export const CompanySchema = defineEntity({
     entitlementSmtp: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
   },
+  // Tells the API processes' key lookup caches that a company changed (Migration20251125200000_credential_change_notices).
+  triggers: [
+    {
+      name: "company_credentials_changed",
+      timing: "after",
+      events: ["update", "delete"],
+      forEach: "statement",
+      expression: `create trigger company_credentials_changed
+        after update of name, entitlement_api, entitlement_smtp or delete on company
+        for each statement execute function company_company_credentials_changed_fn()`,
+    },
+  ],
 });
 
 export type Company = InferEntity<typeof CompanySchema>;

@@ -1,5 +1,4 @@
 import type { Pool } from "../sql.ts";
-import { inTransaction } from "../transaction.ts";
 import type { DueEvent, HandoffJournal } from "../../email/simulator.ts";
 import type { HandoffAccepted, HandoffRejected, ProviderEventType } from "../../../capabilities/messages/email-provider.ts";
 
@@ -44,46 +43,48 @@ function toDueEvent(row: EventRow): DueEvent {
 const RECALL = `select outcome, provider_message_id, reason from simulator_handoff where message_id = $1`;
 
 export function postgresHandoffJournal(db: () => Promise<Pool>): HandoffJournal {
-  return {
-    async recall(messageId) {
-      const { rows } = await (await db()).query<HandoffRow>(RECALL, [messageId]);
-      return rows[0] ? toResult(rows[0]) : undefined;
-    },
+  async function recall(messageId: string): Promise<HandoffAccepted | HandoffRejected | undefined> {
+    const { rows } = await (await db()).query<HandoffRow>(RECALL, [messageId]);
+    return rows[0] ? toResult(rows[0]) : undefined;
+  }
 
-    remember(messageId, result, events) {
-      return inTransaction(db, async (tx) => {
-        const inserted = await tx.query(
-          `insert into simulator_handoff (message_id, outcome, provider_message_id, reason)
-           values ($1, $2, $3, $4) on conflict (message_id) do nothing`,
-          [
-            messageId,
-            result.outcome,
-            result.outcome === "accepted" ? result.providerMessageId : null,
-            result.outcome === "rejected" ? result.reason : null,
-          ],
-        );
-        if (inserted.rowCount !== 1) {
-          // Another process answered first: its answer (and its events) stand.
-          const { rows } = await tx.query<HandoffRow>(RECALL, [messageId]);
-          return rows[0] ? toResult(rows[0]) : result;
-        }
-        if (result.outcome === "accepted" && events.length > 0) {
-          await tx.query(
-            `insert into simulator_event (provider_event_id, provider_message_id, position, type, detail, due_at)
-             select e.id, $1, e.position, e.type, e.detail, now() + make_interval(secs => e.due_in_ms / 1000.0)
-               from unnest($2::text[], $3::text[], $4::text[], $5::double precision[]) with ordinality
-                    as e(id, type, detail, due_in_ms, position)`,
-            [
-              result.providerMessageId,
-              events.map((e) => e.providerEventId),
-              events.map((e) => e.type),
-              events.map((e) => e.detail ?? null),
-              events.map((e) => e.dueInMs),
-            ],
-          );
-        }
-        return result;
+  return {
+    recall,
+
+    async remember(messageId, result, events) {
+      // One statement: the answer and its events go in together or not at
+      // all (a data-modifying CTE), in one round trip instead of four.
+      const accepted = result.outcome === "accepted";
+      const recorded = accepted && events.length > 0 ? events : [];
+      const { rows } = await (await db()).query<{ inserted: boolean }>({
+        name: "simulator_remember",
+        text: `with handoff as (
+                 insert into simulator_handoff (message_id, outcome, provider_message_id, reason)
+                 values ($1, $2, $3, $4) on conflict (message_id) do nothing
+                 returning message_id
+               ),
+               events as (
+                 insert into simulator_event (provider_event_id, provider_message_id, position, type, detail, due_at)
+                 select e.id, $3, e.position, e.type, e.detail, now() + make_interval(secs => e.due_in_ms / 1000.0)
+                   from unnest($5::text[], $6::text[], $7::text[], $8::double precision[]) with ordinality
+                        as e(id, type, detail, due_in_ms, position)
+                  where exists (select 1 from handoff)
+               )
+               select exists (select 1 from handoff) as inserted`,
+        values: [
+          messageId,
+          result.outcome,
+          accepted ? result.providerMessageId : null,
+          result.outcome === "rejected" ? result.reason : null,
+          recorded.map((e) => e.providerEventId),
+          recorded.map((e) => e.type),
+          recorded.map((e) => e.detail ?? null),
+          recorded.map((e) => e.dueInMs),
+        ],
       });
+      if (rows[0]?.inserted) return result;
+      // Another process answered first: its answer (and its events) stand.
+      return (await recall(messageId)) ?? result;
     },
 
     async claimDue(limit, leaseMs) {

@@ -3,7 +3,7 @@ import { ApplicationFailure } from "@temporalio/common";
 import type { MessageLifecycle } from "../../../capabilities/messages/lifecycle/message-lifecycle.ts";
 import { TransientHandoffError } from "../../../capabilities/messages/lifecycle/message-lifecycle.ts";
 import type { SendingPace } from "../../../capabilities/messages/lifecycle/sending-pace.ts";
-import { isPastHandoff, type MessageStatusName } from "../../../capabilities/messages/statuses.ts";
+import type { MessageStatusName } from "../../../capabilities/messages/statuses.ts";
 
 /**
  * The message workflow's activities: thin adapters from Temporal to the
@@ -28,7 +28,7 @@ export interface HandOffAttempt {
 }
 
 /** What the activities use of the lifecycle and the sending pace. */
-export type LifecycleSteps = Pick<MessageLifecycle, "checkSuppression" | "markDeferred" | "handOff">;
+export type LifecycleSteps = Pick<MessageLifecycle, "attemptHandOff" | "markDeferred">;
 export type PaceReservations = Pick<SendingPace, "reserve">;
 
 /** The message activities, for the worker's activity set (`{ ...createMessageActivities(lifecycle, pace) }`). */
@@ -36,15 +36,13 @@ export function createMessageActivities(lifecycle: LifecycleSteps, pace: PaceRes
   return {
     markDeferred: (companyId, messageId) => lifecycle.markDeferred(companyId, messageId),
     async attemptHandOff(companyId, messageId, provider) {
-      const checked = await lifecycle.checkSuppression(companyId, messageId);
-      if (isPastHandoff(checked)) return { status: checked, waitMs: 0 };
-      const waitMs = await pace.reserve(provider);
-      if (waitMs > 0) return { status: checked, waitMs };
+      // Heartbeats while the email service is talked to, so a dead
+      // worker is noticed by the heartbeat timeout, not the attempt's.
+      const activity = Context.current();
       try {
-        // Heartbeats while the email service is talked to, so a dead
-        // worker is noticed by the heartbeat timeout, not the attempt's.
-        const activity = Context.current();
-        return { status: await lifecycle.handOff(companyId, messageId, { heartbeat: () => activity.heartbeat() }), waitMs: 0 };
+        return await lifecycle.attemptHandOff(companyId, messageId, () => pace.reserve(provider), {
+          heartbeat: () => activity.heartbeat(),
+        });
       } catch (error) {
         if (error instanceof TransientHandoffError) {
           // Retryable by the workflow's policy; named so the UI shows why.

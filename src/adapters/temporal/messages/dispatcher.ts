@@ -5,24 +5,42 @@ import { messageLifecycle, messageStatusChanged, type MessageWorkflowInput } fro
 import { MAIL_COMPANY_ID, MAIL_MESSAGE_ID, MAIL_RECIPIENT_DOMAIN, MAIL_STATUS } from "../../../../workflows/search-attributes.ts";
 
 /**
- * Starts message workflows: right after a message is accepted, and from an
- * outbox relay that finds accepted messages whose workflow is not known to
- * exist (Temporal was unreachable, or the process died after answering 202).
- * The workflow id is derived from the message id and duplicates are
- * refused, so however often a message is dispatched, it has one workflow.
+ * Starts message workflows: soon after a message is accepted (`enqueue`,
+ * off the request's path), and from an outbox relay that finds accepted
+ * messages whose workflow is not known to exist (Temporal was unreachable,
+ * or the process died after answering 202). The workflow id is derived
+ * from the message id and duplicates are refused, so however often a
+ * message is dispatched, it has one workflow.
+ *
+ * Accepted messages are started a few at a time (at most `maxConcurrentStarts`
+ * calls to Temporal under way) and their "workflow started" marks are
+ * written in batches, one statement for all the starts that completed while
+ * the previous batch was being written: under load that is one statement
+ * for many messages instead of one each. A message whose start failed, or
+ * whose mark was not written, is still unmarked: the relay starts it again
+ * (a duplicate start is refused and only marks it).
  */
 export interface DispatcherOptions {
   /** The process's shared client (src/adapters/temporal/client.ts); its owner closes it. */
   readonly client: Client;
   readonly taskQueue: string;
-  readonly store: Pick<MessageStore, "unstarted" | "markWorkflowStarted">;
+  readonly store: Pick<MessageStore, "unstarted" | "markWorkflowStarted" | "markWorkflowsStarted">;
   readonly provider: string;
   readonly handoffTimeoutSeconds: number;
   readonly outcomeWindowHours: number;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
   /** How often the relay looks for undispatched messages. Default 2000 ms. */
   readonly relayIntervalMs?: number;
+  /** Workflow starts under way at once for accepted messages. Default 16. */
+  readonly maxConcurrentStarts?: number;
 }
+
+/** Accepted messages waiting for a start, at most; beyond, the relay starts them (they are in the outbox). */
+const MAX_QUEUED = 10_000;
+/** Marks written per statement, at most. */
+const MARK_BATCH = 500;
+/** How long close() waits for the starts under way. */
+const CLOSE_WAIT_MS = 5_000;
 
 export function messageWorkflowId(messageId: string): string {
   return `message-${messageId}`;
@@ -33,14 +51,37 @@ export class MessageDispatcher {
   readonly #client: Client;
   #relay: NodeJS.Timeout | undefined;
   #relayRunning: Promise<void> | undefined;
+  readonly #queue: UnstartedMessage[] = [];
+  #starting = 0;
+  readonly #started: UnstartedMessage[] = [];
+  #marking: Promise<void> | undefined;
+  readonly #idle = new Set<() => void>();
 
   constructor(options: DispatcherOptions) {
     this.#options = options;
     this.#client = options.client;
   }
 
-  /** Starts the message's workflow if it has none; true when it is known to exist. */
+  /** Starts the message's workflow if it has none; true when it is known to exist (and is marked so). */
   async dispatch(message: UnstartedMessage): Promise<boolean> {
+    if (!(await this.#start(message))) return false;
+    await this.#options.store.markWorkflowStarted(message.companyId, message.id);
+    return true;
+  }
+
+  /**
+   * Starts the message's workflow soon, off the caller's path (the accept
+   * path calls this once the message is committed). Never throws: what
+   * cannot be started now is the relay's.
+   */
+  enqueue(message: UnstartedMessage): void {
+    if (this.#queue.length >= MAX_QUEUED) return;
+    this.#queue.push(message);
+    this.#pump();
+  }
+
+  /** Starts the workflow; true when it exists (started now or before), false when Temporal could not be asked. */
+  async #start(message: UnstartedMessage): Promise<boolean> {
     const o = this.#options;
     const input: MessageWorkflowInput = {
       messageId: message.id,
@@ -69,8 +110,53 @@ export class MessageDispatcher {
         return false;
       }
     }
-    await o.store.markWorkflowStarted(message.companyId, message.id);
     return true;
+  }
+
+  #pump(): void {
+    const limit = this.#options.maxConcurrentStarts ?? 16;
+    while (this.#starting < limit && this.#queue.length > 0) {
+      const message = this.#queue.shift() as UnstartedMessage;
+      this.#starting++;
+      void this.#start(message)
+        .then((started) => {
+          if (started) this.#started.push(message);
+        })
+        .finally(() => {
+          this.#starting--;
+          this.#markStarted();
+          this.#pump();
+          this.#notifyIdle();
+        });
+    }
+  }
+
+  /** Writes the pending marks, one statement per batch; one batch at a time. */
+  #markStarted(): void {
+    if (this.#marking || this.#started.length === 0) return;
+    const batch = this.#started.splice(0, MARK_BATCH);
+    this.#marking = this.#options.store
+      .markWorkflowsStarted(batch)
+      .catch((error: unknown) => this.#options.log.warn({ err: error, messages: batch.length }, "could not mark started workflows; the relay will"))
+      .finally(() => {
+        this.#marking = undefined;
+        this.#markStarted();
+        this.#notifyIdle();
+      });
+  }
+
+  #notifyIdle(): void {
+    if (this.#starting > 0 || this.#queue.length > 0 || this.#marking || this.#started.length > 0) return;
+    for (const resolve of this.#idle) resolve();
+    this.#idle.clear();
+  }
+
+  /** Resolves once every enqueued message was started (or given up on) and its mark written. */
+  settled(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#idle.add(resolve);
+      this.#notifyIdle();
+    });
   }
 
   /** Tells a message's workflow that a provider outcome changed its status (it may have ended already). */
@@ -83,12 +169,13 @@ export class MessageDispatcher {
     }
   }
 
-  /** One pass of the outbox relay. Exposed for tests. */
+  /** One pass of the outbox relay: starts, then marks in one statement. Exposed for tests. */
   async relayOnce(): Promise<number> {
     const pending = await this.#options.store.unstarted(100, 2_000);
-    let started = 0;
-    for (const message of pending) if (await this.dispatch(message)) started++;
-    return started;
+    const started: UnstartedMessage[] = [];
+    for (const message of pending) if (await this.#start(message)) started.push(message);
+    if (started.length > 0) await this.#options.store.markWorkflowsStarted(started);
+    return started.length;
   }
 
   startRelay(): void {
@@ -104,10 +191,19 @@ export class MessageDispatcher {
     this.#relay = setTimeout(tick, this.#options.relayIntervalMs ?? 2_000).unref();
   }
 
-  /** Stops the relay (after its pass under way); the client stays open for its owner to close. */
+  /**
+   * Stops the relay (after its pass under way) and lets the starts under
+   * way finish; messages still queued are left to a relay (they are in the
+   * outbox). The client stays open for its owner to close.
+   */
   async close(): Promise<void> {
     if (this.#relay) clearTimeout(this.#relay);
     this.#relay = undefined;
+    this.#queue.length = 0;
     await this.#relayRunning;
+    // Bounded: a start hanging on an unreachable Temporal must not hold the shutdown.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.settled(), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+    clearTimeout(timer);
   }
 }

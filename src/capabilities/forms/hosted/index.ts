@@ -7,7 +7,29 @@ export {
   type FieldProblemKind,
   type HostedSignup,
   type HostedSignupDependencies,
-  type SignupConfirmations,
   type SignupOutcome,
   type SignupSubmission,
 } from "./submit-signup.ts";
+export {
+  CONFIRMATION_TAG,
+  confirmationIdempotencyKey,
+  confirmationLink,
+  createDoubleOptIn,
+  RESEND_WINDOW_MS,
+  type ConfirmationPageOutcome,
+  type ConfirmationRequestOutcome,
+  type DoubleOptIn,
+  type DoubleOptInDependencies,
+  type SignupConfirmations,
+} from "./double-opt-in.ts";
+export {
+  CONFIRMATION_MAX_AGE_MS,
+  confirmationKey,
+  createConfirmationTokens,
+  type ConfirmationBinding,
+  type ConfirmationCheck,
+  type ConfirmationClaim,
+  type ConfirmationTokens,
+} from "./confirmation-token.ts";
+export { CONFIRMATION_EMAIL_LANGUAGES, renderConfirmationEmail, type ConfirmationEmail, type ConfirmationEmailInput } from "./confirmation-email.ts";
+export type { ConfirmationLog, ConfirmationMail, ConfirmationMailer } from "./ports.ts";

@@ -4,6 +4,7 @@ import type { RateLimiter } from "../../rate-limit/index.ts";
 import type { SignupForms } from "../forms-service.ts";
 import type { PublishedForm } from "../types.ts";
 import type { FormTokens } from "./csrf.ts";
+import type { SignupConfirmations } from "./double-opt-in.ts";
 
 /** Names of the service's own inputs on the hosted page: operator field names cannot start with `_`, so these never clash. */
 export const TOKEN_FIELD = "_token";
@@ -33,15 +34,6 @@ export interface SignupSubmission {
   readonly values: Readonly<Record<string, string>>;
   /** The visitor's address as the HTTP layer resolved it: part of the consent evidence. */
   readonly clientIp: string;
-}
-
-/**
- * What the double opt-in needs from the messages capability: send the
- * confirmation email of a sign-up through the normal send lifecycle. Not
- * built yet; until it is, sign-ups of double opt-in forms stay pending.
- */
-export interface SignupConfirmations {
-  request(input: { readonly companyId: string; readonly form: PublishedForm; readonly contact: ContactRecord }): Promise<void>;
 }
 
 export interface HostedSignupDependencies {
@@ -124,7 +116,7 @@ export function createHostedSignup(deps: HostedSignupDependencies): HostedSignup
       };
       let contact: ContactRecord;
       try {
-        contact = (await deps.contacts.upsertContact(form.companyId, contactWrite)).contact;
+        contact = (await deps.contacts.upsertContact(form.companyId, contactWrite, { source: "form" })).contact;
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         // The contacts' own checks (address syntax, phone format): name the form's field.
@@ -136,6 +128,7 @@ export function createHostedSignup(deps: HostedSignupDependencies): HostedSignup
         return { kind: "invalid", form, problems: refused };
       }
       const confirmationRequired = contact.status === "pending";
+      // The outcome is not the visitor's business: a company that cannot send leaves the sign-up pending (double-opt-in.ts logs why).
       if (confirmationRequired) await deps.confirmations?.request({ companyId: form.companyId, form, contact });
       return { kind: "accepted", form, confirmationRequired };
     },

@@ -31,8 +31,11 @@
  *   reads well for an empty name); `false` and `0` are real values and are
  *   shown.
  * - Fallback text is a value too and is escaped the same way.
- * - The rendered subject has every run of CR/LF replaced by one space, so a
- *   value (or the template) can never start a new mail header line.
+ * - The rendered subject has every run of CR/LF and other control
+ *   characters (C0 except tab, and DEL) replaced by one space, so a value
+ *   (or the template) can never start a new mail header line nor smuggle a
+ *   control character into one: the rendered subject meets the rules of a
+ *   subject sent directly.
  *
  * Variable lookup only considers the object's own keys: `{{ constructor }}`
  * renders as missing, never as something inherited from Object.prototype.
@@ -187,5 +190,6 @@ function valueText(value: VariableValue | undefined, fallback: string | undefine
 }
 
 function singleLine(text: string): string {
-  return text.replace(/[\r\n]+/g, " ");
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\x00-\x08\x0a-\x1f\x7f]+/g, " ");
 }

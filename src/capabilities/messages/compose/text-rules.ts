@@ -45,3 +45,11 @@ export function hasControlCharacter(value: string): boolean {
   // eslint-disable-next-line no-control-regex
   return /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/.test(value);
 }
+
+/**
+ * PostgreSQL text cannot hold U+0000: a value with it would fail the
+ * statement that stores it (a 500), so every stored text refuses it up front.
+ */
+export function hasNul(value: string): boolean {
+  return value.includes("\0");
+}

@@ -5,7 +5,7 @@ import { IDEMPOTENCY_KEY_HEADER_MAX_LENGTH, SEND_IDEMPOTENCY_KEY_MAX_LENGTH } fr
 import type { SendMessageRequest } from "../../../gen/mail/v1/mail_pb.js";
 import { checkEmailAddress } from "./email-address.ts";
 import type { VariableValue } from "./template.ts";
-import { exceedsCodePoints, hasControlCharacter, hasLineBreak } from "./text-rules.ts";
+import { exceedsCodePoints, hasControlCharacter, hasLineBreak, hasNul } from "./text-rules.ts";
 
 /**
  * Validation of POST /mail/v1/send (gRPC SendMessage) before anything is
@@ -18,7 +18,9 @@ import { exceedsCodePoints, hasControlCharacter, hasLineBreak } from "./text-rul
  * wrote (`to.email`, `variables.<key>`, `tags.<key>`); a problem with the
  * header key is named `Idempotency-Key`.
  *
- * Lengths are counted in Unicode code points (see text-rules.ts).
+ * Lengths are counted in Unicode code points (see text-rules.ts). No text
+ * that is stored (or rendered into what is stored) may hold U+0000, which
+ * PostgreSQL text cannot: it is refused here, naming the field.
  */
 
 /** The limits of the spec's Limits table that concern a send request. */
@@ -91,6 +93,7 @@ export function validateSendRequest(
   let senderId: string | undefined;
   if (req.senderId !== undefined) {
     if (req.senderId.trim() === "") report("senderId", "must not be empty");
+    else if (hasNul(req.senderId)) report("senderId", NO_NUL);
     else senderId = req.senderId;
   }
 
@@ -121,6 +124,8 @@ export function validateSendRequest(
 }
 
 type Report = (field: string, problem: string) => void;
+
+const NO_NUL = "must not contain NUL characters";
 
 /**
  * Optional output fields are left out rather than set to undefined, so the
@@ -232,6 +237,7 @@ function validateContent(req: SendMessageRequest, report: Report): ContentFields
 
   if (req.templateId !== undefined) {
     if (req.templateId.trim() === "") report("templateId", "must not be empty");
+    else if (hasNul(req.templateId)) report("templateId", NO_NUL);
     else out.templateId = req.templateId;
   }
   // An empty templateId was reported above; it does not also count as
@@ -252,6 +258,8 @@ function validateContent(req: SendMessageRequest, report: Report): ContentFields
     if (!usesTemplate) report("html", "is required when no templateId is sent");
   } else if (exceedsCodePoints(req.html, SEND_LIMITS.html)) {
     report("html", `must be at most ${SEND_LIMITS.html} characters`);
+  } else if (hasNul(req.html)) {
+    report("html", NO_NUL);
   } else {
     out.html = req.html;
   }
@@ -259,6 +267,8 @@ function validateContent(req: SendMessageRequest, report: Report): ContentFields
   if (req.text !== undefined) {
     if (exceedsCodePoints(req.text, SEND_LIMITS.text)) {
       report("text", `must be at most ${SEND_LIMITS.text} characters`);
+    } else if (hasNul(req.text)) {
+      report("text", NO_NUL);
     } else if (req.text !== "") {
       out.text = req.text;
     }
@@ -276,6 +286,9 @@ function validateVariables(
   for (const [key, value] of Object.entries(variables ?? {})) {
     if (typeof value === "string" && exceedsCodePoints(value, SEND_LIMITS.variableValue)) {
       report(`variables.${key}`, `must be at most ${SEND_LIMITS.variableValue} characters`);
+    } else if (typeof value === "string" && hasNul(value)) {
+      // Rendered into the stored subject or body.
+      report(`variables.${key}`, NO_NUL);
     } else if (value === null || typeof value === "string" || typeof value === "number" || typeof value === "boolean") {
       entries.push([key, value]);
     } else {
@@ -296,9 +309,15 @@ function validateTags(tags: { readonly [key: string]: string } | undefined, repo
     } else if (exceedsCodePoints(key, SEND_LIMITS.tagKey)) {
       report(`tags.${key}`, `key must be at most ${SEND_LIMITS.tagKey} characters`);
       ok = false;
+    } else if (hasNul(key)) {
+      report(`tags.${key}`, `key ${NO_NUL}`);
+      ok = false;
     }
     if (exceedsCodePoints(value, SEND_LIMITS.tagValue)) {
       report(`tags.${key}`, `value must be at most ${SEND_LIMITS.tagValue} characters`);
+      ok = false;
+    } else if (hasNul(value)) {
+      report(`tags.${key}`, `value ${NO_NUL}`);
       ok = false;
     }
     if (ok) entries.push([key, value]);
@@ -334,5 +353,6 @@ function checkKey(key: string | undefined, max: number): { key?: string; problem
   if (key === undefined) return {};
   if (key.trim() === "") return { problem: "must not be empty" };
   if (exceedsCodePoints(key, max)) return { problem: `must be at most ${max} characters` };
+  if (hasNul(key)) return { problem: NO_NUL };
   return { key };
 }

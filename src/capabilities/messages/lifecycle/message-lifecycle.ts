@@ -2,7 +2,7 @@ import { ApiError } from "../../../contract/api-error.ts";
 import type { EmailProvider, ProviderEvent } from "../email-provider.ts";
 import type { MessageStatusName } from "../statuses.ts";
 import { isPastHandoff } from "../statuses.ts";
-import type { MessageStore, Move, StoredMessage } from "../ports.ts";
+import type { HandoffCandidate, MessageStore, Move, StoredMessage } from "../ports.ts";
 import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "./ports.ts";
 
 /**
@@ -106,24 +106,61 @@ export class MessageLifecycle {
    * could not take it right now (the activity is retried, never charged again).
    */
   async handOff(companyId: string, messageId: string, progress?: HandOffProgress): Promise<MessageStatusName> {
-    if (!progress) return this.#handOff(companyId, messageId);
+    return this.#beating(progress, async () => this.#handOff(await this.#loadCandidate(companyId, messageId)));
+  }
+
+  /**
+   * One attempt of sending, as the message's workflow runs it (one activity
+   * per message in the common case): ends the message as `suppressed` if
+   * its address is; else asks the sending pace for a slot (`reserve`
+   * answers 0 when one was taken, or how long to wait for one: then nothing
+   * else is done); else hands it off (handOff). The message is read once
+   * for the whole attempt.
+   */
+  async attemptHandOff(
+    companyId: string,
+    messageId: string,
+    reserve: () => Promise<number>,
+    progress?: HandOffProgress,
+  ): Promise<{ status: MessageStatusName; waitMs: number }> {
+    const candidate = await this.#loadCandidate(companyId, messageId);
+    const { message } = candidate;
+    if (isPastHandoff(message.status)) return { status: await this.#settled(message), waitMs: 0 };
+    if (await this.#deps.suppressions.isSuppressed(companyId, message.recipient)) {
+      const moved = await this.#deps.store.move(companyId, messageId, this.#notSent(message, "suppressed", "SUPPRESSED"));
+      return { status: moved.status, waitMs: 0 };
+    }
+    const waitMs = await reserve();
+    if (waitMs > 0) return { status: message.status, waitMs };
+    return { status: await this.#beating(progress, () => this.#handOff(candidate)), waitMs: 0 };
+  }
+
+  async #loadCandidate(companyId: string, messageId: string): Promise<HandoffCandidate> {
+    const candidate = await this.#deps.store.loadForHandoff(companyId, messageId);
+    if (!candidate) throw new Error(`message ${messageId} of company ${companyId} does not exist`);
+    return candidate;
+  }
+
+  /** Runs `work` with `progress` told it is alive at once and then every heartbeatEveryMs. */
+  async #beating<T>(progress: HandOffProgress | undefined, work: () => Promise<T>): Promise<T> {
+    if (!progress) return work();
     progress.heartbeat();
     const beat = setInterval(progress.heartbeat, this.#deps.heartbeatEveryMs ?? 1_000);
     try {
-      return await this.#handOff(companyId, messageId);
+      return await work();
     } finally {
       clearInterval(beat);
     }
   }
 
-  async #handOff(companyId: string, messageId: string): Promise<MessageStatusName> {
-    const message = await this.#load(companyId, messageId);
+  async #handOff({ message, companyMaySend }: HandoffCandidate): Promise<MessageStatusName> {
     if (isPastHandoff(message.status)) return this.#settled(message);
     const { store, credits, provider } = this.#deps;
+    const { companyId, id: messageId } = message;
 
     // A retry may find the credit charged by an attempt that then crashed:
     // the refunds below return it (they do nothing when nothing was charged).
-    if (!(await store.companyMaySend(companyId))) {
+    if (!companyMaySend) {
       await credits.refundMessage(companyId, messageId);
       return (await store.move(companyId, messageId, this.#notSent(message, "failed", "SENDING_SUSPENDED"))).status;
     }

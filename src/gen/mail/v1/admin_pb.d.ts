@@ -7,6 +7,8 @@ import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryState, WebhookEndpoint } from "./webhooks_pb.js";
 import type { Form, FormField } from "./mail_pb.js";
+import type { ContactList } from "./lists_pb.js";
+import type { CampaignRevenue } from "./reports_pb.js";
 
 /**
  * Describes the file mail/v1/admin.proto.
@@ -1850,6 +1852,246 @@ export declare type DeactivateSignupFormResponse = Message<"mail.v1.DeactivateSi
 export declare const DeactivateSignupFormResponseSchema: GenMessage<DeactivateSignupFormResponse>;
 
 /**
+ * @generated from message mail.v1.ListSignupFormsRequest
+ */
+export declare type ListSignupFormsRequest = Message<"mail.v1.ListSignupFormsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message mail.v1.ListSignupFormsRequest.
+ * Use `create(ListSignupFormsRequestSchema)` to create a new message.
+ */
+export declare const ListSignupFormsRequestSchema: GenMessage<ListSignupFormsRequest>;
+
+/**
+ * @generated from message mail.v1.ListSignupFormsResponse
+ */
+export declare type ListSignupFormsResponse = Message<"mail.v1.ListSignupFormsResponse"> & {
+  /**
+   * @generated from field: repeated mail.v1.Form items = 1;
+   */
+  items: Form[];
+};
+
+/**
+ * Describes the message mail.v1.ListSignupFormsResponse.
+ * Use `create(ListSignupFormsResponseSchema)` to create a new message.
+ */
+export declare const ListSignupFormsResponseSchema: GenMessage<ListSignupFormsResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceCreateContactListRequest
+ */
+export declare type AdminServiceCreateContactListRequest = Message<"mail.v1.AdminServiceCreateContactListRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * 1 to 100 characters, unique within the company.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceCreateContactListRequest.
+ * Use `create(AdminServiceCreateContactListRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceCreateContactListRequestSchema: GenMessage<AdminServiceCreateContactListRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceCreateContactListResponse
+ */
+export declare type AdminServiceCreateContactListResponse = Message<"mail.v1.AdminServiceCreateContactListResponse"> & {
+  /**
+   * @generated from field: mail.v1.ContactList list = 1;
+   */
+  list?: ContactList | undefined;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceCreateContactListResponse.
+ * Use `create(AdminServiceCreateContactListResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceCreateContactListResponseSchema: GenMessage<AdminServiceCreateContactListResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceListContactListsRequest
+ */
+export declare type AdminServiceListContactListsRequest = Message<"mail.v1.AdminServiceListContactListsRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceListContactListsRequest.
+ * Use `create(AdminServiceListContactListsRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceListContactListsRequestSchema: GenMessage<AdminServiceListContactListsRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceListContactListsResponse
+ */
+export declare type AdminServiceListContactListsResponse = Message<"mail.v1.AdminServiceListContactListsResponse"> & {
+  /**
+   * Oldest first.
+   *
+   * @generated from field: repeated mail.v1.ContactList items = 1;
+   */
+  items: ContactList[];
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceListContactListsResponse.
+ * Use `create(AdminServiceListContactListsResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceListContactListsResponseSchema: GenMessage<AdminServiceListContactListsResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceRenameContactListRequest
+ */
+export declare type AdminServiceRenameContactListRequest = Message<"mail.v1.AdminServiceRenameContactListRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * List id.
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+
+  /**
+   * 1 to 100 characters, unique within the company.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceRenameContactListRequest.
+ * Use `create(AdminServiceRenameContactListRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceRenameContactListRequestSchema: GenMessage<AdminServiceRenameContactListRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceRenameContactListResponse
+ */
+export declare type AdminServiceRenameContactListResponse = Message<"mail.v1.AdminServiceRenameContactListResponse"> & {
+  /**
+   * @generated from field: mail.v1.ContactList list = 1;
+   */
+  list?: ContactList | undefined;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceRenameContactListResponse.
+ * Use `create(AdminServiceRenameContactListResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceRenameContactListResponseSchema: GenMessage<AdminServiceRenameContactListResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceDeleteContactListRequest
+ */
+export declare type AdminServiceDeleteContactListRequest = Message<"mail.v1.AdminServiceDeleteContactListRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * List id.
+   *
+   * @generated from field: string id = 2;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceDeleteContactListRequest.
+ * Use `create(AdminServiceDeleteContactListRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceDeleteContactListRequestSchema: GenMessage<AdminServiceDeleteContactListRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceDeleteContactListResponse
+ */
+export declare type AdminServiceDeleteContactListResponse = Message<"mail.v1.AdminServiceDeleteContactListResponse"> & {
+  /**
+   * The id of the deleted list.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceDeleteContactListResponse.
+ * Use `create(AdminServiceDeleteContactListResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceDeleteContactListResponseSchema: GenMessage<AdminServiceDeleteContactListResponse>;
+
+/**
+ * @generated from message mail.v1.AdminServiceGetRevenueByCampaignRequest
+ */
+export declare type AdminServiceGetRevenueByCampaignRequest = Message<"mail.v1.AdminServiceGetRevenueByCampaignRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * Only conversions that occurred at or after this time.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 2;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * Only conversions that occurred before this time.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 3;
+   */
+  until?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceGetRevenueByCampaignRequest.
+ * Use `create(AdminServiceGetRevenueByCampaignRequestSchema)` to create a new message.
+ */
+export declare const AdminServiceGetRevenueByCampaignRequestSchema: GenMessage<AdminServiceGetRevenueByCampaignRequest>;
+
+/**
+ * @generated from message mail.v1.AdminServiceGetRevenueByCampaignResponse
+ */
+export declare type AdminServiceGetRevenueByCampaignResponse = Message<"mail.v1.AdminServiceGetRevenueByCampaignResponse"> & {
+  /**
+   * One row per campaign and currency, by campaign id then currency.
+   *
+   * @generated from field: repeated mail.v1.CampaignRevenue items = 1;
+   */
+  items: CampaignRevenue[];
+};
+
+/**
+ * Describes the message mail.v1.AdminServiceGetRevenueByCampaignResponse.
+ * Use `create(AdminServiceGetRevenueByCampaignResponseSchema)` to create a new message.
+ */
+export declare const AdminServiceGetRevenueByCampaignResponseSchema: GenMessage<AdminServiceGetRevenueByCampaignResponse>;
+
+/**
  * Administration for operators and internal services. Served over gRPC and
  * Connect only, never on the public JSON routes. Every call carries
  * `authorization: Bearer <OPERATOR_TOKEN>` (the operator token from the
@@ -2064,6 +2306,65 @@ export declare const AdminService: GenService<{
     methodKind: "unary";
     input: typeof DeactivateSignupFormRequestSchema;
     output: typeof DeactivateSignupFormResponseSchema;
+  },
+  /**
+   * The company's active forms, oldest first (what GET /mail/v1/forms lists).
+   *
+   * @generated from rpc mail.v1.AdminService.ListSignupForms
+   */
+  listSignupForms: {
+    methodKind: "unary";
+    input: typeof ListSignupFormsRequestSchema;
+    output: typeof ListSignupFormsResponseSchema;
+  },
+  /**
+   * Contact lists of a company: the ListsService's operations, for
+   * operators (the company is a field). Same rules and answers as there:
+   * names unique per company case-insensitively (a taken name is
+   * VALIDATION_ERROR naming `name`); an unknown or another company's list
+   * is NOT_FOUND; deleting a list keeps its contacts.
+   *
+   * @generated from rpc mail.v1.AdminService.CreateContactList
+   */
+  createContactList: {
+    methodKind: "unary";
+    input: typeof AdminServiceCreateContactListRequestSchema;
+    output: typeof AdminServiceCreateContactListResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.ListContactLists
+   */
+  listContactLists: {
+    methodKind: "unary";
+    input: typeof AdminServiceListContactListsRequestSchema;
+    output: typeof AdminServiceListContactListsResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.RenameContactList
+   */
+  renameContactList: {
+    methodKind: "unary";
+    input: typeof AdminServiceRenameContactListRequestSchema;
+    output: typeof AdminServiceRenameContactListResponseSchema;
+  },
+  /**
+   * @generated from rpc mail.v1.AdminService.DeleteContactList
+   */
+  deleteContactList: {
+    methodKind: "unary";
+    input: typeof AdminServiceDeleteContactListRequestSchema;
+    output: typeof AdminServiceDeleteContactListResponseSchema;
+  },
+  /**
+   * Revenue attributed to each campaign of a company (gross, refunded, net
+   * per campaign and currency): the ReportsService's report, for operators.
+   *
+   * @generated from rpc mail.v1.AdminService.GetRevenueByCampaign
+   */
+  getRevenueByCampaign: {
+    methodKind: "unary";
+    input: typeof AdminServiceGetRevenueByCampaignRequestSchema;
+    output: typeof AdminServiceGetRevenueByCampaignResponseSchema;
   },
   /**
    * The email service reports an outcome of a message (delivered, bounced,

@@ -12,7 +12,11 @@ import { suppressionsAdmin } from "./suppressions-admin.ts";
 import { providerEventsAdmin } from "./provider-events-admin.ts";
 import { webhooksAdmin, type WebhooksAdminDeps } from "./webhooks-admin.ts";
 import type { SignupForms } from "../../../capabilities/forms/index.ts";
+import type { ContactLists } from "../../../capabilities/contacts/index.ts";
 import { formsAdmin } from "../forms/forms-admin.ts";
+import type { RevenueReport } from "../conversions/index.ts";
+import { listsAdmin } from "./lists-admin.ts";
+import { reportsAdmin } from "./reports-admin.ts";
 import { notImplemented } from "../not-implemented.ts";
 
 /**
@@ -30,9 +34,15 @@ export interface AdminDependencies {
   readonly webhooks: WebhooksAdminDeps;
   /** The sign-up forms (src/wiring/forms.ts); until wired, the form RPCs answer NOT_IMPLEMENTED. */
   readonly forms?: SignupForms;
+  /** Contact lists (src/wiring/contacts.ts). */
+  readonly contactLists: ContactLists;
+  /** The revenue report (ConversionsService fits). */
+  readonly revenue: RevenueReport;
 }
 
 export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof AdminService> {
+  /** The company named in a request, which must exist (404 NOT_FOUND otherwise). */
+  const company = async (req: { companyId: string }): Promise<string> => (await deps.accounts.getCompany(req.companyId)).id;
   return {
     ...accountsAdmin(deps.accounts),
     ...sendingAdmin(deps.sendingSetup),
@@ -41,7 +51,13 @@ export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof Ad
     ...providerEventsAdmin(deps.messaging.providerEvents),
     ...webhooksAdmin(deps.webhooks, deps.accounts),
     ...(deps.forms
-      ? formsAdmin(deps.forms)
-      : { createSignupForm: notImplemented("CreateSignupForm"), deactivateSignupForm: notImplemented("DeactivateSignupForm") }),
+      ? formsAdmin(deps.forms, company)
+      : {
+          createSignupForm: notImplemented("CreateSignupForm"),
+          deactivateSignupForm: notImplemented("DeactivateSignupForm"),
+          listSignupForms: notImplemented("ListSignupForms"),
+        }),
+    ...listsAdmin(deps.contactLists, company),
+    ...reportsAdmin(deps.revenue, company),
   };
 }

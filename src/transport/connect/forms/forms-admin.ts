@@ -3,13 +3,21 @@ import type { SignupForms } from "../../../capabilities/forms/index.ts";
 import type { AdminService } from "../../../gen/mail/v1/admin_pb.js";
 import { fieldDraftOf, toFormProto } from "./forms-to-proto.ts";
 
-export type FormsAdmin = Pick<ServiceImpl<typeof AdminService>, "createSignupForm" | "deactivateSignupForm">;
+export type FormsAdmin = Pick<ServiceImpl<typeof AdminService>, "createSignupForm" | "deactivateSignupForm" | "listSignupForms">;
 
-/** AdminService handlers of the sign-up forms (operator token checked by the auth interceptor; the company is a field). */
-export function formsAdmin(forms: SignupForms): FormsAdmin {
+/**
+ * AdminService handlers of the sign-up forms (operator token checked by the
+ * auth interceptor; the company is a field). `company` resolves the
+ * company named in a request, which must exist (404 NOT_FOUND otherwise);
+ * without it the id is used as sent (an unknown company has no forms).
+ */
+export function formsAdmin(
+  forms: SignupForms,
+  company: (req: { companyId: string }) => Promise<string> = async (req) => req.companyId,
+): FormsAdmin {
   return {
     async createSignupForm(req) {
-      const form = await forms.createForm(req.companyId, {
+      const form = await forms.createForm(await company(req), {
         name: req.name,
         fields: req.fields.map(fieldDraftOf),
         consentText: req.consentText,
@@ -19,7 +27,10 @@ export function formsAdmin(forms: SignupForms): FormsAdmin {
       return { form: toFormProto(form) };
     },
     async deactivateSignupForm(req) {
-      return { form: toFormProto(await forms.deactivateForm(req.companyId, req.publicId)) };
+      return { form: toFormProto(await forms.deactivateForm(await company(req), req.publicId)) };
+    },
+    async listSignupForms(req) {
+      return { items: (await forms.listActiveForms(await company(req))).map(toFormProto) };
     },
   };
 }

@@ -103,6 +103,42 @@ ${fields}
   );
 }
 
+/** What the confirmation page says (the link of the double opt-in email). */
+export type ConfirmationPageState =
+  | { readonly kind: "ready"; readonly token: string }
+  | { readonly kind: "confirmed" | "already-confirmed" | "invalid" | "expired" | "not-possible" };
+
+/**
+ * The confirmation page. `ready`: one button that posts the token back
+ * (the GET of the link changes nothing, so a mail scanner following links
+ * confirms nobody). The form's action is relative: the POST goes where the
+ * link was opened, whatever PUBLIC_BASE_URL says.
+ */
+export function renderConfirmationPage(form: PublishedForm, state: ConfirmationPageState): string {
+  const strings = pageStrings(form.language);
+  switch (state.kind) {
+    case "ready":
+      return page(
+        form,
+        `<form method="post" action="confirm">
+<input type="hidden" name="token" value="${escapeHtml(state.token)}">
+<p>${escapeHtml(strings.confirmPrompt)}</p>
+<button type="submit">${escapeHtml(strings.confirmButton)}</button>
+</form>`,
+      );
+    case "confirmed":
+      return page(form, `<p role="status">${escapeHtml(strings.confirmed)}</p>`);
+    case "already-confirmed":
+      return page(form, `<p role="status">${escapeHtml(strings.alreadyConfirmed)}</p>`);
+    case "invalid":
+      return page(form, `<p role="alert">${escapeHtml(strings.linkInvalid)}</p>`);
+    case "expired":
+      return page(form, `<p role="alert">${escapeHtml(strings.linkExpired)}</p>`);
+    case "not-possible":
+      return page(form, `<p role="alert">${escapeHtml(strings.confirmNotPossible)}</p>`);
+  }
+}
+
 /** The thank-you page after an accepted sign-up. */
 export function renderThanksPage(form: PublishedForm, confirmationRequired: boolean): string {
   const strings = pageStrings(form.language);

@@ -1,11 +1,24 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { HostedSignup, SignupOutcome } from "../../../../capabilities/forms/hosted/index.ts";
-import { renderFormPage, renderThanksPage } from "./hosted-page.ts";
+import type { ConfirmationPageOutcome, DoubleOptIn, HostedSignup, SignupOutcome } from "../../../../capabilities/forms/hosted/index.ts";
+import { renderConfirmationPage, renderFormPage, renderThanksPage } from "./hosted-page.ts";
 import { pageStrings } from "./strings.ts";
 
 export interface HostedFormsDependencies {
   readonly signup: HostedSignup;
+  /** The double opt-in confirmation pages; without it, /confirm answers 404. */
+  readonly confirmation?: Pick<DoubleOptIn, "open" | "confirm">;
 }
+
+/** HTTP status of each confirmation page. */
+const CONFIRMATION_STATUS: Readonly<Record<Exclude<ConfirmationPageOutcome["kind"], "not-found">, number>> = {
+  ready: 200,
+  confirmed: 200,
+  "already-confirmed": 200,
+  invalid: 400,
+  expired: 400,
+  // The contact unsubscribed or its address was suppressed meanwhile: the link is genuine, the state forbids it.
+  "not-possible": 409,
+};
 
 /** A sign-up is a few short fields: anything bigger is not a visitor's. */
 const BODY_LIMIT = 16 * 1024;
@@ -14,7 +27,9 @@ const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
 
 /**
  * The hosted sign-up pages, reached without an API key:
- * GET /mail/v1/forms/{publicId} serves the form, POST takes a sign-up.
+ * GET /mail/v1/forms/{publicId} serves the form, POST takes a sign-up;
+ * GET /mail/v1/forms/{publicId}/confirm?token=… shows the double opt-in
+ * confirmation's button, POST (field `token`) confirms.
  * Answers are HTML (the visitor's browser posts a plain form); a refused
  * sign-up serves the form again with the visitor's values, the reasons and
  * a fresh token. Registered in its own encapsulated scope, so its
@@ -69,6 +84,29 @@ export async function registerHostedForms(app: FastifyInstance, deps: HostedForm
           reply.header("retry-after", String(outcome.retryAfterSeconds));
           return html(reply, 429, renderFormPage(outcome.form, { token: deps.signup.token(outcome.form), values, notice: pageStrings(outcome.form.language).tooMany }));
       }
+    });
+
+    const confirmationPage = (reply: FastifyReply, outcome: ConfirmationPageOutcome): FastifyReply => {
+      if (outcome.kind === "not-found") return notFound(reply);
+      const state = outcome.kind === "ready" ? { kind: outcome.kind, token: outcome.token } : { kind: outcome.kind };
+      return html(reply, CONFIRMATION_STATUS[outcome.kind], renderConfirmationPage(outcome.form, state));
+    };
+    const queryToken = (query: unknown): string => {
+      const token = typeof query === "object" && query !== null ? (query as Record<string, unknown>).token : undefined;
+      return typeof token === "string" ? token : "";
+    };
+
+    scope.get<{ Params: { publicId: string } }>("/mail/v1/forms/:publicId/confirm", async (request, reply) => {
+      if (!deps.confirmation) return notFound(reply);
+      return confirmationPage(reply, await deps.confirmation.open(request.params.publicId, queryToken(request.query)));
+    });
+
+    scope.post<{ Params: { publicId: string }; Body: unknown }>("/mail/v1/forms/:publicId/confirm", { bodyLimit: BODY_LIMIT }, async (request, reply) => {
+      if (!deps.confirmation) return notFound(reply);
+      // The page posts the token as a field; a POST to the link itself (some mail clients' "one-click" buttons) brings it in the query.
+      const fromBody = typeof request.body === "object" && request.body !== null ? (request.body as Record<string, unknown>).token : undefined;
+      const token = typeof fromBody === "string" && fromBody !== "" ? fromBody : queryToken(request.query);
+      return confirmationPage(reply, await deps.confirmation.confirm(request.params.publicId, token, request.ip));
     });
   });
 }

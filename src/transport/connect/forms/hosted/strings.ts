@@ -17,6 +17,14 @@ export interface PageStrings {
   readonly thanksSubscribed: string;
   /** The honeypot's label: read only by bots (hidden from people and assistive technology). */
   readonly leaveEmpty: string;
+  /** The double opt-in confirmation page (the link of the confirmation email). */
+  readonly confirmPrompt: string;
+  readonly confirmButton: string;
+  readonly confirmed: string;
+  readonly alreadyConfirmed: string;
+  readonly linkInvalid: string;
+  readonly linkExpired: string;
+  readonly confirmNotPossible: string;
 }
 
 const STRINGS: Readonly<Record<string, PageStrings>> = {
@@ -32,6 +40,13 @@ const STRINGS: Readonly<Record<string, PageStrings>> = {
     thanksConfirm: "Thank you! Please check your inbox and confirm your address.",
     thanksSubscribed: "Thank you for signing up!",
     leaveEmpty: "Leave this field empty",
+    confirmPrompt: "Please confirm your sign-up.",
+    confirmButton: "Confirm my sign-up",
+    confirmed: "Thank you! Your sign-up is confirmed.",
+    alreadyConfirmed: "Your sign-up is already confirmed.",
+    linkInvalid: "This confirmation link is not valid. Open the complete link from the email, or sign up again.",
+    linkExpired: "This confirmation link has expired. Please sign up again to receive a new one.",
+    confirmNotPossible: "This sign-up can no longer be confirmed for this address.",
   },
   de: {
     submit: "Anmelden",
@@ -45,6 +60,13 @@ const STRINGS: Readonly<Record<string, PageStrings>> = {
     thanksConfirm: "Danke! Bitte prüfen Sie Ihren Posteingang und bestätigen Sie Ihre Adresse.",
     thanksSubscribed: "Danke für Ihre Anmeldung!",
     leaveEmpty: "Dieses Feld leer lassen",
+    confirmPrompt: "Bitte bestätigen Sie Ihre Anmeldung.",
+    confirmButton: "Anmeldung bestätigen",
+    confirmed: "Danke! Ihre Anmeldung ist bestätigt.",
+    alreadyConfirmed: "Ihre Anmeldung ist bereits bestätigt.",
+    linkInvalid: "Dieser Bestätigungslink ist ungültig. Öffnen Sie den vollständigen Link aus der E-Mail oder melden Sie sich erneut an.",
+    linkExpired: "Dieser Bestätigungslink ist abgelaufen. Bitte melden Sie sich erneut an, um einen neuen zu erhalten.",
+    confirmNotPossible: "Diese Anmeldung kann für diese Adresse nicht mehr bestätigt werden.",
   },
   fr: {
     submit: "S’inscrire",
@@ -58,6 +80,13 @@ const STRINGS: Readonly<Record<string, PageStrings>> = {
     thanksConfirm: "Merci ! Vérifiez votre boîte de réception pour confirmer votre adresse.",
     thanksSubscribed: "Merci pour votre inscription !",
     leaveEmpty: "Laissez ce champ vide",
+    confirmPrompt: "Veuillez confirmer votre inscription.",
+    confirmButton: "Confirmer mon inscription",
+    confirmed: "Merci ! Votre inscription est confirmée.",
+    alreadyConfirmed: "Votre inscription est déjà confirmée.",
+    linkInvalid: "Ce lien de confirmation n’est pas valide. Ouvrez le lien complet de l’e-mail, ou inscrivez-vous à nouveau.",
+    linkExpired: "Ce lien de confirmation a expiré. Inscrivez-vous à nouveau pour en recevoir un nouveau.",
+    confirmNotPossible: "Cette inscription ne peut plus être confirmée pour cette adresse.",
   },
   es: {
     submit: "Suscribirse",
@@ -71,6 +100,13 @@ const STRINGS: Readonly<Record<string, PageStrings>> = {
     thanksConfirm: "¡Gracias! Revisa tu bandeja de entrada y confirma tu dirección.",
     thanksSubscribed: "¡Gracias por suscribirte!",
     leaveEmpty: "Deja este campo vacío",
+    confirmPrompt: "Confirma tu suscripción.",
+    confirmButton: "Confirmar mi suscripción",
+    confirmed: "¡Gracias! Tu suscripción está confirmada.",
+    alreadyConfirmed: "Tu suscripción ya está confirmada.",
+    linkInvalid: "Este enlace de confirmación no es válido. Abre el enlace completo del correo o suscríbete de nuevo.",
+    linkExpired: "Este enlace de confirmación ha caducado. Suscríbete de nuevo para recibir uno nuevo.",
+    confirmNotPossible: "Esta suscripción ya no se puede confirmar para esta dirección.",
   },
 };
 

@@ -1,0 +1,7 @@
+export interface EmptyActivities {
+  nothing(): Promise<void>;
+}
+
+export const emptyActivities: EmptyActivities = {
+  async nothing() {},
+};

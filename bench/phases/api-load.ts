@@ -1,0 +1,186 @@
+/**
+ * The API process under load, against the bare baseline
+ * (bench/baselines/bare-send.ts), on a database of its own:
+ * POST /mail/v1/send over REST and gRPC, GET /mail/v1/messages/{id} and a
+ * list page over REST; then the peak RSS of both processes.
+ *
+ * No worker polls the task queue of this API process: every accepted
+ * message's workflow is started (that is part of what the API does) but
+ * never runs, so that the figures are the API process's own, like the
+ * baseline's, and not shared with a worker on the same cores.
+ */
+import path from "node:path";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { findFreePort } from "../../src/runtime/ports.ts";
+import { grpcSendLoad, httpLoad, type LoadResult } from "../lib/load.ts";
+import { type Child, startChild } from "../lib/processes.ts";
+import type { Figures } from "../lib/report.ts";
+import { API_KEY_PEPPER, setupCompany, startApi } from "../lib/service.ts";
+import type { BenchSettings } from "../lib/settings.ts";
+
+const BARE_SEND = path.join(import.meta.dirname, "..", "baselines", "bare-send.ts");
+const BARE = "bare Fastify + pg, same statements";
+/** Enough for every send of the run (no run sends this many). */
+const CREDITS = 100_000_000;
+/** Longest wait for the API process to start the workflows of a send run's messages. */
+const SETTLE_TIMEOUT_MS = 120_000;
+
+export const SEND_BODY = { to: "delivered@customer.example", subject: "Your receipt", html: "<p>Thank you for your order.</p>" };
+
+/** Issue 11's goals for the hot path. */
+const SEND_RATE_TARGET = { ratio: 0.6 };
+const SEND_P99_TARGET = { ratio: 1.5 };
+
+export interface ApiLoadContext {
+  readonly settings: BenchSettings;
+  /** The statement kinds the bare baseline runs (BARE_STATEMENTS); undefined: all. */
+  readonly bareKinds: readonly string[] | undefined;
+  readonly databaseUrl: string;
+  readonly temporalAddress: string;
+  readonly taskQueue: string;
+  readonly figures: Figures;
+  readonly print: (line: string) => void;
+}
+
+function record(figures: Figures, id: string, label: string, baselineLabel: string, service: LoadResult, bare: LoadResult, targets: { rate?: { ratio: number }; p99?: { ratio: number } } = {}): void {
+  figures.add(`${id}.rate`, { label: `${label}, answered`, unit: "req/s", better: "higher", baselineLabel, ...(targets.rate ? { target: targets.rate } : {}) }, service.perSecond, bare.perSecond);
+  figures.add(`${id}.p50`, { label: `${label}, p50`, unit: "ms", better: "lower", baselineLabel }, service.p50Ms, bare.p50Ms);
+  figures.add(`${id}.p99`, { label: `${label}, p99`, unit: "ms", better: "lower", baselineLabel, ...(targets.p99 ? { target: targets.p99 } : {}) }, service.p99Ms, bare.p99Ms);
+  if (service.failed > 0) figures.note(`${id}.rate`, `service: ${service.failed} failed answers in one run`);
+  if (bare.failed > 0) figures.note(`${id}.rate`, `baseline: ${bare.failed} failed answers in one run`);
+}
+
+function line(label: string, result: LoadResult): string {
+  return `${label}: ${result.perSecond.toFixed(0)}/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms${result.failed ? `, ${result.failed} failed` : ""}`;
+}
+
+export interface ApiLoadPeaks {
+  readonly apiPeakMb: number;
+  readonly barePeakMb: number;
+}
+
+export async function measureApiLoad(ctx: ApiLoadContext): Promise<ApiLoadPeaks> {
+  const { settings, figures, print } = ctx;
+  const phases = settings.phases;
+  const api = await startApi({ databaseUrl: ctx.databaseUrl, temporalAddress: ctx.temporalAddress, taskQueue: ctx.taskQueue, verbose: settings.verbose }, "api (load)");
+  const barePort = await findFreePort();
+  const bareUrl = `http://127.0.0.1:${barePort}`;
+  let bare: Child;
+  try {
+    bare = await startChild({
+      name: "bare baseline",
+      script: BARE_SEND,
+      env: {
+        ...process.env,
+        DATABASE_URL: ctx.databaseUrl,
+        API_KEY_PEPPER,
+        PORT: String(barePort),
+        ...(ctx.bareKinds ? { BARE_STATEMENTS: ctx.bareKinds.join(",") } : {}),
+      },
+      readyCheck: async () => (await fetch(`${bareUrl}/livez`)).ok,
+      verbose: settings.verbose,
+    });
+  } catch (error) {
+    await api.child.stop();
+    throw error;
+  }
+  const peaks = { apiPeakMb: Number.NaN, barePeakMb: Number.NaN };
+  const db = new pg.Client({ connectionString: ctx.databaseUrl });
+  try {
+    await db.connect();
+    const { secret } = await setupCompany(api.operatorUrl, CREDITS);
+    const headers = { authorization: `Bearer ${secret}`, "content-type": "application/json" };
+    const connections = settings.connections;
+    const body = JSON.stringify(SEND_BODY);
+    /**
+     * The API process starts each accepted message's workflow after its 202,
+     * so it is still busy when a send run ends: the next measurement (the
+     * baseline's, on the same two cores) starts once every workflow is.
+     */
+    const settle = async (): Promise<void> => {
+      const started = performance.now();
+      for (;;) {
+        const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from message where workflow_started_at is null`);
+        const left = rows[0]?.n ?? 0;
+        if (left === 0) break;
+        if (performance.now() - started > SETTLE_TIMEOUT_MS) {
+          print(`  !!! ${left} accepted messages still have no workflow ${SETTLE_TIMEOUT_MS / 1000} s after the run; going on`);
+          break;
+        }
+        await sleep(100);
+      }
+      const seconds = (performance.now() - started) / 1000;
+      if (seconds >= 1) print(`  (the API process took ${seconds.toFixed(1)} s after the run to start the last workflows)`);
+    };
+    const send = async (baseUrl: string, seconds: number): Promise<LoadResult> => {
+      const result = await httpLoad({ url: `${baseUrl}/mail/v1/send`, method: "POST", headers, body, connections, seconds });
+      if (baseUrl === api.httpUrl) await settle();
+      return result;
+    };
+    const grpc = async (seconds: number): Promise<LoadResult> => {
+      const result = await grpcSendLoad({ baseUrl: api.grpcUrl, secret, body: SEND_BODY, concurrency: connections, seconds });
+      await settle();
+      return result;
+    };
+    const get = (url: string, seconds: number) => httpLoad({ url, method: "GET", headers: { authorization: headers.authorization }, connections, seconds });
+
+    const bareSends: LoadResult[] = [];
+    if (phases.has("send") || phases.has("grpc")) {
+      print(`POST /mail/v1/send, ${connections} connections, ${settings.sendSeconds} s per run`);
+      await send(api.httpUrl, settings.warmupSeconds);
+      await send(bareUrl, settings.warmupSeconds);
+      if (phases.has("grpc")) await grpc(settings.warmupSeconds);
+      for (let run = 1; run <= settings.runs; run++) {
+        const bareRun = await send(bareUrl, settings.sendSeconds);
+        bareSends.push(bareRun);
+        print(`  run ${run} ${line("bare", bareRun)}`);
+        if (phases.has("send")) {
+          const rest = await send(api.httpUrl, settings.sendSeconds);
+          print(`  run ${run} ${line("REST", rest)}`);
+          record(figures, "send.rest", "POST /mail/v1/send REST", BARE, rest, bareRun, { rate: SEND_RATE_TARGET, p99: SEND_P99_TARGET });
+        }
+        if (phases.has("grpc")) {
+          const overGrpc = await grpc(settings.sendSeconds);
+          print(`  run ${run} ${line("gRPC", overGrpc)}`);
+          record(figures, "send.grpc", "SendMessage gRPC", `${BARE} (REST, autocannon)`, overGrpc, bareRun, { rate: SEND_RATE_TARGET, p99: SEND_P99_TARGET });
+        }
+      }
+    }
+
+    if (phases.has("reads")) {
+      // A message to read, and a log with at least a page of messages.
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, async () => (await (await fetch(`${api.httpUrl}/mail/v1/send`, { method: "POST", headers, body })).json()) as { id: string }),
+      );
+      const id = answers[0]?.id;
+      if (!id) throw new Error(`no message id from POST /mail/v1/send: ${JSON.stringify(answers[0])}`);
+      // The sends above filled a fresh table; autovacuum may not have analysed it
+      // yet, and a planner that thinks it empty sorts it whole for every page.
+      await settle();
+      await db.query("vacuum (analyze) message");
+      const routes: [string, string, string][] = [
+        ["read.get", "GET /mail/v1/messages/{id}", `/mail/v1/messages/${id}`],
+        ["read.list", "GET /mail/v1/messages (25 per page)", `/mail/v1/messages?limit=25`],
+      ];
+      for (const [figure, label, route] of routes) {
+        print(`${label}, ${connections} connections, ${settings.readSeconds} s per run`);
+        await get(`${api.httpUrl}${route}`, settings.warmupSeconds);
+        await get(`${bareUrl}${route}`, settings.warmupSeconds);
+        for (let run = 1; run <= settings.runs; run++) {
+          const bareRun = await get(`${bareUrl}${route}`, settings.readSeconds);
+          const service = await get(`${api.httpUrl}${route}`, settings.readSeconds);
+          print(`  run ${run} ${line("service", service)} | ${line("bare", bareRun)}`);
+          record(figures, figure, label, BARE, service, bareRun);
+        }
+      }
+    }
+  } finally {
+    await db.end().catch(() => undefined);
+    // Read before they stop (VmHWM: the peak since the process started).
+    peaks.apiPeakMb = await api.child.stop();
+    peaks.barePeakMb = await bare.stop();
+  }
+  return peaks;
+}

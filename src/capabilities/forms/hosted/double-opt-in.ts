@@ -1,0 +1,202 @@
+import { ApiError, type ErrorCodeName } from "../../../contract/api-error.ts";
+import type { ContactRecord, Contacts } from "../../contacts/index.ts";
+import type { PendingConfirmations } from "../../contacts/confirm-pending.ts";
+import { isKeptStatus } from "../../contacts/status-rules.ts";
+import type { SignupForms } from "../forms-service.ts";
+import type { PublishedForm } from "../types.ts";
+import { renderConfirmationEmail } from "./confirmation-email.ts";
+import { CONFIRMATION_MAX_AGE_MS, type ConfirmationClaim, type ConfirmationTokens } from "./confirmation-token.ts";
+import type { ConfirmationLog, ConfirmationMailer } from "./ports.ts";
+
+/**
+ * The double opt-in of the hosted sign-up forms: the confirmation email of
+ * a pending sign-up, and the confirmation link's page
+ * (`/mail/v1/forms/{publicId}/confirm?token=…`).
+ *
+ * Sending: one email per sign-up and resend window (RESEND_WINDOW_MS). The
+ * send's idempotency key is derived from the form, the contact, the consent
+ * text version and the window, and the link in it is issued at the
+ * window's start, so every request of one window asks for the very same
+ * message: a resubmitted or retried sign-up finds it and nothing more is
+ * sent. A later window sends a new email (the visitor lost the first).
+ *
+ * Confirming: the link shows a page with one button (GET) that posts the
+ * token back (POST); only the POST subscribes, so a mail scanner that
+ * follows links subscribes nobody.
+ */
+
+/** A pending sign-up gets at most one confirmation email per window. */
+export const RESEND_WINDOW_MS = 10 * 60 * 1000;
+
+/** The tag the confirmation emails carry in the message log. */
+export const CONFIRMATION_TAG = { key: "mail_kind", value: "signup-confirmation" } as const;
+
+/** What became of a confirmation request. */
+export type ConfirmationRequestOutcome =
+  | { readonly kind: "sent"; readonly messageId: string }
+  /** This window's email was sent already (a resubmission or a retry). */
+  | { readonly kind: "already-sent" }
+  /** The company cannot send it now (no default sender, no credits): the sign-up stays pending. */
+  | { readonly kind: "not-sent"; readonly reason: ErrorCodeName };
+
+/** Sends the confirmation email of a pending sign-up (the hosted form calls it; see submit-signup.ts). */
+export interface SignupConfirmations {
+  request(input: { readonly companyId: string; readonly form: PublishedForm; readonly contact: ContactRecord }): Promise<ConfirmationRequestOutcome>;
+}
+
+/** What the confirmation page shows. */
+export type ConfirmationPageOutcome =
+  | { readonly kind: "not-found" }
+  /** Malformed, forged, for another form, contact or address. */
+  | { readonly kind: "invalid"; readonly form: PublishedForm }
+  | { readonly kind: "expired"; readonly form: PublishedForm }
+  /** GET: the page with the button that posts `token`. */
+  | { readonly kind: "ready"; readonly form: PublishedForm; readonly token: string }
+  | { readonly kind: "confirmed"; readonly form: PublishedForm }
+  | { readonly kind: "already-confirmed"; readonly form: PublishedForm }
+  /** The contact unsubscribed, or its address bounced, complained or was suppressed, meanwhile: it stays so. */
+  | { readonly kind: "not-possible"; readonly form: PublishedForm };
+
+export interface DoubleOptIn extends SignupConfirmations {
+  /** GET of the link: checks the token and the contact, changes nothing. */
+  open(publicId: string, token: string): Promise<ConfirmationPageOutcome>;
+  /** POST of the page: subscribes a pending contact, recording the confirmation as its consent. */
+  confirm(publicId: string, token: string, clientIp: string): Promise<ConfirmationPageOutcome>;
+}
+
+export interface DoubleOptInDependencies {
+  readonly forms: SignupForms;
+  readonly contacts: Pick<Contacts, "getContact">;
+  readonly pending: PendingConfirmations;
+  readonly tokens: ConfirmationTokens;
+  readonly mailer: ConfirmationMailer;
+  readonly log: ConfirmationLog;
+  readonly now?: () => Date;
+}
+
+/** Refusals of the send that leave the sign-up pending instead of failing the visitor's page. */
+const NOT_SENT: ReadonlySet<ErrorCodeName> = new Set(["SENDER_NOT_VERIFIED", "NOT_FOUND", "INSUFFICIENT_CREDITS", "VALIDATION_ERROR"]);
+
+const VALID_DAYS = Math.round(CONFIRMATION_MAX_AGE_MS / (24 * 60 * 60 * 1000));
+
+/** The confirmation page's address of a form and token. */
+export function confirmationLink(form: PublishedForm, token: string): string {
+  return `${form.url}/confirm?token=${encodeURIComponent(token)}`;
+}
+
+/** The send's idempotency key: one per form, contact, consent text version and resend window. */
+export function confirmationIdempotencyKey(form: PublishedForm, contactId: string, at: Date): string {
+  return `signup-confirmation:${form.publicId}:${contactId}:v${form.consentVersion}:w${Math.floor(at.getTime() / RESEND_WINDOW_MS)}`;
+}
+
+export function createDoubleOptIn(deps: DoubleOptInDependencies): DoubleOptIn {
+  const now = deps.now ?? (() => new Date());
+
+  async function contactOf(companyId: string, contactId: string): Promise<ContactRecord | undefined> {
+    try {
+      return await deps.contacts.getContact(companyId, contactId);
+    } catch (error) {
+      if (error instanceof ApiError && error.code === "NOT_FOUND") return undefined;
+      throw error;
+    }
+  }
+
+  type Checked =
+    | { readonly kind: "page"; readonly outcome: ConfirmationPageOutcome }
+    | { readonly kind: "valid"; readonly form: PublishedForm; readonly contact: ContactRecord; readonly claim: ConfirmationClaim };
+
+  /** The form, the contact and the token's verdict; a page to show when it cannot be confirmed. */
+  async function check(publicId: string, token: string): Promise<Checked> {
+    const form = await deps.forms.findForm(publicId);
+    if (!form) return { kind: "page", outcome: { kind: "not-found" } };
+    const invalid: Checked = { kind: "page", outcome: { kind: "invalid", form } };
+    const claim = deps.tokens.read(token);
+    if (!claim) return invalid;
+    const contact = await contactOf(form.companyId, claim.contactId);
+    if (!contact) return invalid;
+    const binding = { companyId: form.companyId, formId: form.id, contactId: contact.id, email: contact.email, consentVersion: claim.consentVersion };
+    const verdict = deps.tokens.verify(token, binding, now());
+    if (verdict === "invalid") return invalid;
+    // An old but genuine link of a sign-up that is confirmed already says so, rather than "expired".
+    if (verdict === "expired") return { kind: "page", outcome: { kind: contact.status === "subscribed" ? "already-confirmed" : "expired", form } };
+    return { kind: "valid", form, contact, claim };
+  }
+
+  function pageFor(form: PublishedForm, contact: ContactRecord, token: string): ConfirmationPageOutcome {
+    if (contact.status === "pending") return { kind: "ready", form, token };
+    if (isKeptStatus(contact.status)) return { kind: "not-possible", form };
+    return { kind: "already-confirmed", form };
+  }
+
+  return {
+    async request({ companyId, form, contact }) {
+      const at = now();
+      const windowStart = new Date(Math.floor(at.getTime() / RESEND_WINDOW_MS) * RESEND_WINDOW_MS);
+      const token = deps.tokens.issue(
+        { companyId, formId: form.id, contactId: contact.id, email: contact.email, consentVersion: form.consentVersion },
+        windowStart,
+      );
+      const email = renderConfirmationEmail({
+        language: form.language,
+        formName: form.name,
+        consentText: form.consentText,
+        firstName: contact.firstName,
+        link: confirmationLink(form, token),
+        validDays: VALID_DAYS,
+      });
+      try {
+        const sent = await deps.mailer.send({
+          companyId,
+          to: contact.email,
+          ...email,
+          idempotencyKey: confirmationIdempotencyKey(form, contact.id, at),
+          tags: { [CONFIRMATION_TAG.key]: CONFIRMATION_TAG.value, form: form.publicId },
+        });
+        return sent.replayed ? { kind: "already-sent" } : { kind: "sent", messageId: sent.messageId };
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        // The same window's email asked with other words (the visitor corrected a name, the form was renamed): it went already.
+        if (error.code === "IDEMPOTENCY_CONFLICT") return { kind: "already-sent" };
+        if (!NOT_SENT.has(error.code)) throw error;
+        // The visitor is thanked all the same and the contact stays pending; the operator learns why from the log (no address in it).
+        deps.log.warn(
+          { companyId, formPublicId: form.publicId, contactId: contact.id, code: error.code },
+          "double opt-in confirmation email not sent; the sign-up stays pending",
+        );
+        return { kind: "not-sent", reason: error.code };
+      }
+    },
+
+    async open(publicId, token) {
+      const checked = await check(publicId, token);
+      if (checked.kind === "page") return checked.outcome;
+      return pageFor(checked.form, checked.contact, token);
+    },
+
+    async confirm(publicId, token, clientIp) {
+      const checked = await check(publicId, token);
+      if (checked.kind === "page") return checked.outcome;
+      const { form, contact, claim } = checked;
+      const at = now();
+      const outcome = await deps.pending.confirmPending(form.companyId, {
+        contactId: contact.id,
+        consent: {
+          source: `form:${form.publicId}`,
+          at,
+          reference: `form ${form.publicId}; consent text v${claim.consentVersion}; ip ${clientIp}; double opt-in confirmed`.slice(0, 200),
+        },
+        eventSource: "form",
+      });
+      switch (outcome.kind) {
+        case "subscribed":
+          return { kind: "confirmed", form };
+        case "already-subscribed":
+          return { kind: "already-confirmed", form };
+        case "kept":
+          return { kind: "not-possible", form };
+        case "not-found":
+          return { kind: "invalid", form };
+      }
+    },
+  };
+}

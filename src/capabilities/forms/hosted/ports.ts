@@ -1,0 +1,32 @@
+/**
+ * What the double opt-in needs from outside the forms capability
+ * (src/wiring/forms.ts passes the implementations).
+ */
+
+/** One confirmation email, as the messages capability takes a send. */
+export interface ConfirmationMail {
+  readonly companyId: string;
+  readonly to: string;
+  readonly subject: string;
+  readonly html: string;
+  readonly text: string;
+  /** Names the message for the whole company: a second send with it sends nothing. */
+  readonly idempotencyKey: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+/**
+ * Sends through the normal send lifecycle (the messages accept use case:
+ * the company's default sender, the credit check, the idempotency key,
+ * then the message workflow and the email service). Throws the send's
+ * ApiErrors: SENDER_NOT_VERIFIED / NOT_FOUND (no usable default sender),
+ * INSUFFICIENT_CREDITS, IDEMPOTENCY_CONFLICT.
+ */
+export interface ConfirmationMailer {
+  send(mail: ConfirmationMail): Promise<{ readonly messageId: string; readonly replayed: boolean }>;
+}
+
+/** Warnings of the double opt-in; never given an address, a token or a link. */
+export interface ConfirmationLog {
+  warn(details: Record<string, unknown>, message: string): void;
+}

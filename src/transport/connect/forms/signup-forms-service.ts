@@ -1,0 +1,29 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { SignupForms } from "../../../capabilities/forms/index.ts";
+import type { SignupFormsService } from "../../../gen/mail/v1/forms_pb.js";
+import { callerOf } from "../context.ts";
+import { fieldDraftOf, toFormProto } from "./forms-to-proto.ts";
+
+/**
+ * The SignupFormsService (scope mail.admin, checked by the auth interceptor
+ * from the contract): the company's administrators create and deactivate
+ * its forms, with the same use cases and rules as the operators'
+ * AdminService RPCs, for the company of the calling key.
+ */
+export function signupFormsServiceImpl(forms: Pick<SignupForms, "createForm" | "deactivateForm">): ServiceImpl<typeof SignupFormsService> {
+  return {
+    async createForm(req, ctx) {
+      const form = await forms.createForm(callerOf(ctx).companyId, {
+        name: req.name,
+        fields: req.fields.map(fieldDraftOf),
+        consentText: req.consentText,
+        doubleOptIn: req.doubleOptIn,
+        language: req.language,
+      });
+      return { form: toFormProto(form) };
+    },
+    async deactivateForm(req, ctx) {
+      return { form: toFormProto(await forms.deactivateForm(callerOf(ctx).companyId, req.publicId)) };
+    },
+  };
+}
