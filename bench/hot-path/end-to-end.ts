@@ -4,7 +4,7 @@
  * worker process of its own), in back-to-back paired runs:
  *
  *   node bench/hot-path/end-to-end.ts [--messages 1000] [--runs 3] [--concurrency 32]
- *        [--tree <label>=<dir> ...] [--profile <dir>] [--json <file>]
+ *        [--tree <label>=<dir> ...] [--env <label>:<NAME>=<value> ...] [--profile <dir>] [--json <file>]
  *
  * Service: N sends through the API (src/api-main.ts, RUN_WORKER=false) as
  * fast as `concurrency` clients go, timed from the first send until the
@@ -28,6 +28,8 @@ const { values: args } = parseArgs({
     runs: { type: "string", default: "3" },
     concurrency: { type: "string", default: "32" },
     tree: { type: "string", multiple: true },
+    /** `<label>:<NAME>=<value>`: an environment variable of one tree's processes only. */
+    env: { type: "string", multiple: true },
     profile: { type: "string" },
     json: { type: "string" },
   },
@@ -40,7 +42,13 @@ if (profileDir) mkdirSync(profileDir, { recursive: true });
 const trees = (args.tree ?? [`service=${ROOT}`]).map((spec) => {
   const [label, dir] = spec.split("=");
   if (!label || !dir) throw new Error(`--tree wants <label>=<dir>, got ${spec}`);
-  return { label, root: path.resolve(dir) };
+  const extra: Record<string, string> = {};
+  for (const setting of args.env ?? []) {
+    const match = /^([^:]+):([A-Z_][A-Z0-9_]*)=(.*)$/.exec(setting);
+    if (!match) throw new Error(`--env wants <label>:<NAME>=<value>, got ${setting}`);
+    if (match[1] === label) extra[match[2] as string] = match[3] as string;
+  }
+  return { label, root: path.resolve(dir), extra };
 });
 
 interface ServiceTarget {
@@ -120,7 +128,7 @@ async function main(): Promise<void> {
       const db = await scratchDatabase();
       databases.push(db);
       const seeded = await seedSender(db.url, 100_000_000);
-      const env = serviceEnv(db.url, temporal.address, { RUN_WORKER: "false" });
+      const env = serviceEnv(db.url, temporal.address, { RUN_WORKER: "false", ...tree.extra });
       const last = index === trees.length - 1;
       const profiled = (name: string) =>
         profileDir && last

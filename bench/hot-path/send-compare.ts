@@ -100,6 +100,8 @@ async function main(): Promise<void> {
   try {
     const targets: Target[] = [];
     let bareUrl = "";
+    let barePid = 0;
+    const barePeak = { rss: 0 };
     let bareSecret = "";
     for (const [index, tree] of trees.entries()) {
       const db = await scratchDatabase();
@@ -133,6 +135,7 @@ async function main(): Promise<void> {
         const bare = spawnNode("bench/hot-path/bare-send.ts", [db.url, seeded.apiKeyPepper, args["pool-max"]], { env, label: "bare", quiet: true });
         children.push(bare);
         bareUrl = await bare.waitFor(/bare listening: (\S+)/);
+        barePid = bare.pid;
         bareSecret = seeded.secret;
       }
     }
@@ -150,7 +153,7 @@ async function main(): Promise<void> {
         await sleep(1_000);
         const profiling = profileDir !== undefined && run === 0 && target === targets[targets.length - 1];
         if (profiling && target) for (const pid of Object.values(target.pids)) process.kill(pid, "SIGUSR2");
-        const sampler = target ? rssSampler(target.pids) : undefined;
+        const sampler = rssSampler(target ? target.pids : { bare: barePid });
         const result = await loadSend({
           url: target?.url ?? bareUrl,
           secret: target?.secret ?? bareSecret,
@@ -158,8 +161,9 @@ async function main(): Promise<void> {
           durationSeconds: duration,
         });
         if (profiling && target) for (const pid of Object.values(target.pids)) process.kill(pid, "SIGUSR2");
-        if (target && sampler) {
-          const peaks = sampler.stop();
+        const peaks = sampler.stop();
+        if (!target) barePeak.rss = Math.max(barePeak.rss, peaks.bare ?? 0);
+        if (target) {
           for (const [name, mb] of Object.entries(peaks)) target.peaks[name] = Math.max(target.peaks[name] ?? 0, mb);
           if (args.drain && !args["no-worker"]) {
             // The worker keeps working on what was accepted: its RSS under that load counts too.
@@ -176,7 +180,13 @@ async function main(): Promise<void> {
     }
 
     const m = (list: LoadResult[], key: keyof LoadResult) => median(list.map((r) => r[key]));
-    const bare = { acceptedPerSecond: m(baseline, "acceptedPerSecond"), p50: m(baseline, "p50"), p99: m(baseline, "p99"), all: baseline };
+    const bare = {
+      acceptedPerSecond: m(baseline, "acceptedPerSecond"),
+      p50: m(baseline, "p50"),
+      p99: m(baseline, "p99"),
+      peakRssMb: barePeak.rss,
+      all: baseline,
+    };
     const summary = {
       mode: args.combined ? "combined" : args["no-worker"] ? "api only" : "api + worker",
       connections,
@@ -194,7 +204,7 @@ async function main(): Promise<void> {
       })),
     };
     const lines = [`mode: ${summary.mode}, ${connections} connections, ${runs} x ${duration} s, LOG_LEVEL=${summary.logLevel} (medians)`];
-    lines.push(`bare: ${bare.acceptedPerSecond.toFixed(0)} accepted/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms`);
+    lines.push(`bare: ${bare.acceptedPerSecond.toFixed(0)} accepted/s, p50 ${bare.p50} ms, p99 ${bare.p99} ms, peak RSS ${bare.peakRssMb.toFixed(0)} MB`);
     for (const t of summary.targets) {
       lines.push(
         `${t.label}: ${t.acceptedPerSecond.toFixed(0)} accepted/s (${(t.acceptedPerSecond / bare.acceptedPerSecond).toFixed(2)} of bare), ` +

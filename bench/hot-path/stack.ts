@@ -50,6 +50,7 @@ export function serviceEnv(databaseUrl: string, temporalAddress: string, extra: 
     HTTP_PORT: "0",
     GRPC_PORT: "0",
     OPERATOR_PORT: "0",
+    WORKER_OPERATOR_PORT: "0",
     RATE_LIMIT_PER_MINUTE: "10000000",
     SENDING_RATE_PER_SECOND: "100000",
     SENDING_BURST: "100000",

@@ -167,6 +167,40 @@ describe.concurrent("the message workflow", () => {
     expect((described.closeTime?.getTime() ?? 0) - described.startTime.getTime()).toBeGreaterThanOrEqual(windowMs);
   });
 
+  it("accepted messages are started off the caller's path, and marked started a batch at a time", async () => {
+    const ids = Array.from({ length: 12 }, () => randomUUID());
+    for (const id of ids) scripts.set(id, { script: {}, status: "queued" });
+    const batches: string[][] = [];
+    const dispatcher = new MessageDispatcher({
+      client: env.client,
+      taskQueue,
+      store: {
+        unstarted: async () => [],
+        markWorkflowStarted: async () => {
+          throw new Error("enqueued messages are marked in batches");
+        },
+        // A slow statement: the starts that complete meanwhile wait for the next one, together.
+        markWorkflowsStarted: async (messages) => {
+          batches.push(messages.map((m) => m.id));
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        },
+      },
+      // The fake pace reads its script by provider name: any message of the batch will do.
+      provider: ids[0] ?? "",
+      handoffTimeoutSeconds: 10,
+      outcomeWindowHours: 0.5 / 3_600,
+      log: { warn: () => {} },
+      maxConcurrentStarts: 4,
+    });
+    for (const id of ids) dispatcher.enqueue({ id, companyId: "company-1", recipientDomain: "customer.example" });
+    await dispatcher.settled();
+    // Every message got its workflow, and was marked once.
+    expect(batches.flat().sort()).toEqual([...ids].sort());
+    // Starts that completed while a mark was being written share the next statement.
+    expect(batches.length).toBeLessThan(ids.length);
+    for (const id of ids) expect(await env.client.workflow.getHandle(messageWorkflowId(id)).result()).toBe("sent");
+  });
+
   it("a delivery within the window: closes at `delivered` when the window ends", async () => {
     const { id, handle, dispatcher } = await dispatch({}, 3_000 / 3_600_000);
     await waitForMailStatus(handle, "sent");

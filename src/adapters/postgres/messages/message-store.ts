@@ -250,7 +250,8 @@ export class PostgresMessageStore implements MessageStore {
     const { rows } = await pool.query<MoveRow>({ ...MOVE, values: moveValues(companyId, messageId, move, move.providerEventId) });
     const row = rows[0];
     if (row?.moved_status) return { applied: true, status: row.moved_status };
-    return { applied: row?.seen !== true, status: await this.#currentStatus(pool, companyId, messageId, move.to) };
+    // Applied only by the report that recorded the event: of two racing reports of one event, the other's insert met the unique index.
+    return { applied: row?.recorded === true, status: await this.#currentStatus(pool, companyId, messageId, move.to) };
   }
 
   /**
@@ -272,6 +273,8 @@ interface MoveRow {
   moved_status: MessageStatusName | null;
   /** An event with the move's provider event id was recorded before. */
   seen: boolean;
+  /** This statement recorded the move's event (false when a concurrent report of the same event won the unique index). */
+  recorded: boolean;
 }
 
 /**
@@ -311,6 +314,7 @@ const MOVE = {
            select $2, $1, $10::text, $4, $11::text, $12::text
             where $8 and not exists (select 1 from seen)
            on conflict do nothing
+           returning 1
          ),
          webhooks as (
            insert into webhook_event (company_id, event, occurred_at, data, dedupe_key)
@@ -319,7 +323,8 @@ const MOVE = {
             where exists (select 1 from moved)
            on conflict (dedupe_key) do nothing
          )
-         select (select status from moved) as moved_status, exists (select 1 from seen) as seen`,
+         select (select status from moved) as moved_status, exists (select 1 from seen) as seen,
+                exists (select 1 from event) as recorded`,
 };
 
 function moveValues(companyId: string, messageId: string, move: Move, providerEventId: string | null): unknown[] {
