@@ -27,4 +27,5 @@ COPY --from=check /app/src ./src
 COPY --from=check /app/workflows ./workflows
 USER node
 EXPOSE 8080 8081
-CMD ["node", "--disable-warning=ExperimentalWarning", "src/api-main.ts"]
+# V8 memory settings measured by `npm run bench` (bench/lib/processes.ts, API_NODE_FLAGS).
+CMD ["node", "--disable-warning=ExperimentalWarning", "--max-semi-space-size=4", "--max-old-space-size=384", "src/api-main.ts"]

@@ -39,6 +39,8 @@ async function main(): Promise<void> {
   if (config.runWorker) installTemporalRuntime({ metricsAddress: config.temporalMetricsAddress });
   await registerSearchAttributes(config, temporalAddress, (line) => console.warn(line));
   const app = await startApp({ config, databaseUrl });
+  // Before the ready line: whoever reads it may signal at once.
+  shutDownOnSignals(app, { timeoutMs: config.shutdownTimeoutMs, process: "api" });
   console.log(
     `API listening: ${app.httpUrl} (HTTP/1.1), ${app.grpcUrl} (h2c), operator ${app.operatorUrl}; ` +
       `Temporal ${temporalAddress} namespace ${config.temporalNamespace}, worker ${config.runWorker ? "in process" : "separate"}`,
@@ -46,7 +48,6 @@ async function main(): Promise<void> {
   if (config.runWorker && config.temporalMetricsAddress) {
     console.log(`Temporal SDK metrics: http://${config.temporalMetricsAddress}/metrics`);
   }
-  shutDownOnSignals(app, { timeoutMs: config.shutdownTimeoutMs, process: "api" });
 }
 
 main().catch((error: unknown) => {

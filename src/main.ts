@@ -81,22 +81,7 @@ async function main(): Promise<void> {
   // The demo key holds every scope: never in production.
   if (config.mode === "development") await seedDemoCompany(app);
 
-  console.log(
-    [
-      "",
-      `REST (JSON /mail/v1), Connect, gRPC-Web: ${app.httpUrl}`,
-      `gRPC (h2c) and Connect over HTTP/2:      ${app.grpcUrl}`,
-      `OpenAPI document:                        ${app.httpUrl}/mail/v1/openapi.json`,
-      `Operator (mailctl, /metrics), private:   ${app.operatorUrl}`,
-      `Temporal frontend:                       ${temporalAddress}`,
-      `Temporal UI:                             ${temporalUi}`,
-      ...(config.runWorker && config.temporalMetricsAddress
-        ? [`Temporal SDK metrics:                    http://${config.temporalMetricsAddress}/metrics`]
-        : []),
-      "",
-    ].join("\n"),
-  );
-
+  // Before the ready lines: whoever reads them may signal at once.
   shutDownOnSignals(
     {
       inFlight: () => app.inFlight(),
@@ -111,6 +96,22 @@ async function main(): Promise<void> {
       },
     },
     { timeoutMs: config.shutdownTimeoutMs, process: "api" },
+  );
+
+  console.log(
+    [
+      "",
+      `REST (JSON /mail/v1), Connect, gRPC-Web: ${app.httpUrl}`,
+      `gRPC (h2c) and Connect over HTTP/2:      ${app.grpcUrl}`,
+      `OpenAPI document:                        ${app.httpUrl}/mail/v1/openapi.json`,
+      `Operator (mailctl, /metrics), private:   ${app.operatorUrl}`,
+      `Temporal frontend:                       ${temporalAddress}`,
+      `Temporal UI:                             ${temporalUi}`,
+      ...(config.runWorker && config.temporalMetricsAddress
+        ? [`Temporal SDK metrics:                    http://${config.temporalMetricsAddress}/metrics`]
+        : []),
+      "",
+    ].join("\n"),
   );
 }
 

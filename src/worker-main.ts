@@ -48,11 +48,7 @@ async function main(): Promise<void> {
     await worker.stop();
     throw error;
   }
-  const sdkMetrics = config.temporalMetricsAddress ? `, Temporal SDK metrics http://${config.temporalMetricsAddress}/metrics` : "";
-  console.log(
-    `worker running on task queue ${config.temporalTaskQueue} at ${temporalAddress} namespace ${config.temporalNamespace}; ` +
-      `operator ${listener.url} (/livez, /readyz, /metrics)${sdkMetrics}`,
-  );
+  // Before the ready line: whoever reads it may signal at once.
   const running = listener;
   shutDownOnSignals(
     {
@@ -67,6 +63,11 @@ async function main(): Promise<void> {
       },
     },
     { timeoutMs: config.shutdownTimeoutMs, process: "worker" },
+  );
+  const sdkMetrics = config.temporalMetricsAddress ? `, Temporal SDK metrics http://${config.temporalMetricsAddress}/metrics` : "";
+  console.log(
+    `worker running on task queue ${config.temporalTaskQueue} at ${temporalAddress} namespace ${config.temporalNamespace}; ` +
+      `operator ${listener.url} (/livez, /readyz, /metrics)${sdkMetrics}`,
   );
 }
 

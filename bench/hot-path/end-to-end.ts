@@ -20,7 +20,7 @@ import { Client, Connection } from "@temporalio/client";
 import pg from "pg";
 import { startTemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
 import { SEND_BODY } from "./load.ts";
-import { median, ROOT, rssSampler, scratchDatabase, seedSender, serviceEnv, sleep, spawnNode, type Child, type ScratchDatabase } from "./stack.ts";
+import { median, ROOT, rssSampler, scratchDatabase, seedSender, serviceEnv, sleep, spawnNode, treesFrom, type Child, type ScratchDatabase } from "./stack.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -39,17 +39,7 @@ const runs = Number(args.runs);
 const concurrency = Number(args.concurrency);
 const profileDir = args.profile ? path.resolve(args.profile) : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
-const trees = (args.tree ?? [`service=${ROOT}`]).map((spec) => {
-  const [label, dir] = spec.split("=");
-  if (!label || !dir) throw new Error(`--tree wants <label>=<dir>, got ${spec}`);
-  const extra: Record<string, string> = {};
-  for (const setting of args.env ?? []) {
-    const match = /^([^:]+):([A-Z_][A-Z0-9_]*)=(.*)$/.exec(setting);
-    if (!match) throw new Error(`--env wants <label>:<NAME>=<value>, got ${setting}`);
-    if (match[1] === label) extra[match[2] as string] = match[3] as string;
-  }
-  return { label, root: path.resolve(dir), extra };
-});
+const trees = treesFrom(args.tree, args.env);
 
 interface ServiceTarget {
   readonly label: string;

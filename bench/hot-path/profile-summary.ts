@@ -124,3 +124,26 @@ if (process.argv.includes("--inclusive")) {
   }
   print("inclusive time of this repository's functions", inclusive, 40);
 }
+
+/** `--share <regex>` (repeatable): the share of busy time spent under a frame whose "name url" matches. */
+const shares = process.argv.flatMap((arg, i) => (arg === "--share" ? [process.argv[i + 1] ?? ""] : []));
+if (shares.length > 0) {
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  console.log("\nshare of busy time under matching frames");
+  for (const pattern of shares) {
+    const regex = new RegExp(pattern);
+    let under = 0;
+    for (const [id, ms] of selfMs) {
+      if (byId.get(id)?.callFrame.functionName === "(idle)") continue;
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+        const frame = byId.get(at)?.callFrame;
+        if (frame && regex.test(`${frame.functionName} ${frame.url}`)) {
+          under += ms;
+          break;
+        }
+      }
+    }
+    console.log(`${((under / total) * 100).toFixed(1).padStart(5)}%  ${pattern}`);
+  }
+}

@@ -1,11 +1,11 @@
 /**
  * POST /mail/v1/send of the service against the bare baseline
- * (bench/hot-path/bare-send.ts), in back-to-back paired runs on one
+ * (bench/baselines/bare-send.ts with every statement), in back-to-back paired runs on one
  * machine, with each process's peak RSS:
  *
  *   node bench/hot-path/send-compare.ts [--runs 3] [--duration 10] [--connections 32]
  *        [--combined] [--no-worker] [--drain] [--profile <dir>] [--json <file>]
- *        [--tree <label>=<dir> ...]
+ *        [--tree <label>=<dir> ...] [--env <label>:<NAME>=<value> ...]
  *
  * The API (src/api-main.ts) and the worker (src/worker-main.ts) run as
  * separate processes on a throw-away database and a Temporal dev server;
@@ -39,9 +39,11 @@ import {
   serviceEnv,
   sleep,
   spawnNode,
+  treesFrom,
   type Child,
   type ScratchDatabase,
 } from "./stack.ts";
+import { findFreePort } from "../../src/runtime/ports.ts";
 
 const { values: args } = parseArgs({
   options: {
@@ -55,6 +57,8 @@ const { values: args } = parseArgs({
     json: { type: "string" },
     "pool-max": { type: "string", default: "10" },
     tree: { type: "string", multiple: true },
+    /** `<label>:<NAME>=<value>`: an environment variable of one tree's processes only (e.g. NODE_OPTIONS). */
+    env: { type: "string", multiple: true },
     "log-level": { type: "string", default: "info" },
   },
 });
@@ -63,11 +67,7 @@ const duration = Number(args.duration);
 const connections = Number(args.connections);
 const profileDir = args.profile ? path.resolve(args.profile) : undefined;
 if (profileDir) mkdirSync(profileDir, { recursive: true });
-const trees = (args.tree ?? [`service=${ROOT}`]).map((spec) => {
-  const [label, dir] = spec.split("=");
-  if (!label || !dir) throw new Error(`--tree wants <label>=<dir>, got ${spec}`);
-  return { label, root: path.resolve(dir) };
-});
+const trees = treesFrom(args.tree, args.env);
 
 interface Target {
   readonly label: string;
@@ -111,6 +111,7 @@ async function main(): Promise<void> {
         RUN_WORKER: args.combined ? "true" : "false",
         API_POOL_MAX: args["pool-max"],
         LOG_LEVEL: args["log-level"],
+        ...tree.extra,
       });
       const last = index === trees.length - 1;
       const profiled = (name: string) =>
@@ -132,9 +133,12 @@ async function main(): Promise<void> {
       }
       targets.push({ label: tree.label, url, secret: seeded.secret, pids, db, results: [], peaks: {} });
       if (last) {
-        const bare = spawnNode("bench/hot-path/bare-send.ts", [db.url, seeded.apiKeyPepper, args["pool-max"]], { env, label: "bare", quiet: true });
+        // bench/run.ts's baseline with every statement (BARE_STATEMENTS unset): those of an uncached send.
+        const bareEnv: NodeJS.ProcessEnv = { ...env, DATABASE_URL: db.url, API_KEY_PEPPER: seeded.apiKeyPepper, PORT: String(await findFreePort()), POOL_MAX: args["pool-max"] };
+        delete bareEnv.BARE_STATEMENTS;
+        const bare = spawnNode("bench/baselines/bare-send.ts", [], { env: bareEnv, label: "bare", quiet: true });
         children.push(bare);
-        bareUrl = await bare.waitFor(/bare listening: (\S+)/);
+        bareUrl = await bare.waitFor(/bare baseline listening on (\S+)/);
         barePid = bare.pid;
         bareSecret = seeded.secret;
       }

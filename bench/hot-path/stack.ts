@@ -197,3 +197,28 @@ export function median(values: readonly number[]): number {
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A checkout to measure, with environment variables for its processes only. */
+export interface Tree {
+  readonly label: string;
+  readonly root: string;
+  readonly extra: Record<string, string>;
+}
+
+/**
+ * The `--tree <label>=<dir>` and `--env <label>:<NAME>=<value>` options of
+ * the comparison scripts; no `--tree`: this checkout, labelled `service`.
+ */
+export function treesFrom(treeSpecs: readonly string[] | undefined, envSpecs: readonly string[] | undefined): Tree[] {
+  return (treeSpecs ?? [`service=${ROOT}`]).map((spec) => {
+    const [label, dir] = spec.split("=");
+    if (!label || !dir) throw new Error(`--tree wants <label>=<dir>, got ${spec}`);
+    const extra: Record<string, string> = {};
+    for (const setting of envSpecs ?? []) {
+      const match = /^([^:]+):([A-Z_][A-Z0-9_]*)=(.*)$/.exec(setting);
+      if (!match) throw new Error(`--env wants <label>:<NAME>=<value>, got ${setting}`);
+      if (match[1] === label) extra[match[2] as string] = match[3] as string;
+    }
+    return { label, root: path.resolve(dir), extra };
+  });
+}

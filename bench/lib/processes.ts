@@ -13,6 +13,16 @@ import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 
 const NODE_OPTIONS = ["--disable-warning=ExperimentalWarning"];
+
+/**
+ * The V8 memory settings the service's processes run with in production: the
+ * Dockerfile's CMD (the API) and docker-compose.yml's worker command (also
+ * `npm run worker`); test/deploy/compose.test.ts keeps them equal to these.
+ * A small young generation and a bounded old one keep the API under 250 MB
+ * at the benchmark's load with no loss of throughput (docs/benchmarks.md).
+ */
+export const API_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=4", "--max-old-space-size=384"];
+export const WORKER_NODE_FLAGS: readonly string[] = ["--max-semi-space-size=4"];
 const STOP_GRACE_MS = 10_000;
 
 export interface Child {
@@ -42,6 +52,8 @@ export interface StartChildOptions {
   readonly readyTimeoutMs?: number;
   /** Echo the child's output (BENCH_VERBOSE=1). */
   readonly verbose?: boolean;
+  /** More Node options (e.g. API_NODE_FLAGS). */
+  readonly nodeFlags?: readonly string[];
 }
 
 /** VmHWM (peak) or VmRSS of a live process, in MiB. */
@@ -55,7 +67,7 @@ export async function rssOf(pid: number, field: "VmHWM" | "VmRSS" = "VmHWM"): Pr
 export async function startChild(options: StartChildOptions): Promise<Child> {
   const child: ChildProcess = fork(options.script, [...(options.args ?? [])], {
     env: options.env,
-    execArgv: NODE_OPTIONS,
+    execArgv: [...NODE_OPTIONS, ...(options.nodeFlags ?? [])],
     stdio: ["ignore", "pipe", "pipe", "ipc"],
   });
   const pid = child.pid;
@@ -187,4 +199,43 @@ export function stopOnSignal(close: () => Promise<void>): void {
   process.once("SIGINT", stop);
   // The runner died: nobody will ask for anything again.
   process.once("disconnect", stop);
+}
+
+/** CPU seconds (user + system) every process has used so far, by pid, with its command name (/proc/<pid>/stat). */
+export async function cpuSnapshot(): Promise<Map<number, { readonly comm: string; readonly seconds: number }>> {
+  const { readdir } = await import("node:fs/promises");
+  const ticksPerSecond = 100; // USER_HZ on Linux
+  const snapshot = new Map<number, { comm: string; seconds: number }>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const close = stat.lastIndexOf(")");
+    if (close === -1) continue;
+    const comm = stat.slice(stat.indexOf("(") + 1, close);
+    // Fields after the command: state is field 3; utime and stime are fields 14 and 15.
+    const fields = stat.slice(close + 2).split(" ");
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    if (Number.isFinite(ticks)) snapshot.set(Number(entry), { comm, seconds: ticks / ticksPerSecond });
+  }
+  return snapshot;
+}
+
+/**
+ * CPU seconds spent between two snapshots, by group: each named pid on its
+ * own, the rest of the machine by command name (`temporal`, `postgres`, ...).
+ */
+export function cpuSpent(
+  before: Map<number, { readonly comm: string; readonly seconds: number }>,
+  after: Map<number, { readonly comm: string; readonly seconds: number }>,
+  named: Readonly<Record<string, number>>,
+): Map<string, number> {
+  const nameOf = new Map(Object.entries(named).map(([name, pid]) => [pid, name]));
+  const spent = new Map<string, number>();
+  for (const [pid, now] of after) {
+    const delta = now.seconds - (before.get(pid)?.seconds ?? 0);
+    if (delta <= 0) continue;
+    const group = nameOf.get(pid) ?? now.comm;
+    spent.set(group, (spent.get(group) ?? 0) + delta);
+  }
+  return spent;
 }

@@ -16,7 +16,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { CONFIG_VARIABLES } from "../../src/config.ts";
 import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
 import { findFreePort } from "../../src/runtime/ports.ts";
-import { type Child, startChild } from "./processes.ts";
+import { API_NODE_FLAGS, type Child, startChild, WORKER_NODE_FLAGS } from "./processes.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
 export const API_MAIN = path.join(ROOT, "src", "api-main.ts");
@@ -74,6 +74,7 @@ export async function startApi(settings: ServiceSettings, name = "api"): Promise
   const child = await startChild({
     name,
     script: API_MAIN,
+    nodeFlags: API_NODE_FLAGS,
     env: serviceEnv(settings, {
       RUN_WORKER: "false",
       HOST: "127.0.0.1",
@@ -98,6 +99,7 @@ export async function startWorker(settings: ServiceSettings, receiver: WebhookRe
   return startChild({
     name,
     script: BENCH_WORKER,
+    nodeFlags: WORKER_NODE_FLAGS,
     env: serviceEnv(settings, {
       BENCH_HOOK_HOST: receiver.host,
       BENCH_HOOK_CA_FILE: receiver.caFile,

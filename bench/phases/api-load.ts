@@ -15,7 +15,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { findFreePort } from "../../src/runtime/ports.ts";
 import { grpcSendLoad, httpLoad, type LoadResult } from "../lib/load.ts";
-import { type Child, startChild } from "../lib/processes.ts";
+import { type Child, cpuSnapshot, cpuSpent, startChild } from "../lib/processes.ts";
 import type { Figures } from "../lib/report.ts";
 import { API_KEY_PEPPER, setupCompany, startApi } from "../lib/service.ts";
 import type { BenchSettings } from "../lib/settings.ts";
@@ -114,8 +114,20 @@ export async function measureApiLoad(ctx: ApiLoadContext): Promise<ApiLoadPeaks>
       const seconds = (performance.now() - started) / 1000;
       if (seconds >= 1) print(`  (the API process took ${seconds.toFixed(1)} s after the run to start the last workflows)`);
     };
+    /**
+     * Where the CPU went during a measured run (not the settling after it):
+     * the service's API process and the Temporal server it starts workflows
+     * on, or the baseline; PostgreSQL; the load generator (this process).
+     */
+    const cpuLine = (spent: Map<string, number>, seconds: number): string => {
+      const shown = ["api", "bare", "temporal", "postgres", "load generator"].filter((name) => (spent.get(name) ?? 0) >= 0.05);
+      return `    CPU in the run: ${shown.map((name) => `${name} ${(spent.get(name) ?? 0).toFixed(1)} s`).join(", ")} (of ${(seconds * 2).toFixed(0)} core-seconds)`;
+    };
+    let lastCpu = "";
     const send = async (baseUrl: string, seconds: number): Promise<LoadResult> => {
+      const before = await cpuSnapshot();
       const result = await httpLoad({ url: `${baseUrl}/mail/v1/send`, method: "POST", headers, body, connections, seconds });
+      lastCpu = cpuLine(cpuSpent(before, await cpuSnapshot(), { api: api.child.pid, bare: bare.pid, "load generator": process.pid }), seconds);
       if (baseUrl === api.httpUrl) await settle();
       return result;
     };
@@ -136,9 +148,11 @@ export async function measureApiLoad(ctx: ApiLoadContext): Promise<ApiLoadPeaks>
         const bareRun = await send(bareUrl, settings.sendSeconds);
         bareSends.push(bareRun);
         print(`  run ${run} ${line("bare", bareRun)}`);
+        print(lastCpu);
         if (phases.has("send")) {
           const rest = await send(api.httpUrl, settings.sendSeconds);
           print(`  run ${run} ${line("REST", rest)}`);
+          print(lastCpu);
           record(figures, "send.rest", "POST /mail/v1/send REST", BARE, rest, bareRun, { rate: SEND_RATE_TARGET, p99: SEND_P99_TARGET });
         }
         if (phases.has("grpc")) {

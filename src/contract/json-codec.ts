@@ -227,11 +227,16 @@ class Reader {
       case ScalarType.BYTES:
         return typeof value === "string" ? value : this.problem(path, "must be base64 text");
       default: {
+        // 64-bit integers also as decimal strings, as the proto3 JSON mapping writes them (and as this API answers them).
+        const range64 = INT64_RANGE[type];
+        if (range64 && typeof value === "string" && /^-?\d{1,20}$/.test(value)) {
+          const big = BigInt(value);
+          return big < range64[0] || big > range64[1] ? this.problem(path, "is out of range") : value;
+        }
         const n = fromText && /^-?\d+$/.test(value) ? Number(value) : value;
         if (typeof n !== "number" || !Number.isInteger(n)) return this.problem(path, "must be an integer");
         const range = INT32_RANGE[type];
         if (range && (n < range[0] || n > range[1])) return this.problem(path, "is out of range");
-        const range64 = INT64_RANGE[type];
         if (range64 && (BigInt(n) < range64[0] || BigInt(n) > range64[1])) return this.problem(path, "is out of range");
         return n;
       }

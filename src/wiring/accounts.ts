@@ -51,7 +51,7 @@ export function createAccounts(orm: MikroORM, config: AccountsConfig, options: A
       : listenForCredentialChanges(pool, {
           changed: () => credentials.invalidateAll(),
           listening: (on) => credentials.setEnabled(on),
-          onError: options.onChangeFeedError ?? ((error) => console.warn("API key change feed:", error)),
+          onError: options.onChangeFeedError ?? ((error) => console.warn(`API key change feed: ${String(error)}; lookups are not cached until it is back`)),
         });
   const authenticator = new BearerKeyAuthenticator({
     credentials,

@@ -3,6 +3,8 @@ import type { Config } from "../config.ts";
 import type { Pool } from "../adapters/postgres/sql.ts";
 import { MessageDispatcher } from "../adapters/temporal/messages/dispatcher.ts";
 import { postgresHandoffJournal } from "../adapters/postgres/messages/handoff-journal.ts";
+import { listenForChanges, SENDERS_CHANNEL } from "../adapters/postgres/accounts/credential-changes.ts";
+import { CachedSenderDirectory } from "../capabilities/messages/accept/cached-senders.ts";
 import { createSimulatorProvider } from "../adapters/email/simulator.ts";
 import { createSmtpProvider } from "../adapters/email/smtp-provider.ts";
 import type { EmailProvider, ProviderEvent } from "../capabilities/messages/email-provider.ts";
@@ -37,7 +39,8 @@ export interface MessagingDependencies {
    * Whether this process hands messages off (runs the message activities).
    * Default true. False in the API process: its simulator then keeps no
    * journal, so it does not poll for due outcomes (the workers report them)
-   * and the API's event loop stays with the requests.
+   * and the API's event loop stays with the requests; and, since it is the
+   * process that accepts sends, it caches their sender checks.
    */
   readonly handsOffMessages?: boolean;
 }
@@ -50,6 +53,8 @@ export interface Messaging {
   readonly dispatcher: MessageDispatcher;
   readonly providerEvents: ProviderEventsIntake;
   readonly provider: EmailProvider;
+  /** This process changed a sender or a domain: its cached sender checks (if any) forget what they read. */
+  sendersChanged(): void;
   close(): Promise<void>;
 }
 
@@ -111,9 +116,22 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
   const intake = new ProviderEventsIntake(lifecycle, (messageId, status) => dispatcher.signalStatus(messageId, status), deps.log);
   late.intake = intake;
 
+  // The API process (it accepts sends, hands off nothing) reuses sender checks
+  // for a few seconds, forgotten whenever a sender or domain changes
+  // (CachedSenderDirectory); workers never accept sends.
+  const acceptsSends = deps.handsOffMessages === false;
+  const senderChecks = acceptsSends ? new CachedSenderDirectory(deps.senders) : undefined;
+  const senderFeed = senderChecks
+    ? listenForChanges(db, SENDERS_CHANNEL, {
+        changed: () => senderChecks.invalidateAll(),
+        listening: (on) => senderChecks.setEnabled(on),
+        onError: (error) => deps.log.warn({ err: error }, "sender change feed: connection lost; sender checks are not cached meanwhile"),
+      })
+    : undefined;
+
   const acceptDeps: AcceptSendDependencies = {
     store,
-    senders: deps.senders,
+    senders: senderChecks ?? deps.senders,
     templates: deps.templates,
     wallet: deps.credits,
     // Started soon, off the request's path; the relay picks up whatever this could not start.
@@ -128,7 +146,11 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     dispatcher,
     providerEvents: intake,
     provider,
+    sendersChanged() {
+      senderChecks?.invalidateAll();
+    },
     async close() {
+      await senderFeed?.close();
       await dispatcher.close();
       await provider.close();
     },

@@ -24,6 +24,8 @@ export interface SendingSetupOptions {
   readonly clock?: () => Date;
   /** Replaces the DNS lookups (default: a Resolver on config.dnsServers). */
   readonly verifier?: DnsVerifier;
+  /** A sender or a domain's verification changed in this process (see SenderServiceOptions.onSendersChanged). */
+  readonly onSendersChanged?: () => void;
 }
 
 /** The sending setup on an open ORM (see src/adapters/postgres/orm.ts). */
@@ -42,8 +44,15 @@ export function createSendingSetup(orm: MikroORM, config: SendingSetupConfig, op
       dns,
       allowVerificationOverride: config.allowVerificationOverride,
       clock: options.clock ?? (() => new Date()),
+      ...(options.onSendersChanged ? { onSendersChanged: options.onSendersChanged } : {}),
     }),
-    senders: new SenderService({ companies, domains, store: new PostgresSenderStore(orm), sealer }),
+    senders: new SenderService({
+      companies,
+      domains,
+      store: new PostgresSenderStore(orm),
+      sealer,
+      ...(options.onSendersChanged ? { onSendersChanged: options.onSendersChanged } : {}),
+    }),
     templates: new TemplateService({ companies, store: new PostgresTemplateStore(orm) }),
   };
 }

@@ -76,7 +76,11 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     await orm.close();
     throw error;
   }
-  const sendingSetup = createSendingSetup(orm, config);
+  // A sender or domain change made here reaches this process's cached sender
+  // checks before it is answered (other processes hear it through NOTIFY);
+  // (bound below, once messaging exists; nothing can change before).
+  let sendersChanged = (): void => {};
+  const sendingSetup = createSendingSetup(orm, config, { onSendersChanged: () => sendersChanged() });
   const credits = createCredits(orm);
   const suppressions = createSuppressions(orm);
   const contacts = createContactsCapability(orm, config);
@@ -108,6 +112,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     log,
     handsOffMessages: options.handsOffMessages ?? true,
   });
+  sendersChanged = () => messaging.sendersChanged();
   const webhooks = createWebhooksWiring({
     orm,
     temporal: temporal.client,

@@ -66,10 +66,14 @@ describe("forms and the store integration over HTTP", () => {
       date_created: "2026-11-20T10:00:00Z",
       date_paid: "2026-11-20T10:01:00Z",
     };
-    for (let i = 0; i < 2; i++) {
-      const pushed = await h.fetch(`/mail/v1/integrations/${integration.id}/orders`, json(order));
+    // The same order again, its 64-bit id once as a decimal string (the proto3 JSON form): recognised as the same order.
+    for (const body of [order, { ...order, id: "1001" }]) {
+      const pushed = await h.fetch(`/mail/v1/integrations/${integration.id}/orders`, json(body));
       expect(pushed.status).toBe(200);
     }
+    const badId = await h.fetch(`/mail/v1/integrations/${integration.id}/orders`, json({ ...order, id: "99999999999999999999" }));
+    expect(badId.status).toBe(400);
+    expect(((await badId.json()) as { error: { message: string } }).error.message).toContain("id");
     const events = await h.db.query<{ event: string }>(
       `select event from webhook_event where company_id = $1 and event like 'order.%' order by event`,
       [companyId],

@@ -12,9 +12,11 @@ import {
   ListFormsRequestSchema,
   ListFormsResponseSchema,
   MailService,
+  type MessageStatus,
 } from "../../src/gen/mail/v1/mail_pb.js";
 import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
 import { StatusSchema } from "../../src/gen/google/rpc/status_pb.js";
+import { type WebhookDeliveryState, WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 
 /** A plain @grpc/grpc-js client: the standard gRPC stack, not Connect's. */
 function grpcJsUnary<Req, Res>(
@@ -91,6 +93,29 @@ describe("gRPC, Connect and gRPC-Web doors", () => {
     // An authenticated call gets past the check (the company has no forms yet).
     expect(forms.error).toBeFalsy();
     expect(forms.response?.items).toEqual([]);
+  });
+
+  it("an enum number the contract does not declare is a 400 naming the field, as an unknown name is over REST", async () => {
+    const client = createClient(MailService, createGrpcTransport({ baseUrl: h.app.grpcUrl }));
+    const headers = { authorization: `Bearer ${secret}` };
+    const failure = await client.listMessages({ status: 99 as MessageStatus }, { headers }).catch((e: unknown) => ConnectError.from(e));
+    expect(failure).toBeInstanceOf(ConnectError);
+    expect((failure as ConnectError).code).toBe(Code.InvalidArgument);
+    expect((failure as ConnectError).rawMessage).toMatch(/status.*must be one of .*queued/);
+    // A declared value still works.
+    expect((await client.listMessages({ status: 1 }, { headers })).items).toEqual([]);
+
+    const rest = await h.fetch("/mail/v1/messages?status=nope", { headers });
+    expect(rest.status).toBe(400);
+    expect(((await rest.json()) as { error: { message: string } }).error.message).toMatch(/status.*must be one of .*queued/);
+
+    const admin = await h.newCompanyWithKey(["mail.admin"]);
+    const webhooks = createClient(WebhooksService, createGrpcTransport({ baseUrl: h.app.grpcUrl }));
+    const adminHeaders = { authorization: `Bearer ${admin.secret}` };
+    const badState = await webhooks.listWebhookDeliveries({ state: 99 as WebhookDeliveryState }, { headers: adminHeaders }).catch((e: unknown) => ConnectError.from(e));
+    expect((badState as ConnectError).code).toBe(Code.InvalidArgument);
+    expect((badState as ConnectError).rawMessage).toMatch(/state.*must be one of .*dead_letter/);
+    expect((await webhooks.listWebhookDeliveries({}, { headers: adminHeaders })).items).toEqual([]);
   });
 
   it("gRPC answers carry the rate-limit headers and the request id", async () => {

@@ -1,18 +1,13 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { OPERATOR_TOKEN } from "../support/api-harness.ts";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { type RoutedReceiver, startRoutedReceiver, verifiedBody, waitUntil, webhooksOverrides } from "../webhooks/api-support.ts";
+import { mailctlAgainst } from "../support/mailctl.ts";
 
 /**
  * Operators run the webhook operations through `mailctl webhook ...` (the
  * AdminService, company as a field): the real command line against the
  * running service, its JSON on stdout, its errors on stderr.
  */
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
 
 interface Endpoint {
   id: string;
@@ -46,31 +41,7 @@ afterAll(async () => {
   await hooks?.close();
 });
 
-async function mailctl(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["--disable-warning=ExperimentalWarning", "src/cli/mailctl.ts", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, OPERATOR_TOKEN, MAIL_ADMIN_URL: h.app.operatorUrl },
-    });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout: string; stderr: string; code: number };
-    return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
-  }
-}
-
-/** Runs a command that must succeed and answers its JSON. */
-async function ok<T>(args: string[]): Promise<T> {
-  const result = await mailctl(args);
-  expect(result.code, `mailctl ${args.join(" ")}: ${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
-
-async function errorCode(args: string[]): Promise<string> {
-  const result = await mailctl(args);
-  expect(result.code, `mailctl ${args.join(" ")}`).toBe(1);
-  return (JSON.parse(result.stderr) as { error: { code: string } }).error.code;
-}
+const { mailctl, ok, errorCode } = mailctlAgainst(() => h.app.operatorUrl);
 
 async function send(to: string): Promise<string> {
   const response = await h.send(sender.secret, { to, subject: "Hello", html: "<p>x</p>" });

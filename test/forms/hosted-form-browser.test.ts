@@ -1,10 +1,10 @@
-import { access } from "node:fs/promises";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFIRMATION_MAX_AGE_MS, createConfirmationTokens } from "../../src/capabilities/forms/hosted/index.ts";
 import { bearer } from "../support/api-harness.ts";
 import type { ReadySender, SendingHarness } from "../support/sending-harness.ts";
 import { contactEvents, contactOverApi, createDoubleOptInForm, formTokenSecretOf, startFormsHarness, waitForConfirmationMail } from "./support.ts";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from "../support/chromium.ts";
 
 /**
  * A visitor signs up on the hosted page in headless Chromium, reads the
@@ -12,23 +12,7 @@ import { contactEvents, contactOverApi, createDoubleOptInForm, formTokenSecretOf
  * confirms. Skipped, saying why, only when no Chromium is installed
  * (`apt-get install -y chromium`; .ci/run installs it).
  */
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-const chromiumInstalled = await access(CHROMIUM).then(
-  () => true,
-  () => false,
-);
-if (!chromiumInstalled) console.warn(`skipping the hosted form browser test: ${CHROMIUM} is missing (apt-get update && apt-get install -y chromium)`);
+const chromiumInstalled = await chromiumAvailable("the hosted form browser test");
 
 describe.skipIf(!chromiumInstalled)("the hosted sign-up form in a browser, with its double opt-in", () => {
   let h: SendingHarness;

@@ -66,6 +66,9 @@ const HIDDEN_SCHEMES: readonly (readonly [string, string])[] = [
   ["tab inside protocol-relative", '<a href="/\t/evil.example/x">x</a>'],
   ["javascript in background with entities", '<td background="&#x6A;avascript:alert(1)">x</td>'],
   ["code points past Unicode", '<a href="&#x110000;javascript:alert(1)">x</a>'],
+  // Found by the tag soup below: a comment inside a URL, which some readers skip and others keep.
+  ["comment before a scheme", '<table background="&lt;!-- --&gt;mailto:alert(1)">x</table>'],
+  ["comment inside a data URL", '<img src="data:&lt;!-- --&gt;image/png;base64,alert(1)">'],
   ["full-width colon", '<a href="javascript\uFF1Aalert(1)">x</a>'],
 ];
 
@@ -96,6 +99,7 @@ describe("HTML sanitiser: the checker can fail", () => {
     expect(executionVectors('<p style="background:url(x)">x</p>')).not.toEqual([]);
     expect(executionVectors("<img src=x onerror=alert(1)")).not.toEqual([]);
     expect(executionVectors('<p is="x">x</p>')).not.toEqual([]);
+    expect(executionVectors('<a href="vbscript:x">x</a>')).not.toEqual([]);
     for (const [, html] of SAFE) expect(executionVectors(html)).toEqual([]);
   });
 });

@@ -5,6 +5,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { listenForChanges } from "../../src/adapters/postgres/accounts/credential-changes.ts";
+import { openOrm } from "../../src/adapters/postgres/orm.ts";
+import { poolOf } from "../../src/adapters/postgres/sql.ts";
 import { startEmbeddedPostgres } from "../../src/runtime/embedded-postgres.ts";
 import { findFreePort, isPortOpen } from "../../src/runtime/ports.ts";
 
@@ -72,5 +75,33 @@ describe("startEmbeddedPostgres", () => {
     const deadline = Date.now() + 15_000;
     while ((await isPortOpen("127.0.0.1", port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     expect(await isPortOpen("127.0.0.1", port)).toBe(false);
+  });
+
+  // The ORM hands pg the password apart from the URL, and pg hides it from the pool's
+  // enumerable options: the change feeds' own connection must still carry it.
+  it("lets the change feeds listen on a server that wants a password", async () => {
+    const server = await startEmbeddedPostgres({ dataDir: path.join(root, "feed") });
+    const orm = await openOrm(server.url);
+    const states: boolean[] = [];
+    const errors: unknown[] = [];
+    let changes = 0;
+    const feed = listenForChanges(poolOf(orm), "mail_feed_test", {
+      changed: () => changes++,
+      listening: (on) => states.push(on),
+      onError: (error) => errors.push(error),
+    });
+    try {
+      const deadline = Date.now() + 15_000;
+      while (!states.includes(true) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(errors.map(String)).toEqual([]);
+      expect(states).toContain(true);
+      await (await poolOf(orm)()).query("notify mail_feed_test");
+      while (changes === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(changes).toBeGreaterThan(0);
+    } finally {
+      await feed.close();
+      await orm.close();
+      await server.stop();
+    }
   });
 });

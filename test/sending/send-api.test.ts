@@ -84,6 +84,34 @@ describe("POST /mail/v1/send", () => {
     expect(((await unverified.json()) as ErrorBody).error.code).toBe("SENDER_NOT_VERIFIED");
   });
 
+  // The API process reuses sender checks for a few seconds; a change must still apply to the very next send.
+  it("a new default sender applies to the next send; a domain unverified behind the service's back soon refuses sends", async () => {
+    const s = await h.readySender();
+    const fromOf = async (response: Response) => {
+      expect(response.status).toBe(202);
+      const { id } = (await response.json()) as { id: string };
+      return (await h.db.query<{ from_email: string }>(`select from_email from message where id = $1`, [id])).rows[0]?.from_email;
+    };
+    const body = { to: "a@example.com", subject: "Hi", html: "<p>x</p>" };
+    expect(await fromOf(await h.send(s.secret, body))).toBe(s.fromEmail);
+    const newDefault = `billing@${s.fromEmail.split("@")[1] ?? ""}`;
+    await h.admin.createSender({ companyId: s.companyId, email: newDefault, makeDefault: true });
+    expect(await fromOf(await h.send(s.secret, body))).toBe(newDefault);
+
+    // An operator's SQL, not the API: only PostgreSQL's notification tells the process (well before the 10 s reuse ends).
+    await h.db.query(`update sending_domain set verification_overridden = false, dkim_verified = false where company_id = $1`, [s.companyId]);
+    const deadline = Date.now() + 5_000;
+    let status = 0;
+    while (Date.now() < deadline) {
+      const response = await h.send(s.secret, body);
+      status = response.status;
+      await response.body?.cancel();
+      if (status === 409) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(status).toBe(409);
+  });
+
   it("renders templates with variables as text and sanitises the HTML", async () => {
     const s = await h.readySender();
     await h.admin.putTemplate({

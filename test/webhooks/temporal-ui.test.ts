@@ -1,4 +1,3 @@
-import { access } from "node:fs/promises";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -9,6 +8,7 @@ import { WebhookDeliveryState } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { OPERATOR_TOKEN } from "../support/api-harness.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { type RoutedReceiver, startRoutedReceiver, waitUntil, webhooksOverrides } from "./api-support.ts";
+import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from "../support/chromium.ts";
 
 /**
  * Operators find dead letters in the Temporal UI by search attribute and
@@ -17,23 +17,7 @@ import { type RoutedReceiver, startRoutedReceiver, waitUntil, webhooksOverrides 
  * Skipped, saying why, only when no Chromium is installed
  * (`apt-get install -y chromium`; .ci/run installs it).
  */
-const CHROMIUM = "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-
-const chromiumInstalled = await access(CHROMIUM).then(
-  () => true,
-  () => false,
-);
-if (!chromiumInstalled) console.warn(`skipping the Temporal UI test: ${CHROMIUM} is missing (apt-get update && apt-get install -y chromium)`);
+const chromiumInstalled = await chromiumAvailable("the Temporal UI test");
 
 describe.skipIf(!chromiumInstalled)("a dead-lettered delivery in the Temporal UI", () => {
   let h: SendingHarness;

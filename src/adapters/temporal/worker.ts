@@ -1,8 +1,9 @@
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import {
   type ActivityInterceptorsFactory,
-  bundleWorkflowCode,
   NativeConnection,
   Runtime,
   Worker,
@@ -21,31 +22,34 @@ import { type TemporalConnectionSettings, temporalConnectionOptions } from "./cl
 export const WORKFLOWS_PATH = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../../workflows/index.ts");
 
 const bundles = new Map<string, Promise<WorkflowBundle>>();
+const execFileAsync = promisify(execFile);
+
+/** The program that bundles (see there why in a process of its own). */
+const BUNDLE_PROGRAM = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "bundle-process.ts");
+
+/** Runs webpack in a child process and answers the bundle; the child's memory is the system's again when it ends. */
+async function bundleInChild(workflowsPath: string): Promise<WorkflowBundle> {
+  const { stdout } = await execFileAsync(process.execPath, [...BUNDLE_NODE_OPTIONS, BUNDLE_PROGRAM, workflowsPath], {
+    maxBuffer: 256 * 1024 * 1024,
+    encoding: "utf8",
+  });
+  return { code: stdout };
+}
+
+/** Type stripping is on by default in Node 24; its warning is not news. */
+const BUNDLE_NODE_OPTIONS = ["--disable-warning=ExperimentalWarning"];
 
 /** The workflow code at `workflowsPath`, bundled once per process (webpack takes a few seconds). */
 export function workflowBundle(workflowsPath: string = WORKFLOWS_PATH): Promise<WorkflowBundle> {
   let bundle = bundles.get(workflowsPath);
   if (bundle === undefined) {
-    bundle = bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+    bundle = bundleInChild(workflowsPath);
     // A failed bundle is not kept: the next worker tries again.
     bundle.catch(() => bundles.delete(workflowsPath));
     bundles.set(workflowsPath, bundle);
   }
   return bundle;
 }
-
-const quietBundlerLogger = {
-  log() {},
-  trace() {},
-  debug() {},
-  info() {},
-  warn(message: string, meta?: Record<string, unknown>) {
-    console.warn(message, meta ?? "");
-  },
-  error(message: string, meta?: Record<string, unknown>) {
-    console.error(message, meta ?? "");
-  },
-};
 
 /**
  * The Temporal SDK's runtime of this process, installed once before any

@@ -1,3 +1,4 @@
+import { ChangeFedCache, type ChangeFedCacheOptions, DEFAULT_CACHE_TTL_MS } from "../shared/change-fed-cache.ts";
 import type { ApiKeyCredentials, KeyCredential } from "./ports.ts";
 
 /**
@@ -18,72 +19,32 @@ import type { ApiKeyCredentials, KeyCredential } from "./ports.ts";
  * at most `ttlMs` (default 10 s). Only keys found are cached; an unknown key
  * is read again every time. Expiry by time is checked on every call by the
  * authenticator against the cached expiry, so it needs no notification.
+ * The mechanics are ../shared/change-fed-cache.ts.
  */
-export interface CachedCredentialsOptions {
-  /** How long a cached lookup is used at most. Default 10 000 ms. */
-  readonly ttlMs?: number;
-  /** Keys kept at most; the oldest go first. Default 10 000. */
-  readonly maxEntries?: number;
-  /** Milliseconds now (tests pass a fake clock). */
-  readonly now?: () => number;
-  /** Whether the change feed works from the start (default false: off until it says so). */
-  readonly enabled?: boolean;
-}
+export type CachedCredentialsOptions = ChangeFedCacheOptions;
 
-export const DEFAULT_CREDENTIALS_TTL_MS = 10_000;
-
-interface Entry {
-  readonly credential: KeyCredential;
-  readonly until: number;
-}
+export const DEFAULT_CREDENTIALS_TTL_MS = DEFAULT_CACHE_TTL_MS;
 
 export class CachedApiKeyCredentials implements ApiKeyCredentials {
   readonly #inner: ApiKeyCredentials;
-  readonly #ttlMs: number;
-  readonly #maxEntries: number;
-  readonly #now: () => number;
-  readonly #entries = new Map<string, Entry>();
-  /** Changes on every invalidation: a lookup that overlapped one is not kept. */
-  #generation = 0;
-  #enabled: boolean;
+  readonly #cache: ChangeFedCache<KeyCredential | null>;
 
   constructor(inner: ApiKeyCredentials, options: CachedCredentialsOptions = {}) {
     this.#inner = inner;
-    this.#ttlMs = options.ttlMs ?? DEFAULT_CREDENTIALS_TTL_MS;
-    this.#maxEntries = Math.max(1, options.maxEntries ?? 10_000);
-    this.#now = options.now ?? Date.now;
-    this.#enabled = options.enabled ?? false;
+    this.#cache = new ChangeFedCache(options);
   }
 
-  async findByHash(secretHash: Buffer): Promise<KeyCredential | null> {
-    if (!this.#enabled || this.#ttlMs <= 0) return this.#inner.findByHash(secretHash);
-    const cacheKey = secretHash.toString("base64");
-    const cached = this.#entries.get(cacheKey);
-    if (cached && cached.until > this.#now()) return cached.credential;
-    if (cached) this.#entries.delete(cacheKey);
-
-    const generation = this.#generation;
-    const credential = await this.#inner.findByHash(secretHash);
-    // A change announced while this read was under way may not be in it.
-    if (credential && this.#enabled && generation === this.#generation) {
-      if (this.#entries.size >= this.#maxEntries) {
-        const oldest = this.#entries.keys().next();
-        if (!oldest.done) this.#entries.delete(oldest.value);
-      }
-      this.#entries.set(cacheKey, { credential, until: this.#now() + this.#ttlMs });
-    }
-    return credential;
+  findByHash(secretHash: Buffer): Promise<KeyCredential | null> {
+    return this.#cache.get(secretHash.toString("base64"), () => this.#inner.findByHash(secretHash), (credential) => credential !== null);
   }
 
   /** Forgets every cached lookup (a key or company changed). */
   invalidateAll(): void {
-    this.#generation++;
-    this.#entries.clear();
+    this.#cache.invalidateAll();
   }
 
   /** Turns the cache on once changes are known to be heard, off (and empty) when they may not be. */
   setEnabled(enabled: boolean): void {
-    this.invalidateAll();
-    this.#enabled = enabled;
+    this.#cache.setEnabled(enabled);
   }
 }

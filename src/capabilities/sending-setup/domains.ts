@@ -16,6 +16,12 @@ export interface SendingDomainServiceOptions {
   /** Whether `override` is accepted at all (a development setting). */
   readonly allowVerificationOverride: boolean;
   readonly clock: () => Date;
+  /**
+   * Called after a verification is recorded, before it is answered: this
+   * process's cached sender checks forget what they read (a domain may
+   * have stopped being verified; other processes hear it through NOTIFY).
+   */
+  readonly onSendersChanged?: () => void;
 }
 
 /**
@@ -76,7 +82,9 @@ export class SendingDomainService {
       if (!this.#options.allowVerificationOverride) {
         throw new ApiError("FORBIDDEN", "Verification override is disabled on this deployment (ALLOW_VERIFICATION_OVERRIDE=false).");
       }
-      return this.#view(orNotFound(await store.recordVerification(companyId, domain.id, { kind: "overridden" }), domainId));
+      const overridden = await store.recordVerification(companyId, domain.id, { kind: "overridden" });
+      this.#options.onSendersChanged?.();
+      return this.#view(orNotFound(overridden, domainId));
     }
 
     const state = await this.#options.verifier.check(domain).catch((error: unknown) => {
@@ -86,6 +94,7 @@ export class SendingDomainService {
       throw error;
     });
     const checked = await store.recordVerification(companyId, domain.id, { kind: "checked", state, at: this.#options.clock() });
+    this.#options.onSendersChanged?.();
     return this.#view(orNotFound(checked, domainId));
   }
 

@@ -12,6 +12,13 @@ export interface SenderServiceOptions {
   readonly domains: SendingDomainStore;
   readonly store: SenderStore;
   readonly sealer: SecretSealer;
+  /**
+   * Called after a change that may alter what a send may go out from (a
+   * sender added, a new default), before it is answered: this process's
+   * cached sender checks forget what they read (other processes hear it
+   * through PostgreSQL NOTIFY).
+   */
+  readonly onSendersChanged?: () => void;
 }
 
 export interface NewSenderInput {
@@ -54,6 +61,7 @@ export class SenderService implements SenderDirectory {
       }
       return { email, name, isDefault: input.makeDefault === true || !existing.some((other) => other.isDefault) };
     });
+    this.#options.onSendersChanged?.();
     return senderView(sender);
   }
 
@@ -68,7 +76,9 @@ export class SenderService implements SenderDirectory {
    * see the old default or the new one, never none or two.
    */
   async setDefaultSender(companyId: string, senderId: string): Promise<SenderView> {
-    return senderView(orNotFound(await this.#options.store.makeDefault(companyId, senderId), senderId));
+    const sender = await this.#options.store.makeDefault(companyId, senderId);
+    this.#options.onSendersChanged?.();
+    return senderView(orNotFound(sender, senderId));
   }
 
   /**

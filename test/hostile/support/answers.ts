@@ -45,15 +45,24 @@ export interface FieldNames {
   readonly sent: ReadonlySet<string>;
   /** Whether `body` (the body as a whole) may be named: only when it is not a JSON object. */
   readonly wholeBody: boolean;
+  /**
+   * Whether `headers` may be named: a request line near the service's 16 KiB
+   * limit on the request head is refused as a whole, before any field is read
+   * ("headers: larger than 16384 bytes in total.").
+   */
+  readonly oversizedHead?: boolean;
 }
 
-export function fieldNamesOf(desc: DescMessage, options: { door: "rest" | "grpc"; sent?: Iterable<string>; wholeBody?: boolean }): FieldNames {
+export function fieldNamesOf(
+  desc: DescMessage,
+  options: { door: "rest" | "grpc"; sent?: Iterable<string>; wholeBody?: boolean; oversizedHead?: boolean },
+): FieldNames {
   const fields = new Set<string>();
   for (const field of desc.fields) {
     fields.add(field.jsonName);
     if (options.door === "grpc") fields.add(field.name);
   }
-  return { fields, sent: new Set(options.sent ?? []), wholeBody: options.wholeBody ?? false };
+  return { fields, sent: new Set(options.sent ?? []), wholeBody: options.wholeBody ?? false, oversizedHead: options.oversizedHead ?? false };
 }
 
 /** Whether `segment` (one `field: problem` of a message) starts with `name` or a path below it. */
@@ -74,7 +83,7 @@ function startsWithField(segment: string, name: string): boolean {
  * `; and N more problems` ends a long one).
  */
 export function namingProblem(message: string, names: FieldNames): string | undefined {
-  const allowed = [...names.fields, ...names.sent, ...(names.wholeBody ? ["body"] : []), "Idempotency-Key"];
+  const allowed = [...names.fields, ...names.sent, ...(names.wholeBody ? ["body"] : []), ...(names.oversizedHead ? ["headers"] : []), "Idempotency-Key"];
   // A name holding the separator itself ("; ") is swapped for a placeholder before splitting.
   let text = message;
   allowed.forEach((name, i) => {

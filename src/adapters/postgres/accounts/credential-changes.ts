@@ -2,21 +2,24 @@ import pg from "pg";
 import type { Pool } from "../sql.ts";
 
 /**
- * Hears, through PostgreSQL LISTEN, every committed change that may refuse
- * an API key: triggers on api_key and company (migration
- * Migration20251125200000_credential_change_notices) NOTIFY
- * CREDENTIALS_CHANNEL when a key is revoked, expires, is rotated, renamed
- * or deleted, or its company's entitlements change. Whoever wrote the
- * change (this process, another API process, an operator's SQL), every
- * listening process hears it.
+ * Hears, through PostgreSQL LISTEN, committed changes that cached lookups
+ * depend on. Triggers (migrations Migration20251125200000_credential_change_notices
+ * and Migration20251126000000_sender_change_notices) NOTIFY:
+ * - CREDENTIALS_CHANNEL when a key is revoked, expires, is rotated, renamed
+ *   or deleted, or its company's entitlements change (the key lookup cache);
+ * - SENDERS_CHANNEL when a sender is added, changed or deleted, or a
+ *   sending domain's verification changes (the accept path's sender checks).
+ * Whoever wrote the change (this process, another API process, an
+ * operator's SQL), every listening process hears it.
  *
- * One dedicated connection (a pooled one would be handed to queries). When
- * it is lost, `listening(false)` is said at once and it reconnects with a
- * growing pause; `listening(true)` only once LISTEN is in place again, so a
- * change made meanwhile is never missed by a caller that trusts the feed
- * only while it listens.
+ * One dedicated connection per channel (a pooled one would be handed to
+ * queries). When it is lost, `listening(false)` is said at once and it
+ * reconnects with a growing pause; `listening(true)` only once LISTEN is in
+ * place again, so a change made meanwhile is never missed by a caller that
+ * trusts the feed only while it listens.
  */
 export const CREDENTIALS_CHANNEL = "mail_credentials_changed";
+export const SENDERS_CHANNEL = "mail_senders_changed";
 
 export interface CredentialChangeHandlers {
   /** Some key or company changed: forget what was read before. */
@@ -31,13 +34,24 @@ export interface CredentialChangeFeed {
   close(): Promise<void>;
 }
 
-/** The connection's application_name, as pg_stat_activity shows it. */
+/** The connection's application_name, as pg_stat_activity shows it (the key lookup feed's; others add their channel). */
 export const FEED_APPLICATION_NAME = "mail-credential-changes";
 
 const FIRST_RETRY_MS = 500;
 const LONGEST_RETRY_MS = 30_000;
 
+/** The key lookup cache's feed (CREDENTIALS_CHANNEL). */
 export function listenForCredentialChanges(pool: () => Promise<Pool>, handlers: CredentialChangeHandlers): CredentialChangeFeed {
+  return listenForChanges(pool, CREDENTIALS_CHANNEL, handlers, FEED_APPLICATION_NAME);
+}
+
+/** Hears the NOTIFYs of `channel` (one of the channels above). */
+export function listenForChanges(
+  pool: () => Promise<Pool>,
+  channel: string,
+  handlers: CredentialChangeHandlers,
+  applicationName = `mail-${channel.replace(/_/g, "-")}`,
+): CredentialChangeFeed {
   let closed = false;
   let client: pg.Client | undefined;
   let retryMs = FIRST_RETRY_MS;
@@ -76,16 +90,18 @@ export function listenForCredentialChanges(pool: () => Promise<Pool>, handlers: 
       let fresh: pg.Client | undefined;
       try {
         // The pool's own settings (host, credentials, TLS, timeouts), named for operators (pg_stat_activity).
-        fresh = new pg.Client({ ...(await pool()).options, application_name: FEED_APPLICATION_NAME });
+        // pg keeps the password a non-enumerable property of the options (out of logs): a spread alone drops it.
+        const settings = (await pool()).options;
+        fresh = new pg.Client({ ...settings, password: settings.password, application_name: applicationName });
         const current = fresh;
         client = current;
         current.on("error", (error) => lost(current, error));
         current.on("end", () => lost(current, new Error("the credential change feed's connection ended")));
         current.on("notification", (message) => {
-          if (message.channel === CREDENTIALS_CHANNEL) handlers.changed();
+          if (message.channel === channel) handlers.changed();
         });
         await current.connect();
-        await current.query(`listen ${CREDENTIALS_CHANNEL}`);
+        await current.query(`listen ${channel}`);
         if (closed || client !== current) return;
         retryMs = FIRST_RETRY_MS;
         // Anything read before LISTEN was in place may be out of date.

@@ -27,6 +27,18 @@ export const SenderSchema = defineEntity({
     { properties: ["company", "email"], name: "sender_company_id_email_key" },
     { properties: "company", name: "sender_one_default_per_company", where: "is_default" },
   ],
+  // Tells the API processes' cached sender checks that senders changed (Migration20251126000000_sender_change_notices).
+  triggers: [
+    {
+      name: "sender_senders_changed",
+      timing: "after",
+      events: ["insert", "update", "delete"],
+      forEach: "statement",
+      expression: `create trigger sender_senders_changed
+        after insert or update or delete on sender
+        for each statement execute function sender_sender_senders_changed_fn()`,
+    },
+  ],
 });
 
 export type Sender = InferEntity<typeof SenderSchema>;

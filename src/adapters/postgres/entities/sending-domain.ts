@@ -31,6 +31,18 @@ export const SendingDomainSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
   },
   uniques: [{ properties: ["company", "domain"], name: "sending_domain_company_id_domain_key" }],
+  // Tells the API processes' cached sender checks that a domain changed (Migration20251126000000_sender_change_notices).
+  triggers: [
+    {
+      name: "sending_domain_senders_changed",
+      timing: "after",
+      events: ["update", "delete"],
+      forEach: "statement",
+      expression: `create trigger sending_domain_senders_changed
+        after update or delete on sending_domain
+        for each statement execute function sending_domain_sending_domain_senders_changed_fn()`,
+    },
+  ],
 });
 
 export type SendingDomain = InferEntity<typeof SendingDomainSchema>;

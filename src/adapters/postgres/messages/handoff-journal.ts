@@ -40,11 +40,12 @@ function toDueEvent(row: EventRow): DueEvent {
   };
 }
 
-const RECALL = `select outcome, provider_message_id, reason from simulator_handoff where message_id = $1`;
+/** Named: every handoff runs it; each connection plans it once. */
+const RECALL = { name: "simulator_recall", text: `select outcome, provider_message_id, reason from simulator_handoff where message_id = $1` };
 
 export function postgresHandoffJournal(db: () => Promise<Pool>): HandoffJournal {
   async function recall(messageId: string): Promise<HandoffAccepted | HandoffRejected | undefined> {
-    const { rows } = await (await db()).query<HandoffRow>(RECALL, [messageId]);
+    const { rows } = await (await db()).query<HandoffRow>({ ...RECALL, values: [messageId] });
     return rows[0] ? toResult(rows[0]) : undefined;
   }
 
@@ -115,9 +116,11 @@ export function postgresHandoffJournal(db: () => Promise<Pool>): HandoffJournal 
     },
 
     async reported(providerEventId) {
-      await (await db()).query(`update simulator_event set done_at = now(), claimed_until = null where provider_event_id = $1`, [
-        providerEventId,
-      ]);
+      await (await db()).query({
+        name: "simulator_event_reported",
+        text: `update simulator_event set done_at = now(), claimed_until = null where provider_event_id = $1`,
+        values: [providerEventId],
+      });
     },
 
     async failed(providerEventId, retryInMs) {

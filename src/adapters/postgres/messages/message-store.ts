@@ -94,14 +94,16 @@ export class PostgresMessageStore implements MessageStore {
    */
   async insertQueued(message: NewMessage): Promise<{ message: KeyedMessage; created: boolean }> {
     const pool = await this.#db();
-    const inserted = await pool.query<MessageRow>(
-      `insert into message (id, company_id, api_key_id, idempotency_key, recipient, recipient_name,
-         recipient_domain, sender_id, from_email, from_name, reply_to, subject, html, text_body, template_id, tags, status,
-         request_fingerprint)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', $17)
-       on conflict (company_id, idempotency_key) do nothing
-       returning *`,
-      [
+    const inserted = await pool.query<MessageRow>({
+      // Named: each pooled connection parses and plans it once (it runs for every accepted send).
+      name: "message_insert_queued",
+      text: `insert into message (id, company_id, api_key_id, idempotency_key, recipient, recipient_name,
+               recipient_domain, sender_id, from_email, from_name, reply_to, subject, html, text_body, template_id, tags, status,
+               request_fingerprint)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', $17)
+             on conflict (company_id, idempotency_key) do nothing
+             returning *`,
+      values: [
         message.id,
         message.companyId,
         message.apiKeyId,
@@ -120,7 +122,7 @@ export class PostgresMessageStore implements MessageStore {
         JSON.stringify(message.tags),
         message.requestFingerprint ? Buffer.from(message.requestFingerprint) : null,
       ],
-    );
+    });
     const row = inserted.rows[0];
     if (row) return { message: keyedFromRow(row), created: true };
     const existing = await this.findByIdempotencyKey(message.companyId, message.idempotencyKey ?? "");
@@ -130,16 +132,21 @@ export class PostgresMessageStore implements MessageStore {
 
   async findByIdempotencyKey(companyId: string, key: string): Promise<KeyedMessage | undefined> {
     const pool = await this.#db();
-    const { rows } = await pool.query<MessageRow>(`select * from message where company_id = $1 and idempotency_key = $2`, [
-      companyId,
-      key,
-    ]);
+    const { rows } = await pool.query<MessageRow>({
+      name: "message_find_by_idempotency_key",
+      text: `select * from message where company_id = $1 and idempotency_key = $2`,
+      values: [companyId, key],
+    });
     return rows[0] ? keyedFromRow(rows[0]) : undefined;
   }
 
   async load(companyId: string, messageId: string): Promise<StoredMessage | undefined> {
     const pool = await this.#db();
-    const { rows } = await pool.query<MessageRow>(`select * from message where company_id = $1 and id = $2`, [companyId, messageId]);
+    const { rows } = await pool.query<MessageRow>({
+      name: "message_load",
+      text: `select * from message where company_id = $1 and id = $2`,
+      values: [companyId, messageId],
+    });
     return rows[0] ? fromRow(rows[0]) : undefined;
   }
 
@@ -167,10 +174,11 @@ export class PostgresMessageStore implements MessageStore {
    */
   async findByProviderMessageId(provider: string, providerMessageId: string): Promise<StoredMessage | undefined> {
     const pool = await this.#db();
-    const { rows } = await pool.query<MessageRow>(
-      `select * from message where provider = $1 and provider_message_id = $2`,
-      [provider, providerMessageId],
-    );
+    const { rows } = await pool.query<MessageRow>({
+      name: "message_find_by_provider_message_id",
+      text: `select * from message where provider = $1 and provider_message_id = $2`,
+      values: [provider, providerMessageId],
+    });
     return rows[0] ? fromRow(rows[0]) : undefined;
   }
 

@@ -8,7 +8,10 @@ import type { SendingPaceStore } from "../../../capabilities/messages/ports.ts";
  * round trip; the elapsed time is the database's clock, so workers on
  * different machines agree on it.
  */
-const TAKE = `
+/** Named: every handoff runs it; each connection plans it once. */
+const TAKE = {
+  name: "sending_pace_take",
+  text: `
   with bucket as (
     select provider,
            least($3::double precision,
@@ -22,20 +25,21 @@ const TAKE = `
          updated_at = clock_timestamp()
     from bucket
    where pace.provider = bucket.provider
-  returning bucket.available`;
+  returning bucket.available`,
+};
 
 export function postgresSendingPaceStore(db: () => Promise<Pool>): SendingPaceStore {
   return {
     async take(provider, ratePerSecond, burst) {
       const pool = await db();
-      let { rows } = await pool.query<{ available: number }>(TAKE, [provider, ratePerSecond, burst]);
+      let { rows } = await pool.query<{ available: number }>({ ...TAKE, values: [provider, ratePerSecond, burst] });
       if (rows.length === 0) {
         // A new bucket starts full; a concurrent creator wins harmlessly.
         await pool.query(`insert into sending_pace (provider, tokens, updated_at) values ($1, $2, clock_timestamp()) on conflict (provider) do nothing`, [
           provider,
           burst,
         ]);
-        ({ rows } = await pool.query<{ available: number }>(TAKE, [provider, ratePerSecond, burst]));
+        ({ rows } = await pool.query<{ available: number }>({ ...TAKE, values: [provider, ratePerSecond, burst] }));
       }
       const available = rows[0]?.available;
       if (available === undefined) throw new Error(`sending pace: no bucket for ${provider}`);

@@ -10,6 +10,7 @@ import { Migration20251123040000_integrations } from "./Migration20251123040000_
 import { Migration20251124000000_message_request_fingerprint } from "./Migration20251124000000_message_request_fingerprint.ts";
 import { Migration20251124173000_simulator_events } from "./Migration20251124173000_simulator_events.ts";
 import { Migration20251125200000_credential_change_notices } from "./Migration20251125200000_credential_change_notices.ts";
+import { Migration20251126000000_sender_change_notices } from "./Migration20251126000000_sender_change_notices.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -31,4 +32,5 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20251124000000_message_request_fingerprint", class: Migration20251124000000_message_request_fingerprint },
   { name: "Migration20251124173000_simulator_events", class: Migration20251124173000_simulator_events },
   { name: "Migration20251125200000_credential_change_notices", class: Migration20251125200000_credential_change_notices },
+  { name: "Migration20251126000000_sender_change_notices", class: Migration20251126000000_sender_change_notices },
 ];

@@ -76,7 +76,8 @@ export class MessageDispatcher {
    */
   enqueue(message: UnstartedMessage): void {
     if (this.#queue.length >= MAX_QUEUED) return;
-    this.#queue.push(message);
+    // Only what a start needs: the caller's object may hold the whole message (bodies included).
+    this.#queue.push({ id: message.id, companyId: message.companyId, recipientDomain: message.recipientDomain });
     this.#pump();
   }
 

@@ -211,8 +211,12 @@ function schemesOf(tagName: string): readonly string[] {
  * (`` `javascript: ``): what looks like a scheme must be an allowed one.
  * `data:` is allowed for `img` so that inline images work, but only for
  * raster types: an SVG or HTML payload has no business in a mail image.
+ * A URL holding `<` or `>` is refused outright: a real one has them
+ * percent-encoded, and with a comment inside (`data:<!-- -->image/png`)
+ * readers disagree on what it says (some skip the comment, browsers keep it).
  */
 function allowedUrl(tagName: string, value: string): boolean {
+  if (/[<>]/.test(value)) return false;
   const url = normalisedUrl(value);
   if (/^[/\\]{2}/.test(url)) return false;
   const end = url.search(/[:/?#\\]/);

@@ -32,7 +32,8 @@ export function messagesRpcs(deps: MessagesDependencies): MessagesRpcs {
       const page = await deps.messages.listMessages(callerOf(ctx).companyId, {
         limit: req.limit,
         cursor: req.cursor,
-        status: req.status === undefined ? undefined : enumValueToJson(MessageStatusSchema, req.status),
+        // A number the contract does not declare goes on as its digits: the reader refuses it naming the field.
+        status: req.status === undefined || req.status === 0 ? undefined : (enumValueToJson(MessageStatusSchema, req.status) ?? String(req.status)),
         q: req.q,
         since: req.since ? timestampDate(req.since) : undefined,
         tag: req.tag,

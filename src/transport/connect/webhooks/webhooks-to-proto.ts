@@ -2,7 +2,8 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { AttemptRecord, DeliveryRecord, DeliveryState, EndpointView } from "../../../capabilities/webhooks/index.ts";
 import { isDeliveryState } from "../../../capabilities/webhooks/index.ts";
-import { enumValueFromJson, enumValueToJson } from "../../../contract/json-codec.ts";
+import { ValidationError } from "../../../contract/api-error.ts";
+import { enumJsonValues, enumValueFromJson, enumValueToJson } from "../../../contract/json-codec.ts";
 import {
   type WebhookAttempt,
   WebhookAttemptSchema,
@@ -36,11 +37,18 @@ export function deliveryStateToProto(state: DeliveryState): WebhookDeliveryState
   return value as WebhookDeliveryState;
 }
 
-/** Undefined for the zero value (no filter). */
+/**
+ * Undefined for the zero value (no filter). A number the contract does not
+ * declare (a gRPC caller can send any) is a 400 naming the field, as an
+ * unknown name is over REST.
+ */
 export function deliveryStateFromProto(state: WebhookDeliveryState | undefined): DeliveryState | undefined {
-  if (state === undefined) return undefined;
+  if (state === undefined || state === 0) return undefined;
   const name = enumValueToJson(WebhookDeliveryStateSchema, state);
-  return name !== undefined && isDeliveryState(name) ? name : undefined;
+  if (name === undefined || !isDeliveryState(name)) {
+    throw new ValidationError([{ field: "state", problem: `must be one of ${enumJsonValues(WebhookDeliveryStateSchema).join(", ")}` }]);
+  }
+  return name;
 }
 
 export function toDeliveryProto(record: DeliveryRecord): WebhookDelivery {
