@@ -8,7 +8,7 @@
  *   OPERATOR_TOKEN   the operator token configured on the service
  */
 import { readFile } from "node:fs/promises";
-import { parseArgs } from "node:util";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { type DescMessage, fromJson, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { type Timestamp, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
@@ -146,49 +146,73 @@ async function domainIdOf(admin: Client<typeof AdminService>, companyId: string,
   return found.id;
 }
 
+const OPTIONS = {
+  name: { type: "string" },
+  company: { type: "string" },
+  key: { type: "string" },
+  scope: { type: "string", multiple: true },
+  api: { type: "string" },
+  smtp: { type: "string" },
+  "expires-at": { type: "string" },
+  "grace-hours": { type: "string" },
+  domain: { type: "string" },
+  override: { type: "boolean" },
+  email: { type: "string" },
+  default: { type: "boolean" },
+  sender: { type: "string" },
+  subject: { type: "string" },
+  "html-file": { type: "string" },
+  "text-file": { type: "string" },
+  amount: { type: "string" },
+  note: { type: "string" },
+  url: { type: "string" },
+  event: { type: "string", multiple: true },
+  description: { type: "string" },
+  enabled: { type: "string" },
+  endpoint: { type: "string" },
+  delivery: { type: "string" },
+  state: { type: "string" },
+  since: { type: "string" },
+  until: { type: "string" },
+  limit: { type: "string" },
+  cursor: { type: "string" },
+  list: { type: "string" },
+  form: { type: "string" },
+  "consent-text": { type: "string" },
+  language: { type: "string" },
+  "double-opt-in": { type: "boolean" },
+  "fields-file": { type: "string" },
+  help: { type: "boolean" },
+} as const satisfies ParseArgsConfig["options"];
+
+/**
+ * Joins `--option -value` into `--option=-value` for string options.
+ * Public ids are base64url, so a form id may begin with "-"; node's parseArgs
+ * would otherwise refuse it as an ambiguous option argument.
+ */
+function withDashValuesJoined(argv: readonly string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    const next = argv[i + 1];
+    const name = arg.startsWith("--") ? arg.slice(2) : "";
+    const option = Object.hasOwn(OPTIONS, name) ? OPTIONS[name as keyof typeof OPTIONS] : undefined;
+    if (option?.type === "string" && next !== undefined && next.startsWith("-") && !isOptionName(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
+function isOptionName(arg: string): boolean {
+  return arg.startsWith("--") && Object.hasOwn(OPTIONS, arg.slice(2).split("=")[0] ?? "");
+}
+
 async function main(argv: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      name: { type: "string" },
-      company: { type: "string" },
-      key: { type: "string" },
-      scope: { type: "string", multiple: true },
-      api: { type: "string" },
-      smtp: { type: "string" },
-      "expires-at": { type: "string" },
-      "grace-hours": { type: "string" },
-      domain: { type: "string" },
-      override: { type: "boolean" },
-      email: { type: "string" },
-      default: { type: "boolean" },
-      sender: { type: "string" },
-      subject: { type: "string" },
-      "html-file": { type: "string" },
-      "text-file": { type: "string" },
-      amount: { type: "string" },
-      note: { type: "string" },
-      url: { type: "string" },
-      event: { type: "string", multiple: true },
-      description: { type: "string" },
-      enabled: { type: "string" },
-      endpoint: { type: "string" },
-      delivery: { type: "string" },
-      state: { type: "string" },
-      since: { type: "string" },
-      until: { type: "string" },
-      limit: { type: "string" },
-      cursor: { type: "string" },
-      list: { type: "string" },
-      form: { type: "string" },
-      "consent-text": { type: "string" },
-      language: { type: "string" },
-      "double-opt-in": { type: "boolean" },
-      "fields-file": { type: "string" },
-      help: { type: "boolean" },
-    },
-  });
+  const { values, positionals } = parseArgs({ args: withDashValuesJoined(argv), allowPositionals: true, options: OPTIONS });
   // Every command is two words (`list ls`) except the one-word reports.
   const single = positionals.length === 1 && SINGLE_WORD_COMMANDS.has(positionals[0] ?? "");
   if (values.help || (positionals.length < 2 && !single)) throw new UsageError("");

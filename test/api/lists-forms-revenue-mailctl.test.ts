@@ -1,15 +1,14 @@
-import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventsService } from "../../src/gen/mail/v1/events_pb.js";
 import { type ApiHarness, bearer, OPERATOR_TOKEN, startApiHarness } from "../support/api-harness.ts";
+import { mailctlAgainst } from "../support/mailctl.ts";
 
 /**
  * Operators run contact lists, sign-up forms and the revenue report through
@@ -17,8 +16,6 @@ import { type ApiHarness, bearer, OPERATOR_TOKEN, startApiHarness } from "../sup
  * AdminService, company as a field): the real command line against the
  * running service, JSON on stdout, the contract's errors on stderr.
  */
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
 
 interface ListJson {
   id: string;
@@ -46,30 +43,7 @@ afterAll(async () => {
   if (dir) await rm(dir, { recursive: true, force: true });
 });
 
-async function mailctl(args: string[]): Promise<{ stdout: string; stderr: string; code: number }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ["--disable-warning=ExperimentalWarning", "src/cli/mailctl.ts", ...args], {
-      cwd: ROOT,
-      env: { ...process.env, OPERATOR_TOKEN, MAIL_ADMIN_URL: h.app.operatorUrl },
-    });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout: string; stderr: string; code: number };
-    return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
-  }
-}
-
-async function ok<T>(args: string[]): Promise<T> {
-  const result = await mailctl(args);
-  expect(result.code, `mailctl ${args.join(" ")}: ${result.stderr}`).toBe(0);
-  return JSON.parse(result.stdout) as T;
-}
-
-async function errorCode(args: string[]): Promise<string> {
-  const result = await mailctl(args);
-  expect(result.code, `mailctl ${args.join(" ")}`).toBe(1);
-  return (JSON.parse(result.stderr) as { error: { code: string } }).error.code;
-}
+const { mailctl, ok, errorCode } = mailctlAgainst(() => h.app.operatorUrl);
 
 describe("mailctl list", () => {
   it("creates, lists, renames and removes a company's contact lists", async () => {
@@ -126,6 +100,18 @@ describe("mailctl form", () => {
     // GET /mail/v1/forms, the company's API view, agrees.
     const active = (await (await h.fetch("/mail/v1/forms", bearer(secret))).json()) as { items: FormJson[] };
     expect(active.items.map((f) => f.publicId)).toEqual([designed.form.publicId]);
+  });
+
+  it("takes a form id that begins with a dash, as `--form -id` (ids drawn before new ids avoided a leading dash)", async () => {
+    const { companyId } = await h.newCompanyWithKey(["mail.events.read"], "CLI Dash Form");
+    const { form } = await ok<{ form: FormJson }>(["form", "create", "--company", companyId, "--name", "Dash", "--consent-text", "Yes", "--language", "en"]);
+    expect(form.publicId).toMatch(/^[A-Za-z0-9]/);
+    const dashed = `-${form.publicId.slice(1)}`;
+    await h.db.query(`update signup_form set public_id = $1 where public_id = $2`, [dashed, form.publicId]);
+    expect((await ok<{ form: FormJson }>(["form", "deactivate", "--company", companyId, "--form", dashed])).form.publicId).toBe(dashed);
+    // A missing value is still a usage mistake, not the next option taken as the id.
+    const usage = await mailctl(["form", "deactivate", "--form", "--company", companyId]);
+    expect(usage.code).not.toBe(0);
   });
 
   it("reports a bad design, another company's form and usage mistakes", async () => {
