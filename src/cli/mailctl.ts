@@ -36,7 +36,7 @@ const USAGE = `usage: mailctl <command> [options]
   sender default --company ID --sender SENDER_ID
   template put --company ID --name NAME --subject TEXT --html-file PATH [--text-file PATH]
   template list --company ID
-  credits add --company ID --amount N --note TEXT    (remove credits: --amount=-N)
+  credits add --company ID --amount N --note TEXT    (remove credits: --amount -N)
   credits show --company ID
   suppression list --company ID
   suppression remove --company ID --email ADDRESS
@@ -321,7 +321,7 @@ async function main(argv: string[]): Promise<void> {
       return print(output.listTemplates.output, await admin.listTemplates({ companyId: required(values, "company") }));
     case "credits add": {
       const amount = required(values, "amount");
-      if (!/^-?\d+$/.test(amount)) throw new UsageError("--amount must be a whole number (negative removes credits: --amount=-5)");
+      if (!/^-?\d+$/.test(amount)) throw new UsageError("--amount must be a whole number (negative removes credits: --amount -5)");
       const response = await admin.adjustCredits({ companyId: required(values, "company"), amount: BigInt(amount), note: required(values, "note") });
       return print(output.adjustCredits.output, response);
     }

@@ -1,19 +1,16 @@
-import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { promisify } from "node:util";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { apiErrorFrom, type ErrorCodeName } from "../../src/contract/api-error.ts";
 import { AdminService, type SendingDomain } from "../../src/gen/mail/v1/admin_pb.js";
 import { startTestDnsServer, type TestDnsServer } from "../support/dns-server.ts";
-import { type ApiHarness, OPERATOR_TOKEN, startApiHarness } from "../support/api-harness.ts";
+import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
+import { mailctlAgainst } from "../support/mailctl.ts";
 
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
 
 /** Awaits a failing RPC and returns its contract error code and Connect code. */
 async function failure(call: Promise<unknown>): Promise<{ code: ErrorCodeName | undefined; connect: Code; message: string }> {
@@ -215,18 +212,11 @@ describe("AdminService: sending domains, senders, templates, credits, suppressio
   });
 
   describe("mailctl", () => {
-    /** Runs mailctl against the harness; async, since the server lives in this process. */
+    const cli = mailctlAgainst(() => h.app.operatorUrl);
+    /** Runs mailctl against the harness: its parsed JSON answer (when it succeeded), stderr and exit code. */
     async function mailctl(...args: string[]): Promise<{ out: unknown; stderr: string; code: number }> {
-      try {
-        const { stdout } = await run(process.execPath, ["--disable-warning=ExperimentalWarning", "src/cli/mailctl.ts", ...args], {
-          cwd: ROOT,
-          env: { ...process.env, OPERATOR_TOKEN, MAIL_ADMIN_URL: h.app.operatorUrl },
-        });
-        return { out: JSON.parse(stdout), stderr: "", code: 0 };
-      } catch (error) {
-        const failed = error as { stderr: string; code: number };
-        return { out: undefined, stderr: failed.stderr, code: failed.code };
-      }
+      const { stdout, stderr, code } = await cli.mailctl(args);
+      return { out: code === 0 ? JSON.parse(stdout) : undefined, stderr, code };
     }
 
     it("domain, sender, template, credits and suppression commands", async () => {
@@ -267,6 +257,9 @@ describe("AdminService: sending domains, senders, templates, credits, suppressio
         balance: "6",
         ledger: [{ delta: "-4", reason: "adjustment" }, { delta: "10", reason: "grant", note: "invoice 42" }],
       });
+      // A negative amount also reads as the option's value when written apart.
+      expect((await mailctl("credits", "add", "--company", company, "--amount", "-1", "--note", "fix")).out).toEqual({ balance: "5" });
+      expect((await mailctl("credits", "add", "--company", company, "--amount", "1", "--note", "fix")).out).toEqual({ balance: "6" });
 
       await h.app.suppressions.suppress(company, "gone@example.net", "bounce");
       expect((await mailctl("suppression", "list", "--company", company)).out).toMatchObject({ suppressions: [{ email: "gone@example.net" }] });

@@ -1,11 +1,6 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiHarness, bearer, OPERATOR_TOKEN, startApiHarness } from "../support/api-harness.ts";
-
-const run = promisify(execFile);
-const ROOT = path.resolve(import.meta.dirname, "../..");
+import { type ApiHarness, bearer, startApiHarness } from "../support/api-harness.ts";
+import { mailctlAgainst } from "../support/mailctl.ts";
 
 describe("mailctl, the operators' command line", () => {
   let h: ApiHarness;
@@ -15,18 +10,7 @@ describe("mailctl, the operators' command line", () => {
   });
   afterAll(async () => h?.close());
 
-  async function mailctl(args: string[], token = OPERATOR_TOKEN): Promise<{ stdout: string; stderr: string; code: number }> {
-    try {
-      const { stdout, stderr } = await run(process.execPath, ["--disable-warning=ExperimentalWarning", "src/cli/mailctl.ts", ...args], {
-        cwd: ROOT,
-        env: { ...process.env, OPERATOR_TOKEN: token, MAIL_ADMIN_URL: h.app.operatorUrl },
-      });
-      return { stdout, stderr, code: 0 };
-    } catch (error) {
-      const failed = error as { stdout: string; stderr: string; code: number };
-      return { stdout: failed.stdout, stderr: failed.stderr, code: failed.code };
-    }
-  }
+  const { mailctl } = mailctlAgainst(() => h.app.operatorUrl);
 
   it("creates a company and a key, lists the key table and revokes, all as JSON", async () => {
     const company = JSON.parse((await mailctl(["company", "create", "--name", "CLI Co"])).stdout) as { company: { id: string; entitlements: { api: boolean } } };

@@ -19,11 +19,11 @@ export interface MailctlResult {
  * its errors on stderr, its exit code.
  */
 export function mailctlAgainst(operatorUrl: () => string) {
-  async function mailctl(args: readonly string[]): Promise<MailctlResult> {
+  async function mailctl(args: readonly string[], token: string = OPERATOR_TOKEN): Promise<MailctlResult> {
     try {
       const { stdout, stderr } = await run(process.execPath, ["--disable-warning=ExperimentalWarning", "src/cli/mailctl.ts", ...args], {
         cwd: ROOT,
-        env: { ...process.env, OPERATOR_TOKEN, MAIL_ADMIN_URL: operatorUrl() },
+        env: { ...process.env, OPERATOR_TOKEN: token, MAIL_ADMIN_URL: operatorUrl() },
       });
       return { stdout, stderr, code: 0 };
     } catch (error) {
