@@ -175,7 +175,7 @@ const MIN_TIMESTAMP_MS = -62_135_596_800_000;
 const MAX_TIMESTAMP_MS = 253_402_300_799_999;
 /** A UTF-16 surrogate without its pair: valid in JSON (`"\ud800"`), not Unicode text. */
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-const NOT_TEXT = "must be Unicode text (it holds an unpaired surrogate)";
+export const NOT_TEXT = "must be Unicode text (it holds an unpaired surrogate)";
 /** Free-form values (Struct, Value, ListValue) deeper than this are refused here, naming the field (protobuf-es stops at 100, naming none). */
 const MAX_FREE_FORM_DEPTH = 64;
 

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpBinding, operationsOf } from "../../src/contract/routes.ts";
 import { fieldNamesOf, grpcProblems, outcomeOf, restProblems } from "./support/answers.ts";
-import { hostileString, mutatedJson, protoInitOf, unpairedSurrogate } from "./support/arbitraries.ts";
+import { hostileString, mutatedJson, protoInitOf, unpairedSurrogate, withNul } from "./support/arbitraries.ts";
 import { type HostileApi, KEY_SERVICES, PUBLIC_HOOK_HOST, startHostileApi } from "./support/hostile-api.ts";
 import { type SeededTenant, seedTenant } from "./support/seed.ts";
 
@@ -182,17 +182,17 @@ describe("every request schema through the REST bridge", () => {
     );
   });
 
-  /** Every JSON body with a top-level string field: where an unpaired surrogate can be put. */
-  const surrogateTargets = operations.flatMap(({ name, op }) => {
+  /** Every JSON body with a top-level string field: where an unpaired surrogate or a NUL can be put. */
+  const textTargets = operations.flatMap(({ name, op }) => {
     const binding = op.http as HttpBinding;
     const field = binding.body === "*" ? op.method.input.fields.find((f) => f.fieldKind === "scalar" && f.scalar === ScalarType.STRING && !binding.pathParams.includes(f.name)) : undefined;
     return field ? [{ name, op, binding, field }] : [];
   });
 
-  it.each(surrogateTargets)("$name: a string that is not Unicode text (an unpaired surrogate) is refused naming the field", async ({ op, binding, field }) => {
+  it.each(textTargets)("$name: a string PostgreSQL cannot store as written (an unpaired surrogate, a NUL) is refused naming the field", async ({ op, binding, field }) => {
     const seed = validRequest(op.method);
     await fc.assert(
-      fc.asyncProperty(unpairedSurrogate, async (text) => {
+      fc.asyncProperty(fc.oneof(unpairedSurrogate, withNul), async (text) => {
         let path = binding.pathTemplate;
         for (const name of binding.pathParams) path = path.replace(`{${name}}`, encodeURIComponent(String(seed[name] ?? "")));
         const body = { ...Object.fromEntries(Object.entries(seed).filter(([k]) => !binding.pathParams.includes(k))), [field.jsonName]: text };
@@ -201,7 +201,7 @@ describe("every request schema through the REST bridge", () => {
         expect(restProblems(answer, fieldNamesOf(op.method.input, { door: "rest", sent: Object.keys(body) }))).toEqual([]);
         expect((answer.json as { error: { message: string } }).error.message).toContain(`${field.jsonName}: `);
       }),
-      { numRuns: 3 },
+      { numRuns: 6 },
     );
   });
 });

@@ -74,6 +74,9 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
  */
 export const unpairedSurrogate: fc.Arbitrary<string> = fc.constantFrom("\ud800", "a\udfffb", "\udc00\ud800");
 
+/** Text holding the NUL character, which PostgreSQL text and jsonb cannot store. */
+export const withNul: fc.Arbitrary<string> = fc.tuple(fc.string({ maxLength: 8 }), fc.string({ maxLength: 8 })).map(([a, b]) => `${a}\u0000${b}`);
+
 /** Any JSON value, nested a little, with hostile strings and numbers. */
 export const hostileJson: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie) => ({
   value: fc.oneof(
