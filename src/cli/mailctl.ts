@@ -186,9 +186,12 @@ const OPTIONS = {
 } as const satisfies ParseArgsConfig["options"];
 
 /**
- * Joins `--option -value` into `--option=-value` for string options.
- * Public ids are base64url, so a form id may begin with "-"; node's parseArgs
- * would otherwise refuse it as an ambiguous option argument.
+ * Joins `--option -value` into `--option=-value` for string options:
+ * public ids are base64url, so a form id may begin with "-", and a negative
+ * `--amount` removes credits. node's parseArgs would otherwise refuse such a
+ * value as an ambiguous option argument. A known option or the `--`
+ * terminator in the value's place is left alone (a missing value stays a
+ * usage error).
  */
 function withDashValuesJoined(argv: readonly string[]): string[] {
   const joined: string[] = [];
@@ -208,7 +211,7 @@ function withDashValuesJoined(argv: readonly string[]): string[] {
 }
 
 function isOptionName(arg: string): boolean {
-  return arg.startsWith("--") && Object.hasOwn(OPTIONS, arg.slice(2).split("=")[0] ?? "");
+  return arg === "--" || (arg.startsWith("--") && Object.hasOwn(OPTIONS, arg.slice(2).split("=")[0] ?? ""));
 }
 
 async function main(argv: string[]): Promise<void> {
