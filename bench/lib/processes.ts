@@ -8,7 +8,7 @@
  * channel that answers requests (`call`).
  */
 import { type ChildProcess, fork } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -203,7 +203,6 @@ export function stopOnSignal(close: () => Promise<void>): void {
 
 /** CPU seconds (user + system) every process has used so far, by pid, with its command name (/proc/<pid>/stat). */
 export async function cpuSnapshot(): Promise<Map<number, { readonly comm: string; readonly seconds: number }>> {
-  const { readdir } = await import("node:fs/promises");
   const ticksPerSecond = 100; // USER_HZ on Linux
   const snapshot = new Map<number, { comm: string; seconds: number }>();
   for (const entry of await readdir("/proc")) {

@@ -3,7 +3,7 @@ import type { Config } from "../config.ts";
 import type { Pool } from "../adapters/postgres/sql.ts";
 import { MessageDispatcher } from "../adapters/temporal/messages/dispatcher.ts";
 import { postgresHandoffJournal } from "../adapters/postgres/messages/handoff-journal.ts";
-import { listenForChanges, SENDERS_CHANNEL } from "../adapters/postgres/accounts/credential-changes.ts";
+import { listenForSenderChanges } from "../adapters/postgres/sending-setup/sender-changes.ts";
 import { CachedSenderDirectory } from "../capabilities/messages/accept/cached-senders.ts";
 import { createSimulatorProvider } from "../adapters/email/simulator.ts";
 import { createSmtpProvider } from "../adapters/email/smtp-provider.ts";
@@ -122,7 +122,7 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
   const acceptsSends = deps.handsOffMessages === false;
   const senderChecks = acceptsSends ? new CachedSenderDirectory(deps.senders) : undefined;
   const senderFeed = senderChecks
-    ? listenForChanges(db, SENDERS_CHANNEL, {
+    ? listenForSenderChanges(db, {
         changed: () => senderChecks.invalidateAll(),
         listening: (on) => senderChecks.setEnabled(on),
         onError: (error) => deps.log.warn({ err: error }, "sender change feed: connection lost; sender checks are not cached meanwhile"),

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listenForChanges } from "../../src/adapters/postgres/accounts/credential-changes.ts";
+import { listenForChanges } from "../../src/adapters/postgres/change-feed.ts";
 import { openOrm } from "../../src/adapters/postgres/orm.ts";
 import { poolOf } from "../../src/adapters/postgres/sql.ts";
 import { startEmbeddedPostgres } from "../../src/runtime/embedded-postgres.ts";
@@ -89,7 +89,7 @@ describe("startEmbeddedPostgres", () => {
       changed: () => changes++,
       listening: (on) => states.push(on),
       onError: (error) => errors.push(error),
-    });
+    }, "mail-feed-test");
     try {
       const deadline = Date.now() + 15_000;
       while (!states.includes(true) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));

@@ -27,17 +27,19 @@ const execFileAsync = promisify(execFile);
 /** The program that bundles (see there why in a process of its own). */
 const BUNDLE_PROGRAM = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "bundle-process.ts");
 
+/** Type stripping is on by default in Node 24; its warning is not news. */
+const BUNDLE_NODE_OPTIONS = ["--disable-warning=ExperimentalWarning"];
+
 /** Runs webpack in a child process and answers the bundle; the child's memory is the system's again when it ends. */
 async function bundleInChild(workflowsPath: string): Promise<WorkflowBundle> {
-  const { stdout } = await execFileAsync(process.execPath, [...BUNDLE_NODE_OPTIONS, BUNDLE_PROGRAM, workflowsPath], {
+  const { stdout, stderr } = await execFileAsync(process.execPath, [...BUNDLE_NODE_OPTIONS, BUNDLE_PROGRAM, workflowsPath], {
     maxBuffer: 256 * 1024 * 1024,
     encoding: "utf8",
   });
+  // The bundler's warnings (its only other output), as they were printed when it ran in this process.
+  if (stderr) process.stderr.write(stderr);
   return { code: stdout };
 }
-
-/** Type stripping is on by default in Node 24; its warning is not news. */
-const BUNDLE_NODE_OPTIONS = ["--disable-warning=ExperimentalWarning"];
 
 /** The workflow code at `workflowsPath`, bundled once per process (webpack takes a few seconds). */
 export function workflowBundle(workflowsPath: string = WORKFLOWS_PATH): Promise<WorkflowBundle> {

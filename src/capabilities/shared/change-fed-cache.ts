@@ -5,7 +5,7 @@
  *
  * Whoever knows of a change calls `invalidateAll`: the process that makes
  * it, before it answers, and a feed of committed changes for the others
- * (PostgreSQL NOTIFY, src/adapters/postgres/accounts/credential-changes.ts).
+ * (PostgreSQL NOTIFY, src/adapters/postgres/change-feed.ts).
  * While that feed is not known to work the cache is off (`setEnabled`), so
  * a lost notification cannot keep a stale value alive; `ttlMs` bounds a
  * notification lost on a connection that still looks alive. A read that

@@ -1,134 +1,20 @@
-import pg from "pg";
+import { type ChangeFeed, type ChangeFeedHandlers, listenForChanges } from "../change-feed.ts";
 import type { Pool } from "../sql.ts";
 
 /**
- * Hears, through PostgreSQL LISTEN, committed changes that cached lookups
- * depend on. Triggers (migrations Migration20251125200000_credential_change_notices
- * and Migration20251126000000_sender_change_notices) NOTIFY:
- * - CREDENTIALS_CHANNEL when a key is revoked, expires, is rotated, renamed
- *   or deleted, or its company's entitlements change (the key lookup cache);
- * - SENDERS_CHANNEL when a sender is added, changed or deleted, or a
- *   sending domain's verification changes (the accept path's sender checks).
- * Whoever wrote the change (this process, another API process, an
- * operator's SQL), every listening process hears it.
- *
- * One dedicated connection per channel (a pooled one would be handed to
- * queries). When it is lost, `listening(false)` is said at once and it
- * reconnects with a growing pause; `listening(true)` only once LISTEN is in
- * place again, so a change made meanwhile is never missed by a caller that
- * trusts the feed only while it listens.
+ * The API key lookup cache's feed (../change-feed.ts): triggers on api_key
+ * and company (migration Migration20251125200000_credential_change_notices)
+ * NOTIFY CREDENTIALS_CHANNEL when a key is revoked, expires, is rotated,
+ * renamed, re-scoped or deleted, or its company's entitlements change.
  */
 export const CREDENTIALS_CHANNEL = "mail_credentials_changed";
-export const SENDERS_CHANNEL = "mail_senders_changed";
 
-export interface CredentialChangeHandlers {
-  /** Some key or company changed: forget what was read before. */
-  changed(): void;
-  /** Whether changes are being heard now. */
-  listening(on: boolean): void;
-  /** A lost connection or a failed reconnection (the feed keeps trying). */
-  onError?(error: unknown): void;
-}
+export type CredentialChangeHandlers = ChangeFeedHandlers;
+export type CredentialChangeFeed = ChangeFeed;
 
-export interface CredentialChangeFeed {
-  close(): Promise<void>;
-}
-
-/** The connection's application_name, as pg_stat_activity shows it (the key lookup feed's; others add their channel). */
+/** The connection's application_name, as pg_stat_activity shows it. */
 export const FEED_APPLICATION_NAME = "mail-credential-changes";
 
-const FIRST_RETRY_MS = 500;
-const LONGEST_RETRY_MS = 30_000;
-
-/** The key lookup cache's feed (CREDENTIALS_CHANNEL). */
 export function listenForCredentialChanges(pool: () => Promise<Pool>, handlers: CredentialChangeHandlers): CredentialChangeFeed {
   return listenForChanges(pool, CREDENTIALS_CHANNEL, handlers, FEED_APPLICATION_NAME);
-}
-
-/** Hears the NOTIFYs of `channel` (one of the channels above). */
-export function listenForChanges(
-  pool: () => Promise<Pool>,
-  channel: string,
-  handlers: CredentialChangeHandlers,
-  applicationName = `mail-${channel.replace(/_/g, "-")}`,
-): CredentialChangeFeed {
-  let closed = false;
-  let client: pg.Client | undefined;
-  let retryMs = FIRST_RETRY_MS;
-  let retry: NodeJS.Timeout | undefined;
-  let connecting: Promise<void> | undefined;
-
-  /** The connection `dead` is gone (an error and its end both say so: acted on once). */
-  const lost = (dead: pg.Client, error: unknown) => {
-    if (client !== dead) return;
-    client = undefined;
-    handlers.listening(false);
-    dead.removeAllListeners();
-    dead.on("error", () => {});
-    void dead.end().catch(() => {});
-    if (closed) return;
-    void pool().then(
-      (current) => {
-        // The pool was closed (its owner shut down without closing the feed): so is the feed.
-        if (current.ending || current.ended) {
-          closed = true;
-          return;
-        }
-        handlers.onError?.(error);
-        retry = setTimeout(() => void connect(), retryMs);
-        retry.unref();
-        retryMs = Math.min(LONGEST_RETRY_MS, retryMs * 2);
-      },
-      () => {
-        closed = true;
-      },
-    );
-  };
-
-  const connect = (): Promise<void> =>
-    (connecting = (async () => {
-      let fresh: pg.Client | undefined;
-      try {
-        // The pool's own settings (host, credentials, TLS, timeouts), named for operators (pg_stat_activity).
-        // pg keeps the password a non-enumerable property of the options (out of logs): a spread alone drops it.
-        const settings = (await pool()).options;
-        fresh = new pg.Client({ ...settings, password: settings.password, application_name: applicationName });
-        const current = fresh;
-        client = current;
-        current.on("error", (error) => lost(current, error));
-        current.on("end", () => lost(current, new Error("the credential change feed's connection ended")));
-        current.on("notification", (message) => {
-          if (message.channel === channel) handlers.changed();
-        });
-        await current.connect();
-        await current.query(`listen ${channel}`);
-        if (closed || client !== current) return;
-        retryMs = FIRST_RETRY_MS;
-        // Anything read before LISTEN was in place may be out of date.
-        handlers.changed();
-        handlers.listening(true);
-      } catch (error) {
-        if (fresh && !closed) lost(fresh, error);
-        else if (!closed) {
-          closed = true;
-          handlers.onError?.(error);
-        }
-      }
-    })());
-
-  void connect();
-
-  return {
-    async close() {
-      closed = true;
-      if (retry) clearTimeout(retry);
-      await connecting;
-      handlers.listening(false);
-      const last = client;
-      client = undefined;
-      last?.removeAllListeners();
-      last?.on("error", () => {});
-      await last?.end().catch(() => {});
-    },
-  };
 }

@@ -11,7 +11,7 @@ import type { ResolvedSenderInfo, SenderDirectoryPort } from "./ports.ts";
  * sender or of a sending domain empties it, in the process that makes the
  * change before it answers (SenderServiceOptions.onSendersChanged) and in
  * every other one within moments (PostgreSQL NOTIFY,
- * src/adapters/postgres/accounts/credential-changes.ts); while that feed is
+ * src/adapters/postgres/sending-setup/sender-changes.ts); while that feed is
  * not known to work the cache is off; `ttlMs` (default 10 s) bounds a
  * notification lost on a connection that still looks alive. Only senders
  * that may send are kept: a refusal (404, 409 SENDER_NOT_VERIFIED) is

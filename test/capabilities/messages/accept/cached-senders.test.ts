@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { listenForChanges, SENDERS_CHANNEL, type CredentialChangeFeed } from "../../../../src/adapters/postgres/accounts/credential-changes.ts";
+import type { ChangeFeed } from "../../../../src/adapters/postgres/change-feed.ts";
+import { listenForSenderChanges } from "../../../../src/adapters/postgres/sending-setup/sender-changes.ts";
 import { migrate, openOrm, type MikroORM } from "../../../../src/adapters/postgres/orm.ts";
 import { poolOf } from "../../../../src/adapters/postgres/sql.ts";
 import { CachedSenderDirectory } from "../../../../src/capabilities/messages/accept/cached-senders.ts";
@@ -60,7 +61,7 @@ describe("cached sender checks", () => {
 describe("sender changes heard through PostgreSQL", () => {
   let db: TestDatabase;
   let orm: MikroORM;
-  let feed: CredentialChangeFeed | undefined;
+  let feed: ChangeFeed | undefined;
   const heard = { changes: 0, listening: false };
 
   beforeAll(async () => {
@@ -75,7 +76,7 @@ describe("sender changes heard through PostgreSQL", () => {
   });
 
   it("a sender or domain written anywhere empties the cache; other tables do not", async () => {
-    feed = listenForChanges(poolOf(orm), SENDERS_CHANNEL, {
+    feed = listenForSenderChanges(poolOf(orm), {
       changed: () => heard.changes++,
       listening: (on) => (heard.listening = on),
     });
