@@ -5,6 +5,22 @@ import js from "@eslint/js";
 import { defineConfig, globalIgnores } from "eslint/config";
 import tseslint from "typescript-eslint";
 
+/** Only erasable TypeScript (Node runs our .ts files by stripping types). */
+const ERASABLE_SYNTAX_ONLY = [
+  { selector: "TSEnumDeclaration", message: "Enums are not erasable syntax; use a const object and a union type." },
+  { selector: "TSModuleDeclaration[kind!='global'][declare!=true]", message: "Namespaces are not erasable syntax." },
+  { selector: "TSParameterProperty", message: "Parameter properties are not erasable syntax." },
+  { selector: "Decorator", message: "Decorators are not supported by Node's type stripping." },
+];
+
+/** `describe.only`, `it.only`, `test.each(...).only`, `it.concurrent.only`, ...: any `.only` in a test file. */
+const NO_FOCUSED_TESTS = [
+  {
+    selector: "MemberExpression[property.name='only']",
+    message: "No focused tests: `.only` would silently run this test alone. Run one file with `npx vitest run <file> -t <name>` instead.",
+  },
+];
+
 export default defineConfig([
   globalIgnores([
     "src/gen/**", // buf output, checked by scripts/check-generated.ts instead
@@ -61,13 +77,17 @@ export default defineConfig([
         },
       ],
       // Only erasable TypeScript (Node runs our .ts files by stripping types).
-      "no-restricted-syntax": [
-        "error",
-        { selector: "TSEnumDeclaration", message: "Enums are not erasable syntax; use a const object and a union type." },
-        { selector: "TSModuleDeclaration[kind!='global'][declare!=true]", message: "Namespaces are not erasable syntax." },
-        { selector: "TSParameterProperty", message: "Parameter properties are not erasable syntax." },
-        { selector: "Decorator", message: "Decorators are not supported by Node's type stripping." },
-      ],
+      "no-restricted-syntax": ["error", ...ERASABLE_SYNTAX_ONLY],
+    },
+  },
+  // A stray `.only` would shrink the suite to one test without failing it
+  // (vitest refuses `.only` itself only when CI is set). The rule repeats the
+  // erasable-syntax selectors: a later `no-restricted-syntax` replaces them.
+  // test/lint/focused-tests.test.ts proves it bites.
+  {
+    files: ["test/**/*.ts", "bench/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": ["error", ...ERASABLE_SYNTAX_ONLY, ...NO_FOCUSED_TESTS],
     },
   },
   // The arrows of the house (docs/architecture.md): transport -> capabilities
