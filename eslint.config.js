@@ -169,4 +169,39 @@ export default defineConfig([
       ],
     },
   },
+  // The administration screen (web/, built by Vite, run in the browser): it
+  // talks to the service over the contract only (the generated descriptors,
+  // `@gen/...`); from src it may share a pure declaration of a capability
+  // (a list of names), never a server layer or a Node module.
+  {
+    files: ["web/src/**/*.{ts,tsx}"],
+    languageOptions: {
+      globals: {
+        window: "readonly",
+        document: "readonly",
+        navigator: "readonly",
+        location: "readonly",
+        history: "readonly",
+        IntersectionObserver: "readonly",
+        FormData: "readonly",
+        HTMLElement: "readonly",
+        HTMLButtonElement: "readonly",
+        HTMLFormElement: "readonly",
+        HTMLInputElement: "readonly",
+      },
+    },
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: ["**/src/adapters/**", "**/src/transport/**", "**/src/wiring/**", "**/src/runtime/**", "**/src/cli/**", "**/src/config*", "node:*", "fastify", "@fastify/*", "pg"],
+              message: "The screen runs in the browser and uses the contract: import generated descriptors as `@gen/mail/v1/..._pb.js`, never server code.",
+            },
+          ],
+        },
+      ],
+    },
+  },
 ]);

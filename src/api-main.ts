@@ -14,7 +14,7 @@
  */
 import { startApp } from "./wiring/api.ts";
 import { shutDownOnSignals } from "./wiring/shutdown.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, loadConfig, startupWarnings } from "./config.ts";
 import { registerSearchAttributes } from "./wiring/search-attributes.ts";
 import { installTemporalRuntime } from "./adapters/temporal/worker.ts";
 
@@ -31,9 +31,7 @@ async function main(): Promise<void> {
       problems.map(([name]) => `${name} is not set: this entry starts no embedded server (\`npm start\` does)`),
     );
   }
-  if (config.mode === "production" && config.emailProvider === "simulator") {
-    console.warn("EMAIL_PROVIDER is simulator: messages are accepted but never leave this service (set EMAIL_PROVIDER=smtp)");
-  }
+  for (const warning of startupWarnings(config)) console.warn(warning);
 
   // Before any worker exists: the SDK's metrics exporter, and no signal handling of its own.
   if (config.runWorker) installTemporalRuntime({ metricsAddress: config.temporalMetricsAddress });

@@ -12,11 +12,20 @@
  * Every variable is parsed once, here, by src/config/env-schema.ts; README.md
  * lists them all.
  */
+import { createHash } from "node:crypto";
 import { DEVELOPMENT_SECRETS, productionProblems } from "./config/production-rules.ts";
 import { ENV_SCHEMA, envProblems, type TrustProxy } from "./config/env-schema.ts";
-import { type TemporalTlsSettings, temporalTlsOf, temporalTlsProblems } from "./config/combination-rules.ts";
+import {
+  type OperatorTlsSettings,
+  operatorTlsOf,
+  operatorTlsProblems,
+  type TemporalTlsSettings,
+  temporalTlsOf,
+  temporalTlsProblems,
+} from "./config/combination-rules.ts";
+import type { SealingKey } from "./capabilities/sending-setup/key-sealing.ts";
 
-export type { TemporalTlsSettings } from "./config/combination-rules.ts";
+export type { OperatorTlsSettings, TemporalTlsSettings } from "./config/combination-rules.ts";
 export type { TrustProxy } from "./config/env-schema.ts";
 
 export { CONFIG_VARIABLES, DEVELOPMENT_ONLY_VARIABLES } from "./config/env-schema.ts";
@@ -48,6 +57,12 @@ export interface Config {
   readonly operatorHost: string;
   /** Port of the operator listener: HTTP/1.1 and h2c on one port. */
   readonly operatorPort: number;
+  /**
+   * TLS of the operator listener (OPERATOR_TLS_CERT_PATH, OPERATOR_TLS_KEY_PATH);
+   * undefined: plain, and production keeps OPERATOR_HOST on loopback.
+   * Optional so that hand-built test configs stay valid.
+   */
+  readonly operatorTls?: OperatorTlsSettings | undefined;
   /** Interface and port of a worker process's own listener (/livez, /readyz, /metrics); loopback by default. */
   readonly workerOperatorHost: string;
   readonly workerOperatorPort: number;
@@ -89,12 +104,19 @@ export interface Config {
   readonly keyUsageFlushMs: number;
   readonly logLevel: string;
   /**
-   * Secret from which the key that seals stored secrets (DKIM private keys)
-   * is derived (HKDF-SHA256 -> AES-256-GCM). Use 32+ random bytes in
-   * production; changing it makes every sealed key unreadable. Unset in
-   * development: a public development value.
+   * The legacy data encryption key (DATA_ENCRYPTION_KEY): opens values sealed
+   * without a key id, and seals when no key with an id is set. Stored
+   * secrets (DKIM private keys, webhook secrets) are sealed with AES-256-GCM
+   * under keys derived by HKDF-SHA256. Unset in development: a public
+   * development value; in production it may be left unset once every value
+   * is sealed under DATA_ENCRYPTION_KEYS.
    */
-  readonly dataEncryptionKey: string;
+  readonly dataEncryptionKey: string | undefined;
+  /**
+   * Data encryption keys with ids (DATA_ENCRYPTION_KEYS, `k2:…,k1:…`): the
+   * first seals, every one opens what it sealed (README, "Rotating keys").
+   */
+  readonly dataEncryptionKeys: readonly SealingKey[];
   /** The SPF include that covers our sending servers (`include:<spfInclude>`). */
   readonly spfInclude: string;
   /** Host the MX of each custom MAIL FROM (return-path) domain points at: where bounces arrive. */
@@ -106,8 +128,13 @@ export interface Config {
    * Default true in development, false in production, where true is refused.
    */
   readonly allowVerificationOverride: boolean;
+  /**
+   * Production only: EMAIL_PROVIDER=simulator is refused unless this is set
+   * (a trial deployment that must not send); every start then warns.
+   */
+  readonly allowSimulatorInProduction: boolean;
   /** The email service: `simulator` (default, see README) or `smtp`. */
-  readonly emailProvider: "simulator" | "smtp";
+  readonly emailProvider: "simulator" | "smtp" | "ses";
   readonly smtp: {
     readonly host: string;
     readonly port: number;
@@ -124,21 +151,37 @@ export interface Config {
   };
   /** Domain of the Message-ID header of outgoing mail. */
   readonly messageIdDomain: string;
+  /**
+   * The delivery loop (docs/delivery-loop.md): VERP return paths, the
+   * inbound SMTP listener for DSN / ARF reports, and SES. Always set by
+   * loadConfig; optional so that hand-built test configs stay valid (unset:
+   * no VERP, no inbound listener, SES in us-east-1).
+   */
+  readonly deliveryReports?: DeliveryReportsConfig;
   /** Sending pace shared by all workers: messages per second, and burst. */
   readonly sendingRatePerSecond: number;
   readonly sendingBurst: number;
   /** How long one handoff attempt may take before it is retried (by another worker). */
   readonly handoffTimeoutSeconds: number;
-  /** How long a message workflow listens for delivery, bounce and complaint reports. */
-  readonly outcomeWindowHours: number;
-  /** Secret of the message-log cursors' signatures. Unset: the API key pepper. */
+  /**
+   * Key of the list cursors' signatures (CURSOR_SECRET). Like the two below,
+   * its own secret, never derived from the API key pepper: rotating one
+   * invalidates nothing signed by another. Unset in development: a public
+   * development value; required in production.
+   */
   readonly cursorSecret: string;
+  /** Key of the hosted sign-up pages' form tokens (FORM_TOKEN_SECRET); changing it expires the pages open in browsers. */
+  readonly formTokenSecret: string;
+  /** Key of the double opt-in confirmation links (CONFIRMATION_SECRET); changing it expires the links already emailed. */
+  readonly confirmationSecret: string;
   /** Run the Temporal worker in this process (`npm start` does). */
   readonly runWorker: boolean;
   /** Pooled PostgreSQL connections of the API role and of the worker role (each has its own pool). */
   readonly apiPoolMax: number;
   /** The public address of the API (hosted sign-up form URLs); default http://HOST:HTTP_PORT. */
   readonly publicBaseUrl: string | undefined;
+  /** The company whose default sender emails members' sign-in links; unset: links are answered to the caller. */
+  readonly systemSenderCompanyId?: string | undefined;
   readonly workerPoolMax: number;
   /** Longest wait for a pooled connection (then 503 SERVICE_UNAVAILABLE), ms. */
   readonly databaseAcquireTimeoutMs: number;
@@ -146,6 +189,19 @@ export interface Config {
   readonly databaseStatementTimeoutMs: number;
   /** How often the outbox relay looks for messages whose workflow was not started. */
   readonly relayIntervalMs: number;
+  /** Bounds on a company's webhook endpoints: in all, and per URL host. */
+  readonly webhookEndpointsPerCompany: number;
+  readonly webhookEndpointsPerHost: number;
+  /** Deadline of a webhook host's DNS lookup (save and every attempt), ms. */
+  readonly webhookDnsTimeoutMs: number;
+  /**
+   * The hosted sign-up form's budgets (SIGNUP_PER_CLIENT_PER_MINUTE,
+   * SIGNUP_PER_FORM_PER_MINUTE, SIGNUP_PER_COMPANY_PER_MINUTE) and the cap
+   * of confirmation emails per company and hour. Optional so that
+   * hand-built test configs stay valid (unset: the defaults).
+   */
+  readonly signupLimits?: { readonly perClientPerMinute: number; readonly perFormPerMinute: number; readonly perCompanyPerMinute: number };
+  readonly confirmationsPerCompanyPerHour?: number;
   /** Simulator only: delay between taking a message and answering (models a slow service). */
   readonly simulatorHandoffDelayMs: number;
   /** `npm start` only: where the embedded PostgreSQL and Temporal dev server keep their data. */
@@ -177,7 +233,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const mode = modeOf(env);
   const parsed = ENV_SCHEMA.safeParse(env);
   const problems = parsed.success ? [] : envProblems(parsed.error);
-  if (parsed.success) problems.push(...temporalTlsProblems(parsed.data));
+  if (parsed.success) problems.push(...temporalTlsProblems(parsed.data), ...operatorTlsProblems(parsed.data));
   if (mode === "production") problems.push(...productionProblems(env));
   if (!parsed.success || problems.length > 0) throw new ConfigError(mode, problems);
   const e = parsed.data;
@@ -196,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     grpcPort: e.GRPC_PORT,
     operatorHost: e.OPERATOR_HOST,
     operatorPort: e.OPERATOR_PORT,
+    operatorTls: operatorTlsOf(e),
     workerOperatorHost: e.WORKER_OPERATOR_HOST,
     workerOperatorPort: e.WORKER_OPERATOR_PORT,
     trustProxy: e.TRUST_PROXY,
@@ -210,11 +267,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: e.MAX_BODY_BYTES,
     keyUsageFlushMs: e.KEY_USAGE_FLUSH_MS,
     logLevel: e.LOG_LEVEL,
-    dataEncryptionKey: e.DATA_ENCRYPTION_KEY ?? DEVELOPMENT_SECRETS.DATA_ENCRYPTION_KEY,
+    dataEncryptionKey: e.DATA_ENCRYPTION_KEY ?? (mode === "development" ? DEVELOPMENT_SECRETS.DATA_ENCRYPTION_KEY : undefined),
+    dataEncryptionKeys: e.DATA_ENCRYPTION_KEYS,
     spfInclude: e.SPF_INCLUDE,
     returnPathMxHost: e.RETURN_PATH_MX_HOST,
     dnsServers: e.DNS_SERVERS,
     allowVerificationOverride: e.ALLOW_VERIFICATION_OVERRIDE ?? mode === "development",
+    allowSimulatorInProduction: e.ALLOW_SIMULATOR_IN_PRODUCTION,
     emailProvider: e.EMAIL_PROVIDER,
     smtp: {
       host: e.SMTP_HOST,
@@ -225,15 +284,46 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       password: e.SMTP_PASSWORD,
     },
     messageIdDomain: e.MESSAGE_ID_DOMAIN,
+    deliveryReports: {
+      // Unset: derived from the cursor secret (domain-separated), so no new secret to manage.
+      verpSecret: e.VERP_SECRET ?? createHash("sha256").update(`mail.v1.verp:${e.CURSOR_SECRET ?? DEVELOPMENT_SECRETS.CURSOR_SECRET}`).digest("hex"),
+      inboundSmtp: {
+        enabled: e.INBOUND_SMTP_ENABLED,
+        host: e.INBOUND_SMTP_HOST,
+        port: e.INBOUND_SMTP_PORT,
+        tlsCertFile: e.INBOUND_SMTP_TLS_CERT_FILE,
+        tlsKeyFile: e.INBOUND_SMTP_TLS_KEY_FILE,
+        maxMessageBytes: e.INBOUND_SMTP_MAX_BYTES,
+        maxConnections: e.INBOUND_SMTP_MAX_CONNECTIONS,
+        messagesPerMinute: e.INBOUND_SMTP_MESSAGES_PER_MINUTE,
+      },
+      ses: {
+        region: e.SES_REGION,
+        configurationSet: e.SES_CONFIGURATION_SET,
+        endpoint: e.SES_ENDPOINT,
+        snsTopicArn: e.SES_SNS_TOPIC_ARN,
+      },
+    },
     sendingRatePerSecond: e.SENDING_RATE_PER_SECOND,
     sendingBurst: e.SENDING_BURST,
     handoffTimeoutSeconds: e.HANDOFF_TIMEOUT_SECONDS,
-    outcomeWindowHours: e.OUTCOME_WINDOW_HOURS,
-    cursorSecret: e.CURSOR_SECRET ?? apiKeyPepper,
+    cursorSecret: e.CURSOR_SECRET ?? DEVELOPMENT_SECRETS.CURSOR_SECRET,
+    formTokenSecret: e.FORM_TOKEN_SECRET ?? DEVELOPMENT_SECRETS.FORM_TOKEN_SECRET,
+    confirmationSecret: e.CONFIRMATION_SECRET ?? DEVELOPMENT_SECRETS.CONFIRMATION_SECRET,
     runWorker: e.RUN_WORKER,
     relayIntervalMs: e.RELAY_INTERVAL_MS,
+    webhookEndpointsPerCompany: e.WEBHOOK_ENDPOINTS_PER_COMPANY,
+    webhookEndpointsPerHost: e.WEBHOOK_ENDPOINTS_PER_HOST,
+    webhookDnsTimeoutMs: e.WEBHOOK_DNS_TIMEOUT_MS,
+    signupLimits: {
+      perClientPerMinute: e.SIGNUP_PER_CLIENT_PER_MINUTE,
+      perFormPerMinute: e.SIGNUP_PER_FORM_PER_MINUTE,
+      perCompanyPerMinute: e.SIGNUP_PER_COMPANY_PER_MINUTE,
+    },
+    confirmationsPerCompanyPerHour: e.CONFIRMATION_EMAILS_PER_COMPANY_PER_HOUR,
     apiPoolMax: e.API_POOL_MAX,
     publicBaseUrl: e.PUBLIC_BASE_URL,
+    systemSenderCompanyId: e.SYSTEM_SENDER_COMPANY_ID,
     workerPoolMax: e.WORKER_POOL_MAX,
     databaseAcquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
@@ -241,4 +331,43 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: e.MAIL_DATA_DIR,
     temporalUiUrl: e.TEMPORAL_UI_URL,
   };
+}
+
+/** The delivery loop's settings (VERP_SECRET, INBOUND_SMTP_*, SES_*). */
+export interface DeliveryReportsConfig {
+  /** HMAC key of VERP tokens. Unset: derived from CURSOR_SECRET (or the API key pepper). */
+  readonly verpSecret: string;
+  readonly inboundSmtp: {
+    readonly enabled: boolean;
+    readonly host: string;
+    readonly port: number;
+    /** PEM files for STARTTLS; unset: STARTTLS is not offered (development only). */
+    readonly tlsCertFile: string | undefined;
+    readonly tlsKeyFile: string | undefined;
+    readonly maxMessageBytes: number;
+    readonly maxConnections: number;
+    readonly messagesPerMinute: number;
+  };
+  readonly ses: {
+    readonly region: string;
+    readonly configurationSet: string | undefined;
+    /** A local SES endpoint (tests, aws-ses-v2-local); unset: AWS. */
+    readonly endpoint: string | undefined;
+    /** When set, SNS notifications of any other topic are refused. */
+    readonly snsTopicArn: string | undefined;
+  };
+}
+
+/**
+ * What a process logs at every start about a configuration it accepted but
+ * that an operator must not forget (the entries print each line as a warning).
+ */
+export function startupWarnings(config: Pick<Config, "mode" | "emailProvider" | "allowSimulatorInProduction">): string[] {
+  const warnings: string[] = [];
+  if (config.mode === "production" && config.emailProvider === "simulator") {
+    warnings.push(
+      "EMAIL_PROVIDER=simulator in production (ALLOW_SIMULATOR_IN_PRODUCTION=true): messages are accepted and charged but never leave this service",
+    );
+  }
+  return warnings;
 }

@@ -19,10 +19,11 @@ import { type App, startApp } from "./wiring/api.ts";
 import { shutDownOnSignals } from "./wiring/shutdown.ts";
 import { registerSearchAttributes } from "./wiring/search-attributes.ts";
 import { installTemporalRuntime } from "./adapters/temporal/worker.ts";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, loadConfig, startupWarnings } from "./config.ts";
 import { startEmbeddedPostgres } from "./runtime/embedded-postgres.ts";
 import { startTemporalDevServer } from "./runtime/temporal-dev-server.ts";
 import { API_KEY_SCOPES } from "./capabilities/accounts/scopes.ts";
+import { OPERATOR_ACTOR } from "./capabilities/audit/types.ts";
 
 type Stop = () => Promise<void>;
 
@@ -37,13 +38,38 @@ async function seedDemoCompany(app: App): Promise<void> {
   await app.sendingSetup.domains.verifyDomain(company.id, domain.id, { override: true });
   await app.sendingSetup.senders.createSender(company.id, { email: "hello@demo.example", name: "Demo", makeDefault: true });
   await app.credits.adjust(company.id, 1000, "demo credits");
+  // Its first owner, who signs in to the administration screen with a one-time link (printed below at every start).
+  await app.members.members.add({
+    companyId: company.id,
+    email: DEMO_OWNER,
+    displayName: "Demo Owner",
+    role: "owner",
+    acting: { audit: { actor: OPERATOR_ACTOR, requestId: "npm-start", clientIp: "" }, role: undefined },
+  });
   console.log(`\nDemo company ${company.id} created, sending as hello@demo.example with 1000 credits.`);
   console.log(`Its API key (shown once, keep it):\n\n    ${secret}\n`);
+}
+
+const DEMO_OWNER = "owner@demo.example";
+
+/** Development: a fresh one-time sign-in link for the demo owner, at every start (links last 15 minutes). */
+async function printDemoSignInLink(app: App): Promise<void> {
+  const company = (await app.accounts.service.listCompanies())[0];
+  if (!company) return;
+  const owner = (await app.members.members.list({ companyId: company.id })).find((m) => m.email === DEMO_OWNER && !m.disabled);
+  if (!owner) return;
+  const link = await app.members.members.createSignInLink({
+    companyId: company.id,
+    email: owner.email,
+    acting: { audit: { actor: OPERATOR_ACTOR, requestId: "npm-start", clientIp: "" }, role: undefined },
+  });
+  console.log(`Sign in to the administration screen as ${owner.email} (one use, until ${link.expiresAt.toISOString()}):\n\n    ${link.signInUrl}\n`);
 }
 
 async function main(): Promise<void> {
   const stops: Stop[] = [];
   let config = loadConfig();
+  for (const warning of startupWarnings(config)) console.warn(warning);
   const dataDir = path.resolve(config.dataDir);
   // Before any worker exists: the SDK's metrics exporter, and no signal handling of its own.
   if (config.runWorker) installTemporalRuntime({ metricsAddress: config.temporalMetricsAddress });
@@ -79,7 +105,10 @@ async function main(): Promise<void> {
   const app = await startApp({ config, databaseUrl });
   stops.push(() => app.close());
   // The demo key holds every scope: never in production.
-  if (config.mode === "development") await seedDemoCompany(app);
+  if (config.mode === "development") {
+    await seedDemoCompany(app);
+    await printDemoSignInLink(app);
+  }
 
   // Before the ready lines: whoever reads them may signal at once.
   shutDownOnSignals(

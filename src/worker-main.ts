@@ -13,7 +13,7 @@
  *   (cancelled past 80 % of SHUTDOWN_TIMEOUT_MS; Temporal retries them on
  *   another worker), closes the pool, logs one line (src/wiring/shutdown.ts).
  */
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, loadConfig, startupWarnings } from "./config.ts";
 import { installTemporalRuntime } from "./adapters/temporal/worker.ts";
 import { startWorkerListener } from "./transport/operator/worker-listener.ts";
 import { shutDownOnSignals } from "./wiring/shutdown.ts";
@@ -31,6 +31,7 @@ async function main(): Promise<void> {
         .map(([name]) => `${name} is not set: a worker connects to an existing PostgreSQL and Temporal`),
     );
   }
+  for (const warning of startupWarnings(config)) console.warn(warning);
   // Before any connection exists: the SDK's metrics exporter, and no signal handling of its own.
   installTemporalRuntime({ metricsAddress: config.temporalMetricsAddress });
   const log = { warn: (details: Record<string, unknown>, message: string) => console.warn(message, details) };

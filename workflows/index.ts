@@ -1,5 +1,5 @@
 // Every capability's workflows: the worker bundles this module and registers
 // all of them (src/adapters/temporal/worker.ts). A new capability adds its
 // folder here and one export line.
-export { messageLifecycle, messageStatusChanged } from "./messages/message-lifecycle.ts";
+export { messageLifecycle } from "./messages/message-lifecycle.ts";
 export { webhookDelivery, retryDelivery } from "./webhooks/delivery.ts";

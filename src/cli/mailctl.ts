@@ -16,6 +16,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { ApiError, apiErrorFrom } from "../contract/api-error.ts";
 import { enumValueFromJson, messageToPublicJson } from "../contract/json-codec.ts";
 import { AdminService } from "../gen/mail/v1/admin_pb.js";
+import { MemberRole } from "../gen/mail/v1/members_pb.js";
 import { type FormField, FormFieldSchema } from "../gen/mail/v1/mail_pb.js";
 import { type WebhookDeliveryState, WebhookDeliveryStateSchema } from "../gen/mail/v1/webhooks_pb.js";
 
@@ -28,6 +29,8 @@ const USAGE = `usage: mailctl <command> [options]
   key rotate --company ID --key KEY_ID [--grace-hours N]
   key revoke --company ID --key KEY_ID
   key list --company ID
+  member add --company ID --email ADDRESS [--role owner|admin|member] [--display-name NAME]   (default role: owner)
+  member sign-in-link --company ID --email ADDRESS          (prints a one-time link, valid 15 minutes)
   domain create --company ID --domain NAME
   domain verify --company ID --domain DOMAIN_ID|NAME [--override]
   domain list --company ID
@@ -158,6 +161,8 @@ const OPTIONS = {
   domain: { type: "string" },
   override: { type: "boolean" },
   email: { type: "string" },
+  role: { type: "string" },
+  "display-name": { type: "string" },
   default: { type: "boolean" },
   sender: { type: "string" },
   subject: { type: "string" },
@@ -275,6 +280,23 @@ async function main(argv: string[]): Promise<void> {
       return print(
         output.revokeApiKey.output,
         await admin.revokeApiKey({ companyId: required(values, "company"), keyId: required(values, "key") }),
+      );
+    case "member add": {
+      const roles: Record<string, MemberRole> = { owner: MemberRole.OWNER, admin: MemberRole.ADMIN, member: MemberRole.MEMBER };
+      const role = roles[values.role ?? "owner"];
+      if (role === undefined) throw new UsageError("--role must be owner, admin or member");
+      const response = await admin.addMember({
+        companyId: required(values, "company"),
+        email: required(values, "email"),
+        displayName: values["display-name"],
+        role,
+      });
+      return print(output.addMember.output, response);
+    }
+    case "member sign-in-link":
+      return print(
+        output.createSignInLink.output,
+        await admin.createSignInLink({ companyId: required(values, "company"), email: required(values, "email") }),
       );
     case "key list":
       return print(output.listApiKeys.output, await admin.listApiKeys({ companyId: required(values, "company") }));

@@ -42,6 +42,26 @@ export function temporalTlsProblems(e: ParsedEnv): string[] {
   return problems;
 }
 
+/** TLS of the operator listener: a certificate chain and its private key (PEM files, read at start). */
+export interface OperatorTlsSettings {
+  readonly certPath: string;
+  readonly keyPath: string;
+}
+
+export function operatorTlsProblems(e: ParsedEnv): string[] {
+  const cert = e.OPERATOR_TLS_CERT_PATH;
+  const key = e.OPERATOR_TLS_KEY_PATH;
+  if ((cert === undefined) === (key === undefined)) return [];
+  const [set, unset] = cert === undefined ? ["OPERATOR_TLS_KEY_PATH", "OPERATOR_TLS_CERT_PATH"] : ["OPERATOR_TLS_CERT_PATH", "OPERATOR_TLS_KEY_PATH"];
+  return [`${set} is set without ${unset}: the operator listener's TLS needs the certificate and its key`];
+}
+
+export function operatorTlsOf(e: ParsedEnv): OperatorTlsSettings | undefined {
+  const certPath = e.OPERATOR_TLS_CERT_PATH;
+  const keyPath = e.OPERATOR_TLS_KEY_PATH;
+  return certPath !== undefined && keyPath !== undefined ? { certPath, keyPath } : undefined;
+}
+
 /** TLS towards Temporal: explicitly on, or implied by a client certificate, a CA, a server name or an API key. */
 export function temporalTlsOf(e: ParsedEnv): TemporalTlsSettings | undefined {
   const implied =

@@ -9,6 +9,7 @@
  */
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
+import { SEALING_KEY_ID, type SealingKey } from "../capabilities/sending-setup/key-sealing.ts";
 
 type Ctx = { addIssue(message: string): void };
 
@@ -148,6 +149,31 @@ function secret() {
   return optionalText();
 }
 
+/**
+ * Data encryption keys with ids, `id:secret,id:secret`: the first seals,
+ * every one opens what it sealed (src/capabilities/sending-setup/key-sealing.ts).
+ * Never echoed; a problem names the entry by its position.
+ */
+function sealingKeys() {
+  return variable<readonly SealingKey[]>([], (raw, ctx) => {
+    const keys: SealingKey[] = [];
+    const problems: string[] = [];
+    raw.split(",").forEach((entry, index) => {
+      const colon = entry.indexOf(":");
+      const id = colon < 0 ? "" : entry.slice(0, colon).trim();
+      const value = colon < 0 ? "" : entry.slice(colon + 1).trim();
+      if (!SEALING_KEY_ID.test(id) || value === "") problems.push(`entry ${index + 1} is not id:secret`);
+      else if (keys.some((key) => key.id === id)) problems.push(`key id ${id} is used twice`);
+      else keys.push({ id, secret: value });
+    });
+    if (problems.length === 0) return keys;
+    ctx.addIssue(
+      `must be a comma-separated list of id:secret, ids of 1 to 32 letters, digits, - or _, the sealing key first (${problems.join("; ")}; values not shown)`,
+    );
+    return z.NEVER;
+  });
+}
+
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
 
 export const ENV_SCHEMA = z.object({
@@ -177,6 +203,9 @@ export const ENV_SCHEMA = z.object({
   // The operator listener (AdminService, EventsService, /metrics): loopback unless said otherwise.
   OPERATOR_HOST: text("127.0.0.1"),
   OPERATOR_PORT: port(8082, 0),
+  // TLS on the operator listener (PEM files, read at start), both or neither: then production lets OPERATOR_HOST leave loopback.
+  OPERATOR_TLS_CERT_PATH: optionalText(),
+  OPERATOR_TLS_KEY_PATH: optionalText(),
   // The worker process's own listener (/livez, /readyz, /metrics): loopback unless said otherwise.
   WORKER_OPERATOR_HOST: text("127.0.0.1"),
   WORKER_OPERATOR_PORT: port(8083, 0),
@@ -191,7 +220,12 @@ export const ENV_SCHEMA = z.object({
     return z.NEVER;
   }),
   DATA_ENCRYPTION_KEY: secret(),
+  // Keys with ids: "k2:secret,k1:secret", the first seals, all open; DATA_ENCRYPTION_KEY opens values sealed before ids.
+  DATA_ENCRYPTION_KEYS: sealingKeys(),
+  // Each signed token has its own key, none derived from API_KEY_PEPPER: rotating one invalidates nothing else.
   CURSOR_SECRET: secret(),
+  FORM_TOKEN_SECRET: secret(),
+  CONFIRMATION_SECRET: secret(),
 
   RATE_LIMIT_PER_MINUTE: wholeNumber(600, 1),
   IDEMPOTENCY_WINDOW_HOURS: wholeNumber(24),
@@ -207,7 +241,9 @@ export const ENV_SCHEMA = z.object({
   // Unset: the mode decides (true in development, false in production).
   ALLOW_VERIFICATION_OVERRIDE: flag(undefined),
 
-  EMAIL_PROVIDER: oneOf(["simulator", "smtp"], "simulator"),
+  // Production refuses EMAIL_PROVIDER=simulator unless this is true (a warning is logged at every start).
+  ALLOW_SIMULATOR_IN_PRODUCTION: flag(false),
+  EMAIL_PROVIDER: oneOf(["simulator", "smtp", "ses"], "simulator"),
   SMTP_HOST: text("127.0.0.1"),
   SMTP_PORT: port(25, 1),
   SMTP_SECURE: flag(false),
@@ -215,15 +251,39 @@ export const ENV_SCHEMA = z.object({
   SMTP_USER: optionalText(),
   SMTP_PASSWORD: secret(),
   MESSAGE_ID_DOMAIN: text("mail.localhost"),
+  // Delivery reports (docs/delivery-loop.md): VERP return paths, the inbound SMTP listener, SES.
+  VERP_SECRET: secret(),
+  INBOUND_SMTP_ENABLED: flag(false),
+  INBOUND_SMTP_HOST: text("0.0.0.0"),
+  INBOUND_SMTP_PORT: port(2525, 0),
+  INBOUND_SMTP_TLS_CERT_FILE: optionalText(),
+  INBOUND_SMTP_TLS_KEY_FILE: optionalText(),
+  INBOUND_SMTP_MAX_BYTES: wholeNumber(1024 * 1024, 1024),
+  INBOUND_SMTP_MAX_CONNECTIONS: wholeNumber(50, 1),
+  INBOUND_SMTP_MESSAGES_PER_MINUTE: wholeNumber(120, 1),
+  SES_REGION: text("us-east-1"),
+  SES_CONFIGURATION_SET: optionalText(),
+  SES_ENDPOINT: optionalText(),
+  SES_SNS_TOPIC_ARN: optionalText(),
 
   SENDING_RATE_PER_SECOND: positiveNumber(50),
   SENDING_BURST: wholeNumber(50, 1),
   HANDOFF_TIMEOUT_SECONDS: wholeNumber(60, 1),
-  OUTCOME_WINDOW_HOURS: wholeNumber(72),
   RUN_WORKER: flag(true),
   RELAY_INTERVAL_MS: wholeNumber(2000, 1),
+  WEBHOOK_ENDPOINTS_PER_COMPANY: wholeNumber(20, 1, 10_000),
+  WEBHOOK_ENDPOINTS_PER_HOST: wholeNumber(3, 1, 10_000),
+  // Within the 10 s receiver budget, which covers the lookup too.
+  WEBHOOK_DNS_TIMEOUT_MS: wholeNumber(3000, 100, 9000),
+  // The hosted sign-up form's anonymous door (README: The hosted sign-up form's limits).
+  SIGNUP_PER_CLIENT_PER_MINUTE: wholeNumber(10, 1, 100_000),
+  SIGNUP_PER_FORM_PER_MINUTE: wholeNumber(60, 1, 1_000_000),
+  SIGNUP_PER_COMPANY_PER_MINUTE: wholeNumber(120, 1, 1_000_000),
+  CONFIRMATION_EMAILS_PER_COMPANY_PER_HOUR: wholeNumber(100, 1, 1_000_000),
   API_POOL_MAX: wholeNumber(10, 1, 1000),
   PUBLIC_BASE_URL: z.string().optional().transform((raw) => (raw === undefined || raw === "" ? undefined : raw.replace(/\/+$/, ""))),
+  // Members' sign-in links are emailed from this company's default sender (its send path and credits); unset: links are handed to the operator.
+  SYSTEM_SENDER_COMPANY_ID: optionalText(),
   WORKER_POOL_MAX: wholeNumber(10, 3, 1000),
   DATABASE_ACQUIRE_TIMEOUT_MS: wholeNumber(5000, 1),
   DATABASE_STATEMENT_TIMEOUT_MS: wholeNumber(30000, 0),

@@ -27,7 +27,8 @@ export type ErrorCodeName =
   | "WEBHOOK_HOST_NOT_ALLOWED"
   | "INTERNAL_ERROR"
   | "NOT_IMPLEMENTED"
-  | "SERVICE_UNAVAILABLE";
+  | "SERVICE_UNAVAILABLE"
+  | "SIGN_IN_LINK_INVALID";
 
 export const ERROR_DOMAIN = "mail.v1";
 const PREFIX = "ERROR_CODE_";

@@ -12,8 +12,16 @@ import { max_length } from "../gen/mail/v1/options_pb.js";
 
 /** Request header of a POST's idempotency key (gRPC: metadata of the same name). */
 export const IDEMPOTENCY_KEY_HEADER = "idempotency-key";
+/** The same header as the spec spells it: the name in VALIDATION_ERROR problems and in messages. */
+export const IDEMPOTENCY_KEY_HEADER_NAME = "Idempotency-Key";
 /** Answer header of a replayed answer: `Idempotent-Replayed: true`. */
 export const IDEMPOTENT_REPLAYED_HEADER = "idempotent-replayed";
+/**
+ * Answer header of a replay whose first answer held secrets, which are never
+ * kept (fields marked `debug_redact` in the contract): their JSON names,
+ * comma-separated, e.g. `Idempotent-Redacted: secret`.
+ */
+export const IDEMPOTENT_REDACTED_HEADER = "idempotent-redacted";
 /** Every answer carries one; a sane incoming value is echoed. */
 export const REQUEST_ID_HEADER = "x-request-id";
 

@@ -1,16 +1,22 @@
 import { type DescMethod, type DescService, getOption, hasOption } from "@bufbuild/protobuf";
 import { http } from "../gen/google/api/annotations_pb.js";
 import {
+  member_session,
   operator_only,
   public$ as publicOperation,
   rate_limit_per_minute,
+  refuse_api_keys,
   required_scope,
   success_status,
 } from "../gen/mail/v1/options_pb.js";
 
 /**
  * Who may call an operation, as its contract declares it:
- * - `key`: an API key holding `scope` (the `required_scope` option);
+ * - `key`: a principal holding `scope` (the `required_scope` option): an API
+ *   key, a member session whose role grants it, or an operator acting for a
+ *   company; `apiKeys` false when the service refuses API keys
+ *   (`refuse_api_keys`: only sessions and operators);
+ * - `session`: a signed-in member's session only (the `member_session` option);
  * - `public`: anyone, no key (the `public` option);
  * - `operator`: the operator token (the service's `operator_only` option);
  * - `undeclared`: none of them, or a contradiction (`public` with a scope).
@@ -18,7 +24,8 @@ import {
  *   must never open it.
  */
 export type Access =
-  | { readonly kind: "key"; readonly scope: string }
+  | { readonly kind: "key"; readonly scope: string; readonly apiKeys: boolean }
+  | { readonly kind: "session" }
   | { readonly kind: "public" }
   | { readonly kind: "operator" }
   | { readonly kind: "undeclared"; readonly reason: string };
@@ -57,9 +64,16 @@ function accessOf(method: DescMethod): Access {
   const scope = getOption(method, required_scope);
   const isPublic = getOption(method, publicOperation);
   const operatorOnly = getOption(method.parent, operator_only);
-  const declared = [scope ? "required_scope" : "", isPublic ? "public" : "", operatorOnly ? "operator_only" : ""].filter(Boolean);
+  const session = getOption(method, member_session);
+  const declared = [
+    scope ? "required_scope" : "",
+    isPublic ? "public" : "",
+    operatorOnly ? "operator_only" : "",
+    session ? "member_session" : "",
+  ].filter(Boolean);
   if (declared.length > 1) return { kind: "undeclared", reason: `declares ${declared.join(" and ")}` };
-  if (scope) return { kind: "key", scope };
+  if (scope) return { kind: "key", scope, apiKeys: !getOption(method.parent, refuse_api_keys) };
+  if (session) return { kind: "session" };
   if (isPublic) return { kind: "public" };
   if (operatorOnly) return { kind: "operator" };
   return { kind: "undeclared", reason: "declares neither required_scope nor public" };

@@ -12,6 +12,8 @@ import { fieldByPath, parameterSchema, queryParameterSchema, type SchemaRegistry
 import type { JsonObject, OperationObject, SchemaObject } from "./types.ts";
 
 export const SECURITY_SCHEME = "bearerAuth";
+/** A member's session (issue 19): the cookie the administration screen holds. */
+export const SESSION_SECURITY_SCHEME = "memberSession";
 const IDEMPOTENCY_KEY_PARAM = "IdempotencyKey";
 /** Limit of the Idempotency-Key header (spec, Limits); not a field of any message. */
 const IDEMPOTENCY_KEY_MAX_LENGTH = 200;
@@ -60,6 +62,14 @@ export function securitySchemeComponents(): Record<string, JsonObject> {
       type: "http",
       scheme: "bearer",
       description: "`Authorization: Bearer <API_KEY>`. Each operation needs the scope named in its `x-required-scope`.",
+    },
+    [SESSION_SECURITY_SCHEME]: {
+      type: "apiKey",
+      in: "cookie",
+      name: "__Host-mail_session",
+      description:
+        "A company member's session, from a one-time sign-in link (SessionService.ExchangeSignInLink). Sent by the browser; " +
+        "every call also needs `Connect-Protocol-Version: 1` and the service's own `Origin`. The member's role grants the scopes.",
     },
   };
 }
@@ -132,7 +142,14 @@ export function buildOperation(
   const comment = commentOf(method);
   const notes: string[] = [];
   if (comment) notes.push(comment);
-  notes.push(authenticated ? `Requires an API key with scope \`${scope}\`.` : "No authentication.");
+  const refusesKeys = spec.access.kind === "key" && !spec.access.apiKeys;
+  notes.push(
+    !authenticated
+      ? "No authentication."
+      : refusesKeys
+        ? `Requires scope \`${scope}\` held by a member session of an owner or admin (the \`__Host-mail_session\` cookie, with \`Connect-Protocol-Version: 1\` and the service's own Origin); API keys are refused with 403 FORBIDDEN.`
+        : `Requires an API key with scope \`${scope}\`.`,
+  );
   if (rateLimit > 0) notes.push(`Rate limit: ${rateLimit} requests per minute per API key.`);
 
   // Built in reading order: JSON keeps insertion order, and people read this.
@@ -144,9 +161,10 @@ export function buildOperation(
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(requestBody ? { requestBody } : {}),
     responses,
-    security: authenticated ? [{ [SECURITY_SCHEME]: [] }] : [],
+    security: !authenticated ? [] : [{ [refusesKeys ? SESSION_SECURITY_SCHEME : SECURITY_SCHEME]: [] }],
   };
   if (authenticated) operation["x-required-scope"] = scope;
+  if (refusesKeys) operation["x-api-keys-refused"] = true;
   if (rateLimit > 0) operation["x-rate-limit-per-minute"] = rateLimit;
   return operation;
 }

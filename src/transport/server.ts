@@ -17,8 +17,21 @@ import { IntegrationsService } from "../gen/mail/v1/integrations_pb.js";
 import { SignupFormsService } from "../gen/mail/v1/forms_pb.js";
 import { ReportsService } from "../gen/mail/v1/reports_pb.js";
 import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
+import { registerSesNotifications, type SesNotificationsDependencies } from "./http/ses-notifications.ts";
 import { EventsService } from "../gen/mail/v1/events_pb.js";
-import { type Authorize, authInterceptor, createAuthorizer } from "./connect/auth-interceptor.ts";
+import { DeliveryReportsService } from "../gen/mail/v1/delivery_reports_pb.js";
+import { SessionService } from "../gen/mail/v1/sessions_pb.js";
+import { MembersService } from "../gen/mail/v1/members_pb.js";
+import { ApiKeysService } from "../gen/mail/v1/api_keys_pb.js";
+import { AuditService } from "../gen/mail/v1/audit_pb.js";
+import { MessageContentService } from "../gen/mail/v1/message_content_pb.js";
+import {
+  type Authorize,
+  authInterceptor,
+  type CompanyLookup,
+  createAuthorizer,
+  type SessionAuthenticator,
+} from "./connect/auth-interceptor.ts";
 import { errorsInterceptor } from "./connect/errors-interceptor.ts";
 import { FailedAuthentications } from "./connect/failed-authentications.ts";
 import { withIdempotency } from "./connect/idempotency-interceptor.ts";
@@ -41,9 +54,11 @@ import { addResponseHeaders, requestIdFor } from "./http/request-context.ts";
 import { toApiError } from "./http/to-api-error.ts";
 import { healthRoutes, type Readiness } from "./http/health.ts";
 import type { Metrics } from "./metrics/registry.ts";
-import { grpcHealth, HealthService } from "./operator/grpc-health.ts";
-import { dualProtocolServer } from "./operator/one-port.ts";
+import { grpcHealth } from "./operator/grpc-health.ts";
+import { grpcReflection, OPEN_SERVICE_NAMES } from "./operator/grpc-reflection.ts";
+import { dualProtocolServer, type OperatorTls } from "./operator/one-port.ts";
 import { openApiRoute } from "./openapi/route.ts";
+import { type AdminScreenOptions, registerAdminScreen } from "./http/admin-screen.ts";
 import { restBridge } from "./rest/bridge.ts";
 import { createDirectTransport } from "./rest/direct-transport.ts";
 
@@ -81,8 +96,19 @@ export interface ApiDependencies {
   readonly reportsService?: ServiceImpl<typeof ReportsService>;
   /** The hosted sign-up pages (GET/POST /mail/v1/forms/{publicId}), on the public HTTP listeners. */
   readonly hostedForms?: HostedFormsDependencies;
+  /** POST /mail/v1/providers/ses/notifications (SNS-signed, no API key), on the public HTTP listeners. Not served when absent. */
+  readonly sesNotifications?: SesNotificationsDependencies;
   /** Internal services publish campaign and order events (operator token; gRPC/Connect only). Not served when absent. */
   readonly eventsService?: ServiceImpl<typeof EventsService>;
+  /** Delivery reports that changed no status, for operators (operator token; gRPC/Connect only). Not served when absent. */
+  readonly deliveryReportsService?: ServiceImpl<typeof DeliveryReportsService>;
+  /**
+   * Company members, sign-in and the audit log (issue 19): the session door
+   * (SessionService, Connect from the browser only), MembersService,
+   * ApiKeysService, AuditService; the session lookup behind the cookie and
+   * the company lookup of operators acting for a company. Not served when absent.
+   */
+  readonly people?: PeopleDependencies;
   /**
    * Recognises contract errors among unexpected ones: a saturated or
    * restarting database answers 503 SERVICE_UNAVAILABLE with retry-after
@@ -97,6 +123,23 @@ export interface ApiDependencies {
   readonly readiness?: Readiness;
   /** Request and RPC metrics, served on the operator listener's GET /metrics; none when absent. */
   readonly metrics?: Metrics;
+  /** The content of messages as sent, for member sessions and operators (the screen's message preview). Not served when absent. */
+  readonly messageContentService?: ServiceImpl<typeof MessageContentService>;
+  /** The administration screen under /admin/ on the public HTTP listeners (src/transport/http/admin-screen.ts); false: not served. */
+  readonly adminScreen?: AdminScreenOptions | false;
+  /** TLS of the operator listener (OPERATOR_TLS_CERT_PATH / _KEY_PATH, read by the wiring); plain when absent. */
+  readonly operatorTls?: OperatorTls;
+}
+
+export interface PeopleDependencies {
+  readonly sessionService: ServiceImpl<typeof SessionService>;
+  readonly membersService: ServiceImpl<typeof MembersService>;
+  readonly apiKeysService: ServiceImpl<typeof ApiKeysService>;
+  readonly auditService: ServiceImpl<typeof AuditService>;
+  readonly sessions: SessionAuthenticator;
+  readonly companies: CompanyLookup;
+  /** Origins a session call may come from besides the request's own Host (PUBLIC_BASE_URL's). */
+  readonly allowedOrigins: readonly string[];
 }
 
 export interface ApiServers {
@@ -116,10 +159,32 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
   const mail = mailServiceImpl({ ...deps.mail, config: deps.config });
   return (router) => {
     grpcHealth(router, deps.readiness ?? (async () => ({ ready: true, checks: {} })));
+    // Describes whatever this listener's router serves (read at each request).
+    grpcReflection(router);
     if (listener === "operator") {
       router.service(AdminService, deps.adminService);
       if (deps.eventsService) router.service(EventsService, deps.eventsService);
+      if (deps.deliveryReportsService) router.service(DeliveryReportsService, deps.deliveryReportsService);
+      // Operators act for a company (x-mail-company-id) through the company services.
+      if (deps.people) {
+        router.service(MembersService, deps.people.membersService);
+        router.service(ApiKeysService, deps.people.apiKeysService);
+        router.service(AuditService, deps.people.auditService);
+        router.service(WebhooksService, deps.webhooksService);
+        router.service(ListsService, deps.listsService);
+        router.service(MailService, mail);
+        if (deps.messageContentService) router.service(MessageContentService, deps.messageContentService);
+      }
       return;
+    }
+    if (deps.people) {
+      // No idempotency records: API keys are refused here (refuse_api_keys) or the answers are reads.
+      router.service(SessionService, deps.people.sessionService);
+      router.service(MembersService, deps.people.membersService);
+      router.service(ApiKeysService, deps.people.apiKeysService);
+      router.service(AuditService, deps.people.auditService);
+      // A read for member sessions (the screen's message preview); API keys are refused by the contract.
+      if (deps.messageContentService) router.service(MessageContentService, deps.messageContentService);
     }
     // Inside every interceptor, so after authentication: records are per API key.
     router.service(MailService, withIdempotency(MailService, mail, deps.idempotency));
@@ -135,22 +200,27 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
   };
 }
 
-/** The health check is open to every caller, like GET /readyz: no token, no rate limit. */
+/**
+ * The health check and server reflection are open to every caller, like
+ * GET /readyz and the OpenAPI document: no token, no rate limit.
+ */
 function exceptHealth(interceptor: Interceptor): Interceptor {
   return (next) => {
     const intercepted = interceptor(next);
-    return (req) => (req.service.typeName === HealthService.typeName ? next(req) : intercepted(req));
+    return (req) => (OPEN_SERVICE_NAMES.has(req.service.typeName) ? next(req) : intercepted(req));
   };
 }
 
-/** One per process: both listeners share the failed-authentication counts. */
-function authorizerFor(deps: ApiDependencies): Authorize {
+/** One per listener kind; every listener of a process shares the failed-authentication counts. */
+function authorizerFor(deps: ApiDependencies, listener: Listener, failedAuthentications: FailedAuthentications): Authorize {
   return createAuthorizer({
     authenticator: deps.authenticator,
     rateLimiter: deps.rateLimiter,
     defaultRequestsPerMinute: deps.config.requestsPerMinute,
     operatorToken: deps.config.operatorToken,
-    failedAuthentications: new FailedAuthentications(),
+    failedAuthentications,
+    listener,
+    ...(deps.people ? { sessions: deps.people.sessions, companies: deps.people.companies, allowedOrigins: deps.people.allowedOrigins } : {}),
   });
 }
 
@@ -200,9 +270,16 @@ async function registerApi(app: FastifyInstance, deps: ApiDependencies, authoriz
     if (deps.integrationsService) await restBridge(scope, { service: IntegrationsService, transport, authorize });
     if (deps.signupFormsService) await restBridge(scope, { service: SignupFormsService, transport, authorize });
     if (deps.reportsService) await restBridge(scope, { service: ReportsService, transport, authorize });
+    if (deps.people) {
+      await restBridge(scope, { service: MembersService, transport, authorize });
+      await restBridge(scope, { service: ApiKeysService, transport, authorize });
+      await restBridge(scope, { service: AuditService, transport, authorize });
+    }
     openApiRoute(scope);
   });
   if (deps.hostedForms) await registerHostedForms(app, deps.hostedForms);
+  if (deps.adminScreen !== false) await registerAdminScreen(app, deps.adminScreen ?? {});
+  if (deps.sesNotifications) await registerSesNotifications(app, deps.sesNotifications);
 }
 
 /**
@@ -318,10 +395,10 @@ function h2cListener(deps: ApiDependencies, timeouts: ListenerTimeouts, listener
 }
 
 /** Resolves the URL a server bound to `host` answers on. */
-function urlOf(server: Server, host: string): string {
+function urlOf(server: Server, host: string, scheme: "http" | "https" = "http"): string {
   const address = server.address() as AddressInfo;
   const shown = host.includes(":") ? `[${host}]` : host;
-  return `http://${shown === "0.0.0.0" || shown === "[::]" ? "127.0.0.1" : shown}:${address.port}`;
+  return `${scheme}://${shown === "0.0.0.0" || shown === "[::]" ? "127.0.0.1" : shown}:${address.port}`;
 }
 
 export async function buildApiServers(deps: ApiDependencies): Promise<ApiServers> {
@@ -330,13 +407,15 @@ export async function buildApiServers(deps: ApiDependencies): Promise<ApiServers
   const h2c = h2cListener(deps, timeouts, "public");
   const operatorHttp = http1Listener(deps, timeouts, "operator");
   const operatorH2c = h2cListener(deps, timeouts, "operator");
-  const authorize = authorizerFor(deps);
+  const failedAuthentications = new FailedAuthentications();
+  const authorize = authorizerFor(deps, "public", failedAuthentications);
+  const operatorAuthorize = authorizerFor(deps, "operator", failedAuthentications);
   await registerApi(http, deps, authorize, "public");
   await registerApi(h2c, deps, authorize, "public");
-  await registerApi(operatorHttp, deps, authorize, "operator");
-  await registerApi(operatorH2c, deps, authorize, "operator");
+  await registerApi(operatorHttp, deps, operatorAuthorize, "operator");
+  await registerApi(operatorH2c, deps, operatorAuthorize, "operator");
   // Neither operator instance listens: the one operator port hands them its connections.
-  const operator = dualProtocolServer(operatorHttp.server as HttpServer, operatorH2c.server as unknown as Http2Server);
+  const operator = dualProtocolServer(operatorHttp.server as HttpServer, operatorH2c.server as unknown as Http2Server, deps.operatorTls);
 
   return {
     http,
@@ -356,7 +435,7 @@ export async function buildApiServers(deps: ApiDependencies): Promise<ApiServers
           resolve();
         });
       });
-      return { httpUrl, grpcUrl, operatorUrl: urlOf(operator.server, operatorHost) };
+      return { httpUrl, grpcUrl, operatorUrl: urlOf(operator.server, operatorHost, deps.operatorTls ? "https" : "http") };
     },
     async close() {
       await Promise.all([

@@ -34,6 +34,11 @@ export interface Accounts {
   close(): Promise<void>;
 }
 
+/** Longest wait for the change feed to hear a key change before it is answered anyway (a no-op change notifies nothing). */
+const CHANGE_HEARD_BOUND_MS = 1000;
+/** After this process heard it, the moment the other processes' feeds get to run (they were signalled together). */
+const CHANGE_SETTLE_MS = 50;
+
 /** The accounts capability on an open ORM (see src/adapters/postgres/orm.ts). */
 export function createAccounts(orm: MikroORM, config: AccountsConfig, options: AccountsOptions = {}): Accounts {
   const clock = options.clock ?? (() => new Date());
@@ -45,12 +50,43 @@ export function createAccounts(orm: MikroORM, config: AccountsConfig, options: A
   const credentials = new CachedApiKeyCredentials(new PostgresApiKeyCredentials(pool), {
     ...(options.credentialsTtlMs !== undefined ? { ttlMs: options.credentialsTtlMs } : {}),
   });
+  // Changes made here are answered once the feed has heard one (bounded): by then PostgreSQL has
+  // signalled every listening process, so a revoked key fails on the caller's very next call anywhere.
+  let listeningNow = false;
+  const waiters = new Set<() => void>();
+  const releaseWaiters = (): void => {
+    for (const release of waiters) release();
+    waiters.clear();
+  };
+  const changeHeard = (): Promise<void> => {
+    if (!listeningNow) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        waiters.delete(release);
+        resolve();
+      }, CHANGE_HEARD_BOUND_MS);
+      timer.unref();
+      const release = (): void => {
+        clearTimeout(timer);
+        // PostgreSQL signalled every listener at the same moment; a short settle lets the others' feeds run too.
+        setTimeout(resolve, CHANGE_SETTLE_MS).unref();
+      };
+      waiters.add(release);
+    });
+  };
   const feed: CredentialChangeFeed | undefined =
     options.credentialsTtlMs === 0
       ? undefined
       : listenForCredentialChanges(pool, {
-          changed: () => credentials.invalidateAll(),
-          listening: (on) => credentials.setEnabled(on),
+          changed: () => {
+            credentials.invalidateAll();
+            releaseWaiters();
+          },
+          listening: (on) => {
+            listeningNow = on;
+            credentials.setEnabled(on);
+            if (!on) releaseWaiters();
+          },
           onError: options.onChangeFeedError ?? ((error) => console.warn(`API key change feed: ${String(error)}; lookups are not cached until it is back`)),
         });
   const authenticator = new BearerKeyAuthenticator({
@@ -68,6 +104,7 @@ export function createAccounts(orm: MikroORM, config: AccountsConfig, options: A
     clock,
     // This process's own changes apply before they are answered; the others' arrive by the feed.
     onCredentialsChanged: () => credentials.invalidateAll(),
+    changeHeard,
   });
   return {
     authenticator,

@@ -1,18 +1,26 @@
+import { readFile } from "node:fs/promises";
 import type { FastifyServerOptions } from "fastify";
 import type { Config } from "../config.ts";
 import { openServices, type ServiceLog, type Services } from "./services.ts";
 import { startWorkerProcess, type WorkerProcess } from "./worker.ts";
 import type { WebhooksTestOverrides } from "./webhooks.ts";
+import { createDeliveryReports, type DeliveryReportsTestOverrides } from "./delivery-reports.ts";
+import { deliveryReportsServiceImpl } from "../transport/connect/delivery-reports/index.ts";
 import { webhooksServiceImpl } from "../transport/connect/webhooks/index.ts";
 import { listsServiceImpl } from "../transport/connect/contacts/index.ts";
 import { signupFormsServiceImpl } from "../transport/connect/forms/index.ts";
 import { reportsServiceImpl } from "../transport/connect/conversions/index.ts";
 import { integrationsServiceImpl } from "../transport/connect/integrations/index.ts";
 import { createHostedForms } from "./forms.ts";
-import { createHmac } from "node:crypto";
 import { eventsServiceImpl } from "../transport/connect/events/index.ts";
 import { classifyUnexpected, unavailableAs503 } from "./unavailable.ts";
 import { adminServiceImpl } from "../transport/connect/admin/index.ts";
+import { apiErrorFrom } from "../contract/api-error.ts";
+import { sessionServiceImpl } from "../transport/connect/sessions/index.ts";
+import { membersServiceImpl } from "../transport/connect/members/index.ts";
+import { apiKeysServiceImpl } from "../transport/connect/api-keys/index.ts";
+import { auditServiceImpl } from "../transport/connect/audit/index.ts";
+import { messageContentServiceImpl } from "../transport/connect/mail/message-content.ts";
 import { type ApiServers, buildApiServers } from "../transport/server.ts";
 import { readinessOf } from "../transport/http/health.ts";
 import { inFlightRequests } from "../transport/http/in-flight.ts";
@@ -38,6 +46,8 @@ export interface App extends Omit<Services, "close"> {
   readonly grpcUrl: string;
   /** The operator listener: AdminService, EventsService, /metrics (HTTP/1.1 and h2c). */
   readonly operatorUrl: string;
+  /** The inbound SMTP listener's port (delivery reports), when INBOUND_SMTP_ENABLED. */
+  readonly inboundSmtpPort?: number;
   /** Requests being answered now, and the in-process worker's activities under way (graceful shutdown reports them). */
   inFlight(): Record<string, number>;
   close(): Promise<void>;
@@ -50,12 +60,18 @@ export interface StartAppOptions {
   readonly logger?: FastifyServerOptions["logger"];
   /** Test-only webhook settings (loopback receivers, short schedules); never from the environment. */
   readonly webhooksTestOverrides?: WebhooksTestOverrides;
+  /** Test-only delivery-report settings (the SNS certificate agent); never from the environment. */
+  readonly deliveryReportsTestOverrides?: DeliveryReportsTestOverrides;
 }
 
 export async function startApp(options: StartAppOptions): Promise<App> {
   const { config } = options;
   const databaseUrl = options.databaseUrl ?? config.databaseUrl;
   if (!databaseUrl) throw new Error("no database URL: set DATABASE_URL");
+  // The operator listener's certificate and key, read at start: a missing file stops the process before it opens anything.
+  const operatorTls = config.operatorTls
+    ? { cert: await readFile(config.operatorTls.certPath), key: await readFile(config.operatorTls.keyPath) }
+    : undefined;
 
   // The servers' logger, once they exist (the services are built before them).
   const built: { servers?: ApiServers } = {};
@@ -64,6 +80,14 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   };
   const services = await openServices(databaseUrl, config, log, options.webhooksTestOverrides);
   const { accounts, sendingSetup, credits, suppressions, messaging } = services;
+  // DSN / ARF reports (inbound SMTP) and SES notifications, into the provider events intake.
+  const deliveryReports = createDeliveryReports({
+    config,
+    db: poolOf(services.orm),
+    providerEvents: messaging.providerEvents,
+    log,
+    ...(options.deliveryReportsTestOverrides ? { testOverrides: options.deliveryReportsTestOverrides } : {}),
+  });
   const pool = poolOf(services.orm);
   const readiness = readinessOf({ postgres: postgresProbe(pool), temporal: temporalProbe(services.temporalClient) }, READINESS_TIMEOUT_MS);
   const metrics = createMetrics(postgresGauges(pool, config.apiPoolMax), (error) =>
@@ -71,6 +95,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   );
   const servers = await buildApiServers({
     config,
+    ...(operatorTls ? { operatorTls } : {}),
     // Both run before any handler (and before the errors interceptor on the
     // REST bridge): a saturated database must answer 503 there as well.
     authenticator: unavailableAs503(accounts.authenticator),
@@ -78,6 +103,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     idempotency: services.idempotency,
     adminService: adminServiceImpl({
       accounts: accounts.service,
+      members: services.members.members,
       sendingSetup,
       credits,
       suppressions,
@@ -88,17 +114,24 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       revenue: services.conversions,
     }),
     mail: { acceptSend: messaging.acceptSend, messages: messaging.reader, contacts: services.contacts.contacts, conversions: services.conversions, forms: services.forms },
+    // The administration screen's message preview (member sessions and operators; API keys refused).
+    messageContentService: messageContentServiceImpl(messaging.contentReader),
     integrationsService: integrationsServiceImpl(services.integrations),
     signupFormsService: signupFormsServiceImpl(services.forms),
     reportsService: reportsServiceImpl(services.conversions),
     // The sign-up pages and their double opt-in (confirmation emails through the normal send path).
+    ...(deliveryReports.sesNotifications ? { sesNotifications: deliveryReports.sesNotifications } : {}),
+    deliveryReportsService: deliveryReportsServiceImpl(deliveryReports.reports),
     hostedForms: createHostedForms({
       orm: services.orm,
       forms: services.forms,
       contacts: services.contacts.contacts,
       rateLimiter: services.rateLimiter,
-      // Its own key, derived from the cursor secret (domain-separated): no new secret to manage.
-      tokenSecret: createHmac("sha256", config.cursorSecret).update("mail.v1.hosted-form-token").digest("hex"),
+      // Their own keys (FORM_TOKEN_SECRET, CONFIRMATION_SECRET): rotating the pepper or the cursor key expires no page or link.
+      tokenSecret: config.formTokenSecret,
+      confirmationSecret: config.confirmationSecret,
+      ...(config.signupLimits ? { limits: config.signupLimits } : {}),
+      ...(config.confirmationsPerCompanyPerHour === undefined ? {} : { confirmationsPerCompanyPerHour: config.confirmationsPerCompanyPerHour }),
       sending: { senders: sendingSetup.senders, templates: sendingSetup.templates, wallet: credits, dispatcher: messaging.dispatcher },
       log,
     }),
@@ -107,9 +140,31 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     webhooksService: webhooksServiceImpl({
       endpoints: services.webhooks.webhooks.endpoints,
       deliveries: services.webhooks.webhooks.deliveries,
+      testEvents: services.webhooks.webhooks.testEvents,
+      log,
     }),
     // Each campaign.click is also a click of the ledger conversions are attributed from.
     eventsService: eventsServiceImpl({ publisher: services.webhooks.publisher, clicks: services.conversions }),
+    // Members, sign-in and the audit log (issue 19): the session door and the company's people services.
+    people: {
+      sessionService: sessionServiceImpl({
+        sessions: services.members.sessions,
+        members: services.members.members,
+        allowedOrigins: services.members.allowedOrigins,
+      }),
+      membersService: membersServiceImpl(services.members.members),
+      apiKeysService: apiKeysServiceImpl(accounts.service),
+      auditService: auditServiceImpl(services.members.audit),
+      sessions: unavailableAs503(services.members.sessions),
+      companies: async (companyId) => {
+        const company = await accounts.service.getCompany(companyId).catch((error: unknown) => {
+          if (apiErrorFrom(error)?.code === "NOT_FOUND") return undefined;
+          throw error;
+        });
+        return company && { id: company.id, name: company.name, entitlements: company.entitlements };
+      },
+      allowedOrigins: services.members.allowedOrigins,
+    },
     readiness,
     metrics,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
@@ -117,6 +172,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   built.servers = servers;
   const requestsInFlight = inFlightRequests([servers.http.server, servers.h2c.server, servers.operatorHttp.server, servers.operatorH2c.server]);
   const { httpUrl, grpcUrl, operatorUrl } = await servers.listen();
+  const inboundSmtpPort = await deliveryReports.start();
   messaging.dispatcher.startRelay();
   services.webhooks.dispatcher.startRelay();
   // The worker in this process has its own pool (worker.ts).
@@ -131,10 +187,12 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     httpUrl,
     grpcUrl,
     operatorUrl,
+    ...(inboundSmtpPort !== undefined ? { inboundSmtpPort } : {}),
     inFlight: () => ({ requests: requestsInFlight(), ...(worker ? { activities: worker.status().activitiesInFlight } : {}) }),
     close() {
       closed ??= (async () => {
         await servers.close();
+        await deliveryReports.close();
         await worker?.stop();
         await services.close();
       })();

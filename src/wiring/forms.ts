@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { postgresContactStore } from "../adapters/postgres/contacts/index.ts";
-import { postgresSignupFormStore } from "../adapters/postgres/forms/index.ts";
+import { postgresConfirmationBudget, postgresSignupFormStore, postgresUsedFormTokens } from "../adapters/postgres/forms/index.ts";
 import { PostgresMessageStore } from "../adapters/postgres/messages/message-store.ts";
 import { type Pool, poolOf } from "../adapters/postgres/sql.ts";
 import type { Contacts } from "../capabilities/contacts/index.ts";
@@ -17,7 +17,9 @@ import {
   type DoubleOptIn,
   type HostedSignup,
   type SignupConfirmations,
+  type SignupLimits,
 } from "../capabilities/forms/hosted/index.ts";
+import { readSendKey } from "../capabilities/idempotency/index.ts";
 import { acceptSend, type AcceptSendDependencies } from "../capabilities/messages/accept/accept-send.ts";
 import type { SenderDirectoryPort, TemplatesPort, WalletPort } from "../capabilities/messages/accept/ports.ts";
 import type { NewMessage, StoredMessage } from "../capabilities/messages/ports.ts";
@@ -48,6 +50,10 @@ export interface HostedSignupWiring {
   readonly tokenSecret: string;
   /** Sends the double opt-in confirmations (createDoubleOptInCapability); without it double opt-in sign-ups stay pending. */
   readonly confirmations?: SignupConfirmations;
+  /** The database of the used-token store (single-use form tokens); unset: tokens are checked by signature and age only. */
+  readonly db?: () => Promise<Pool>;
+  /** SIGNUP_PER_CLIENT_PER_MINUTE, SIGNUP_PER_FORM_PER_MINUTE, SIGNUP_PER_COMPANY_PER_MINUTE; unset: the defaults. */
+  readonly limits?: SignupLimits;
   readonly now?: () => Date;
 }
 
@@ -58,6 +64,8 @@ export function createHostedSignupCapability(wiring: HostedSignupWiring): Hosted
     contacts: wiring.contacts,
     rateLimiter: wiring.rateLimiter,
     tokens: createFormTokens(wiring.tokenSecret),
+    ...(wiring.db ? { usedTokens: postgresUsedFormTokens(wiring.db) } : {}),
+    ...(wiring.limits ? { limits: wiring.limits } : {}),
     ...(wiring.confirmations ? { confirmations: wiring.confirmations } : {}),
     ...(wiring.now ? { now: wiring.now } : {}),
   });
@@ -117,7 +125,8 @@ export function createConfirmationMailer(wiring: ConfirmationMailerWiring): Conf
         tags: { ...mail.tags },
         idempotencyKey: mail.idempotencyKey,
       });
-      const answer = await acceptSend(deps, { companyId: mail.companyId, keyId: "" }, request, undefined);
+      // The email's own key (one per sign-up and resend window): a resubmitted or retried sign-up finds the first message.
+      const answer = await acceptSend(deps, { companyId: mail.companyId, keyId: "" }, request, readSendKey(undefined, mail.idempotencyKey));
       return { messageId: answer.id, replayed: answer.replayed };
     },
   };
@@ -131,6 +140,8 @@ export interface DoubleOptInWiring {
   readonly tokenSecret: string;
   readonly mailer: ConfirmationMailer;
   readonly log: ConfirmationLog;
+  /** CONFIRMATION_EMAILS_PER_COMPANY_PER_HOUR; unset: no cap. */
+  readonly confirmationsPerCompanyPerHour?: number;
   readonly now?: () => Date;
 }
 
@@ -144,6 +155,9 @@ export function createDoubleOptInCapability(wiring: DoubleOptInWiring): DoubleOp
     tokens: createConfirmationTokens(wiring.tokenSecret),
     mailer: wiring.mailer,
     log: wiring.log,
+    ...(wiring.confirmationsPerCompanyPerHour === undefined
+      ? {}
+      : { budget: { store: postgresConfirmationBudget(poolOf(wiring.orm)), perCompanyPerHour: wiring.confirmationsPerCompanyPerHour } }),
     ...now,
   });
 }
@@ -154,10 +168,20 @@ export interface HostedFormsWiring {
   readonly forms: SignupForms;
   readonly contacts: Contacts;
   readonly rateLimiter: RateLimiter;
+  /** Key of the sign-up pages' form tokens (FORM_TOKEN_SECRET). */
   readonly tokenSecret: string;
+  /** Key of the confirmation links (CONFIRMATION_SECRET), its own secret; unset: `tokenSecret`. */
+  readonly confirmationSecret?: string;
   readonly sending: Omit<ConfirmationMailerWiring, "db" | "log">;
   readonly log: ConfirmationLog;
+  /** The anonymous door's budgets per minute (SIGNUP_*); unset: the defaults. */
+  readonly limits?: SignupLimits;
+  /** CONFIRMATION_EMAILS_PER_COMPANY_PER_HOUR; unset: the default. */
+  readonly confirmationsPerCompanyPerHour?: number;
 }
+
+/** Confirmation emails per company and hour when the configuration says nothing. */
+export const DEFAULT_CONFIRMATIONS_PER_COMPANY_PER_HOUR = 100;
 
 /** The hosted sign-up pages with their double opt-in, ready for registerHostedForms. */
 export function createHostedForms(wiring: HostedFormsWiring): { signup: HostedSignup; confirmation: DoubleOptIn } {
@@ -165,9 +189,10 @@ export function createHostedForms(wiring: HostedFormsWiring): { signup: HostedSi
     orm: wiring.orm,
     forms: wiring.forms,
     contacts: wiring.contacts,
-    tokenSecret: wiring.tokenSecret,
+    tokenSecret: wiring.confirmationSecret ?? wiring.tokenSecret,
     mailer: createConfirmationMailer({ ...wiring.sending, db: poolOf(wiring.orm), log: wiring.log }),
     log: wiring.log,
+    confirmationsPerCompanyPerHour: wiring.confirmationsPerCompanyPerHour ?? DEFAULT_CONFIRMATIONS_PER_COMPANY_PER_HOUR,
   });
   const signup = createHostedSignupCapability({
     forms: wiring.forms,
@@ -175,6 +200,8 @@ export function createHostedForms(wiring: HostedFormsWiring): { signup: HostedSi
     rateLimiter: wiring.rateLimiter,
     tokenSecret: wiring.tokenSecret,
     confirmations: confirmation,
+    db: poolOf(wiring.orm),
+    ...(wiring.limits ? { limits: wiring.limits } : {}),
   });
   return { signup, confirmation };
 }

@@ -7,17 +7,20 @@ import { listenForSenderChanges } from "../adapters/postgres/sending-setup/sende
 import { CachedSenderDirectory } from "../capabilities/messages/accept/cached-senders.ts";
 import { createSimulatorProvider } from "../adapters/email/simulator.ts";
 import { createSmtpProvider } from "../adapters/email/smtp-provider.ts";
+import { sesProviderOf, verpReturnPath } from "./delivery-reports.ts";
 import type { EmailProvider, ProviderEvent } from "../capabilities/messages/email-provider.ts";
 import { type AcceptSendDependencies, acceptSend, type SendAnswer, type SendCaller } from "../capabilities/messages/accept/accept-send.ts";
+import type { SendKey } from "../capabilities/idempotency/index.ts";
 import type { SenderDirectoryPort, TemplatesPort, WalletPort } from "../capabilities/messages/accept/ports.ts";
 import { MessageLifecycle } from "../capabilities/messages/lifecycle/message-lifecycle.ts";
 import { PostgresMessageStore } from "../adapters/postgres/messages/message-store.ts";
 import { postgresMessageLog } from "../adapters/postgres/messages/message-log.ts";
+import { postgresMessageContent } from "../adapters/postgres/messages/message-content.ts";
 import { postgresSendingPaceStore } from "../adapters/postgres/messages/sending-pace-store.ts";
 import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "../capabilities/messages/lifecycle/ports.ts";
 import { ProviderEventsIntake } from "../capabilities/messages/lifecycle/provider-events.ts";
 import { SendingPace } from "../capabilities/messages/lifecycle/sending-pace.ts";
-import { createMessageReader, type MessageReader } from "../capabilities/messages/read/index.ts";
+import { createMessageContentReader, createMessageReader, type MessageContentReader, type MessageReader } from "../capabilities/messages/read/index.ts";
 import type { SendMessageRequest } from "../gen/mail/v1/mail_pb.js";
 
 /**
@@ -46,8 +49,10 @@ export interface MessagingDependencies {
 }
 
 export interface Messaging {
-  readonly acceptSend: (caller: SendCaller, request: SendMessageRequest, idempotencyKey: string | undefined) => Promise<SendAnswer>;
+  readonly acceptSend: (caller: SendCaller, request: SendMessageRequest, key: SendKey) => Promise<SendAnswer>;
   readonly reader: MessageReader;
+  /** The content of a message as sent (GetMessageContent, for the administration screen). */
+  readonly contentReader: MessageContentReader;
   readonly lifecycle: MessageLifecycle;
   readonly pace: SendingPace;
   readonly dispatcher: MessageDispatcher;
@@ -60,8 +65,12 @@ export interface Messaging {
 
 function createProvider(deps: MessagingDependencies, onEvent: (event: ProviderEvent) => Promise<void>): EmailProvider {
   const { config } = deps;
+  if (config.emailProvider === "ses") return sesProviderOf(config, smtpHandoffDeadlineMs(config.handoffTimeoutSeconds));
   if (config.emailProvider === "smtp") {
+    // Each message's own VERP envelope sender, so its DSNs come back to the inbound listener.
+    const returnPath = verpReturnPath(config);
     return createSmtpProvider({
+      ...(returnPath ? { returnPath } : {}),
       host: config.smtp.host,
       port: config.smtp.port,
       secure: config.smtp.secure,
@@ -109,11 +118,10 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     store,
     provider: provider.name,
     handoffTimeoutSeconds: config.handoffTimeoutSeconds,
-    outcomeWindowHours: config.outcomeWindowHours,
     relayIntervalMs: config.relayIntervalMs,
     log: deps.log,
   });
-  const intake = new ProviderEventsIntake(lifecycle, (messageId, status) => dispatcher.signalStatus(messageId, status), deps.log);
+  const intake = new ProviderEventsIntake(lifecycle);
   late.intake = intake;
 
   // The API process (it accepts sends, hands off nothing) reuses sender checks
@@ -141,6 +149,7 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
   return {
     acceptSend: (caller, request, key) => acceptSend(acceptDeps, caller, request, key),
     reader: createMessageReader(postgresMessageLog(db), { cursorSecret: config.cursorSecret }),
+    contentReader: createMessageContentReader(postgresMessageContent(db)),
     lifecycle,
     pace: new SendingPace(postgresSendingPaceStore(db), { ratePerSecond: config.sendingRatePerSecond, burst: config.sendingBurst }),
     dispatcher,

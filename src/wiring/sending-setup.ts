@@ -17,7 +17,9 @@ import {
 export type SendingSetupConfig = Pick<
   Config,
   "dataEncryptionKey" | "spfInclude" | "returnPathMxHost" | "dnsServers" | "allowVerificationOverride"
->;
+> &
+  // The keys with ids (DATA_ENCRYPTION_KEYS); optional for configurations built by hand (tests).
+  Partial<Pick<Config, "dataEncryptionKeys">>;
 
 export interface SendingSetupOptions {
   /** Current time; tests pass a fake one. Default: the system clock. */
@@ -30,7 +32,7 @@ export interface SendingSetupOptions {
 
 /** The sending setup on an open ORM (see src/adapters/postgres/orm.ts). */
 export function createSendingSetup(orm: MikroORM, config: SendingSetupConfig, options: SendingSetupOptions = {}): SendingSetup {
-  const sealer = createSecretSealer(config.dataEncryptionKey);
+  const sealer = createSecretSealer(config.dataEncryptionKey, config.dataEncryptionKeys);
   const dns = { spfInclude: config.spfInclude, returnPathMxHost: config.returnPathMxHost };
   const verifier = options.verifier ?? createDnsVerifier({ ...dns, servers: config.dnsServers });
   const companies = new PostgresCompanyDirectory(orm);

@@ -22,6 +22,8 @@ import type { StoreIntegrations } from "../capabilities/integrations/index.ts";
 import { createFormsCapability } from "./forms.ts";
 import { createIntegrationsCapability } from "./integrations.ts";
 import { createWebhooksWiring, type WebhooksTestOverrides, type WebhooksWiring } from "./webhooks.ts";
+import { createMembersWiring, type MembersWiring } from "./members.ts";
+import { createConfirmationMailer } from "./forms.ts";
 
 /**
  * What both kinds of process need, on an open, migrated database of their
@@ -146,6 +148,8 @@ export interface Services extends SendingCore {
   readonly conversions: ConversionsService;
   readonly forms: SignupForms;
   readonly integrations: StoreIntegrations;
+  /** Company members, sign-in links and sessions, and the audit log (issue 19). */
+  readonly members: MembersWiring;
 }
 
 export async function openServices(
@@ -166,6 +170,22 @@ export async function openServices(
   const conversions = createConversions(orm);
   const forms = createFormsCapability(orm, { publicBaseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.httpPort}` });
   const integrations = createIntegrationsCapability(orm, { contacts: core.contacts.contacts });
+  const members = createMembersWiring({
+    orm,
+    config,
+    rateLimiter,
+    accounts: accounts.service,
+    // Sign-in emails take the service's own send path, from SYSTEM_SENDER_COMPANY_ID's default sender.
+    mailer: createConfirmationMailer({
+      db: poolOf(orm),
+      senders: core.sendingSetup.senders,
+      templates: core.sendingSetup.templates,
+      wallet: core.credits,
+      dispatcher: core.messaging.dispatcher,
+      log,
+    }),
+    log,
+  });
   return {
     ...core,
     accounts,
@@ -174,7 +194,9 @@ export async function openServices(
     conversions,
     forms,
     integrations,
+    members,
     async close() {
+      await members.close();
       await accounts.close();
       await rateLimiter.close();
       await idempotency.close();

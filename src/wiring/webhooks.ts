@@ -2,7 +2,9 @@ import type { Client } from "@temporalio/client";
 import type { Config } from "../config.ts";
 import type { MikroORM } from "../adapters/postgres/orm.ts";
 import { postgresWebhookStores } from "../adapters/postgres/webhooks/index.ts";
-import { systemHostResolver } from "../adapters/http/system-host-resolver.ts";
+import { listenForWebhookWork } from "../adapters/postgres/webhooks/webhook-work-feed.ts";
+import { poolOf } from "../adapters/postgres/sql.ts";
+import { dnsHostResolver } from "../adapters/http/dns-host-resolver.ts";
 import { HttpsWebhookSender } from "../adapters/http/webhook-sender.ts";
 import { createWebhookDeliveryActivities, type WebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
 import { WebhookDeliveryDispatcher } from "../adapters/temporal/webhooks/dispatcher.ts";
@@ -23,6 +25,8 @@ import {
  */
 export interface WebhooksTestOverrides {
   readonly resolver?: HostResolver;
+  /** Nameservers of the real DNS resolver (`ip:port`), e.g. a local test server; ignored with `resolver`. */
+  readonly dnsServers?: readonly string[];
   readonly allowLoopbackForTests?: boolean;
   readonly trustedCaForTests?: string;
   readonly schedule?: DeliverySchedule;
@@ -57,24 +61,30 @@ export function createWebhooksWiring(deps: WebhooksDependencies): WebhooksWiring
   const { config } = deps;
   const o = deps.testOverrides ?? {};
   const stores = postgresWebhookStores(deps.orm);
+  // Asynchronous DNS with its own deadline, never the thread pool's getaddrinfo (issue 18, item 5).
   const policy = new WebhookTargetPolicy({
-    resolver: o.resolver ?? systemHostResolver(),
+    resolver:
+      o.resolver ??
+      dnsHostResolver({ timeoutMs: config.webhookDnsTimeoutMs, ...(o.dnsServers !== undefined ? { servers: o.dnsServers } : {}) }),
     allowLoopbackForTests: o.allowLoopbackForTests ?? false,
+    resolveTimeoutMs: config.webhookDnsTimeoutMs,
   });
   const transport = new HttpsWebhookSender({
     policy,
     timeoutMs: o.receiverTimeoutMs ?? RECEIVER_TIMEOUT_MS,
     ...(o.trustedCaForTests !== undefined ? { trustedCaForTests: o.trustedCaForTests } : {}),
+    log: deps.log,
   });
   // A manual retry nudges the relay, which exists only once the capability does.
   const late: { dispatcher?: WebhookDeliveryDispatcher } = {};
   const webhooks = createWebhooks({
     endpointStore: stores.endpointStore,
     deliveryStore: stores.deliveryStore,
-    sealer: createSecretSealer(config.dataEncryptionKey),
+    sealer: createSecretSealer(config.dataEncryptionKey, config.dataEncryptionKeys),
     policy,
     transport,
     cursorSecret: config.cursorSecret,
+    limits: { perCompany: config.webhookEndpointsPerCompany, perHost: config.webhookEndpointsPerHost },
     nudge: () => late.dispatcher?.kick(),
     ...(o.clock ? { clock: o.clock } : {}),
   });
@@ -85,6 +95,13 @@ export function createWebhooksWiring(deps: WebhooksDependencies): WebhooksWiring
     ...(o.schedule ? { schedule: o.schedule } : {}),
     log: deps.log,
     relayIntervalMs: config.relayIntervalMs,
+    // The relay wakes on NOTIFY (issue 22, item 3); polling stays as the fallback.
+    wakeUps: (wake) =>
+      listenForWebhookWork(poolOf(deps.orm), {
+        changed: wake,
+        listening: () => {},
+        onError: (error) => deps.log.warn({ err: error }, "webhook work feed: connection lost; the relay polls meanwhile"),
+      }),
   });
   late.dispatcher = dispatcher;
   return {

@@ -46,7 +46,7 @@ interface Answer {
   readonly replayed: boolean;
 }
 
-const SEND_SCOPES = ["mail.transactional.send"];
+const SEND_SCOPES = ["mail.transactional.send", "mail.conversions.write"];
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -54,8 +54,10 @@ function sleep(ms: number): Promise<void> {
 
 /**
  * The mechanism as wired in src/transport/server.ts (the real interceptor
- * chain, the wrapper, PostgreSQL), in process, around a SendMessage whose
- * behaviour the test controls through the subject line.
+ * chain, the wrapper, PostgreSQL), in process, around a POST operation
+ * (RecordConversion) whose behaviour the test controls through its eventId.
+ * SendMessage is not wrapped: its key names the message (last test here,
+ * and the real-server tests below).
  */
 describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQL)", () => {
   let db: TestDatabase;
@@ -77,8 +79,8 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
   let blocked = new Promise<void>((resolve) => (releaseBlocked = resolve));
 
   const fakeMail = {
-    async sendMessage(request: { subject?: string }) {
-      const subject = request.subject ?? "";
+    async recordConversion(request: { eventId: string }) {
+      const subject = request.eventId;
       runs.set(subject, (runs.get(subject) ?? 0) + 1);
       if (subject.startsWith("slow")) await sleep(300);
       if (subject.startsWith("blocked")) await blocked;
@@ -87,6 +89,15 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
         failOnce.add(subject);
         throw new Error("the database went away");
       }
+      return create(RecordConversionResponseSchema, {
+        conversion: { id: randomUUID(), eventId: subject, eventType: ConversionEventType.PURCHASE },
+        outcome: ConversionOutcome.RECORDED,
+      });
+    },
+    /** Counts its runs like the other; the wrapper must leave it alone. */
+    async sendMessage(request: { subject?: string }) {
+      const subject = request.subject ?? "";
+      runs.set(subject, (runs.get(subject) ?? 0) + 1);
       return create(SendMessageResponseSchema, { id: randomUUID(), status: MessageStatus.QUEUED });
     },
   };
@@ -141,13 +152,13 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
     const headers: Record<string, string> = { authorization: `Bearer ${options.secret ?? secret}` };
     if (key !== undefined) headers["idempotency-key"] = key;
     try {
-      const response = await (options.via ?? client).sendMessage(fromJson(SendMessageRequestSchema, body), {
+      const response = await (options.via ?? client).recordConversion(messageFromPublicJson(RecordConversionRequestSchema, body), {
         headers,
         onHeader: (h) => {
           header = h;
         },
       });
-      return { id: response.id, replayed: header?.get("idempotent-replayed") === "true" };
+      return { id: response.conversion?.id, replayed: header?.get("idempotent-replayed") === "true" };
     } catch (error) {
       const apiError = apiErrorFrom(error);
       if (!apiError) throw error;
@@ -155,8 +166,9 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
     }
   }
 
+  /** A conversion whose eventId says what the fake handler does. */
   function body(subject: string, extra: JsonObject = {}): JsonObject {
-    return { to: "ada@example.com", subject, html: "<p>Hi</p>", ...extra };
+    return { eventId: subject, eventType: "purchase", email: "ada@example.com", ...extra };
   }
 
   it("same key and body: the first answer again, flagged as a replay; the handler ran once", async () => {
@@ -178,8 +190,8 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
 
   it("the same body with keys and map entries in another order is the same request", async () => {
     const key = randomUUID();
-    const first = await send({ to: "ada@example.com", subject: "reordered", html: "<p>Hi</p>", tags: { a: "1", b: "2" }, variables: { x: 1, y: 2 } }, key);
-    const second = await send({ variables: { y: 2, x: 1 }, tags: { b: "2", a: "1" }, html: "<p>Hi</p>", subject: "reordered", to: "ada@example.com" }, key);
+    const first = await send({ eventId: "reordered", eventType: "purchase", email: "ada@example.com", metadata: { a: "1", b: { x: 1, y: 2 } } }, key);
+    const second = await send({ metadata: { b: { y: 2, x: 1 }, a: "1" }, email: "ada@example.com", eventType: "purchase", eventId: "reordered" }, key);
     expect(second).toEqual({ id: first.id, replayed: true });
     expect(runs.get("reordered")).toBe(1);
   });
@@ -187,7 +199,7 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
   it("same key with another body: 409 IDEMPOTENCY_CONFLICT, the handler does not run", async () => {
     const key = randomUUID();
     await send(body("conflict"), key);
-    const other = await send(body("conflict", { html: "<p>Changed</p>" }), key);
+    const other = await send(body("conflict", { email: "grace@example.com" }), key);
     expect(other.error?.code).toBe("IDEMPOTENCY_CONFLICT");
     expect(other.error?.message).toMatch(/different body/);
     expect(runs.get("conflict")).toBe(1);
@@ -225,7 +237,7 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
     expect(runs.get("boom")).toBe(2);
   });
 
-  it("another API key with the same idempotency key is an independent request (records are per API key; send adds its company-wide rule)", async () => {
+  it("another API key with the same idempotency key is an independent request (records are per API key)", async () => {
     const key = randomUUID();
     const mine = await send(body("per key"), key);
     const theirs = await send(body("per key"), key, { secret: secretOfOtherKey });
@@ -254,7 +266,7 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
          from idempotency_record where idempotency_key = $1`,
       [key],
     );
-    expect(rows).toEqual([{ api_key_id: keyId, rpc: "mail.v1.MailService/SendMessage", state: "completed", hours: "24" }]);
+    expect(rows).toEqual([{ api_key_id: keyId, rpc: "mail.v1.MailService/RecordConversion", state: "completed", hours: "24" }]);
   });
 
   it("a request still in progress after the wait: IDEMPOTENCY_CONFLICT saying so", async () => {
@@ -274,12 +286,14 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
     blocked = new Promise<void>((resolve) => (releaseBlocked = resolve));
   });
 
-  it("a replayed answer says replayed: true; the first said false", async () => {
+  it("SendMessage is left to its own rule: the wrapper keeps no record for it and never answers in its place", async () => {
     const key = randomUUID();
-    const request = fromJson(SendMessageRequestSchema, body("flag"));
+    const request = fromJson(SendMessageRequestSchema, { to: "ada@example.com", subject: "send owns its key", html: "<p>Hi</p>" });
     const headers = { authorization: `Bearer ${secret}`, "idempotency-key": key };
     expect((await client.sendMessage(request, { headers })).replayed).toBe(false);
-    expect((await client.sendMessage(request, { headers })).replayed).toBe(true);
+    expect((await client.sendMessage(request, { headers })).replayed).toBe(false);
+    expect(runs.get("send owns its key")).toBe(2);
+    expect((await db.query(`select 1 from idempotency_record where idempotency_key = $1`, [key])).rowCount).toBe(0);
   });
 
   it("a claim its request could not drop (the database went away) holds the key until its lease ends: a 409 with retry-after, then the retry runs", async () => {
@@ -320,7 +334,7 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
   it("a caller's own deadline shortens the lease of its claim to that deadline plus the margin", async () => {
     const key = randomUUID();
     const headers = { authorization: `Bearer ${secret}`, "idempotency-key": key };
-    const call = client.sendMessage(fromJson(SendMessageRequestSchema, body("blocked deadline")), { headers, timeoutMs: 3_000 });
+    const call = client.recordConversion(messageFromPublicJson(RecordConversionRequestSchema, body("blocked deadline")), { headers, timeoutMs: 3_000 });
     let seconds: number | undefined;
     while (seconds === undefined) {
       const { rows } = await db.query<{ seconds: number }>(
@@ -637,12 +651,12 @@ describe("POST /mail/v1/send: one idempotency rule for the header and the body k
     expect(await messagesWithKey(s.companyId, key)).toBe(1);
   });
 
-  it("a request cut off by a database outage leaves its key claimed only until the lease ends; then the retry runs", async () => {
+  it("a request cut off by a database outage leaves nothing holding its key: the retry runs, once", async () => {
     const s = await h.readySender();
     const key = randomUUID();
     const database = h.db.name;
 
-    // Holds the send inside its handler (after the claim): the lookup of the key waits for this lock.
+    // Holds the send inside its handler: the lookup of the key waits for this lock.
     const blocker = new pg.Client({ connectionString: h.db.url });
     blocker.on("error", () => undefined);
     await blocker.connect();
@@ -651,12 +665,11 @@ describe("POST /mail/v1/send: one idempotency rule for the header and the body k
     const cutOff = rest(s.secret, receipt, key, "header");
     let failed: SendOutcome;
     try {
-      // Claimed, and in its handler: waiting for the lock (the statement text of a backend
-    // still in parse analysis is not reported yet, so the claim and the lock wait are what tell).
+      // In its handler: waiting for the lock (the statement text of a backend
+      // still in parse analysis is not reported yet, so the lock wait is what tells).
       await waitUntil(async () => {
-        const claimed = await blocker.query(`select 1 from idempotency_record where idempotency_key = $1 and state = 'in_progress'`, [key]);
         const waiting = await blocker.query(`select 1 from pg_locks where relation = 'message'::regclass and not granted`);
-        return (claimed.rowCount ?? 0) > 0 && (waiting.rowCount ?? 0) > 0;
+        return (waiting.rowCount ?? 0) > 0;
       });
 
       // The outage: every connection cut, no new one accepted, so the request fails and cannot drop its claim.
@@ -670,13 +683,11 @@ describe("POST /mail/v1/send: one idempotency rule for the header and the body k
     // A 5xx: the spec's retry guidance says retry it with the same key.
     expect(failed.status).toBeGreaterThanOrEqual(500);
 
-    const left = await h.db.query<{ state: string; lease_ok: boolean }>(
-      `select state, expires_at <= now() + make_interval(secs => $2) as lease_ok from idempotency_record where idempotency_key = $1`,
-      [key, LEASE_SECONDS],
-    );
-    expect(left.rows).toEqual([{ state: "in_progress", lease_ok: true }]);
+    // A send keeps no claim (its key names the message, which was never written): nothing is left behind.
+    const left = await h.db.query(`select 1 from idempotency_record where idempotency_key = $1`, [key]);
+    expect(left.rowCount).toBe(0);
 
-    // The retry waits for the lease of the abandoned claim to end, then runs.
+    // The retry runs at once.
     const retry = await rest(s.secret, receipt, key, "header");
     expect(retry).toMatchObject({ status: 202, replayedHeader: null, answer: { replayed: false } });
     expect(await messagesWithKey(s.companyId, key)).toBe(1);

@@ -75,7 +75,8 @@ let adminKey: string;
 beforeAll(async () => {
   hooks = await startRoutedReceiver();
   clock = testClock();
-  h = await startSendingHarness({}, undefined, { webhooksTestOverrides: webhooksOverrides(hooks.certificate, clock) });
+  // Every endpoint here is on the receiver's one host name: more than the default 3 per host (test/hostile/endpoint-flood.test.ts proves the limit).
+  h = await startSendingHarness({ webhookEndpointsPerHost: 100 }, undefined, { webhooksTestOverrides: webhooksOverrides(hooks.certificate, clock) });
   sender = await h.readySender({ credits: 50 });
   adminKey = (await h.newKey(sender.companyId, ["mail.admin"], "webhooks admin")).secret;
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type Config, ConfigError, loadConfig } from "../../src/config.ts";
+import { type Config, ConfigError, loadConfig, startupWarnings } from "../../src/config.ts";
 
 /** What loadConfig throws for `env`, or a failure if it accepts it. */
 function refusal(env: NodeJS.ProcessEnv): ConfigError {
@@ -22,6 +22,13 @@ const PRODUCTION: NodeJS.ProcessEnv = {
   API_KEY_PEPPER: secret("pepper"),
   DATA_ENCRYPTION_KEY: secret("sealing"),
   OPERATOR_TOKEN: secret("operator"),
+  CURSOR_SECRET: secret("cursor"),
+  FORM_TOKEN_SECRET: secret("form"),
+  CONFIRMATION_SECRET: secret("confirmation"),
+  VERP_SECRET: secret("verp"),
+  EMAIL_PROVIDER: "smtp",
+  SMTP_HOST: "relay.internal",
+  PUBLIC_BASE_URL: "https://mail.example.com",
 };
 
 describe("development mode (npm start)", () => {
@@ -40,6 +47,7 @@ describe("development mode (npm start)", () => {
       grpcPort: 8081,
       operatorHost: "127.0.0.1",
       operatorPort: 8082,
+      operatorTls: undefined,
       workerOperatorHost: "127.0.0.1",
       workerOperatorPort: 8083,
       trustProxy: false,
@@ -55,22 +63,45 @@ describe("development mode (npm start)", () => {
       keyUsageFlushMs: 5000,
       logLevel: "info",
       dataEncryptionKey: "dev-only-data-encryption-key-change-me",
+      dataEncryptionKeys: [],
       spfInclude: "spf.mail.local",
       returnPathMxHost: "feedback.mail.local",
       dnsServers: [],
       allowVerificationOverride: true,
+      allowSimulatorInProduction: false,
       emailProvider: "simulator",
       smtp: { host: "127.0.0.1", port: 25, secure: false, requireTls: false, user: undefined, password: undefined },
       messageIdDomain: "mail.localhost",
+      deliveryReports: {
+        verpSecret: expect.stringMatching(/^[0-9a-f]{64}$/) as string,
+        inboundSmtp: {
+          enabled: false,
+          host: "0.0.0.0",
+          port: 2525,
+          tlsCertFile: undefined,
+          tlsKeyFile: undefined,
+          maxMessageBytes: 1024 * 1024,
+          maxConnections: 50,
+          messagesPerMinute: 120,
+        },
+        ses: { region: "us-east-1", configurationSet: undefined, endpoint: undefined, snsTopicArn: undefined },
+      },
       sendingRatePerSecond: 50,
       sendingBurst: 50,
       handoffTimeoutSeconds: 60,
-      outcomeWindowHours: 72,
-      cursorSecret: "dev-only-pepper-change-me",
+      cursorSecret: "dev-only-cursor-secret-change-me",
+      formTokenSecret: "dev-only-form-token-secret-change-me",
+      confirmationSecret: "dev-only-confirmation-secret-change-me",
       runWorker: true,
       relayIntervalMs: 2000,
+      webhookEndpointsPerCompany: 20,
+      webhookEndpointsPerHost: 3,
+      webhookDnsTimeoutMs: 3000,
       apiPoolMax: 10,
       publicBaseUrl: undefined,
+      systemSenderCompanyId: undefined,
+      signupLimits: { perClientPerMinute: 10, perFormPerMinute: 60, perCompanyPerMinute: 120 },
+      confirmationsPerCompanyPerHour: 100,
       workerPoolMax: 10,
       databaseAcquireTimeoutMs: 5000,
       databaseStatementTimeoutMs: 30000,
@@ -94,7 +125,8 @@ describe("development mode (npm start)", () => {
     const config = loadConfig({ NODE_ENV: "test", API_KEY_PEPPER: "p", SMTP_USER: "u", SMTP_PASSWORD: "p", OPERATOR_TOKEN: "t" });
     expect(config.mode).toBe("development");
     expect(config.apiKeyPepper).toBe("p");
-    expect(config.cursorSecret).toBe("p");
+    // Never the pepper: rotating it must not expire cursors, pages or links.
+    expect(config.cursorSecret).toBe("dev-only-cursor-secret-change-me");
     expect(config.smtp).toMatchObject({ user: "u", password: "p", secure: false, requireTls: false });
   });
 
@@ -145,7 +177,7 @@ describe("bad values", () => {
     ["SENDING_BURST", "0", 'SENDING_BURST must be a whole number 1 or more, got "0"'],
     ["SENDING_RATE_PER_SECOND", "0", 'SENDING_RATE_PER_SECOND must be a number greater than 0, got "0"'],
     ["IDEMPOTENCY_LEASE_SECONDS", "soon", 'IDEMPOTENCY_LEASE_SECONDS must be a number greater than 0, got "soon"'],
-    ["EMAIL_PROVIDER", "sendgrid", 'EMAIL_PROVIDER must be one of simulator, smtp, got "sendgrid"'],
+    ["EMAIL_PROVIDER", "sendgrid", 'EMAIL_PROVIDER must be one of simulator, smtp, ses, got "sendgrid"'],
     ["LOG_LEVEL", "verbose", 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "verbose"'],
     ["MAIL_MODE", "prod", 'MAIL_MODE must be one of development, production, got "prod"'],
     ["API_KEY_PREFIX", "TML", 'API_KEY_PREFIX must be three lower-case letters, got "TML"'],
@@ -169,6 +201,19 @@ describe("bad values", () => {
       "DATABASE_URL must be a postgres:// or postgresql:// URL (value not shown: it may hold a password)",
     ]);
     expect(error.message).not.toContain("hunter2");
+  });
+
+  it("reads DATA_ENCRYPTION_KEYS as id:secret entries, the sealing key first, and refuses a bad list without printing it", () => {
+    expect(loadConfig({ DATA_ENCRYPTION_KEYS: " k2:c2Vjb25k , k1:Zmlyc3Q=" }).dataEncryptionKeys).toEqual([
+      { id: "k2", secret: "c2Vjb25k" },
+      { id: "k1", secret: "Zmlyc3Q=" },
+    ]);
+    const error = refusal({ DATA_ENCRYPTION_KEYS: "k2:hunter2hunter2,k2:other-secret,bad id:x,nocolon" });
+    expect(error.problems).toEqual([
+      "DATA_ENCRYPTION_KEYS must be a comma-separated list of id:secret, ids of 1 to 32 letters, digits, - or _, the sealing key first " +
+        "(key id k2 is used twice; entry 3 is not id:secret; entry 4 is not id:secret; values not shown)",
+    ]);
+    expect(error.message).not.toMatch(/hunter2|other-secret|nocolon/);
   });
 
   it("lists every bad value at once, one line each", () => {
@@ -265,7 +310,7 @@ describe("production mode", () => {
     expect(loadConfig(rest).mode).toBe("development");
   });
 
-  it.each(["API_KEY_PEPPER", "DATA_ENCRYPTION_KEY", "OPERATOR_TOKEN"])("refuses %s unset, empty, short or published", (name) => {
+  it.each(["API_KEY_PEPPER", "OPERATOR_TOKEN", "CURSOR_SECRET", "FORM_TOKEN_SECRET", "CONFIRMATION_SECRET"])("refuses %s unset, empty, short or published", (name) => {
     expect(refusal({ ...PRODUCTION, [name]: undefined }).problems).toEqual([
       `${name} is not set: production needs a random secret of at least 32 characters (e.g. \`openssl rand -base64 48\`)`,
     ]);
@@ -287,12 +332,106 @@ describe("production mode", () => {
     expect(refusal({ ...PRODUCTION, [name]: "please-change-me-before-going-live-0123456789" }).problems).toHaveLength(1);
   });
 
-  it("checks CURSOR_SECRET only when it is set", () => {
-    expect(loadConfig({ ...PRODUCTION, CURSOR_SECRET: "" }).cursorSecret).toBe(PRODUCTION.API_KEY_PEPPER);
-    expect(loadConfig({ ...PRODUCTION, CURSOR_SECRET: secret("cursor") }).cursorSecret).toBe(secret("cursor"));
-    expect(refusal({ ...PRODUCTION, CURSOR_SECRET: "short" }).problems).toEqual([
-      "CURSOR_SECRET is 5 characters long: production needs at least 32 random characters (e.g. `openssl rand -base64 48`)",
+  it("refuses DATA_ENCRYPTION_KEY unset unless keys with ids are set, and checks each of those", () => {
+    const unset = "is not set: production needs a random secret of at least 32 characters (e.g. `openssl rand -base64 48`)";
+    expect(refusal({ ...PRODUCTION, DATA_ENCRYPTION_KEY: undefined }).problems).toEqual([
+      `DATA_ENCRYPTION_KEY ${unset} (or DATA_ENCRYPTION_KEYS, keys with ids)`,
     ]);
+    expect(refusal({ ...PRODUCTION, DATA_ENCRYPTION_KEY: "change-me-data-encryption-key" }).problems[0]).toMatch(/^DATA_ENCRYPTION_KEY is a development/);
+    const keyed = loadConfig({ ...PRODUCTION, DATA_ENCRYPTION_KEY: undefined, DATA_ENCRYPTION_KEYS: `k2:${secret("k2")},k1:${secret("k1")}` });
+    expect(keyed.dataEncryptionKey).toBeUndefined();
+    expect(keyed.dataEncryptionKeys).toEqual([
+      { id: "k2", secret: secret("k2") },
+      { id: "k1", secret: secret("k1") },
+    ]);
+    const weak = refusal({ ...PRODUCTION, DATA_ENCRYPTION_KEYS: `k2:tooshort,k1:${secret("k1")}` });
+    expect(weak.problems).toEqual([
+      "DATA_ENCRYPTION_KEYS (key k2) is 8 characters long: production needs at least 32 random characters (e.g. `openssl rand -base64 48`)",
+    ]);
+    expect(weak.message).not.toContain("tooshort");
+  });
+
+  it("gives cursors, form tokens and confirmation links their own secrets, none of them the pepper", () => {
+    const config = loadConfig(PRODUCTION);
+    expect(config.cursorSecret).toBe(PRODUCTION.CURSOR_SECRET);
+    expect(config.formTokenSecret).toBe(PRODUCTION.FORM_TOKEN_SECRET);
+    expect(config.confirmationSecret).toBe(PRODUCTION.CONFIRMATION_SECRET);
+    expect(refusal({ ...PRODUCTION, CURSOR_SECRET: PRODUCTION.API_KEY_PEPPER }).problems).toEqual([
+      "API_KEY_PEPPER and CURSOR_SECRET have the same value: use a different secret for each",
+    ]);
+    expect(refusal({ ...PRODUCTION, CONFIRMATION_SECRET: PRODUCTION.FORM_TOKEN_SECRET }).problems).toEqual([
+      "FORM_TOKEN_SECRET and CONFIRMATION_SECRET have the same value: use a different secret for each",
+    ]);
+  });
+
+  it("refuses the simulator, and an email service left unnamed (issue 21: smtp or ses)", () => {
+    expect(refusal({ ...PRODUCTION, EMAIL_PROVIDER: undefined }).problems).toEqual([
+      "EMAIL_PROVIDER is not set: production must name the email service (smtp or ses); the development default, the simulator, delivers nothing",
+    ]);
+    expect(refusal({ ...PRODUCTION, EMAIL_PROVIDER: "simulator" }).problems).toEqual([
+      "EMAIL_PROVIDER=simulator delivers nothing: production needs smtp or ses " +
+        "(for a trial deployment that must not send, set ALLOW_SIMULATOR_IN_PRODUCTION=true: every start then logs a warning)",
+    ]);
+    expect(refusal({ ...PRODUCTION, EMAIL_PROVIDER: "simulator", ALLOW_SIMULATOR_IN_PRODUCTION: "false" }).problems).toHaveLength(1);
+  });
+
+  it("starts the simulator in production only when allowed, with a warning at every start", () => {
+    const allowed = loadConfig({ ...PRODUCTION, EMAIL_PROVIDER: "simulator", ALLOW_SIMULATOR_IN_PRODUCTION: "true" });
+    expect(allowed.emailProvider).toBe("simulator");
+    expect(allowed.allowSimulatorInProduction).toBe(true);
+    expect(startupWarnings(allowed)).toEqual([
+      "EMAIL_PROVIDER=simulator in production (ALLOW_SIMULATOR_IN_PRODUCTION=true): messages are accepted and charged but never leave this service",
+    ]);
+    expect(startupWarnings(loadConfig(PRODUCTION))).toEqual([]);
+    // Development keeps its default: the simulator, silently.
+    expect(startupWarnings(loadConfig({}))).toEqual([]);
+  });
+
+  it("refuses PUBLIC_BASE_URL unset or not https", () => {
+    expect(refusal({ ...PRODUCTION, PUBLIC_BASE_URL: "" }).problems).toEqual([
+      "PUBLIC_BASE_URL is not set: production needs the API's public https:// address (the hosted sign-up forms and confirmation links carry it)",
+    ]);
+    for (const bad of ["http://mail.example.com", "mail.example.com", "ftp://mail.example.com"]) {
+      expect(refusal({ ...PRODUCTION, PUBLIC_BASE_URL: bad }).problems).toEqual([
+        `PUBLIC_BASE_URL must be an https:// URL in production (the hosted sign-up forms and confirmation links carry it), got "${bad}"`,
+      ]);
+    }
+    expect(loadConfig({ ...PRODUCTION, PUBLIC_BASE_URL: "https://mail.example.com/" }).publicBaseUrl).toBe("https://mail.example.com");
+  });
+
+  it("refuses an operator listener off loopback without TLS", () => {
+    for (const loopback of ["127.0.0.1", "127.0.0.2", "::1", "[::1]", "localhost"]) {
+      expect(loadConfig({ ...PRODUCTION, OPERATOR_HOST: loopback }).operatorHost).toBe(loopback);
+    }
+    for (const open of ["0.0.0.0", "::", "10.0.0.5", "admin.internal"]) {
+      expect(refusal({ ...PRODUCTION, OPERATOR_HOST: open }).problems).toEqual([
+        `OPERATOR_HOST=${open} is not a loopback address and the operator listener (AdminService with its bearer token, /metrics) ` +
+          "has no TLS: set OPERATOR_TLS_CERT_PATH and OPERATOR_TLS_KEY_PATH, or keep it on 127.0.0.1 or ::1",
+      ]);
+    }
+    const tls = { OPERATOR_TLS_CERT_PATH: "/run/secrets/operator.pem", OPERATOR_TLS_KEY_PATH: "/run/secrets/operator.key" };
+    const config = loadConfig({ ...PRODUCTION, ...tls, OPERATOR_HOST: "0.0.0.0" });
+    expect(config.operatorTls).toEqual({ certPath: "/run/secrets/operator.pem", keyPath: "/run/secrets/operator.key" });
+    expect(loadConfig({}).operatorTls).toBeUndefined();
+    // Half a pair is refused in both modes, and is no TLS.
+    expect(refusal({ OPERATOR_TLS_CERT_PATH: "/c.pem" }).problems).toEqual([
+      "OPERATOR_TLS_CERT_PATH is set without OPERATOR_TLS_KEY_PATH: the operator listener's TLS needs the certificate and its key",
+    ]);
+    expect(refusal({ ...PRODUCTION, OPERATOR_TLS_KEY_PATH: "/c.key", OPERATOR_HOST: "0.0.0.0" }).problems.map((line) => line.split(" ")[0])).toEqual([
+      "OPERATOR_TLS_KEY_PATH",
+      "OPERATOR_HOST=0.0.0.0",
+    ]);
+  });
+
+  it("refuses TRUST_PROXY=true, and accepts a hop count or the proxies' addresses", () => {
+    expect(refusal({ ...PRODUCTION, TRUST_PROXY: "true" }).problems).toEqual([
+      "TRUST_PROXY=true believes X-Forwarded-For from any peer, so any client can pick the address the sign-up limits and evidence use: " +
+        "set the number of proxies in front (e.g. TRUST_PROXY=1) or their addresses or CIDR ranges (e.g. TRUST_PROXY=10.0.0.0/8)",
+    ]);
+    expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: "1" }).trustProxy).toBe(1);
+    expect(loadConfig({ ...PRODUCTION, TRUST_PROXY: "10.0.0.0/8" }).trustProxy).toEqual(["10.0.0.0/8"]);
+    // Development keeps accepting it (a local proxy).
+    expect(loadConfig({ TRUST_PROXY: "true" }).trustProxy).toBe(true);
   });
 
   it("refuses one secret doing two jobs", () => {
@@ -317,6 +456,17 @@ describe("production mode", () => {
     ]);
   });
 
+  it("with SMTP, needs a VERP_SECRET of its own (bounce addresses outlive a cursor-secret rotation)", () => {
+    expect(refusal({ ...PRODUCTION, VERP_SECRET: undefined }).problems).toEqual([expect.stringMatching(/^VERP_SECRET is not set: with SMTP/)]);
+    expect(refusal({ ...PRODUCTION, VERP_SECRET: PRODUCTION.CURSOR_SECRET }).problems).toEqual([
+      "CURSOR_SECRET and VERP_SECRET have the same value: use a different secret for each",
+    ]);
+    expect(refusal({ ...PRODUCTION, VERP_SECRET: "short" }).problems[0]).toMatch(/^VERP_SECRET/);
+    // SES reports arrive over SNS, not to return paths: no VERP secret needed.
+    expect(() => loadConfig({ ...PRODUCTION, EMAIL_PROVIDER: "ses", VERP_SECRET: undefined })).not.toThrow();
+    expect(loadConfig(PRODUCTION).deliveryReports?.verpSecret).toBe(PRODUCTION.VERP_SECRET);
+  });
+
   it("refuses SMTP credentials without TLS, and accepts them with SMTP_SECURE or SMTP_REQUIRE_TLS", () => {
     const smtp = { ...PRODUCTION, EMAIL_PROVIDER: "smtp", SMTP_HOST: "relay.internal", SMTP_USER: "mailer", SMTP_PASSWORD: "relay-password" };
     const error = refusal(smtp);
@@ -339,12 +489,17 @@ describe("production mode", () => {
       "API_KEY_PEPPER",
       "DATA_ENCRYPTION_KEY",
       "OPERATOR_TOKEN",
+      "CURSOR_SECRET",
+      "FORM_TOKEN_SECRET",
+      "CONFIRMATION_SECRET",
       "ALLOW_VERIFICATION_OVERRIDE",
       "DATABASE_URL",
       "TEMPORAL_ADDRESS",
+      "EMAIL_PROVIDER",
+      "PUBLIC_BASE_URL",
       "SMTP_USER",
     ]);
     expect(error.message.split("\n").slice(1)).toEqual(error.problems.map((line) => `  - ${line}`));
-    expect(error.message.split("\n")[0]).toBe("refusing to start: the configuration (production mode) has 8 problems:");
+    expect(error.message.split("\n")[0]).toBe("refusing to start: the configuration (production mode) has 13 problems:");
   });
 });

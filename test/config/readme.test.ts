@@ -7,6 +7,8 @@ const READ_ELSEWHERE = [
   "TEMPORAL_CLI_PATH", // src/runtime/temporal-dev-server.ts
   "MAIL_ADMIN_URL", // src/cli/mailctl.ts
   "POSTGRES_PASSWORD", // docker-compose.yml
+  "MAIL_DB_PASSWORD", // docker-compose.yml, deploy/postgres-init/10-roles.sh
+  "TEMPORAL_DB_PASSWORD", // docker-compose.yml, deploy/postgres-init/10-roles.sh
   "MAIL_PUBLISH_ADDRESS", // docker-compose.yml
 ];
 

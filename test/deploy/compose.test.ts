@@ -5,6 +5,11 @@
  * what git and the build context leave out.
  */
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
 import { Ajv } from "ajv";
 import { describe, expect, it } from "vitest";
 import { API_NODE_FLAGS, WORKER_NODE_FLAGS } from "../../bench/lib/processes.ts";
@@ -27,13 +32,27 @@ const services = compose.services;
 const APP_SERVICES = ["api", "worker"] as const;
 const dotEnvExample = envFile(".env.example");
 
-/** .env.example as an operator fills it in: every empty secret set to a random-looking value. */
+/** The secrets .env.example leaves for the operator to fill in. */
+const SECRETS = [
+  "POSTGRES_PASSWORD",
+  "MAIL_DB_PASSWORD",
+  "TEMPORAL_DB_PASSWORD",
+  "API_KEY_PEPPER",
+  "DATA_ENCRYPTION_KEY",
+  "OPERATOR_TOKEN",
+  "CURSOR_SECRET",
+  "FORM_TOKEN_SECRET",
+  "CONFIRMATION_SECRET",
+  "VERP_SECRET",
+];
+
+/** .env.example as an operator fills it in: every empty secret set to a random-looking value, the email service and address named. */
 function filledDotEnv(): Record<string, string> {
   const filled: Record<string, string> = { ...dotEnvExample };
-  for (const name of ["POSTGRES_PASSWORD", "API_KEY_PEPPER", "DATA_ENCRYPTION_KEY", "OPERATOR_TOKEN", "CURSOR_SECRET"]) {
+  for (const name of SECRETS) {
     filled[name] = `${name.toLowerCase().replaceAll("_", "")}0123456789abcdef0123456789abcdef`;
   }
-  return filled;
+  return { ...filled, EMAIL_PROVIDER: "smtp", SMTP_HOST: "relay.example.net", PUBLIC_BASE_URL: "https://mail.example.com" };
 }
 
 function service(name: string): ComposeService {
@@ -87,6 +106,99 @@ describe("docker-compose.yml", () => {
       temporal: { condition: "service_healthy" },
     });
     expect(service("worker").depends_on).toEqual({ api: { condition: "service_healthy" } });
+  });
+
+  it("gives Temporal and the service separate PostgreSQL roles, made by an init script, neither a superuser", () => {
+    const postgres = service("postgres");
+    const vars = filledDotEnv();
+    const env = (s: ComposeService): Record<string, string> =>
+      Object.fromEntries(Object.entries(s.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), vars)]));
+    // The superuser stays in the PostgreSQL container; the init script gets the service roles' passwords.
+    expect(env(postgres)).toMatchObject({
+      POSTGRES_USER: "postgres",
+      POSTGRES_PASSWORD: vars.POSTGRES_PASSWORD,
+      MAIL_DB_PASSWORD: vars.MAIL_DB_PASSWORD,
+      TEMPORAL_DB_PASSWORD: vars.TEMPORAL_DB_PASSWORD,
+    });
+    expect(postgres.volumes).toContain("./deploy/postgres-init:/docker-entrypoint-initdb.d:ro");
+    // Temporal connects as `temporal` to databases the script made (it may not create any).
+    expect(env(service("temporal"))).toMatchObject({ POSTGRES_USER: "temporal", POSTGRES_PWD: vars.TEMPORAL_DB_PASSWORD, SKIP_DB_CREATE: "true" });
+    // The API and the worker connect as `mail`, with its own password.
+    for (const name of APP_SERVICES) {
+      const url = new URL(serviceEnvironment(service(name), vars).DATABASE_URL ?? "");
+      expect([url.username, url.password, url.pathname], name).toEqual(["mail", vars.MAIL_DB_PASSWORD, "/mail"]);
+    }
+    expect(new Set([vars.POSTGRES_PASSWORD, vars.MAIL_DB_PASSWORD, vars.TEMPORAL_DB_PASSWORD]).size).toBe(3);
+  });
+
+  it("runs the init script on a real PostgreSQL: each role reaches its own databases only, none is a superuser", async () => {
+    // The script as shipped, with unique role and database names so that it can run on the shared test server.
+    const suffix = `_t${randomBytes(4).toString("hex")}`;
+    const [mail, temporal] = [`mail${suffix}`, `temporal${suffix}`];
+    const script = readRepoFile("deploy/postgres-init/10-roles.sh")
+      .replace(/\btemporal_visibility\b/g, `${temporal}_visibility`)
+      .replace(/(?<![\w$/-])temporal(?![\w-])/g, temporal)
+      .replace(/(?<![\w$/@.-])mail(?![\w.-])/g, mail);
+    const dir = mkdtempSync(path.join(tmpdir(), "roles-"));
+    const file = path.join(dir, "10-roles.sh");
+    writeFileSync(file, script);
+    const admin = new URL(process.env.TEST_DATABASE_ADMIN_URL ?? "postgres://postgres@127.0.0.1:5432/postgres");
+    const pgEnv = {
+      ...process.env,
+      PGHOST: admin.hostname,
+      PGPORT: admin.port || "5432",
+      PGPASSWORD: decodeURIComponent(admin.password),
+      POSTGRES_USER: decodeURIComponent(admin.username),
+      MAIL_DB_PASSWORD: "mail-role-password-0123456789abcdef",
+      TEMPORAL_DB_PASSWORD: "temporal-role-password-0123456789abcdef",
+    };
+    const connectAs = async (user: string, database: string): Promise<string> => {
+      const client = new pg.Client({ host: pgEnv.PGHOST, port: Number(pgEnv.PGPORT), user, database, password: "unused-with-trust" });
+      try {
+        await client.connect();
+        const { rows } = await client.query<{ su: string }>("select current_setting('is_superuser') as su");
+        return `connected, superuser ${rows[0]?.su}`;
+      } catch (error) {
+        return (error as Error).message;
+      } finally {
+        await client.end().catch(() => undefined);
+      }
+    };
+    const superuser = new pg.Client({ connectionString: admin.toString() });
+    await superuser.connect();
+    try {
+      execFileSync("sh", [file], { env: pgEnv, stdio: "pipe" });
+      // Run twice: on a volume made by an earlier version, an operator runs it by hand.
+      execFileSync("sh", [file], { env: pgEnv, stdio: "pipe" });
+      const roles = await superuser.query<{ rolname: string; rolsuper: boolean; rolcreatedb: boolean; rolcreaterole: boolean }>(
+        "select rolname, rolsuper, rolcreatedb, rolcreaterole from pg_roles where rolname = any($1) order by rolname",
+        [[mail, temporal]],
+      );
+      expect(roles.rows).toEqual([
+        { rolname: mail, rolsuper: false, rolcreatedb: false, rolcreaterole: false },
+        { rolname: temporal, rolsuper: false, rolcreatedb: false, rolcreaterole: false },
+      ]);
+      const owners = await superuser.query<{ datname: string; owner: string }>(
+        "select datname, pg_get_userbyid(datdba) as owner from pg_database where datname = any($1) order by datname",
+        [[mail, temporal, `${temporal}_visibility`]],
+      );
+      expect(owners.rows).toEqual([
+        { datname: mail, owner: mail },
+        { datname: temporal, owner: temporal },
+        { datname: `${temporal}_visibility`, owner: temporal },
+      ]);
+      expect(await connectAs(mail, mail)).toBe("connected, superuser off");
+      expect(await connectAs(temporal, temporal)).toBe("connected, superuser off");
+      expect(await connectAs(temporal, `${temporal}_visibility`)).toBe("connected, superuser off");
+      expect(await connectAs(mail, temporal)).toMatch(/permission denied for database/);
+      expect(await connectAs(mail, `${temporal}_visibility`)).toMatch(/permission denied for database/);
+      expect(await connectAs(temporal, mail)).toMatch(/permission denied for database/);
+    } finally {
+      for (const database of [mail, temporal, `${temporal}_visibility`]) await superuser.query(`drop database if exists ${database} with (force)`);
+      for (const role of [mail, temporal]) await superuser.query(`drop role if exists ${role}`);
+      await superuser.end();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("keeps PostgreSQL's data in a named volume", () => {
@@ -153,23 +265,33 @@ describe("docker-compose.yml", () => {
       const config = loadIn(serviceEnvironment(service(name), filledDotEnv()));
       if (config instanceof ConfigError) throw new Error(`${name}: ${config.message}`);
       expect(config.mode, name).toBe("production");
-      expect(config.databaseUrl, name).toMatch(/^postgres:\/\/mail:postgrespassword[0-9a-f]+@postgres:5432\/mail$/);
+      expect(config.databaseUrl, name).toMatch(/^postgres:\/\/mail:maildbpassword[0-9a-f]+@postgres:5432\/mail$/);
       expect(config.temporalAddress, name).toBe("temporal:7233");
       expect(config.allowVerificationOverride, name).toBe(false);
     }
   });
 
-  it("refuses to start with .env.example as committed, naming each secret to fill in", () => {
-    // Compose itself stops at the PostgreSQL password (`${POSTGRES_PASSWORD:?...}`).
-    expect(() => serviceEnvironment(service("api"), dotEnvExample)).toThrow(/POSTGRES_PASSWORD/);
-    const withPassword = { ...dotEnvExample, POSTGRES_PASSWORD: filledDotEnv().POSTGRES_PASSWORD as string };
+  it("refuses to start with .env.example as committed, naming each setting to fill in", () => {
+    // Compose itself stops at the mail role's password (`${MAIL_DB_PASSWORD:?...}`).
+    expect(() => serviceEnvironment(service("api"), dotEnvExample)).toThrow(/MAIL_DB_PASSWORD/);
+    const withPassword = { ...dotEnvExample, MAIL_DB_PASSWORD: filledDotEnv().MAIL_DB_PASSWORD as string };
     const refused = loadIn(serviceEnvironment(service("api"), withPassword));
     expect(refused).toBeInstanceOf(ConfigError);
     expect((refused as ConfigError).problems.map((line) => line.split(" ")[0])).toEqual([
       "API_KEY_PEPPER",
       "DATA_ENCRYPTION_KEY",
       "OPERATOR_TOKEN",
+      "CURSOR_SECRET",
+      "FORM_TOKEN_SECRET",
+      "CONFIRMATION_SECRET",
+      "EMAIL_PROVIDER",
+      "PUBLIC_BASE_URL",
     ]);
+    // The simulator is refused too, unless allowed (then every start warns).
+    const simulator = { ...filledDotEnv(), EMAIL_PROVIDER: "simulator" };
+    expect((loadIn(serviceEnvironment(service("api"), simulator)) as ConfigError).problems[0]).toMatch(/^EMAIL_PROVIDER=simulator/);
+    const allowed = loadIn(serviceEnvironment(service("api"), { ...simulator, ALLOW_SIMULATOR_IN_PRODUCTION: "true" }));
+    expect(allowed).not.toBeInstanceOf(ConfigError);
   });
 
   it("holds no secret: secret values come from .env by interpolation", () => {
@@ -179,7 +301,7 @@ describe("docker-compose.yml", () => {
         if (secretName.test(variable)) expect(String(value), `${name} ${variable}`).toMatch(/^\$\{[A-Z_]+(:\?[^}]*)?\}$/);
         if (variable === "DATABASE_URL") {
           const password = /^postgres:\/\/[^:]+:([^@]*)@/.exec(String(value))?.[1];
-          expect(password, `${name} DATABASE_URL`).toMatch(/^\$\{POSTGRES_PASSWORD(:\?[^}]*)?\}$/);
+          expect(password, `${name} DATABASE_URL`).toMatch(/^\$\{MAIL_DB_PASSWORD(:\?[^}]*)?\}$/);
         }
       }
     }
@@ -197,7 +319,7 @@ describe(".env.example", () => {
   });
 
   it("leaves every secret empty", () => {
-    for (const name of ["POSTGRES_PASSWORD", "API_KEY_PEPPER", "DATA_ENCRYPTION_KEY", "OPERATOR_TOKEN", "CURSOR_SECRET", "SMTP_PASSWORD"]) {
+    for (const name of [...SECRETS, "SMTP_PASSWORD"]) {
       expect(dotEnvExample[name], name).toBe("");
     }
   });
@@ -219,7 +341,7 @@ describe(".env.example", () => {
       .map((line) => line.trim())
       .filter((line) => line !== "" && !line.startsWith("#"));
     expect(rules[0]).toBe("*");
-    expect(rules.slice(1).sort()).toEqual(["!package-lock.json", "!package.json", "!src/", "!tsconfig.json", "!workflows/"]);
+    expect(rules.slice(1).sort()).toEqual(["!package-lock.json", "!package.json", "!src/", "!tsconfig.json", "!web/", "!workflows/"]);
   });
 });
 

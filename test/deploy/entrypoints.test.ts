@@ -20,6 +20,13 @@ const SECRETS = {
   API_KEY_PEPPER: "pepper-for-the-entrypoint-test-0123456789abcdef",
   DATA_ENCRYPTION_KEY: "sealing-key-for-the-entrypoint-test-0123456789",
   OPERATOR_TOKEN: "operator-token-for-the-entrypoint-test-012345",
+  CURSOR_SECRET: "cursor-secret-for-the-entrypoint-test-0123456789",
+  FORM_TOKEN_SECRET: "form-token-secret-for-the-entrypoint-test-01234",
+  CONFIRMATION_SECRET: "confirmation-secret-for-the-entrypoint-test-0123",
+  PUBLIC_BASE_URL: "https://mail.example.test",
+  // No relay here: the simulator, which production accepts only when allowed (and then warns at every start).
+  EMAIL_PROVIDER: "simulator",
+  ALLOW_SIMULATOR_IN_PRODUCTION: "true",
 };
 
 /** A health check of docker-compose.yml (`test: [CMD, node, ...]`), run here as Docker would run it in the container. */
@@ -45,7 +52,19 @@ describe("refusing a production configuration", { timeout: 120_000 }, () => {
       const started = run(entry, { NODE_ENV: "production", MAIL_DATA_DIR: dataDir, HTTP_PORT: "eighty" });
       expect(await started.exited).toBe(1);
       const output = started.output();
-      for (const name of ["HTTP_PORT", "API_KEY_PEPPER", "DATA_ENCRYPTION_KEY", "OPERATOR_TOKEN", "DATABASE_URL", "TEMPORAL_ADDRESS"]) {
+      for (const name of [
+        "HTTP_PORT",
+        "API_KEY_PEPPER",
+        "DATA_ENCRYPTION_KEY",
+        "OPERATOR_TOKEN",
+        "CURSOR_SECRET",
+        "FORM_TOKEN_SECRET",
+        "CONFIRMATION_SECRET",
+        "DATABASE_URL",
+        "TEMPORAL_ADDRESS",
+        "EMAIL_PROVIDER",
+        "PUBLIC_BASE_URL",
+      ]) {
         expect(output).toMatch(new RegExp(`^ {2}- ${name} `, "m"));
       }
       // Not even the embedded PostgreSQL of `npm start` was tried.
@@ -59,7 +78,7 @@ describe("refusing a production configuration", { timeout: 120_000 }, () => {
     for (const entry of ["src/api-main.ts", "src/main.ts"]) {
       const started = run(entry, { NODE_ENV: "production" });
       expect(await started.exited).toBe(1);
-      expect(started.output()).toMatch(/^refusing to start: the configuration \(production mode\) has 5 problems:\n/);
+      expect(started.output()).toMatch(/^refusing to start: the configuration \(production mode\) has 10 problems:\n/);
       expect(started.output()).not.toMatch(/^\s+at /m);
     }
   });
@@ -124,6 +143,8 @@ describe("the compose topology's processes", { timeout: 240_000 }, () => {
     expect(await api.stop()).toBe(0);
     expect(await worker.stop()).toBe(0);
     const output = api.output() + worker.output();
+    // The simulator in production is allowed here, and each process says so at start.
+    for (const running of [api, worker]) expect(running.output()).toContain("EMAIL_PROVIDER=simulator in production (ALLOW_SIMULATOR_IN_PRODUCTION=true)");
     expect(output).not.toContain(SECRETS.OPERATOR_TOKEN);
     expect(output).not.toMatch(/tml_[A-Za-z0-9]/);
   });

@@ -43,7 +43,9 @@ describe("double opt-in of a hosted sign-up form, end to end", () => {
 
     const mail = await waitForConfirmationMail(h, shop.companyId, "ada@example.com", shop.secret);
     expect(mail.subject).toBe("Please confirm your sign-up: Weekly news");
-    expect(mail.text).toContain("Hello Ada,");
+    // What the visitor typed (firstName) stays out of the email sent from the company's domain.
+    expect(mail.text.startsWith("Hello,\n")).toBe(true);
+    expect(mail.html).not.toContain("Ada");
     expect(mail.link.startsWith(`${form.url}/confirm?token=`)).toBe(true);
 
     // Following the link shows a button and changes nothing (a link scanner stops here).
@@ -74,6 +76,38 @@ describe("double opt-in of a hosted sign-up form, end to end", () => {
     expect(await again.text()).toContain("Your sign-up is already confirmed.");
     expect((await fetch(mail.link)).status).toBe(200);
     expect(await contactEvents(h, shop.companyId)).toHaveLength(events.length);
+  });
+
+  it("never changes an existing contact from the anonymous page, answers known and new addresses alike, and lets the owner confirm", async () => {
+    const form = await createDoubleOptInForm(h, shop.companyId);
+    const write = (body: Record<string, unknown>) =>
+      h.fetch("/mail/v1/contacts", { method: "POST", headers: { ...bearer(shop.secret).headers, "content-type": "application/json" }, body: JSON.stringify(body) });
+    const known = { email: "gil@example.com", firstName: "Gil", lastName: "Grant", phone: "+41441234567", attributes: { plan: "gold", vip: true } };
+    expect((await write({ ...known, status: "subscribed", consent: { source: "checkout", reference: "order 42" } })).status).toBe(200);
+    expect((await write({ email: "hana@example.com", firstName: "Hana", attributes: { plan: "free" } })).status).toBe(200);
+    const read = async (email: string) => (await (await h.fetch(`/mail/v1/contacts/${email}`, bearer(shop.secret))).json()) as Record<string, unknown>;
+    const gilBefore = await read("gil@example.com");
+    const hanaBefore = await read("hana@example.com");
+    const eventsBefore = (await contactEvents(h, shop.companyId)).length;
+
+    // The attacker signs up known addresses with their own words; a new address for comparison.
+    const onKnown = await signUp(h, form, { email: "gil@example.com", firstName: "Mallory" });
+    const onPending = await signUp(h, form, { email: "hana@example.com", firstName: "Mallory" });
+    const onNew = await signUp(h, form, { email: "ivo@example.com", firstName: "Ivo" });
+    const pages = await Promise.all([onKnown, onPending, onNew].map(async (r) => [r.status, await r.text()] as const));
+    expect(pages[0]).toEqual(pages[2]);
+    expect(pages[1]).toEqual(pages[2]);
+    expect(await read("gil@example.com")).toEqual(gilBefore);
+    expect(await read("hana@example.com")).toEqual(hanaBefore);
+    // Only the new address made an event.
+    expect((await contactEvents(h, shop.companyId)).slice(eventsBefore)).toEqual([expect.objectContaining({ email: "ivo@example.com", change: "created" })]);
+
+    // The pending contact's owner gets the confirmation email; confirming subscribes it and keeps its data.
+    const mail = await waitForConfirmationMail(h, shop.companyId, "hana@example.com", shop.secret);
+    expect(mail.html).not.toContain("Mallory");
+    const confirmed = await postToken(mail.link.split("?")[0] ?? "", new URL(mail.link).searchParams.get("token") ?? "");
+    expect(confirmed.status).toBe(200);
+    expect(await read("hana@example.com")).toMatchObject({ status: "subscribed", firstName: "Hana", attributes: { plan: "free" } });
   });
 
   it("sends one email for a sign-up resubmitted at once", async () => {

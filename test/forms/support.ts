@@ -1,6 +1,6 @@
-import { createHmac } from "node:crypto";
 import { createServer } from "node:net";
 import { RESEND_WINDOW_MS } from "../../src/capabilities/forms/hosted/index.ts";
+import type { Config } from "../../src/config.ts";
 import type { Form } from "../../src/gen/mail/v1/mail_pb.js";
 import { bearer } from "../support/api-harness.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
@@ -26,13 +26,19 @@ async function freePort(): Promise<number> {
 }
 
 export async function startFormsHarness(): Promise<SendingHarness> {
-  const port = await freePort();
-  return startSendingHarness({ host: "127.0.0.1", httpPort: port, publicBaseUrl: `http://127.0.0.1:${port}` });
+  // Every visitor of these tests posts from 127.0.0.1: the per-client budget is test/hostile/signup-storm.test.ts's subject.
+  return startFormsHarnessWith({ signupLimits: { perClientPerMinute: 1_000, perFormPerMinute: 1_000, perCompanyPerMinute: 1_000 } });
 }
 
-/** The hosted form token secret of the API process, derived as src/wiring/api.ts does (to forge an expired link). */
+/** The same, with configuration of the test's own (limits, pace, proxy trust). */
+export async function startFormsHarnessWith(overrides: Partial<Config>): Promise<SendingHarness> {
+  const port = await freePort();
+  return startSendingHarness({ host: "127.0.0.1", httpPort: port, publicBaseUrl: `http://127.0.0.1:${port}`, ...overrides });
+}
+
+/** The confirmation links' secret of the API process (CONFIRMATION_SECRET, as src/wiring/api.ts hands it), to forge an expired link. */
 export function formTokenSecretOf(h: SendingHarness): string {
-  return createHmac("sha256", h.app.config.cursorSecret).update("mail.v1.hosted-form-token").digest("hex");
+  return h.app.config.confirmationSecret;
 }
 
 export async function createDoubleOptInForm(h: SendingHarness, companyId: string, language = "en"): Promise<Form> {

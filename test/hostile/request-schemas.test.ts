@@ -62,6 +62,7 @@ function knownValidRequest(method: DescMethod): Record<string, JsonValue> | unde
     "mail.v1.MailService.RecordConversion": { eventId: "order-1", eventType: "purchase", email: "buyer@customers.example", revenue: "10.50", currency: "EUR" },
     "mail.v1.ListsService.CreateContactList": { name: "Prop list" },
     "mail.v1.ListsService.ListContactLists": {},
+    "mail.v1.AuditService.ListAuditEvents": { limit: 10, action: "api_key.created" },
     "mail.v1.ListsService.RenameContactList": { id: t.listId, name: "Renamed" },
     "mail.v1.ListsService.DeleteContactList": { id: doomed.listId },
     "mail.v1.WebhooksService.CreateWebhookEndpoint": { url: `https://${PUBLIC_HOOK_HOST}/prop`, events: ["sent"], description: "prop" },
@@ -74,6 +75,8 @@ function knownValidRequest(method: DescMethod): Record<string, JsonValue> | unde
     "mail.v1.WebhooksService.GetWebhookDelivery": { id: t.deliveryIds[0] ?? "" },
     "mail.v1.WebhooksService.RetryWebhookDelivery": { id: t.deliveryIds[0] ?? "" },
     "mail.v1.WebhooksService.RetryWebhookDeadLetters": { id: t.endpointId, since: "2026-01-01T00:00:00Z" },
+    // An unknown endpoint (404): a known one would make the service post to its public address on every run.
+    "mail.v1.WebhooksService.SendTestWebhookEvent": { id: "00000000-0000-4000-8000-000000000000", event: "sent" },
     "mail.v1.IntegrationsService.ConnectStore": { provider: "woocommerce", siteUrl: "https://shop.example.com" },
     "mail.v1.IntegrationsService.PushOrder": { integrationId: t.integrationId, order: { id: 7, status: "processing", currency: "EUR", total: "9.99", billing: { email: "buyer@customers.example" } } },
     "mail.v1.SignupFormsService.CreateForm": { name: "Prop form", fields: [{ name: "email", label: "Email", type: "email", required: true }], consentText: "Yes", language: "en" },

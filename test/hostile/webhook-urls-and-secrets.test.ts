@@ -2,6 +2,7 @@ import crypto, { createHash } from "node:crypto";
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { syncBuiltinESMExports } from "node:module";
 import { join, relative } from "node:path";
+import { Writable } from "node:stream";
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -15,9 +16,17 @@ import { type HostileApi, PUBLIC_HOOK_HOST, RESOLVING_NAMES, startHostileApi, ty
 
 let api: HostileApi;
 let tenant: Tenant;
+/** Every line the service logged, at every level. */
+const logLines: string[] = [];
 
 beforeAll(async () => {
-  api = await startHostileApi();
+  const logs = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(chunk.toString("utf8"));
+      done();
+    },
+  });
+  api = await startHostileApi({}, { logger: { level: "trace", stream: logs } });
   tenant = await api.newTenant("Hooks");
 });
 afterAll(async () => api?.close());
@@ -301,5 +310,145 @@ describe("secret comparisons", () => {
     // The check can fail: it finds a plain comparison of a secret.
     expect("if (presentedToken === expectedToken) {".match(COMPARISON)?.length).toBe(1);
     expect(offending).toEqual([]);
+  });
+});
+
+// ------------------------------------------------------------------ secrets never kept (issue 18, item 3)
+
+/**
+ * A secret is in the answer that creates it and nowhere else: not in the
+ * idempotency store (whose records are kept 24 hours for replays), not in
+ * any other table, not in any log line. After each secret-bearing call,
+ * every table of the service's database is searched for the secret, as
+ * text and as the hex of its bytes (protobuf answers are stored as bytea).
+ * A replay of a secret-bearing answer returns the record without the
+ * secret and says so (`Idempotent-Redacted: secret`).
+ */
+describe("secrets are never kept for idempotent replays nor logged", () => {
+  // Endpoints on public address literals, each its own host (at most 3 endpoints per host).
+  let single: Tenant;
+  beforeAll(async () => {
+    // One key: idempotency records are kept per API key.
+    single = await api.newTenant("Secrets", 1);
+  });
+
+  async function tablesHolding(secret: string): Promise<string[]> {
+    const { rows: tables } = await api.h.db.query<{ name: string }>(
+      `select quote_ident(table_schema) || '.' || quote_ident(table_name) as name
+         from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
+    );
+    expect(tables.map((t) => t.name)).toContain("public.idempotency_record");
+    const holding: string[] = [];
+    const hex = Buffer.from(secret, "utf8").toString("hex");
+    for (const { name } of tables) {
+      const { rows } = await api.h.db.query<{ n: number }>(
+        `select count(*)::int as n from ${name} t where strpos(t::text, $1) > 0 or strpos(lower(t::text), $2) > 0`,
+        [secret, hex],
+      );
+      if ((rows[0]?.n ?? 0) > 0) holding.push(name);
+    }
+    return holding;
+  }
+
+  function loggedAnywhere(secret: string): boolean {
+    return logLines.some((line) => line.includes(secret));
+  }
+
+  it("the search can fail: it finds a value the database holds, in text and in bytea", async () => {
+    const created = await api.rest(single, "POST", "/mail/v1/webhooks", { url: `https://93.184.216.1/probe`, events: ["sent"] });
+    const url = (created.json as { endpoint: { url: string } }).endpoint.url;
+    expect(await tablesHolding(url)).toContain("public.webhook_endpoint");
+    // An idempotent answer's bytes are found too (the endpoint id is in the stored protobuf).
+    const keyed = await api.rest(single, "POST", "/mail/v1/webhooks", { url: `https://93.184.216.2/probe2`, events: ["sent"] }, { "idempotency-key": "probe-2" });
+    const id = (keyed.json as { endpoint: { id: string } }).endpoint.id;
+    expect(await tablesHolding(id)).toEqual(expect.arrayContaining(["public.webhook_endpoint", "public.idempotency_record"]));
+  });
+
+  it("CreateWebhookEndpoint with an Idempotency-Key: the secret is answered once, stored nowhere, and a replay says it was left out", async () => {
+    const body = { url: `https://93.184.216.3/idem-create`, events: ["delivered"] };
+    const first = await api.rest(single, "POST", "/mail/v1/webhooks", body, { "idempotency-key": "create-1" });
+    expect(first.status, first.text).toBe(201);
+    const created = first.json as { endpoint: { id: string }; secret: string };
+    expect(created.secret).toMatch(/^whsec_/);
+    expect(first.headers.get("idempotent-redacted")).toBeNull();
+    expect(await tablesHolding(created.secret)).toEqual([]);
+    expect(loggedAnywhere(created.secret)).toBe(false);
+
+    const replay = await api.rest(single, "POST", "/mail/v1/webhooks", body, { "idempotency-key": "create-1" });
+    expect(replay.status, replay.text).toBe(201);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.headers.get("idempotent-redacted")).toBe("secret");
+    const replayed = replay.json as { endpoint: { id: string }; secret?: string };
+    expect(replayed.endpoint.id).toBe(created.endpoint.id);
+    expect(replayed.secret ?? "").toBe("");
+    expect(replay.text).not.toContain(created.secret);
+  });
+
+  it("RotateWebhookSecret with an Idempotency-Key: neither secret is kept; a replay after a second rotation returns no stale secret", async () => {
+    const endpoint = (await api.rest(single, "POST", "/mail/v1/webhooks", { url: `https://93.184.216.4/idem-rotate`, events: ["sent"] })).json as {
+      endpoint: { id: string };
+      secret: string;
+    };
+    const path = `/mail/v1/webhooks/${endpoint.endpoint.id}/rotate-secret`;
+    const first = await api.rest(single, "POST", path, {}, { "idempotency-key": "rotate-1" });
+    expect(first.status, first.text).toBe(200);
+    const rotated = (first.json as { secret: string }).secret;
+    expect(rotated).toMatch(/^whsec_/);
+    const second = await api.rest(single, "POST", path, {}, { "idempotency-key": "rotate-2" });
+    const newest = (second.json as { secret: string }).secret;
+    expect(newest).toMatch(/^whsec_/);
+    for (const secret of [endpoint.secret, rotated, newest]) {
+      expect(await tablesHolding(secret)).toEqual([]);
+      expect(loggedAnywhere(secret)).toBe(false);
+    }
+
+    const replay = await api.rest(single, "POST", path, {}, { "idempotency-key": "rotate-1" });
+    expect(replay.status, replay.text).toBe(200);
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.headers.get("idempotent-redacted")).toBe("secret");
+    expect(replay.text).not.toContain("whsec_");
+  });
+
+  it("the same over gRPC: the replay's secret is empty and its metadata names the redacted field", async () => {
+    const hooks = api.grpc(WebhooksService, single);
+    const request = { url: `https://93.184.216.5/idem-grpc`, events: ["bounced"] };
+    const headers = { "idempotency-key": "grpc-create-1" };
+    const first = await hooks.createWebhookEndpoint(request, { headers });
+    expect(first.secret).toMatch(/^whsec_/);
+    let replayHeaders: Headers | undefined;
+    const replay = await hooks.createWebhookEndpoint(request, { headers, onHeader: (h) => (replayHeaders = h) });
+    expect(replay.endpoint?.id).toBe(first.endpoint?.id);
+    expect(replay.secret).toBe("");
+    expect(replayHeaders?.get("idempotent-replayed")).toBe("true");
+    expect(replayHeaders?.get("idempotent-redacted")).toBe("secret");
+    expect(await tablesHolding(first.secret)).toEqual([]);
+    expect(loggedAnywhere(first.secret)).toBe(false);
+  });
+
+  it("API keys' secrets are kept nowhere either: the key the tenant uses is not in any table or log", async () => {
+    const [secret] = single.keys;
+    expect(secret).toBeDefined();
+    expect(await tablesHolding(secret as string)).toEqual([]);
+    expect(loggedAnywhere(secret as string)).toBe(false);
+  });
+});
+
+// ------------------------------------------------------------------ refusals that do not leak (issue 18, item 6)
+
+describe("a refused host is refused without detail; the detail is in the server log under the request id", () => {
+  it.each([
+    ["a name resolving to a private address", "https://rebind-private.hostile.example/hook", "10.0.0.7"],
+    ["a name resolving to the metadata address", "https://rebind-metadata.hostile.example/hook", "169.254.169.254"],
+    ["a private literal", "https://10.1.2.3/hook", "10.1.2.3"],
+    ["a name that does not resolve", "https://does-not-resolve.hostile.example/hook", "ENOTFOUND"],
+  ])("%s: 400 WEBHOOK_HOST_NOT_ALLOWED saying only that", async (_name, url, inside) => {
+    const requestId = `leak-check-${Math.random().toString(36).slice(2)}`;
+    const answer = await api.rest(tenant, "POST", "/mail/v1/webhooks", { url, events: ["sent"] }, { "x-request-id": requestId });
+    expect(answer.status, answer.text).toBe(400);
+    expect(answer.json).toEqual({ error: { code: "WEBHOOK_HOST_NOT_ALLOWED", message: "The endpoint host is not allowed. Use a public https:// address." } });
+    expect(answer.text).not.toContain(inside);
+    const logged = logLines.filter((line) => line.includes(requestId) && line.includes("webhook endpoint host refused"));
+    expect(logged, `no log line for ${requestId}`).toHaveLength(1);
+    expect(logged[0]).toContain(inside);
   });
 });

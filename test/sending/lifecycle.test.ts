@@ -124,7 +124,8 @@ describe("the message lifecycle through Temporal and the simulator", () => {
     const connection = await Connection.connect({ address: h.temporal.address });
     try {
       const client = new Client({ connection });
-      const query = `MailCompanyId = "${s.companyId}" AND MailRecipientDomain = "findme.example" AND MailStatus = "delivered"`;
+      // The workflow ends at the handoff: MailStatus is where the sending lifecycle ended.
+      const query = `MailCompanyId = "${s.companyId}" AND MailRecipientDomain = "findme.example" AND MailStatus = "sent"`;
       let found: string[] = [];
       for (let i = 0; i < 50 && found.length === 0; i++) {
         found = [];

@@ -160,7 +160,8 @@ describe("POST /mail/v1/send", () => {
     const { secret: secondKey } = await h.newKey(s.companyId, ["mail.transactional.send"]);
     const fromOtherKey = await h.send(secondKey, { ...body, idempotencyKey: "order-1001" });
     expect(fromOtherKey.status).toBe(202);
-    expect(await fromOtherKey.json()).toEqual({ id: firstBody.id, status: expect.any(String), replayed: true });
+    // The same answer as the first time, whatever the message's status is by now.
+    expect(await fromOtherKey.json()).toEqual({ id: firstBody.id, status: "queued", replayed: true });
     expect(await count(s.companyId)).toBe(1);
   });
 

@@ -3,6 +3,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import type { FastifyServerOptions } from "fastify";
 import { type App, startApp } from "../../src/wiring/api.ts";
 import type { WebhooksTestOverrides } from "../../src/wiring/webhooks.ts";
+import type { DeliveryReportsTestOverrides } from "../../src/wiring/delivery-reports.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import { API_KEY_SCOPES } from "../../src/capabilities/accounts/scopes.ts";
 import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
@@ -59,12 +60,17 @@ export interface ApiHarnessOptions {
   readonly webhooksTestOverrides?: WebhooksTestOverrides;
   /** The service's logger (default: warnings, to the console); a test of the logs passes a stream. */
   readonly logger?: FastifyServerOptions["logger"];
+  /** The HTTPS agent SNS certificates are fetched through (src/wiring/delivery-reports.ts). */
+  readonly deliveryReportsTestOverrides?: DeliveryReportsTestOverrides;
 }
 
 export async function startApiHarness(overrides: Partial<Config> = {}, options: ApiHarnessOptions = {}): Promise<ApiHarness> {
   const db = await createTestDatabase();
   const config = testConfig(overrides);
-  const webhooks = options.webhooksTestOverrides ? { webhooksTestOverrides: options.webhooksTestOverrides } : {};
+  const webhooks = {
+    ...(options.webhooksTestOverrides ? { webhooksTestOverrides: options.webhooksTestOverrides } : {}),
+    ...(options.deliveryReportsTestOverrides ? { deliveryReportsTestOverrides: options.deliveryReportsTestOverrides } : {}),
+  };
   const logger = options.logger ?? { level: "warn" };
   const app = await startApp({ config, databaseUrl: db.url, logger, ...webhooks });
   const admin = adminClient(app.operatorUrl);

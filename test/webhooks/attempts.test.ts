@@ -191,7 +191,7 @@ describe("a delivery attempt", () => {
   it("checks the host again before the attempt: a host that now resolves privately is not contacted", async () => {
     const { delivery } = await deliveryFor();
     h.dns.set(HOOK_NAME, ["10.0.0.9"]);
-    expect(await h.webhooks.attempts.attempt(attempt(delivery.id, 1))).toEqual({ state: "attempting", errorClass: "host_not_allowed" });
+    expect(await h.webhooks.attempts.attempt(attempt(delivery.id, 1))).toEqual({ state: "attempting", errorClass: "network" });
     expect(receiver.received).toHaveLength(0);
   });
 

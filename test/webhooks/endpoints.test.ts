@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ApiError, ValidationError } from "../../src/contract/api-error.ts";
+import { HostRefusedError } from "../../src/capabilities/webhooks/index.ts";
 import { errorCode, openWebhooksHarness, PUBLIC_ADDRESS, type WebhooksHarness } from "./harness.ts";
 
 /** Webhook endpoints through the capability, stored in PostgreSQL. */
@@ -80,7 +81,10 @@ describe("creating an endpoint", () => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).httpStatus).toBe(400);
-    expect((error as ApiError).message).toContain("10.0.0.8");
+    // The answer says the host is not allowed and nothing more; the resolved address is for the log only.
+    expect((error as ApiError).message).toBe("The endpoint host is not allowed. Use a public https:// address.");
+    expect((error as ApiError).message).not.toContain("10.0.0.8");
+    expect((error as HostRefusedError).detail).toContain("10.0.0.8");
   });
 
   it("can be created disabled", async () => {

@@ -74,6 +74,8 @@ export async function openWebhooksHarness(options: WebhooksHarnessOptions = {}):
     policy,
     transport: options.transport ?? refusing,
     cursorSecret: "test-cursor-secret",
+    // Tests here reuse one host name for many endpoints; the limits are proven in test/hostile/endpoint-flood.test.ts.
+    limits: { perCompany: 1000, perHost: 1000 },
     nudge: () => void nudges.count++,
     clock: () => now.value ?? new Date(),
   });

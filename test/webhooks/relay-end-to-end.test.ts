@@ -7,6 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { HttpsWebhookSender } from "../../src/adapters/http/webhook-sender.ts";
 import { createWebhookDeliveryActivities } from "../../src/adapters/temporal/webhooks/activities.ts";
 import { WebhookDeliveryDispatcher, webhookDeliveryWorkflowId } from "../../src/adapters/temporal/webhooks/dispatcher.ts";
+import { listenForWebhookWork } from "../../src/adapters/postgres/webhooks/webhook-work-feed.ts";
 import type { DeliveryRecord } from "../../src/capabilities/webhooks/index.ts";
 import { findTemporalCli } from "../../src/runtime/temporal-dev-server.ts";
 import { SEARCH_ATTRIBUTES, WEBHOOK_DELIVERY_STATUS } from "../../workflows/search-attributes.ts";
@@ -32,6 +33,7 @@ let worker: Worker;
 let running: Promise<void>;
 let dispatcher: WebhookDeliveryDispatcher;
 let company: string;
+let taskQueue: string;
 
 beforeAll(async () => {
   const cli = await findTemporalCli();
@@ -50,7 +52,7 @@ beforeAll(async () => {
   env = await TestWorkflowEnvironment.createLocal({
     server: { executable: { type: "existing-path", path: cli }, ip: "127.0.0.1", searchAttributes: [...SEARCH_ATTRIBUTES] },
   });
-  const taskQueue = `webhooks-e2e-${randomUUID()}`;
+  taskQueue = `webhooks-e2e-${randomUUID()}`;
   worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
@@ -136,5 +138,53 @@ describe("from the outbox to the receiver", () => {
     expect(new Set(receiver.received.map((r) => r.headers["service-delivery"]))).toEqual(new Set([listed.id]));
     expect(await handle.result()).toBe("succeeded");
     expect(await dispatcher.relayOnce()).toEqual({ fannedOut: 0, started: 0, retried: 0 });
+  });
+});
+
+describe("a relay woken by NOTIFY", () => {
+  it("delivers events recorded by SQL, and passes on a manual retry, with no polling pass and no kick", async () => {
+    // An hour between polling passes: within this test only the feed's wake-ups can run a pass.
+    const woken = new WebhookDeliveryDispatcher({
+      client: env.client,
+      taskQueue,
+      outbox: h.outbox,
+      schedule: { maxAttempts: 2, waitsSeconds: [1], deadLetterWaitSeconds: 300 },
+      log: { warn: (details, message) => console.warn(message, details) },
+      relayIntervalMs: 3_600_000,
+      wakeUps: (wake) => listenForWebhookWork(h.pool, { changed: wake, listening: () => {} }),
+    });
+    try {
+      receiver.handle((_request, response) => response.writeHead(204).end());
+      const { endpoint } = await h.webhooks.endpoints.create(company, { url: `https://${HOOK_NAME}:${receiver.port}/woken`, events: ["clicked"] });
+      woken.startRelay();
+      // The first event may be taken by the pass that follows LISTEN; the next ones only by a notice.
+      for (const n of [1, 2, 3]) {
+        await h.recordEvent(company, "clicked", { n });
+        await receiver.waitFor(n);
+      }
+      const items = (await h.webhooks.deliveries.list(company, { endpointId: endpoint.id })).items;
+      expect(items).toHaveLength(3);
+      for (const item of items) expect((await waitForDelivery(item.id, (d) => d.state === "succeeded")).attemptCount).toBe(1);
+
+      // A retry asked for on a dead letter (the capability's nudge goes nowhere here): the notice passes it on.
+      receiver.handle((_request, response) => response.writeHead(500).end());
+      await h.recordEvent(company, "clicked", { n: 4 });
+      const fourth = await (async () => {
+        for (;;) {
+          const listed = (await h.webhooks.deliveries.list(company, { endpointId: endpoint.id })).items;
+          const added = listed.find((d) => !items.some((i) => i.id === d.id));
+          if (added) return added;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      })();
+      await waitForDelivery(fourth.id, (d) => d.state === "dead_letter");
+      receiver.handle((_request, response) => response.writeHead(200).end());
+      await h.webhooks.deliveries.retry(company, fourth.id);
+      expect(await waitForDelivery(fourth.id, (d) => d.state === "succeeded")).toMatchObject({ attemptCount: 3, lastStatus: 200 });
+      const handle = env.client.workflow.getHandle(webhookDeliveryWorkflowId(fourth.id));
+      expect(await handle.result()).toBe("succeeded");
+    } finally {
+      await woken.close();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient, createRouterTransport, type Interceptor } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AuthenticatedKey } from "../../src/capabilities/accounts/types.ts";
+import type { Principal } from "../../src/capabilities/accounts/principal.ts";
 import { apiErrorFrom } from "../../src/contract/api-error.ts";
 import { operationsOf } from "../../src/contract/routes.ts";
 import { WebhookDeliveryState, WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
@@ -22,7 +22,8 @@ let companyA: string;
 let companyB: string;
 
 function clientFor(companyId: string): Client<typeof WebhooksService> {
-  const caller: AuthenticatedKey = {
+  const caller: Principal = {
+    actor: { kind: "key" },
     keyId: "k",
     keyName: "test",
     keyPrefix: "tml_test",
@@ -37,7 +38,7 @@ function clientFor(companyId: string): Client<typeof WebhooksService> {
     return next(req);
   };
   const transport = createRouterTransport(
-    (router) => router.service(WebhooksService, webhooksServiceImpl({ endpoints: h.webhooks.endpoints, deliveries: h.webhooks.deliveries })),
+    (router) => router.service(WebhooksService, webhooksServiceImpl({ endpoints: h.webhooks.endpoints, deliveries: h.webhooks.deliveries, testEvents: h.webhooks.testEvents })),
     // The server's own error mapping (ApiError -> status + ErrorInfo), outermost as there.
     { router: { interceptors: [errorsInterceptor({ error: (details, message) => console.error(message, details) }), asCaller] } },
   );
@@ -67,7 +68,7 @@ afterAll(async () => {
 describe("the contract of the WebhooksService", () => {
   it("routes every RPC under /mail/v1/webhooks with the mail.admin scope; create answers 201", () => {
     const ops = operationsOf(WebhooksService);
-    expect(ops).toHaveLength(10);
+    expect(ops).toHaveLength(11);
     for (const op of ops) {
       expect(op.scope, op.method.name).toBe("mail.admin");
       expect(op.http?.pathTemplate.startsWith("/mail/v1/webhooks"), op.method.name).toBe(true);
@@ -84,6 +85,7 @@ describe("the contract of the WebhooksService", () => {
       GetWebhookDelivery: "get /mail/v1/webhooks/deliveries/{id} 200",
       RetryWebhookDelivery: "post /mail/v1/webhooks/deliveries/{id}/retry 200",
       RetryWebhookDeadLetters: "post /mail/v1/webhooks/{id}/retry-dead-letters 200",
+      SendTestWebhookEvent: "post /mail/v1/webhooks/{id}/test 200",
     });
   });
 });

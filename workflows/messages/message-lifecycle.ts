@@ -1,13 +1,23 @@
-import { condition, defineSignal, proxyActivities, setHandler, sleep, upsertSearchAttributes } from "@temporalio/workflow";
+import { proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes } from "@temporalio/workflow";
 import type { MessageActivities } from "../../src/adapters/temporal/messages/activities.ts";
 import { MAIL_STATUS } from "../search-attributes.ts";
 
 /**
  * One workflow per message (id `message-<messageId>`): it owns the sending
- * lifecycle: suppression check, the sending pace (deferred, on a durable
- * timer, while it does not allow), the handoff with retries, then the wait
- * for the delivery outcome reported by the email service. Deterministic: every I/O is an
- * activity (src/adapters/temporal/messages/activities.ts).
+ * lifecycle, from acceptance to the handoff: suppression check, the sending
+ * pace (deferred, on a durable timer, while it does not allow), the handoff
+ * with retries. It ends when the message is handed off (`sent`) or ends
+ * without being sent (`rejected`, `failed`, `suppressed`).
+ *
+ * What the email service reports later (delivered, bounced, complained) is
+ * recorded in PostgreSQL by the provider-events intake, idempotently, and
+ * shows in the message log and the webhooks; no workflow waits for it, so
+ * a message costs Temporal three billable actions when nothing waits: the
+ * start (with its search attributes), the handoff activity, and one upsert
+ * of `MailStatus` at the end. A deferral adds a local activity (the
+ * `deferred` mark), an upsert and a timer per wait.
+ *
+ * Deterministic: every I/O is an activity (src/adapters/temporal/messages/activities.ts).
  */
 export interface MessageWorkflowInput {
   readonly messageId: string;
@@ -16,59 +26,48 @@ export interface MessageWorkflowInput {
   readonly provider: string;
   /** How long one handoff attempt may take before Temporal retries it elsewhere. */
   readonly handoffTimeoutSeconds: number;
-  /** How long to keep listening for delivery, bounce and complaint reports. */
-  readonly outcomeWindowHours: number;
 }
 
-/** Status names as in the API (`sent`, `delivered`, ...). */
+/** Status names as in the API (`sent`, `rejected`, ...). */
 export type MessageWorkflowStatus = Awaited<ReturnType<MessageActivities["markDeferred"]>>;
 
-/** Sent by the provider-events entry point after it recorded an outcome. */
-export const messageStatusChanged = defineSignal<[MessageWorkflowStatus]>("messageStatusChanged");
-
-const TERMINAL_AFTER_SEND = new Set<MessageWorkflowStatus>(["bounced", "complained"]);
+/**
+ * A handoff attempt heartbeats every second while it talks to the email
+ * service; without a heartbeat for this long its worker is taken for dead
+ * and the attempt runs again elsewhere (the handoff is idempotent: the same
+ * Message-ID, the handoff journal), in seconds rather than at the
+ * start-to-close timeout.
+ */
+export const HANDOFF_HEARTBEAT_TIMEOUT = "10s";
 
 export async function messageLifecycle(input: MessageWorkflowInput): Promise<MessageWorkflowStatus> {
   const { messageId, companyId } = input;
-  const quick = proxyActivities<MessageActivities>({
+  // A database-only step: a local activity, recorded as one marker.
+  const quick = proxyLocalActivities<MessageActivities>({
     startToCloseTimeout: "30s",
     retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
   });
   const handoff = proxyActivities<MessageActivities>({
     startToCloseTimeout: `${input.handoffTimeoutSeconds}s`,
+    heartbeatTimeout: HANDOFF_HEARTBEAT_TIMEOUT,
     // The email service may be down for a while: keep trying, slower and
     // slower; a stuck message shows in the Temporal UI with its last error.
     retry: { initialInterval: "2s", backoffCoefficient: 2, maximumInterval: "10m" },
   });
 
-  // Widened on purpose: `show` changes it from a closure.
-  let status = "queued" as MessageWorkflowStatus;
-  const reported: MessageWorkflowStatus[] = [];
-  setHandler(messageStatusChanged, (next) => {
-    reported.push(next);
-  });
-  const show = (next: MessageWorkflowStatus) => {
-    if (next !== status) upsertSearchAttributes([{ key: MAIL_STATUS, value: next }]);
-    status = next;
-  };
-
+  // `queued` was set with the start.
+  let shown = "queued" as MessageWorkflowStatus;
   for (;;) {
     const attempt = await handoff.attemptHandOff(companyId, messageId, input.provider);
     if (attempt.waitMs === 0) {
-      show(attempt.status);
-      break;
+      if (attempt.status !== shown) upsertSearchAttributes([{ key: MAIL_STATUS, value: attempt.status }]);
+      return attempt.status;
     }
     // The sending pace does not allow it yet: visibly deferred, then a durable timer.
-    if (status !== "deferred") show(await quick.markDeferred(companyId, messageId));
+    if (shown !== "deferred") {
+      shown = await quick.markDeferred(companyId, messageId);
+      upsertSearchAttributes([{ key: MAIL_STATUS, value: shown }]);
+    }
     await sleep(attempt.waitMs);
   }
-
-  if (status !== "sent" && status !== "delivered") return status;
-  const deadline = Date.now() + input.outcomeWindowHours * 3_600_000;
-  while (!TERMINAL_AFTER_SEND.has(status)) {
-    const remaining = deadline - Date.now();
-    if (remaining <= 0 || !(await condition(() => reported.length > 0, remaining))) break;
-    show(reported.shift() as MessageWorkflowStatus);
-  }
-  return status;
 }

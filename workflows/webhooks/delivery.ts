@@ -1,4 +1,4 @@
-import { condition, defineSignal, proxyActivities, setHandler, upsertSearchAttributes } from "@temporalio/workflow";
+import { ActivityFailure, condition, defineSignal, isCancellation, proxyActivities, setHandler, upsertSearchAttributes } from "@temporalio/workflow";
 import type { AttemptDeliveryAnswer, WebhookDeliveryActivities } from "../../src/adapters/temporal/webhooks/activities.ts";
 import { WEBHOOK_DELIVERY_STATUS } from "../search-attributes.ts";
 
@@ -33,9 +33,24 @@ export type WebhookDeliveryResult = AttemptDeliveryAnswer["state"];
 
 export const retryDelivery = defineSignal("retry");
 
+/**
+ * Tries of one attempt's activity (about 15 s of backoff). The maximum
+ * matters for an attempt that can never run, such as an endpoint secret that
+ * no configured data encryption key opens: without it the activity would be
+ * retried for ever and the delivery never become a dead letter (issue 18,
+ * item 8). The attempt is then recorded as failed without a request, and the
+ * round goes on as after any failure.
+ */
+export const ATTEMPT_ACTIVITY_MAX_TRIES = 5;
+
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
   const { attemptDelivery } = proxyActivities<WebhookDeliveryActivities>({
     // The receiver has 10 s; DNS, signing and recording fit in the rest.
+    startToCloseTimeout: "30s",
+    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", maximumAttempts: ATTEMPT_ACTIVITY_MAX_TRIES },
+  });
+  // Recording an attempt that could not run needs only the database: retried until it answers.
+  const { attemptDelivery: recordAttemptThatCouldNotRun } = proxyActivities<WebhookDeliveryActivities>({
     startToCloseTimeout: "30s",
     retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
   });
@@ -58,13 +73,20 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
       retryAsked = false;
       const final = i === input.maxAttempts - 1;
       const wait = input.waitsSeconds[i];
-      const answer = await attemptDelivery({
+      const attempt = {
         companyId: input.companyId,
         deliveryId: input.deliveryId,
         attempt: number++,
         final,
         retryInMs: final || wait === undefined ? null : wait * 1000,
-      });
+      };
+      let answer: AttemptDeliveryAnswer;
+      try {
+        answer = await attemptDelivery(attempt);
+      } catch (error) {
+        if (!(error instanceof ActivityFailure) || isCancellation(error)) throw error;
+        answer = await recordAttemptThatCouldNotRun({ ...attempt, couldNotRun: true });
+      }
       show(answer.state);
       if (answer.state === "succeeded" || answer.state === "gone") return answer.state;
     }

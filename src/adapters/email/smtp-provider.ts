@@ -3,11 +3,15 @@
  * SMTP endpoint, ...) through nodemailer's pooled transport.
  *
  * SMTP only gives us the handoff result; delivered / bounced / complained
- * arrive out of band (DSN bounces, feedback loops, vendor webhooks) and are
- * not handled here.
+ * come back out of band: with `returnPath` set, every message leaves with
+ * its own VERP envelope sender and asks for DSNs (NOTIFY=SUCCESS,FAILURE),
+ * which the relay sends to that address, i.e. to our inbound SMTP listener
+ * (src/transport/inbound-smtp, docs/delivery-loop.md).
  */
 import { createPrivateKey } from "node:crypto";
 import nodemailer from "nodemailer";
+import type Mail from "nodemailer/lib/mailer";
+import type SMTPConnection from "nodemailer/lib/smtp-connection";
 import type {
   EmailProvider,
   HandoffFailedTransient,
@@ -33,6 +37,12 @@ export interface SmtpProviderOptions {
   readonly messageIdDomain: string;
   /** Hostname announced in EHLO; nodemailer's default is the machine's hostname. */
   readonly ehloName?: string;
+  /**
+   * The envelope sender (MAIL FROM) of a message: its VERP return path
+   * (`b-<token>@bounces.<domain>`). Undefined: the From address, and no DSN
+   * is asked for.
+   */
+  readonly returnPath?: (email: OutgoingEmail) => string | undefined;
   readonly pool?: {
     /** Simultaneous connections (nodemailer default 5). */
     readonly maxConnections?: number;
@@ -62,6 +72,8 @@ export interface SmtpProviderOptions {
     readonly handoffMs?: number;
   };
 }
+
+type DSNOptions = SMTPConnection.DSNOptions;
 
 const DEFAULT_TIMEOUTS = { connectionMs: 10_000, greetingMs: 10_000, socketMs: 20_000, handoffMs: 30_000 } as const;
 
@@ -161,9 +173,18 @@ export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider 
     // abort, nodemailer drops the message from the pool's queue or closes
     // the connection that carries it.
     const deadline = AbortSignal.timeout(timeouts.handoffMs);
+    const returnPath = options.returnPath?.(email);
     try {
-      await transport.sendMail({
+      // nodemailer reads `dsn` from the message options (its types omit it).
+      const message: Mail.Options & { dsn?: DSNOptions } = {
         signal: deadline,
+        ...(returnPath
+          ? {
+              envelope: { from: returnPath, to: email.to.email },
+              // Success and failure reports, with the headers only (never the body back).
+              dsn: { ret: "HDRS", envid: email.messageId, notify: "SUCCESS,FAILURE" as DSNOptions["notify"] },
+            }
+          : {}),
         messageId: `<${providerMessageId}>`,
         from: toAddress(email.from),
         to: toAddress(email.to),
@@ -179,7 +200,8 @@ export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider 
               privateKey: email.dkim.privateKey,
             }
           : undefined,
-      });
+      };
+      await transport.sendMail(message);
       return { outcome: "accepted", providerMessageId };
     } catch (error) {
       if (deadline.aborted) {
@@ -320,7 +342,7 @@ function toAddress(address: OutgoingEmail["from"]): { name: string; address: str
  * is not a valid header field name (it could otherwise smuggle extra header
  * lines; nodemailer already flattens CR/LF in values).
  */
-function extraHeaders(headers: OutgoingEmail["headers"]): Record<string, string> | string {
+export function extraHeaders(headers: OutgoingEmail["headers"]): Record<string, string> | string {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
     if (!HEADER_NAME.test(name)) return `invalid header name ${JSON.stringify(name.slice(0, 80))}`;

@@ -2,6 +2,7 @@ import type { LookupAddress, LookupOptions } from "node:dns";
 import { request } from "node:https";
 import { isIP } from "node:net";
 import { performance } from "node:perf_hooks";
+import { WEBHOOK_HEADERS } from "../../capabilities/webhooks/brand.ts";
 import {
   type AttemptErrorClass,
   type AttemptOutcome,
@@ -14,27 +15,35 @@ import type { ResolvedAddress, WebhookTargetPolicy } from "../../capabilities/we
 /**
  * Posts webhook deliveries over HTTPS (spec, Delivery rules):
  *
+ * - one budget (10 s) for the whole attempt: the DNS lookup of the URL
+ *   check, the connection, the TLS handshake and the status line; the
+ *   timer starts before the lookup;
  * - the URL is checked against the target policy before every attempt, and
  *   the connection goes to an address that check returned: the socket's
  *   DNS lookup is replaced by one that answers only those addresses, so a
  *   name that resolves differently a moment later (rebinding) changes
  *   nothing;
- * - any 2xx within the timeout (10 s) succeeds; redirects are never
- *   followed (a 3xx is a failed attempt like any other status);
+ * - any 2xx within the budget succeeds; redirects are never followed (a
+ *   3xx is a failed attempt like any other status);
  * - the response body is never read: the outcome is known from the status
  *   line, and the response is destroyed at once, so nothing of it is kept;
+ * - an attempt without a status is `timeout` or `network`, nothing finer;
+ *   the detail (error code, refused address) goes to the log with the
+ *   delivery id and attempt number;
  * - no connection reuse (`agent: false`): every attempt makes its own
  *   connection to its own checked address.
  */
 export interface HttpsWebhookSenderOptions {
   readonly policy: WebhookTargetPolicy;
-  /** Receiver timeout for the whole exchange up to the status line. Default 10,000 ms. */
+  /** Receiver budget for the whole attempt, lookup included. Default 10,000 ms. */
   readonly timeoutMs?: number;
   /**
    * Extra trusted certificate authorities (PEM), replacing the system ones.
    * For tests with a self-signed receiver only; unset in production.
    */
   readonly trustedCaForTests?: string;
+  /** Where the detail of a failed attempt goes (never into the attempt record). */
+  readonly log?: { warn(details: Record<string, unknown>, message: string): void };
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -43,32 +52,45 @@ export class HttpsWebhookSender implements WebhookTransport {
   readonly #policy: WebhookTargetPolicy;
   readonly #timeoutMs: number;
   readonly #ca: string | undefined;
+  readonly #log: HttpsWebhookSenderOptions["log"];
 
   constructor(options: HttpsWebhookSenderOptions) {
     this.#policy = options.policy;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#ca = options.trustedCaForTests;
+    this.#log = options.log;
   }
 
   async post(webhook: OutgoingWebhook): Promise<AttemptOutcome> {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-
-    const check = await this.#policy.check(webhook.url);
-    if (!check.allowed) {
-      const errorClass: AttemptErrorClass = check.problem === "unresolvable" ? "dns_error" : "host_not_allowed";
+    const failed = (errorClass: AttemptErrorClass, detail: string): AttemptOutcome => {
+      this.#log?.warn(
+        {
+          deliveryId: webhook.headers[WEBHOOK_HEADERS.delivery],
+          attempt: webhook.headers[WEBHOOK_HEADERS.attempt],
+          errorClass,
+          detail,
+        },
+        "webhook attempt got no status",
+      );
       return { ok: false, errorClass, durationMs: elapsed() };
-    }
+    };
+
+    const check = await this.#policy.check(webhook.url, this.#timeoutMs);
+    if (!check.allowed) return failed(check.problem === "resolve_timeout" ? "timeout" : "network", `${check.problem}: ${check.reason}`);
+    const remainingMs = this.#timeoutMs - (performance.now() - started);
+    if (remainingMs <= 0) return failed("timeout", "the lookup used the whole budget");
     const { url, hostname, port, addresses } = check.target;
     const body = Buffer.from(webhook.body, "utf8");
 
     return await new Promise<AttemptOutcome>((resolve) => {
       let settled = false;
-      const finish = (outcome: Omit<AttemptOutcome, "durationMs">) => {
+      const finish = (outcome: AttemptOutcome | (() => AttemptOutcome)) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        resolve({ ...outcome, durationMs: elapsed() });
+        resolve(typeof outcome === "function" ? outcome() : outcome);
       };
 
       const req = request({
@@ -85,18 +107,18 @@ export class HttpsWebhookSender implements WebhookTransport {
       });
 
       const timer = setTimeout(() => {
-        finish({ ok: false, errorClass: "timeout" });
+        finish(() => failed("timeout", `no status within ${this.#timeoutMs} ms`));
         req.destroy(new Error("webhook receiver timeout"));
-      }, this.#timeoutMs);
+      }, remainingMs);
 
       req.on("response", (response) => {
         const status = response.statusCode ?? 0;
-        finish({ ok: isSuccessStatus(status), status });
+        finish({ ok: isSuccessStatus(status), status, durationMs: elapsed() });
         // Never read, never stored (spec, Delivery rules 6).
         response.destroy();
         req.destroy();
       });
-      req.on("error", (error) => finish({ ok: false, errorClass: errorClassOf(error) }));
+      req.on("error", (error) => finish(() => failed(errorClassOf(error), errorDetail(error))));
       req.end(body);
     });
   }
@@ -127,18 +149,21 @@ export function pinnedLookup(addresses: readonly ResolvedAddress[]) {
   };
 }
 
-const TLS_CODES = /^(CERT_|ERR_TLS_|ERR_SSL_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_(GET|VERIFY)_|HOSTNAME_MISMATCH|EPROTO)/;
-
-function errorClassOf(error: unknown): AttemptErrorClass {
+function firstError(error: unknown): unknown {
   // Racing several addresses (autoSelectFamily), Node reports every failure at once.
-  const first = error instanceof AggregateError && error.errors.length > 0 ? (error.errors[0] as unknown) : error;
-  const code = (first as { code?: unknown }).code ?? (error as { code?: unknown }).code;
-  if (typeof code !== "string") return "network_error";
-  if (code === "ECONNREFUSED") return "connection_refused";
-  if (code === "ECONNRESET" || code === "EPIPE") return "connection_reset";
-  if (code === "ETIMEDOUT") return "timeout";
-  if (code === "EHOSTUNREACH" || code === "ENETUNREACH") return "unreachable";
-  if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "dns_error";
-  if (TLS_CODES.test(code)) return "tls_error";
-  return "network_error";
+  return error instanceof AggregateError && error.errors.length > 0 ? (error.errors[0] as unknown) : error;
+}
+
+/** `timeout` for a connection that timed out on its own, `network` for everything else. */
+function errorClassOf(error: unknown): AttemptErrorClass {
+  const code = (firstError(error) as { code?: unknown }).code ?? (error as { code?: unknown }).code;
+  return code === "ETIMEDOUT" ? "timeout" : "network";
+}
+
+/** For the log only. */
+function errorDetail(error: unknown): string {
+  const first = firstError(error);
+  const code = (first as { code?: unknown }).code;
+  const message = first instanceof Error ? first.message : String(first);
+  return typeof code === "string" ? `${code}: ${message}` : message;
 }

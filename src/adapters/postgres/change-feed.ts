@@ -6,8 +6,10 @@ import type { Pool } from "./sql.ts";
  * process depends on: triggers NOTIFY a channel on commit, whoever wrote
  * the change (this process, another API process, an operator's SQL), and
  * every listening process hears it. The channels:
- * accounts/credential-changes.ts (API keys and companies) and
- * sending-setup/sender-changes.ts (senders and sending domains).
+ * accounts/credential-changes.ts (API keys and companies),
+ * sending-setup/sender-changes.ts (senders and sending domains) and
+ * webhooks/webhook-work-feed.ts (work for the webhook outbox relay, which
+ * wakes on it rather than empties a cache).
  *
  * One dedicated connection per feed (a pooled one would be handed to
  * queries). When it is lost, `listening(false)` is said at once and it

@@ -1,6 +1,7 @@
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import { generateApiKey, hashApiKey } from "./api-keys.ts";
-import type { AccountsStore, ApiKeyRecord, ApiKeyReplacement, CompanyRecord, NewApiKey } from "./ports.ts";
+import type { AuditContext } from "../audit/types.ts";
+import type { AccountsStore, ApiKeyRecord, ApiKeyReplacement, CompanyRecord, KeyAuditNote, NewApiKey } from "./ports.ts";
 import type { CompanyEntitlements } from "./types.ts";
 import { validEntitlements, validExpiry, validGraceHours, validName, validScopes } from "./validation.ts";
 import { apiKeyView, companyView, keyStatus, type ApiKeyView, type CompanyView } from "./views.ts";
@@ -18,6 +19,13 @@ export interface AccountsServiceOptions {
    * go at once (CachedApiKeyCredentials), before the change is answered.
    */
   readonly onCredentialsChanged?: () => void;
+  /**
+   * Called before a change of keys or entitlements; the promise it answers
+   * settles when the change feed has heard a change (or after a short bound).
+   * The change is answered only then, so every API process's cache has been
+   * told before the caller can make its next call anywhere.
+   */
+  readonly changeHeard?: () => Promise<void>;
 }
 
 /** A new key. `secret` is the full key: shown to its creator once, stored nowhere. */
@@ -32,6 +40,30 @@ export interface RotatedApiKey extends CreatedApiKey {
 }
 
 const HOUR_MS = 3_600_000;
+
+/** A company's own key administration (ApiKeysService): who acts, for which company. */
+export interface KeyAdminCommand {
+  readonly companyId: string;
+  /** The acting principal, for the audit log and `createdBy`. */
+  readonly audit: AuditContext;
+}
+
+export interface CreateApiKeyCommand extends KeyAdminCommand {
+  readonly name: string;
+  readonly scopes: readonly string[];
+  readonly expiresAt?: Date | null | undefined;
+  /** The scopes the caller holds: a key can be given only those (403 FORBIDDEN otherwise). */
+  readonly callerScopes: readonly string[];
+}
+
+export interface RotateApiKeyCommand extends KeyAdminCommand {
+  readonly keyId: string;
+  readonly graceHours?: number | undefined;
+}
+
+export interface RevokeApiKeyCommand extends KeyAdminCommand {
+  readonly keyId: string;
+}
 
 /**
  * Companies and their API keys (administration: AdminService, mailctl).
@@ -75,15 +107,39 @@ export class AccountsService {
     return companyView(company);
   }
 
-  async createApiKey(companyId: string, name: string, scopes: readonly string[], expiresAt?: Date | null): Promise<CreatedApiKey> {
+  async createApiKey(
+    companyId: string,
+    name: string,
+    scopes: readonly string[],
+    expiresAt?: Date | null,
+    audit?: AuditContext,
+  ): Promise<CreatedApiKey> {
     const now = this.#options.clock();
     const keyName = validName("name", name);
     const keyScopes = validScopes("scopes", scopes);
     const expiry = validExpiry("expiresAt", expiresAt, now);
     await this.#requireCompany(companyId);
-    const { key, secret } = this.#newKey({ name: keyName, scopes: keyScopes, expiresAt: expiry });
-    const created = await this.#store.createApiKey(companyId, key);
+    const createdBy = audit?.actor.label ?? "operator";
+    const { key, secret } = this.#newKey({ name: keyName, scopes: keyScopes, expiresAt: expiry, createdBy });
+    const note: KeyAuditNote | undefined = audit && { context: audit, action: "api_key.created", details: { name: keyName, scopes: keyScopes, prefix: key.prefix } };
+    const created = await this.#store.createApiKey(companyId, key, note);
     return { key: apiKeyView(created, now), secret };
+  }
+
+  /** The company's own key creation: only scopes the caller holds. */
+  createKey(command: CreateApiKeyCommand): Promise<CreatedApiKey> {
+    const keyScopes = validScopes("scopes", command.scopes);
+    const missing = keyScopes.filter((scope) => !command.callerScopes.includes(scope));
+    if (missing.length > 0) throw new ApiError("FORBIDDEN", `You cannot grant scopes you do not hold: ${missing.join(", ")}.`);
+    return this.createApiKey(command.companyId, command.name, keyScopes, command.expiresAt, command.audit);
+  }
+
+  rotateKey(command: RotateApiKeyCommand): Promise<RotatedApiKey> {
+    return this.rotateApiKey(command.companyId, command.keyId, command.graceHours, command.audit);
+  }
+
+  revokeKey(command: RevokeApiKeyCommand): Promise<ApiKeyView> {
+    return this.revokeApiKey(command.companyId, command.keyId, command.audit);
   }
 
   /**
@@ -92,7 +148,7 @@ export class AccountsService {
    * (default config.keyRotationGraceHours; 0 ends it at once), or until its
    * own expiry if that comes first; afterwards it answers API_KEY_EXPIRED.
    */
-  async rotateApiKey(companyId: string, keyId: string, graceHours?: number): Promise<RotatedApiKey> {
+  async rotateApiKey(companyId: string, keyId: string, graceHours?: number, audit?: AuditContext): Promise<RotatedApiKey> {
     const grace = validGraceHours("graceHours", graceHours ?? this.#options.keyRotationGraceHours);
     let secret = "";
     let now = this.#options.clock();
@@ -106,7 +162,7 @@ export class AccountsService {
       if (old.replacedById) {
         throw new ValidationError([{ field: "keyId", problem: "the key was already rotated; rotate its successor instead" }]);
       }
-      const fresh = this.#newKey({ name: old.name, scopes: old.scopes, expiresAt: null });
+      const fresh = this.#newKey({ name: old.name, scopes: old.scopes, expiresAt: null, createdBy: `${audit?.actor.label ?? "operator"} (rotation of ${old.prefix})` });
       secret = fresh.secret;
       const graceEnd = new Date(now.getTime() + grace * HOUR_MS);
       return {
@@ -115,15 +171,17 @@ export class AccountsService {
         replacedAt: now,
       };
     };
-    const replaced = await this.#changingCredentials(() => this.#store.replaceApiKey(companyId, keyId, plan));
+    const note: KeyAuditNote | undefined = audit && { context: audit, action: "api_key.rotated", details: { graceHours: grace } };
+    const replaced = await this.#changingCredentials(() => this.#store.replaceApiKey(companyId, keyId, plan, note));
     if (!replaced) throw noSuchKey();
     return { key: apiKeyView(replaced.successor, now), secret, previous: apiKeyView(replaced.previous, now) };
   }
 
   /** Revokes a key at once (idempotent: a revoked key keeps its first revocation time). */
-  async revokeApiKey(companyId: string, keyId: string): Promise<ApiKeyView> {
+  async revokeApiKey(companyId: string, keyId: string, audit?: AuditContext): Promise<ApiKeyView> {
     const now = this.#options.clock();
-    const key = await this.#changingCredentials(() => this.#store.revokeApiKey(companyId, keyId, now));
+    const note: KeyAuditNote | undefined = audit && { context: audit, action: "api_key.revoked", details: {} };
+    const key = await this.#changingCredentials(() => this.#store.revokeApiKey(companyId, keyId, now, note));
     if (!key) throw noSuchKey();
     return apiKeyView(key, now);
   }
@@ -144,8 +202,11 @@ export class AccountsService {
 
   /** Runs a change of keys or entitlements, then drops the process's cached key lookups (even when it failed midway). */
   async #changingCredentials<T>(change: () => Promise<T>): Promise<T> {
+    const heard = this.#options.changeHeard?.();
     try {
-      return await change();
+      const result = await change();
+      await heard;
+      return result;
     } finally {
       this.#options.onCredentialsChanged?.();
     }
@@ -158,7 +219,7 @@ export class AccountsService {
   }
 
   /** A new key's stored form and its secret (shown once, stored nowhere). */
-  #newKey(fields: { name: string; scopes: readonly string[]; expiresAt: Date | null }): { key: NewApiKey; secret: string } {
+  #newKey(fields: { name: string; scopes: readonly string[]; expiresAt: Date | null; createdBy: string }): { key: NewApiKey; secret: string } {
     const { fullKey, displayPrefix } = generateApiKey(this.#options.apiKeyPrefix);
     return {
       key: { ...fields, prefix: displayPrefix, secretHash: hashApiKey(this.#options.apiKeyPepper, fullKey) },

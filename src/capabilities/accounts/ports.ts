@@ -7,7 +7,11 @@
  * The one exception is `ApiKeyCredentials.findByHash`: the presented key is
  * what tells us the company.
  */
+import type { AuditNote } from "../audit/types.ts";
 import type { CompanyEntitlements } from "./types.ts";
+
+/** An audit row whose target the store fills in (the key it changed). */
+export type KeyAuditNote = AuditNote;
 
 /** A company as stored. */
 export interface CompanyRecord {
@@ -31,6 +35,8 @@ export interface ApiKeyRecord {
   readonly revokedAt: Date | null;
   readonly replacedById: string | null;
   readonly replacedAt: Date | null;
+  /** Who created it: a member's email, `operator`, `rotation of <prefix>`; empty when unknown. */
+  readonly createdBy: string;
 }
 
 export interface NewCompany {
@@ -45,6 +51,7 @@ export interface NewApiKey {
   readonly secretHash: Buffer;
   readonly scopes: readonly string[];
   readonly expiresAt: Date | null;
+  readonly createdBy?: string;
 }
 
 /** What a rotation writes, decided from the key as it is under the lock. */
@@ -70,8 +77,8 @@ export interface AccountsStore {
   /** Changes the given entitlements, keeps the others; null when there is no such company. */
   updateEntitlements(companyId: string, entitlements: Partial<CompanyEntitlements>): Promise<CompanyRecord | null>;
 
-  /** A new key of an existing company. */
-  createApiKey(companyId: string, key: NewApiKey): Promise<ApiKeyRecord>;
+  /** A new key of an existing company (and its audit row, in the same transaction, when given). */
+  createApiKey(companyId: string, key: NewApiKey, audit?: KeyAuditNote): Promise<ApiKeyRecord>;
   /** One key of one company; null when it does not exist *for that company*. */
   findApiKey(companyId: string, keyId: string): Promise<ApiKeyRecord | null>;
   /** The key table of one company, oldest first. */
@@ -81,7 +88,7 @@ export interface AccountsStore {
    * key keeps its first revocation time); null when there is no such key
    * for that company.
    */
-  revokeApiKey(companyId: string, keyId: string, at: Date): Promise<ApiKeyRecord | null>;
+  revokeApiKey(companyId: string, keyId: string, at: Date, audit?: KeyAuditNote): Promise<ApiKeyRecord | null>;
   /**
    * Rotation, in one transaction: locks the key (concurrent rotations of one
    * key run one after the other), asks `plan` what to write given the key as
@@ -89,7 +96,12 @@ export interface AccountsStore {
    * Null when there is no such key for that company; an error thrown by
    * `plan` writes nothing.
    */
-  replaceApiKey(companyId: string, keyId: string, plan: (current: ApiKeyRecord) => ApiKeyReplacement): Promise<ReplacedApiKey | null>;
+  replaceApiKey(
+    companyId: string,
+    keyId: string,
+    plan: (current: ApiKeyRecord) => ApiKeyReplacement,
+    audit?: KeyAuditNote,
+  ): Promise<ReplacedApiKey | null>;
 }
 
 /** A key found by the hash of a presented secret, with its company. */

@@ -31,6 +31,8 @@ export interface ApiKeyView {
   readonly revokedAt: Date | null;
   readonly replacedById: string | null;
   readonly replacedAt: Date | null;
+  /** Who created it: a member's email, `operator`, `rotation of <prefix>`; empty when unknown. */
+  readonly createdBy: string;
 }
 
 export function companyView(company: CompanyRecord): CompanyView {
@@ -62,5 +64,6 @@ export function apiKeyView(key: ApiKeyRecord, now: Date): ApiKeyView {
     revokedAt: key.revokedAt,
     replacedById: key.replacedById,
     replacedAt: key.replacedAt,
+    createdBy: key.createdBy,
   };
 }

@@ -33,12 +33,21 @@ export interface WriteContext {
  *
  * change: `created` for a new contact; `consent` when the status or the
  * consent changed; `updated` when anything else did.
+ *
+ * An anonymous write (source `form`: a visitor of a hosted sign-up page,
+ * who has not proven the address is theirs) creates a new contact only: an
+ * existing contact keeps every field, attribute, status and consent, and no
+ * event is made. Its owner changes it by confirming the double opt-in link
+ * (confirm-pending.ts), or the company through the API. Decided here, under
+ * the store's row lock, so two sign-ups racing for a new address cannot
+ * overwrite each other either.
  */
 export function decideWrite(write: ValidWrite, current: ContactRecord | undefined, context: WriteContext, now: Date): ContactDecision {
   // Never before the contact's last change: the events of one contact are
   // ordered by occurredAt as they committed, even across processes whose
   // clocks disagree a little.
   const at = current && current.updatedAt.getTime() >= now.getTime() ? new Date(current.updatedAt.getTime() + 1) : now;
+  if (current && isAnonymous(context.source)) return { state: stateOf(current), event: null, at };
   const status = nextStatus({ current: current?.status, requested: write.status, withConsent: write.consent !== undefined });
   const state: ContactState = {
     email: write.email,
@@ -64,6 +73,16 @@ export function decideWrite(write: ValidWrite, current: ContactRecord | undefine
     dedupeKey: `contact:${contactId}:${context.writeId}`,
   };
   return { state, event, at };
+}
+
+/** Writes whose author has not shown they own the address. */
+function isAnonymous(source: ChangeSource): boolean {
+  return source === "form";
+}
+
+function stateOf(contact: ContactRecord): ContactState {
+  const { id: _id, createdAt: _created, updatedAt: _updated, ...state } = contact;
+  return state;
 }
 
 function consentAfter(sent: ValidConsent | undefined, stored: ConsentRecord | null): ConsentRecord | null {

@@ -1,3 +1,4 @@
+import type { AuditNote } from "../audit/types.ts";
 import type { ContactPosition } from "./cursor.ts";
 import type { ContactFilters } from "./filters.ts";
 import type { ContactListRecord, ContactRecord, ContactState, ContactStatusName } from "./types.ts";
@@ -81,12 +82,12 @@ export interface ContactStore {
 }
 
 export interface ContactListStore {
-  /** `taken`: the company has a list of that name (whatever its case). */
-  create(companyId: string, id: string, name: string): Promise<ContactListRecord | "taken">;
+  /** `taken`: the company has a list of that name (whatever its case). With `audit`, its audit row in the same transaction. */
+  create(companyId: string, id: string, name: string, audit?: AuditNote): Promise<ContactListRecord | "taken">;
   /** undefined: no such list of the company. */
-  rename(companyId: string, id: string, name: string): Promise<ContactListRecord | "taken" | undefined>;
+  rename(companyId: string, id: string, name: string, audit?: AuditNote): Promise<ContactListRecord | "taken" | undefined>;
   /** False when there was no such list of the company. Memberships go with it. */
-  delete(companyId: string, id: string): Promise<boolean>;
+  delete(companyId: string, id: string, audit?: AuditNote): Promise<boolean>;
   /** Oldest first. */
   list(companyId: string): Promise<ContactListRecord[]>;
   exists(companyId: string, id: string): Promise<boolean>;

@@ -3,19 +3,21 @@ import type { SignupFormStore } from "./ports.ts";
 import { isPublicIdShape, newPublicId } from "./public-id.ts";
 import type { PublishedForm, SignupFormDraft, SignupFormRecord } from "./types.ts";
 import { validateSignupForm } from "./validate-form.ts";
+import type { AuditContext } from "../audit/types.ts";
 
 /** The sign-up forms of a company (spec: Sign-up form; GET /mail/v1/forms). */
 export interface SignupForms {
   /** The company's active forms, oldest first, each with its hosted page address. */
   listActiveForms(companyId: string): Promise<PublishedForm[]>;
   /** An operator creates a form (active). 400 VALIDATION_ERROR naming every bad field. */
-  createForm(companyId: string, draft: SignupFormDraft): Promise<PublishedForm>;
+  /** `audit` (who acts): the change's audit row, written with it (so for deactivateForm). */
+  createForm(companyId: string, draft: SignupFormDraft, audit?: AuditContext): Promise<PublishedForm>;
   /**
    * An operator deactivates a form: it leaves the list and its hosted page
    * stops accepting sign-ups. Deactivating an inactive form changes
    * nothing. 404 NOT_FOUND when the company has no such form.
    */
-  deactivateForm(companyId: string, publicId: string): Promise<PublishedForm>;
+  deactivateForm(companyId: string, publicId: string, audit?: AuditContext): Promise<PublishedForm>;
   /** An active form by public id, whatever its company (the hosted page); undefined otherwise. */
   findActiveForm(publicId: string): Promise<PublishedForm | undefined>;
   /**
@@ -56,18 +58,19 @@ export function createSignupForms(store: SignupFormStore, options: SignupFormsOp
       return (await store.listActive(companyId)).map(publish);
     },
 
-    async createForm(companyId, draft) {
+    async createForm(companyId, draft, audit) {
       const valid = validateSignupForm(draft);
+      const note = audit && { context: audit, action: "signup_form.created" as const, details: { name: valid.name } };
       for (let attempt = 0; attempt < PUBLIC_ID_ATTEMPTS; attempt++) {
-        const created = await store.create(companyId, draw(), valid);
+        const created = await store.create(companyId, draw(), valid, note);
         if (created !== "taken") return publish(created);
       }
       throw new Error("could not draw a free form public id");
     },
 
-    async deactivateForm(companyId, publicId) {
+    async deactivateForm(companyId, publicId, audit) {
       if (!isPublicIdShape(publicId)) throw formNotFound();
-      const form = await store.deactivate(companyId, publicId);
+      const form = await store.deactivate(companyId, publicId, audit && { context: audit, action: "signup_form.deactivated", details: { publicId } });
       if (!form) throw formNotFound();
       return publish(form);
     },

@@ -1,4 +1,5 @@
 import type { SignupFormRecord, ValidSignupForm } from "./types.ts";
+import type { AuditNote } from "../audit/types.ts";
 
 /**
  * What the forms capability needs from storage (src/adapters/postgres/forms
@@ -7,9 +8,10 @@ import type { SignupFormRecord, ValidSignupForm } from "./types.ts";
  */
 export interface SignupFormStore {
   /** `taken`: another form has that public id (the caller draws another). */
-  create(companyId: string, publicId: string, form: ValidSignupForm): Promise<SignupFormRecord | "taken">;
+  create(companyId: string, publicId: string, form: ValidSignupForm, audit?: AuditNote): Promise<SignupFormRecord | "taken">;
   /** The form after the change; undefined when the company has no form of that public id. */
-  deactivate(companyId: string, publicId: string): Promise<SignupFormRecord | undefined>;
+  /** With `audit`, its audit row by the same statement, when the form changed (so for create). */
+  deactivate(companyId: string, publicId: string, audit?: AuditNote): Promise<SignupFormRecord | undefined>;
   /** The company's active forms, oldest first. */
   listActive(companyId: string): Promise<SignupFormRecord[]>;
   /** Any company's form by its public id (the hosted page knows no company). */

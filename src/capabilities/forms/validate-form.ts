@@ -15,6 +15,19 @@ export const FORM_LIMITS = {
 /** A field name is submitted as an HTML form key and read back as a contact field or attribute. */
 const FIELD_NAME = /^[A-Za-z][A-Za-z0-9_]*$/;
 
+/**
+ * Names an object already answers (Object.prototype's: valueOf, toString,
+ * constructor, hasOwnProperty, __proto__ …), compared case-insensitively:
+ * a submitted value under such a name could be mistaken for the inherited
+ * member by code that reads a plain object. Refused when a form is made;
+ * the sign-up use case keeps submitted values in null-prototype maps anyway.
+ */
+const RESERVED_FIELD_NAMES: ReadonlySet<string> = new Set(Object.getOwnPropertyNames(Object.prototype).map((name) => name.toLowerCase()));
+
+export function isReservedFieldName(name: string): boolean {
+  return RESERVED_FIELD_NAMES.has(name.toLowerCase());
+}
+
 function isFieldType(value: string): value is FieldType {
   return (FIELD_TYPES as readonly string[]).includes(value);
 }
@@ -61,6 +74,9 @@ export function validateSignupForm(draft: SignupFormDraft): ValidSignupForm {
     let ok = true;
     if (!FIELD_NAME.test(fieldName) || fieldName.length > FORM_LIMITS.fieldName) {
       problem(`${at}.name`, `must start with a letter and hold only letters, digits and _ (at most ${FORM_LIMITS.fieldName})`);
+      ok = false;
+    } else if (isReservedFieldName(fieldName)) {
+      problem(`${at}.name`, `"${fieldName}" is a reserved name (a member of every JavaScript object); choose another`);
       ok = false;
     } else if (seen.has(fieldName.toLowerCase())) {
       problem(`${at}.name`, "is used by another field of the form");

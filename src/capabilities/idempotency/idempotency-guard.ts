@@ -1,5 +1,5 @@
 import { ApiError, apiErrorFrom } from "../../contract/api-error.ts";
-import { IDEMPOTENT_REPLAYED_HEADER, RETRY_AFTER_HEADER } from "../../contract/names.ts";
+import { IDEMPOTENCY_KEY_HEADER_NAME, IDEMPOTENT_REPLAYED_HEADER, RETRY_AFTER_HEADER } from "../../contract/names.ts";
 import { storableHeaders } from "./answer-headers.ts";
 import type { IdempotencyStore } from "./ports.ts";
 import type { ClaimResult, IdempotencyScope, StoredAnswer } from "./types.ts";
@@ -57,21 +57,18 @@ export interface ExecuteOptions {
  * Errors that are the request's answer and are replayed as such: the 4xx of
  * the contract. A 429 and 5xx / unexpected errors are not answers about the
  * request (the spec's retry guidance says: retry those with the same key),
- * so their claim is dropped and a retry runs again. Nor is an
- * IDEMPOTENCY_CONFLICT of the handler (a send whose key already names
- * another company message): it says the key belongs to another request, and
- * keeping it would refuse the original request's own retries with this key.
+ * so their claim is dropped and a retry runs again.
  */
 function isStoredError(error: ApiError): boolean {
   const status = error.httpStatus;
-  return status >= 400 && status < 500 && error.code !== "RATE_LIMITED" && error.code !== "IDEMPOTENCY_CONFLICT";
+  return status >= 400 && status < 500 && error.code !== "RATE_LIMITED";
 }
 
 function stillInProgress(leaseSecondsLeft: number): ApiError {
   const seconds = Math.max(1, Math.ceil(leaseSecondsLeft));
   return new ApiError(
     "IDEMPOTENCY_CONFLICT",
-    `A request with this Idempotency-Key is still in progress; retry with the same key in ${seconds} s.`,
+    `A request with this ${IDEMPOTENCY_KEY_HEADER_NAME} is still in progress; retry with the same key in ${seconds} s.`,
     { [RETRY_AFTER_HEADER]: String(seconds) },
   );
 }

@@ -1,50 +1,83 @@
-import { ValidationError } from "../../contract/api-error.ts";
-import { IDEMPOTENCY_KEY_HEADER_MAX_LENGTH as IDEMPOTENCY_KEY_MAX_LENGTH, SEND_IDEMPOTENCY_KEY_MAX_LENGTH } from "../../contract/names.ts";
+import { type FieldProblem, ValidationError } from "../../contract/api-error.ts";
+import {
+  IDEMPOTENCY_KEY_HEADER_MAX_LENGTH,
+  IDEMPOTENCY_KEY_HEADER_NAME,
+  SEND_IDEMPOTENCY_KEY_MAX_LENGTH,
+} from "../../contract/names.ts";
 
-/** The field name used in VALIDATION_ERROR messages: the header as documented. */
-const FIELD = "Idempotency-Key";
-/** The JSON name of the body field (SendMessageRequest.idempotencyKey). */
+/**
+ * The one reading and validation of a request's idempotency key, done once
+ * at the door (the transport) into a branded value: code further in takes an
+ * `IdempotencyKey` and never reads or checks the raw header again.
+ *
+ * - every POST but a send: the `Idempotency-Key` header only
+ *   (parseIdempotencyKey), for the idempotency wrapper
+ *   (src/transport/connect/idempotency-interceptor.ts);
+ * - a send (POST /mail/v1/send): the header or the body's `idempotencyKey`
+ *   (readSendKey), for the message, whose key is the only mechanism of a
+ *   send (spec, Idempotency rule 4; the wrapper steps aside).
+ */
+declare const validated: unique symbol;
+export type IdempotencyKey = string & { readonly [validated]: "IdempotencyKey" };
+
+/** The JSON name of the send's body field (SendMessageRequest.idempotencyKey). */
 const BODY_FIELD = "idempotencyKey";
+const NO_NUL = "must not contain NUL characters";
 
-/**
- * Validates the raw header value: undefined when the header is absent,
- * the key when it is 1..200 printable ASCII characters, else a 400
- * VALIDATION_ERROR naming the header. A present but empty header is an
- * error rather than "no key": the caller meant to send one.
- */
-export function parseIdempotencyKey(raw: string | null | undefined): string | undefined {
-  if (raw === null || raw === undefined) return undefined;
-  if (raw.length < 1 || raw.length > IDEMPOTENCY_KEY_MAX_LENGTH) {
-    throw new ValidationError([{ field: FIELD, problem: `must be 1 to ${IDEMPOTENCY_KEY_MAX_LENGTH} characters, got ${raw.length}` }]);
+/** Problems of a raw header value (1..200 printable ASCII characters); none when absent. */
+function headerProblems(raw: string | null | undefined): FieldProblem[] {
+  if (raw === null || raw === undefined) return [];
+  if (raw.length < 1 || raw.length > IDEMPOTENCY_KEY_HEADER_MAX_LENGTH) {
+    return [{ field: IDEMPOTENCY_KEY_HEADER_NAME, problem: `must be 1 to ${IDEMPOTENCY_KEY_HEADER_MAX_LENGTH} characters, got ${raw.length}` }];
   }
-  if (!/^[\x20-\x7e]+$/.test(raw)) {
-    throw new ValidationError([{ field: FIELD, problem: "must contain printable ASCII characters only" }]);
-  }
-  return raw;
+  if (!/^[\x20-\x7e]+$/.test(raw)) return [{ field: IDEMPOTENCY_KEY_HEADER_NAME, problem: "must contain printable ASCII characters only" }];
+  return [];
 }
 
-/** A body key the request's own validation will accept (not blank, at most 160 characters, counted in code points). */
-function isUsableBodyKey(key: string): boolean {
-  // NUL: PostgreSQL text cannot hold it; the send's validation names the field.
-  return key.trim() !== "" && [...key].length <= SEND_IDEMPOTENCY_KEY_MAX_LENGTH && !key.includes("\0");
+/** Problems of a send's body key: not blank, at most 160 characters (code points), no NUL (PostgreSQL text cannot hold it). */
+function bodyKeyProblems(key: string | undefined): FieldProblem[] {
+  if (key === undefined) return [];
+  if (key.trim() === "") return [{ field: BODY_FIELD, problem: "must not be empty" }];
+  if ([...key].length > SEND_IDEMPOTENCY_KEY_MAX_LENGTH) return [{ field: BODY_FIELD, problem: `must be at most ${SEND_IDEMPOTENCY_KEY_MAX_LENGTH} characters` }];
+  if (key.includes("\0")) return [{ field: BODY_FIELD, problem: NO_NUL }];
+  return [];
 }
 
 /**
- * The one reading of a request's idempotency key: the `Idempotency-Key`
- * header, or the request's body field (`idempotencyKey` of a send, which
- * "may be sent in the header instead"). Both present and different: 400
- * VALIDATION_ERROR naming `idempotencyKey` (two keys cannot both name the
- * request). A body key the request's validation refuses (blank, too long)
- * is no key: the handler answers its 400, with every other problem of the
- * request, and nothing is recorded under it.
+ * The `Idempotency-Key` header of a POST: undefined when absent, the key
+ * when valid, else a 400 VALIDATION_ERROR naming the header. A present but
+ * empty header is an error rather than "no key": the caller meant to send one.
  */
-export function readIdempotencyKey(header: string | null | undefined, bodyKey: string | undefined): string | undefined {
-  const fromHeader = parseIdempotencyKey(header);
-  if (bodyKey === undefined) return fromHeader;
-  if (fromHeader !== undefined && bodyKey !== fromHeader) {
-    throw new ValidationError([
-      { field: BODY_FIELD, problem: `differs from the ${FIELD} header; send one key, or the same key in both` },
-    ]);
+export function parseIdempotencyKey(raw: string | null | undefined): IdempotencyKey | undefined {
+  const problems = headerProblems(raw);
+  if (problems.length > 0) throw new ValidationError(problems);
+  return raw === null || raw === undefined ? undefined : (raw as IdempotencyKey);
+}
+
+/** A send's key as read at the door: the key, or the problems the send's one VALIDATION_ERROR lists with its other fields. */
+export interface SendKey {
+  readonly key?: IdempotencyKey;
+  readonly problems: readonly FieldProblem[];
+}
+
+/** A send without a key (a hosted form's confirmation email, tests). */
+export const NO_SEND_KEY: SendKey = { problems: [] };
+
+/**
+ * The key of a send: the `Idempotency-Key` header or the body's
+ * `idempotencyKey` ("may be sent in the header instead"); both only when
+ * equal. Problems are not thrown here: the send's validation reports them
+ * with every other bad field of the request, in one answer.
+ */
+export function readSendKey(header: string | null | undefined, bodyKey: string | undefined): SendKey {
+  const problems = [...bodyKeyProblems(bodyKey), ...headerProblems(header)];
+  if (problems.length > 0) return { problems };
+  const fromHeader = header ?? undefined;
+  if (bodyKey !== undefined && fromHeader !== undefined && bodyKey !== fromHeader) {
+    return {
+      problems: [{ field: BODY_FIELD, problem: `differs from the ${IDEMPOTENCY_KEY_HEADER_NAME} header; send one key, or the same key in both` }],
+    };
   }
-  return isUsableBodyKey(bodyKey) ? bodyKey : fromHeader;
+  const key = bodyKey ?? fromHeader;
+  return key === undefined ? NO_SEND_KEY : { key: key as IdempotencyKey, problems: [] };
 }

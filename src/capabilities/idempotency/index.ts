@@ -17,5 +17,6 @@ export {
   SEND_MESSAGE_RPC,
   sendRequestFingerprint,
 } from "./fingerprint.ts";
-export { parseIdempotencyKey, readIdempotencyKey } from "./idempotency-key.ts";
+export { type IdempotencyKey, NO_SEND_KEY, parseIdempotencyKey, readSendKey, type SendKey } from "./idempotency-key.ts";
 export { storableHeaders } from "./answer-headers.ts";
+export { holdsSecrets, IDEMPOTENT_REDACTED_HEADER, isSecretField, withoutSecrets } from "./secret-fields.ts";

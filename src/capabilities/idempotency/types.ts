@@ -4,12 +4,12 @@ import type { ErrorCodeName } from "../../contract/api-error.ts";
  * One idempotent request: the caller's key, the RPC and what was asked.
  * Records are scoped by API key (the spec keeps the first answer "per API
  * key"): another key of the same company with the same Idempotency-Key is
- * another record. (On SendMessage the key also names the message for the
- * whole company; that rule lives with the message, see sendRequestFingerprint.)
+ * another record. SendMessage has no record: its key names the message for
+ * the whole company, which is its only mechanism (see sendRequestFingerprint).
  */
 export interface IdempotencyScope {
   readonly apiKeyId: string;
-  /** The validated `Idempotency-Key` value. */
+  /** The `Idempotency-Key` header, validated at the door (an IdempotencyKey, parseIdempotencyKey). */
   readonly key: string;
   /** `<service type name>/<method name>`, e.g. `mail.v1.MailService/SendMessage`. */
   readonly rpc: string;

@@ -132,7 +132,12 @@ export interface EmailProvider {
   close(): Promise<void>;
 }
 
-export type ProviderEventType = "delivered" | "bounced" | "complained";
+/**
+ * What an email service reports after the handoff. `delayed` (a delay or a
+ * temporary failure it keeps retrying) is an event on the message with no
+ * status change and no webhook; the others move the status.
+ */
+export type ProviderEventType = "delivered" | "bounced" | "complained" | "delayed";
 
 /** An asynchronous outcome for a message the service accepted. */
 export interface ProviderEvent {

@@ -1,6 +1,7 @@
 import type { MessageFilters } from "./read/filters.ts";
 import type { LogPosition } from "./read/cursor.ts";
 import type { MessageRecord } from "./read/types.ts";
+import type { MessageContentRecord } from "./read/message-content.ts";
 import type { MessageErrorCode, MessageStatusName } from "./statuses.ts";
 
 /**
@@ -65,6 +66,11 @@ export interface WebhookEventDraft {
 /** A change of status, with the event and webhook events recorded with it. */
 export interface Move {
   readonly to: MessageStatusName;
+  /**
+   * Records the event (and advances lastEventAt) without moving the status:
+   * a report that is news about the message but not a new state (a delay).
+   */
+  readonly keepStatus?: boolean;
   readonly at: Date;
   /** The type written in the message's events array (`sent`, `delivery`, ...). */
   readonly eventType?: string;
@@ -157,6 +163,12 @@ export interface MessageLog {
   page(companyId: string, filters: MessageFilters, after: LogPosition | null, limit: number): Promise<{ items: LoggedMessage[]; more: boolean }>;
 }
 
+/** The content of the message log's messages (the administration screen shows it). */
+export interface MessageContentLog {
+  /** The content of one message of the company as it was sent. `id` is a UUID. */
+  content(companyId: string, id: string): Promise<MessageContentRecord | undefined>;
+}
+
 /**
  * The token buckets of the sending pace, one per provider, shared by every
  * worker. `take` refills the bucket for the time since it was last touched
@@ -166,5 +178,11 @@ export interface MessageLog {
  * every worker.
  */
 export interface SendingPaceStore {
-  take(provider: string, ratePerSecond: number, burst: number): Promise<{ readonly available: number }>;
+  /**
+   * With `companyId`, the slot is fair between tenants: a company takes
+   * nothing while companies served less recently than it wait too; `needed`
+   * is then out of reach (more than `available`, by one per such company),
+   * and a token is taken only when `available >= needed`. Without it, `needed` is 1.
+   */
+  take(provider: string, ratePerSecond: number, burst: number, companyId?: string): Promise<{ readonly available: number; readonly needed?: number }>;
 }

@@ -1,3 +1,4 @@
+import type { AuditContext } from "../audit/types.ts";
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import { requireCompany } from "./company.ts";
 import { generateDkimKeyPair, newDkimSelector } from "./dkim-keys.ts";
@@ -48,7 +49,7 @@ export class SendingDomainService {
    * Adds a domain with a fresh DKIM key pair (private key stored sealed).
    * The answer lists the DNS records to publish; nothing is verified yet.
    */
-  async createDomain(companyId: string, domainName: string): Promise<SendingDomainView> {
+  async createDomain(companyId: string, domainName: string, audit?: AuditContext): Promise<SendingDomainView> {
     const domain = validSendingDomain("domain", domainName);
     const { companies, store, sealer } = this.#options;
     const company = await requireCompany(companies, companyId);
@@ -61,7 +62,7 @@ export class SendingDomainService {
       dkimSelector: newDkimSelector(),
       dkimPublicKey: keys.publicKey,
       dkimPrivateKeySealed: sealer.seal(keys.privateKeyPem, dkimSealContext(company, domain)),
-    });
+    }, audit && { context: audit, action: "sending_domain.created", details: { domain } });
     // A concurrent create of the same domain won the race.
     if (!created) throw duplicate(domain);
     return this.#view(created);
@@ -75,14 +76,15 @@ export class SendingDomainService {
    * fails with UNAVAILABLE: a resolver outage must not unverify a domain
    * that is sending.
    */
-  async verifyDomain(companyId: string, domainId: string, options: { override?: boolean } = {}): Promise<SendingDomainView> {
+  async verifyDomain(companyId: string, domainId: string, options: { override?: boolean } = {}, audit?: AuditContext): Promise<SendingDomainView> {
     const { store } = this.#options;
     const domain = await requireDomain(store, companyId, domainId);
     if (options.override) {
       if (!this.#options.allowVerificationOverride) {
         throw new ApiError("FORBIDDEN", "Verification override is disabled on this deployment (ALLOW_VERIFICATION_OVERRIDE=false).");
       }
-      const overridden = await store.recordVerification(companyId, domain.id, { kind: "overridden" });
+      const note = audit && { context: audit, action: "sending_domain.verified" as const, details: { domain: domain.domain, override: true } };
+      const overridden = await store.recordVerification(companyId, domain.id, { kind: "overridden" }, note);
       this.#options.onSendersChanged?.();
       return this.#view(orNotFound(overridden, domainId));
     }
@@ -93,7 +95,8 @@ export class SendingDomainService {
       }
       throw error;
     });
-    const checked = await store.recordVerification(companyId, domain.id, { kind: "checked", state, at: this.#options.clock() });
+    const note = audit && { context: audit, action: "sending_domain.verified" as const, details: { domain: domain.domain, dkim: state.dkim, spf: state.spf, dmarc: state.dmarc } };
+    const checked = await store.recordVerification(companyId, domain.id, { kind: "checked", state, at: this.#options.clock() }, note);
     this.#options.onSendersChanged?.();
     return this.#view(orNotFound(checked, domainId));
   }

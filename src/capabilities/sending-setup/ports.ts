@@ -7,6 +7,7 @@
  * sees that company's rows only; another company's id simply finds nothing.
  * Ids that cannot be row ids find nothing either.
  */
+import type { AuditNote } from "../audit/types.ts";
 import type { DnsCheckState, DomainDnsFacts } from "./dns-records.ts";
 
 export interface CompanyDirectory {
@@ -36,14 +37,15 @@ export type DomainVerification = { readonly kind: "checked"; readonly state: Dns
 
 export interface SendingDomainStore {
   /** A new domain of the company; null when it has a domain of that name already (also when a concurrent add won). */
-  add(companyId: string, domain: NewSendingDomain): Promise<SendingDomainRecord | null>;
+  /** With `audit`, its audit row in the same transaction (so for recordVerification, the sender store's add and makeDefault, and put). */
+  add(companyId: string, domain: NewSendingDomain, audit?: AuditNote): Promise<SendingDomainRecord | null>;
   find(companyId: string, domainId: string): Promise<SendingDomainRecord | null>;
   /** By the normalised name (validSendingDomain()). */
   findByName(companyId: string, domain: string): Promise<SendingDomainRecord | null>;
   /** Oldest first. */
   list(companyId: string): Promise<SendingDomainRecord[]>;
   /** Stores a verification; the domain as it is then, or null when the company has no such domain. */
-  recordVerification(companyId: string, domainId: string, verification: DomainVerification): Promise<SendingDomainRecord | null>;
+  recordVerification(companyId: string, domainId: string, verification: DomainVerification, audit?: AuditNote): Promise<SendingDomainRecord | null>;
 }
 
 /** A sender as stored, with its domain (whether it may send depends on it). */
@@ -76,9 +78,9 @@ export interface SenderStore {
    * flag from the previous one in the same transaction, so readers see one
    * default or the other, never none or two.
    */
-  add(companyId: string, domainId: string, plan: (senders: readonly SenderRecord[]) => SenderDraft): Promise<SenderRecord>;
+  add(companyId: string, domainId: string, plan: (senders: readonly SenderRecord[]) => SenderDraft, audit?: AuditNote): Promise<SenderRecord>;
   /** Makes the sender the company's one default, under the same lock; null when the company has no such sender. */
-  makeDefault(companyId: string, senderId: string): Promise<SenderRecord | null>;
+  makeDefault(companyId: string, senderId: string, audit?: AuditNote): Promise<SenderRecord | null>;
 }
 
 export interface TemplateRecord {
@@ -109,7 +111,7 @@ export interface TemplateStore {
    * atomically: concurrent puts of a new name make one template. A replaced
    * template keeps its id and createdAt.
    */
-  put(companyId: string, content: TemplateContent): Promise<TemplateRecord>;
+  put(companyId: string, content: TemplateContent, audit?: AuditNote): Promise<TemplateRecord>;
 }
 
 /** Checks a domain's published records against what we asked for. */

@@ -1,3 +1,4 @@
+import type { AuditContext } from "../audit/types.ts";
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import { requireCompany } from "./company.ts";
 import { dkimSealContext } from "./domains.ts";
@@ -45,7 +46,7 @@ export class SenderService implements SenderDirectory {
    * one of them, case-insensitively; NOT_FOUND otherwise). The domain need
    * not be verified yet: the sender just cannot send until it is.
    */
-  async createSender(companyId: string, input: NewSenderInput): Promise<SenderView> {
+  async createSender(companyId: string, input: NewSenderInput, audit?: AuditContext): Promise<SenderView> {
     const { email, domain: domainName } = validSenderEmail("email", input.email);
     const name = validDisplayName("name", input.name);
     const company = await requireCompany(this.#options.companies, companyId);
@@ -60,7 +61,7 @@ export class SenderService implements SenderDirectory {
         throw new ValidationError([{ field: "email", problem: `${email} is already a sender of this company` }]);
       }
       return { email, name, isDefault: input.makeDefault === true || !existing.some((other) => other.isDefault) };
-    });
+    }, audit && { context: audit, action: "sender.created", details: { email } });
     this.#options.onSendersChanged?.();
     return senderView(sender);
   }
@@ -75,8 +76,8 @@ export class SenderService implements SenderDirectory {
    * Makes `senderId` the company's default. The switch is atomic: readers
    * see the old default or the new one, never none or two.
    */
-  async setDefaultSender(companyId: string, senderId: string): Promise<SenderView> {
-    const sender = await this.#options.store.makeDefault(companyId, senderId);
+  async setDefaultSender(companyId: string, senderId: string, audit?: AuditContext): Promise<SenderView> {
+    const sender = await this.#options.store.makeDefault(companyId, senderId, audit && { context: audit, action: "sender.made_default", details: {} });
     this.#options.onSendersChanged?.();
     return senderView(orNotFound(sender, senderId));
   }

@@ -1,3 +1,4 @@
+import type { AuditContext } from "../audit/types.ts";
 import { ApiError } from "../../contract/api-error.ts";
 import { requireCompany } from "./company.ts";
 import type { CompanyDirectory, TemplateStore } from "./ports.ts";
@@ -22,10 +23,10 @@ export class TemplateService implements TemplateLookup {
   }
 
   /** Creates the template of that name, or replaces its subject and bodies (same id). */
-  async putTemplate(companyId: string, input: TemplateInput): Promise<TemplateView> {
+  async putTemplate(companyId: string, input: TemplateInput, audit?: AuditContext): Promise<TemplateView> {
     const content = validTemplate(input);
     const company = await requireCompany(this.#options.companies, companyId);
-    return templateView(await this.#options.store.put(company, content));
+    return templateView(await this.#options.store.put(company, content, audit && { context: audit, action: "template.put", details: { name: content.name } }));
   }
 
   /** The company's templates, by name. */

@@ -25,6 +25,13 @@ export interface AttemptRequest {
   readonly final: boolean;
   /** When not final: how long until the next attempt (recorded as next_attempt_at). */
   readonly retryInMs: number | null;
+  /**
+   * The attempt could not be made at all (its activity ran out of tries: an
+   * endpoint secret no configured key opens, ...): recorded as a `network`
+   * failure without a request, so the round goes on and its last failure
+   * makes a dead letter. The detail is in the worker's log.
+   */
+  readonly couldNotRun?: boolean;
 }
 
 export interface AttemptAnswer {
@@ -71,9 +78,11 @@ export class DeliveryAttempts {
 
     const attemptedAt = this.#clock();
     // A disabled endpoint gets no request; the attempt fails, so it can be retried once enabled again.
-    const outcome: RecordedOutcome = loaded.endpoint.enabled
-      ? await this.#post(loaded, number, attemptedAt)
-      : { ok: false, errorClass: "endpoint_disabled", durationMs: 0 };
+    const outcome: RecordedOutcome = request.couldNotRun
+      ? { ok: false, errorClass: "network", durationMs: 0 }
+      : loaded.endpoint.enabled
+        ? await this.#post(loaded, number, attemptedAt)
+        : { ok: false, errorClass: "endpoint_disabled", durationMs: 0 };
     const state: DeliveryState = outcome.ok ? "succeeded" : request.final ? "dead_letter" : "attempting";
     const nextAttemptAt =
       state === "attempting" && request.retryInMs !== null ? new Date(attemptedAt.getTime() + outcome.durationMs + request.retryInMs) : null;

@@ -1,5 +1,7 @@
+import type { AuditContext } from "../audit/types.ts";
 import { createHash } from "node:crypto";
 import { ApiError, type FieldProblem, ValidationError } from "../../contract/api-error.ts";
+import { deliveryBody } from "./attempts.ts";
 import type { DeliveryCursorCodec } from "./delivery-cursor.ts";
 import type { DeliveryState } from "./delivery-states.ts";
 import { isWebhookEventName } from "./events.ts";
@@ -23,6 +25,8 @@ export interface DeliveryListQuery {
   readonly event?: string | undefined;
   readonly since?: Date | undefined;
   readonly until?: Date | undefined;
+  /** The deliveries a message caused (events whose data names it). */
+  readonly messageId?: string | undefined;
 }
 
 export interface DeliveryPage {
@@ -33,7 +37,11 @@ export interface DeliveryPage {
 export interface DeliveryDetail {
   readonly delivery: DeliveryRecord;
   readonly attempts: AttemptRecord[];
+  /** The JSON body as sent (the bytes every attempt signs). */
+  readonly body: string;
 }
+
+
 
 export interface WebhookDeliveriesOptions {
   readonly store: WebhookDeliveryStore;
@@ -64,6 +72,9 @@ export class WebhookDeliveries {
     }
     if (query.event !== undefined && !isWebhookEventName(query.event)) problems.push({ field: "event", problem: "is not an event name" });
     if (query.since && query.until && query.until <= query.since) problems.push({ field: "until", problem: "must be after since" });
+    if (query.messageId !== undefined && (query.messageId.trim() === "" || query.messageId.length > 100)) {
+      problems.push({ field: "messageId", problem: "must be a message id" });
+    }
     if (problems.length > 0) throw new ValidationError(problems);
 
     const filters: DeliveryFilters = {
@@ -72,6 +83,7 @@ export class WebhookDeliveries {
       ...(query.event !== undefined ? { event: query.event } : {}),
       ...(query.since !== undefined ? { since: query.since } : {}),
       ...(query.until !== undefined ? { until: query.until } : {}),
+      ...(query.messageId !== undefined ? { messageId: query.messageId.trim() } : {}),
     };
     const fingerprint = filtersFingerprint(filters);
     const after = query.cursor ? this.#options.cursors.decode(query.cursor, companyId, fingerprint) : null;
@@ -85,14 +97,15 @@ export class WebhookDeliveries {
   }
 
   async get(companyId: string, deliveryId: string): Promise<DeliveryDetail> {
-    const delivery = await this.#options.store.find(companyId, deliveryId);
-    if (!delivery) throw notFound();
-    return { delivery, attempts: await this.#options.store.attempts(companyId, deliveryId) };
+    const loaded = await this.#options.store.loadForAttempt(companyId, deliveryId);
+    if (!loaded) throw notFound();
+    return { delivery: loaded.delivery, attempts: await this.#options.store.attempts(companyId, deliveryId), body: deliveryBody(loaded) };
   }
 
   /** Retries one dead letter: a new round of attempts, numbered on. */
-  async retry(companyId: string, deliveryId: string): Promise<DeliveryRecord> {
-    const retried = await this.#options.store.requestRetry(companyId, deliveryId, this.#clock());
+  async retry(companyId: string, deliveryId: string, audit?: AuditContext): Promise<DeliveryRecord> {
+    const note = audit && { context: audit, action: "webhook_delivery.retried" as const, details: {} };
+    const retried = await this.#options.store.requestRetry(companyId, deliveryId, this.#clock(), note);
     if (!retried) {
       const delivery = await this.#options.store.find(companyId, deliveryId);
       if (!delivery) throw notFound();
@@ -103,12 +116,23 @@ export class WebhookDeliveries {
   }
 
   /** Retries every dead letter of one endpoint created at or after `since`; answers how many. */
-  async retryDeadLetters(companyId: string, endpointId: string, since: Date | undefined): Promise<number> {
-    if (!since) throw new ValidationError([{ field: "since", problem: "is required" }]);
-    if (!(await this.#options.endpoints.find(companyId, endpointId))) throw new ApiError("NOT_FOUND", "No such webhook endpoint.");
-    const count = await this.#options.store.requestRetryOfDeadLetters(companyId, endpointId, since, this.#clock());
+  async retryDeadLetters(companyId: string, endpointId: string, since: Date | undefined, audit?: AuditContext): Promise<number> {
+    const from = await this.#deadLetterScope(companyId, endpointId, since);
+    const note = audit && { context: audit, action: "webhook_delivery.dead_letters_retried" as const, details: { since: from.toISOString() } };
+    const count = await this.#options.store.requestRetryOfDeadLetters(companyId, endpointId, from, this.#clock(), note);
     if (count > 0) this.#options.nudge?.();
     return count;
+  }
+
+  /** How many dead letters retryDeadLetters would take now (the screen's "retry N deliveries?"). */
+  async countDeadLetters(companyId: string, endpointId: string, since: Date | undefined): Promise<number> {
+    return this.#options.store.countDeadLetters(companyId, endpointId, await this.#deadLetterScope(companyId, endpointId, since));
+  }
+
+  async #deadLetterScope(companyId: string, endpointId: string, since: Date | undefined): Promise<Date> {
+    if (!since) throw new ValidationError([{ field: "since", problem: "is required" }]);
+    if (!(await this.#options.endpoints.find(companyId, endpointId))) throw new ApiError("NOT_FOUND", "No such webhook endpoint.");
+    return since;
   }
 }
 
@@ -124,6 +148,8 @@ function filtersFingerprint(filters: DeliveryFilters): string {
     filters.event ?? null,
     filters.since?.toISOString() ?? null,
     filters.until?.toISOString() ?? null,
+    // Appended only when set: cursors issued before this filter existed stay valid.
+    ...(filters.messageId !== undefined ? [filters.messageId] : []),
   ]);
   return createHash("sha256").update(canonical).digest("base64url").slice(0, 16);
 }

@@ -1,9 +1,10 @@
 import { randomUUID } from "node:crypto";
 import { ApiError, type FieldProblem, ValidationError } from "../../contract/api-error.ts";
+import type { AuditContext } from "../audit/types.ts";
 import type { SecretSealer } from "../sending-setup/key-sealing.ts";
 import { SECRET_ROTATION_OVERLAP_MS } from "./delivery-rules.ts";
 import { isWebhookEventName } from "./events.ts";
-import type { EndpointChanges, EndpointRecord, WebhookEndpointStore } from "./ports.ts";
+import type { EndpointAdmission, EndpointChanges, EndpointHealthCounts, EndpointRecord, WebhookEndpointStore } from "./ports.ts";
 import { generateWebhookSecret } from "./signing.ts";
 import type { WebhookTargetPolicy } from "./ssrf-policy.ts";
 
@@ -17,6 +18,12 @@ import type { WebhookTargetPolicy } from "./ssrf-policy.ts";
  * - The secret (`whsec_` + 256 random bits) is in the answer of create and
  *   rotate only; it is stored sealed, bound to the endpoint.
  * - After a rotation the previous secret signs too for 24 hours.
+ * - At most `limits.perCompany` endpoints per company and `limits.perHost`
+ *   per URL host (issue 18, item 4: one key could otherwise multiply every
+ *   event onto one victim URL): 400 VALIDATION_ERROR naming the limit.
+ * - A refused host is answered with WEBHOOK_HOST_NOT_ALLOWED and nothing
+ *   more (never a resolved address); the detail rides on the error
+ *   (HostRefusedError.detail) for the server log only.
  */
 export interface EndpointView {
   readonly id: string;
@@ -28,7 +35,23 @@ export interface EndpointView {
   readonly previousSecretExpiresAt: Date | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /** Deliveries over the last 24 hours. */
+  readonly health: EndpointHealth;
 }
+
+/** How an endpoint fared since `since` (24 hours before the answer). */
+export interface EndpointHealth extends EndpointHealthCounts {
+  readonly since: Date;
+  /** succeeded / deliveries; null without deliveries. */
+  readonly successRate: number | null;
+}
+
+/** Port: attempt counts per endpoint since a time (the delivery store). */
+export interface EndpointHealthReader {
+  healthOf(companyId: string, endpointIds: readonly string[], since: Date): Promise<Map<string, EndpointHealthCounts>>;
+}
+
+export const HEALTH_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** An endpoint with its secret: only in the answers of create and rotate. */
 export interface EndpointWithSecret {
@@ -52,6 +75,30 @@ export interface UpdateEndpointInput {
   readonly enabled?: boolean | undefined;
 }
 
+/** Bounds on a company's endpoints (config WEBHOOK_ENDPOINTS_PER_COMPANY, WEBHOOK_ENDPOINTS_PER_HOST). */
+export interface EndpointLimits {
+  readonly perCompany: number;
+  readonly perHost: number;
+}
+
+export const DEFAULT_ENDPOINT_LIMITS: EndpointLimits = { perCompany: 20, perHost: 3 };
+
+/** The one public wording of a refused host: no address, no reason. */
+export const HOST_NOT_ALLOWED_MESSAGE = "The endpoint host is not allowed. Use a public https:// address.";
+
+/**
+ * WEBHOOK_HOST_NOT_ALLOWED with the reason kept apart: `detail` (which
+ * address, which range, a DNS failure) is for the server log under the
+ * request id, never for the answer.
+ */
+export class HostRefusedError extends ApiError {
+  readonly detail: string;
+  constructor(detail: string) {
+    super("WEBHOOK_HOST_NOT_ALLOWED", HOST_NOT_ALLOWED_MESSAGE);
+    this.detail = detail;
+  }
+}
+
 export const MAX_URL_LENGTH = 2048;
 export const MAX_DESCRIPTION_LENGTH = 500;
 
@@ -59,6 +106,9 @@ export interface WebhookEndpointsOptions {
   readonly store: WebhookEndpointStore;
   readonly sealer: SecretSealer;
   readonly policy: WebhookTargetPolicy;
+  readonly limits?: EndpointLimits;
+  /** Endpoint health; without it every endpoint shows no deliveries. */
+  readonly health?: EndpointHealthReader;
   readonly clock?: () => Date;
 }
 
@@ -71,16 +121,21 @@ export class WebhookEndpoints {
   readonly #store: WebhookEndpointStore;
   readonly #sealer: SecretSealer;
   readonly #policy: WebhookTargetPolicy;
+  readonly #limits: EndpointLimits;
+  readonly #health: EndpointHealthReader | undefined;
   readonly #clock: () => Date;
 
   constructor(options: WebhookEndpointsOptions) {
     this.#store = options.store;
     this.#sealer = options.sealer;
     this.#policy = options.policy;
+    this.#limits = options.limits ?? DEFAULT_ENDPOINT_LIMITS;
+    this.#health = options.health;
     this.#clock = options.clock ?? (() => new Date());
   }
 
-  async create(companyId: string, input: CreateEndpointInput): Promise<EndpointWithSecret> {
+  /** `audit` (who acts): the change's audit row, in its transaction; never the secret. So for update, delete, rotateSecret. */
+  async create(companyId: string, input: CreateEndpointInput, audit?: AuditContext): Promise<EndpointWithSecret> {
     const problems: FieldProblem[] = [];
     const description = checkDescription(input.description, problems);
     const events = checkEvents(input.events, problems, true);
@@ -90,26 +145,28 @@ export class WebhookEndpoints {
 
     const id = randomUUID();
     const secret = generateWebhookSecret();
-    const record = await this.#store.create(companyId, {
+    const draft = {
       id,
       url: normalized,
       description: description ?? null,
       events: events as readonly string[],
       enabled: input.enabled ?? true,
       secretSealed: this.#sealer.seal(secret, secretSealContext(companyId, id)),
-    });
-    return { endpoint: this.#view(record), secret };
+    };
+    const note = audit && { context: audit, action: "webhook.created" as const, details: { url: normalized, events: draft.events } };
+    const record = await this.#store.create(companyId, draft, withinLimits(this.#limits, normalized, true), note);
+    return { endpoint: await this.#view(companyId, record), secret };
   }
 
   async get(companyId: string, endpointId: string): Promise<EndpointView> {
-    return this.#view(await this.#found(companyId, endpointId));
+    return this.#view(companyId, await this.#found(companyId, endpointId));
   }
 
   async list(companyId: string): Promise<EndpointView[]> {
-    return (await this.#store.list(companyId)).map((record) => this.#view(record));
+    return this.#views(companyId, await this.#store.list(companyId));
   }
 
-  async update(companyId: string, endpointId: string, input: UpdateEndpointInput): Promise<EndpointView> {
+  async update(companyId: string, endpointId: string, input: UpdateEndpointInput, audit?: AuditContext): Promise<EndpointView> {
     const problems: FieldProblem[] = [];
     const description = checkDescription(input.description, problems);
     const events = input.events && input.events.length > 0 ? checkEvents(input.events, problems, false) : undefined;
@@ -122,13 +179,21 @@ export class WebhookEndpoints {
     if (input.description !== undefined) changes.description = description ?? null;
     if (events !== undefined) changes.events = events;
     if (input.enabled !== undefined) changes.enabled = input.enabled;
-    const record = await this.#store.update(companyId, endpointId, changes);
+    const admit = changes.url !== undefined ? withinLimits(this.#limits, changes.url, false) : undefined;
+    const details: Record<string, string | boolean | null | readonly string[]> = {};
+    if (changes.url !== undefined) details.url = changes.url;
+    if (changes.events !== undefined) details.events = changes.events;
+    if (changes.enabled !== undefined) details.enabled = changes.enabled;
+    if (changes.description !== undefined) details.description = changes.description;
+    const note = audit && { context: audit, action: "webhook.updated" as const, details };
+    const record = await this.#store.update(companyId, endpointId, changes, admit, note);
     if (!record) throw notFound();
-    return this.#view(record);
+    return this.#view(companyId, record);
   }
 
-  async delete(companyId: string, endpointId: string): Promise<void> {
-    if (!(await this.#store.delete(companyId, endpointId))) throw notFound();
+  async delete(companyId: string, endpointId: string, audit?: AuditContext): Promise<void> {
+    const note = audit && { context: audit, action: "webhook.deleted" as const, details: {} };
+    if (!(await this.#store.delete(companyId, endpointId, note))) throw notFound();
   }
 
   /**
@@ -136,16 +201,16 @@ export class WebhookEndpoints {
    * rotation within those hours retires the oldest secret at once: at most
    * two secrets ever sign.
    */
-  async rotateSecret(companyId: string, endpointId: string): Promise<EndpointWithSecret> {
+  async rotateSecret(companyId: string, endpointId: string, audit?: AuditContext): Promise<EndpointWithSecret> {
     const secret = generateWebhookSecret();
     const now = this.#clock();
     const record = await this.#store.rotateSecret(companyId, endpointId, (current) => ({
       secretSealed: this.#sealer.seal(secret, secretSealContext(companyId, current.id)),
       previousSecretSealed: current.secretSealed,
       previousSecretExpiresAt: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS),
-    }));
+    }), audit && { context: audit, action: "webhook.secret_rotated", details: {} });
     if (!record) throw notFound();
-    return { endpoint: this.#view(record), secret };
+    return { endpoint: await this.#view(companyId, record), secret };
   }
 
   /**
@@ -167,7 +232,11 @@ export class WebhookEndpoints {
     return record;
   }
 
-  /** The URL as stored (normalised), or WEBHOOK_HOST_NOT_ALLOWED / VALIDATION_ERROR. */
+  /**
+   * The URL as stored (normalised), or VALIDATION_ERROR for its shape, or
+   * WEBHOOK_HOST_NOT_ALLOWED (HostRefusedError) for its host: not public,
+   * not resolving, or not resolving within the resolver's deadline.
+   */
   async #allowedUrl(url: string): Promise<string> {
     const check = await this.#policy.check(url);
     if (check.allowed) return check.target.url.href;
@@ -178,12 +247,26 @@ export class WebhookEndpoints {
         throw new ValidationError([{ field: "url", problem: check.reason }]);
       case "host_not_allowed":
       case "unresolvable":
-        throw new ApiError("WEBHOOK_HOST_NOT_ALLOWED", `The endpoint host is not allowed: ${check.reason}. Use a public https:// address.`);
+      case "resolve_timeout":
+        throw new HostRefusedError(`${check.problem}: ${check.reason}`);
     }
   }
 
-  #view(record: EndpointRecord): EndpointView {
+  async #view(companyId: string, record: EndpointRecord): Promise<EndpointView> {
+    return (await this.#views(companyId, [record]))[0] as EndpointView;
+  }
+
+  async #views(companyId: string, records: readonly EndpointRecord[]): Promise<EndpointView[]> {
     const now = this.#clock();
+    const since = new Date(now.getTime() - HEALTH_WINDOW_MS);
+    const counts =
+      this.#health && records.length > 0
+        ? await this.#health.healthOf(companyId, records.map((r) => r.id), since)
+        : new Map<string, EndpointHealthCounts>();
+    return records.map((record) => this.#plainView(record, now, healthFrom(since, counts.get(record.id))));
+  }
+
+  #plainView(record: EndpointRecord, now: Date, health: EndpointHealth): EndpointView {
     const overlapping = record.previousSecretExpiresAt !== null && record.previousSecretExpiresAt > now;
     return {
       id: record.id,
@@ -194,8 +277,41 @@ export class WebhookEndpoints {
       previousSecretExpiresAt: overlapping ? record.previousSecretExpiresAt : null,
       createdAt: record.createdAt,
       updatedAt: record.updatedAt,
+      health,
     };
   }
+}
+
+function healthFrom(since: Date, counts: EndpointHealthCounts | undefined): EndpointHealth {
+  const c = counts ?? { deliveries: 0, succeeded: 0, attempts: 0, failedAttempts: 0 };
+  return { since, ...c, successRate: c.deliveries > 0 ? c.succeeded / c.deliveries : null };
+}
+
+/** The host a stored (normalised) URL counts under. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.toLowerCase();
+  } catch {
+    return url;
+  }
+}
+
+/** The admission of a new endpoint (`adding`) or of a URL change, against the company's other endpoints. */
+function withinLimits(limits: EndpointLimits, url: string, adding: boolean): EndpointAdmission {
+  return (others) => {
+    if (adding && others.length >= limits.perCompany) {
+      throw new ValidationError([
+        { field: "url", problem: `a company may have at most ${limits.perCompany} webhook endpoints; delete one before adding another` },
+      ]);
+    }
+    const host = hostOf(url);
+    const sameHost = others.filter((other) => hostOf(other.url) === host).length;
+    if (sameHost >= limits.perHost) {
+      throw new ValidationError([
+        { field: "url", problem: `a company may have at most ${limits.perHost} webhook endpoints with the same host (${host})` },
+      ]);
+    }
+  };
 }
 
 function notFound(): ApiError {

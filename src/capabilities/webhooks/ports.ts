@@ -7,6 +7,7 @@
  * outbox methods (fan-out, the relay's work lists) span companies: they run
  * in the service's own processes, never on a caller's behalf.
  */
+import type { AuditNote } from "../audit/types.ts";
 import type { RecordedErrorClass } from "./attempts.ts";
 import type { DeliveryState } from "./delivery-states.ts";
 
@@ -50,22 +51,30 @@ export interface SecretRotation {
   readonly previousSecretExpiresAt: Date;
 }
 
+/**
+ * Judges a create or a URL change against the company's other endpoints,
+ * as they are under a per-company lock (two concurrent creates cannot both
+ * take the last place); throws to refuse, and nothing is written.
+ */
+export type EndpointAdmission = (others: readonly EndpointRecord[]) => void;
+
 export interface WebhookEndpointStore {
-  create(companyId: string, draft: EndpointDraft): Promise<EndpointRecord>;
+  /** With `audit`, the change's audit row is written in the same transaction (so for update, rotateSecret, delete). */
+  create(companyId: string, draft: EndpointDraft, admit?: EndpointAdmission, audit?: AuditNote): Promise<EndpointRecord>;
   /** Null when it does not exist *for that company* (ids that cannot be row ids included). */
   find(companyId: string, endpointId: string): Promise<EndpointRecord | null>;
   /** The company's endpoints, oldest first. */
   list(companyId: string): Promise<EndpointRecord[]>;
   /** Applies the given changes (others untouched) and bumps updatedAt; null when not found. */
-  update(companyId: string, endpointId: string, changes: EndpointChanges): Promise<EndpointRecord | null>;
+  update(companyId: string, endpointId: string, changes: EndpointChanges, admit?: EndpointAdmission, audit?: AuditNote): Promise<EndpointRecord | null>;
   /**
    * Replaces the secret, deciding the rotation from the endpoint as it is
    * under a row lock (two concurrent rotations cannot both keep "the
    * previous" secret). Null when not found.
    */
-  rotateSecret(companyId: string, endpointId: string, plan: (current: EndpointRecord) => SecretRotation): Promise<EndpointRecord | null>;
+  rotateSecret(companyId: string, endpointId: string, plan: (current: EndpointRecord) => SecretRotation, audit?: AuditNote): Promise<EndpointRecord | null>;
   /** Deletes it with its deliveries and attempts; false when not found. */
-  delete(companyId: string, endpointId: string): Promise<boolean>;
+  delete(companyId: string, endpointId: string, audit?: AuditNote): Promise<boolean>;
 }
 
 // ---------------------------------------------------------------- deliveries
@@ -112,6 +121,19 @@ export interface DeliveryFilters {
   readonly since?: Date;
   /** Created before. */
   readonly until?: Date;
+  /** Only deliveries of events whose data names this message (`messageId`). */
+  readonly messageId?: string;
+}
+
+/** An endpoint's attempts since a time (its health). */
+export interface EndpointHealthCounts {
+  /** Deliveries with at least one attempt since then. */
+  readonly deliveries: number;
+  /** Of those, the ones with a 2xx attempt since then. */
+  readonly succeeded: number;
+  readonly attempts: number;
+  /** Attempts without a 2xx. */
+  readonly failedAttempts: number;
 }
 
 export interface DeliveryPageRow {
@@ -155,9 +177,14 @@ export interface WebhookDeliveryStore {
    * Puts a dead letter back into `attempting` and marks it for the relay to
    * tell its workflow. Null when the delivery is not a dead letter (or not found).
    */
-  requestRetry(companyId: string, deliveryId: string, at: Date): Promise<DeliveryRecord | null>;
+  /** With `audit`, its audit row is written by the same statement. */
+  requestRetry(companyId: string, deliveryId: string, at: Date, audit?: AuditNote): Promise<DeliveryRecord | null>;
   /** The same for every dead letter of the endpoint created at or after `since`; answers how many. */
-  requestRetryOfDeadLetters(companyId: string, endpointId: string, since: Date, at: Date): Promise<number>;
+  requestRetryOfDeadLetters(companyId: string, endpointId: string, since: Date, at: Date, audit?: AuditNote): Promise<number>;
+  /** How many dead letters of the endpoint were created at or after `since` (a dry run of the above). */
+  countDeadLetters(companyId: string, endpointId: string, since: Date): Promise<number>;
+  /** Attempt counts per endpoint since `since`; endpoints without attempts are absent. */
+  healthOf(companyId: string, endpointIds: readonly string[], since: Date): Promise<Map<string, EndpointHealthCounts>>;
 }
 
 // ---------------------------------------------------------------- the outbox relay

@@ -23,8 +23,9 @@ export interface ResolvedAddress {
 
 /**
  * Port: resolves a host name to every address a connection could use
- * (A and AAAA, or the system's getaddrinfo). Throws when the name does not
- * resolve; an empty answer is treated the same way.
+ * (A and AAAA). Throws when the name does not resolve (an error whose
+ * `code` is `ETIMEOUT` when it did not resolve in time); an empty answer is
+ * treated the same way.
  */
 export interface HostResolver {
   resolve(hostname: string): Promise<readonly ResolvedAddress[]>;
@@ -41,7 +42,9 @@ export type TargetProblem =
   /** The host is an internal name or an address outside public unicast space. */
   | "host_not_allowed"
   /** The name did not resolve (no address, or DNS failed). */
-  | "unresolvable";
+  | "unresolvable"
+  /** The name did not resolve within the deadline (a slow or silent nameserver). */
+  | "resolve_timeout";
 
 /** A URL that passed: the addresses to connect to, all checked. */
 export interface CheckedTarget {
@@ -66,7 +69,16 @@ export interface WebhookTargetPolicyOptions {
    * configuration: the production wiring refuses to.
    */
   readonly allowLoopbackForTests?: boolean;
+  /**
+   * Longest wait for the resolver, whatever it is (config
+   * WEBHOOK_DNS_TIMEOUT_MS): past it the check answers `resolve_timeout`.
+   * The resolver adapter has a deadline of its own too; this one bounds
+   * any resolver. Default 5,000 ms.
+   */
+  readonly resolveTimeoutMs?: number;
 }
+
+export const DEFAULT_RESOLVE_TIMEOUT_MS = 5_000;
 
 /**
  * Names that never denote a public internet host: special-use and
@@ -85,10 +97,12 @@ const NAT64_WELL_KNOWN = ipaddr.IPv6.parseCIDR("64:ff9b::/96");
 export class WebhookTargetPolicy {
   readonly #resolver: HostResolver;
   readonly #allowLoopback: boolean;
+  readonly #resolveTimeoutMs: number;
 
   constructor(options: WebhookTargetPolicyOptions) {
     this.#resolver = options.resolver;
     this.#allowLoopback = options.allowLoopbackForTests === true;
+    this.#resolveTimeoutMs = options.resolveTimeoutMs ?? DEFAULT_RESOLVE_TIMEOUT_MS;
   }
 
   /** True when this policy lets loopback through (tests only). */
@@ -96,8 +110,12 @@ export class WebhookTargetPolicy {
     return this.#allowLoopback;
   }
 
-  /** Checks a URL and resolves its host; every answer is checked. */
-  async check(rawUrl: string): Promise<TargetCheck> {
+  /**
+   * Checks a URL and resolves its host; every answer is checked. The lookup
+   * takes at most the policy's resolve timeout, or `deadlineMs` when that is
+   * shorter (what is left of a delivery attempt's budget).
+   */
+  async check(rawUrl: string, deadlineMs?: number): Promise<TargetCheck> {
     const parsed = parseTargetUrl(rawUrl);
     if (!parsed.ok) return refuse(parsed.problem, parsed.reason);
     const { url, hostname, port, literal } = parsed;
@@ -108,10 +126,16 @@ export class WebhookTargetPolicy {
     } else {
       const nameProblem = internalNameProblem(hostname);
       if (nameProblem) return refuse("host_not_allowed", nameProblem);
+      const timeoutMs = Math.max(0, Math.min(this.#resolveTimeoutMs, deadlineMs ?? Number.POSITIVE_INFINITY));
       try {
-        addresses = await this.#resolver.resolve(hostname);
+        const answer = await withDeadline(this.#resolver.resolve(hostname), timeoutMs);
+        if (answer === TIMED_OUT) return refuse("resolve_timeout", `${hostname} did not resolve within ${timeoutMs} ms`);
+        addresses = answer;
       } catch (error) {
-        return refuse("unresolvable", `${hostname} does not resolve (${error instanceof Error ? error.message : String(error)})`);
+        const detail = error instanceof Error ? error.message : String(error);
+        // A resolver's own deadline (ETIMEOUT) is a timeout too.
+        if ((error as { code?: unknown }).code === "ETIMEOUT") return refuse("resolve_timeout", `${hostname} did not resolve in time (${detail})`);
+        return refuse("unresolvable", `${hostname} does not resolve (${detail})`);
       }
       if (addresses.length === 0) return refuse("unresolvable", `${hostname} has no address`);
     }
@@ -124,6 +148,23 @@ export class WebhookTargetPolicy {
       }
     }
     return { allowed: true, target: { url, hostname, port, addresses } };
+  }
+}
+
+const TIMED_OUT: unique symbol = Symbol("timed out");
+
+/** The promise's value, or TIMED_OUT once `ms` have passed (the promise is left to settle on its own). */
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
+    timer = setTimeout(() => resolve(TIMED_OUT), ms);
+  });
+  // A late rejection of the abandoned lookup must not become an unhandled one.
+  promise.catch(() => undefined);
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -1,5 +1,4 @@
 import {
-  type DescField,
   type DescMessage,
   type DescMethodUnary,
   type DescService,
@@ -8,20 +7,22 @@ import {
   create,
   fromBinary,
   isMessage,
-  ScalarType,
   toBinary,
 } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../../contract/names.ts";
+import { IDEMPOTENCY_KEY_HEADER } from "../../contract/names.ts";
 import { operationSpec } from "../../contract/routes.ts";
 import { apiErrorFrom } from "../../contract/api-error.ts";
 import { boundedApiError } from "../bounded-errors.ts";
 import {
   bodyKeyField,
+  holdsSecrets,
+  IDEMPOTENT_REDACTED_HEADER,
   type IdempotencyGuard,
   idempotentRequestFingerprint,
-  readIdempotencyKey,
+  parseIdempotencyKey,
   storableHeaders,
+  withoutSecrets,
 } from "../../capabilities/idempotency/index.ts";
 import { kCaller } from "./context.ts";
 
@@ -44,15 +45,21 @@ type UnaryImpl = (
  * runs after every interceptor, so after authentication (it scopes records
  * by the caller's key, kCaller) and the rate limit (replays count).
  *
- * The key is the `Idempotency-Key` header or, for a request with an
- * `idempotency_key` field (SendMessage), that field: one reading of it
- * (readIdempotencyKey), and one fingerprint that ignores where it was
- * written. Requests without a key, and operations without a caller, go
- * straight to the handler. A replay never reaches the handler: it is
- * answered here, with `idempotent-replayed: true` and, in a response with a
- * `replayed` field, `replayed: true` (the stored first answer said false).
- * A fresh answer whose `replayed` is true (a send whose key already names a
- * message of the company) carries the header too: it is a replay as well.
+ * The key is the `Idempotency-Key` header, read and validated once here
+ * (parseIdempotencyKey). Requests without a key, and operations without a
+ * caller, go straight to the handler. A replay never reaches the handler:
+ * it is answered here, with `idempotent-replayed: true`.
+ *
+ * One owner per operation: an operation whose request carries its own key
+ * (an `idempotency_key` field: SendMessage, whose key names the message for
+ * the whole company, spec Idempotency rule 4) is left to that rule, in its
+ * handler (transport/connect/mail/messages.ts, readSendKey); the wrapper
+ * steps aside for it and keeps no record.
+ *
+ * Secrets are never stored: response fields marked `debug_redact` in the
+ * contract (webhook and API key secrets, sign-in tokens) are cleared from
+ * the stored copy, so a replay answers the record without them and names
+ * them in `Idempotent-Redacted` (see capabilities/idempotency/secret-fields.ts).
  */
 export function withIdempotency<S extends DescService, I extends Partial<ServiceImpl<S>>>(
   service: S,
@@ -66,8 +73,9 @@ export function withIdempotency<S extends DescService, I extends Partial<Service
     // Left out: Connect answers UNIMPLEMENTED for it, as without the wrapper.
     if (typeof fn !== "function") continue;
     const bound = (fn as (...args: unknown[]) => unknown).bind(impl);
+    const ownsItsKey = bodyKeyField(method.input) !== undefined;
     wrapped[method.localName] =
-      method.methodKind === "unary" && operationSpec(method).http?.verb === "post"
+      method.methodKind === "unary" && operationSpec(method).http?.verb === "post" && !ownsItsKey
         ? idempotentUnary(method as DescMethodUnary, bound as UnaryImpl, guard)
         : bound;
   }
@@ -84,24 +92,11 @@ async function boundedErrors<T>(run: () => Promise<T> | T): Promise<T> {
   }
 }
 
-/** The `bool replayed` field of a response (SendMessageResponse), if it has one. */
-function replayedField(output: DescMessage): DescField | undefined {
-  const field = output.fields.find((f) => f.name === "replayed");
-  return field?.fieldKind === "scalar" && field.scalar === ScalarType.BOOL ? field : undefined;
-}
-
-/** Messages of protobuf-es are plain objects keyed by the fields' local names. */
-function fieldsOf(message: MessageShape<DescMessage>): Record<string, unknown> {
-  return message as unknown as Record<string, unknown>;
-}
-
 function idempotentUnary(method: DescMethodUnary, handler: UnaryImpl, guard: IdempotencyGuard): UnaryImpl {
   const rpc = `${method.parent.typeName}/${method.name}`;
-  const keyField = bodyKeyField(method.input);
-  const replayed = replayedField(method.output);
+  const secretBearing = holdsSecrets(method.output);
   return async (request, ctx) => {
-    const bodyKey = keyField ? fieldsOf(request)[keyField.localName] : undefined;
-    const key = readIdempotencyKey(ctx.requestHeader.get(IDEMPOTENCY_KEY_HEADER), typeof bodyKey === "string" ? bodyKey : undefined);
+    const key = parseIdempotencyKey(ctx.requestHeader.get(IDEMPOTENCY_KEY_HEADER));
     const caller = ctx.values.get(kCaller);
     if (key === undefined || !caller) return handler(request, ctx);
 
@@ -111,16 +106,17 @@ function idempotentUnary(method: DescMethodUnary, handler: UnaryImpl, guard: Ide
       async () => {
         const result = await boundedErrors(() => handler(request, ctx));
         const message = isMessage(result, method.output) ? result : create(method.output, result);
-        if (replayed && fieldsOf(message)[replayed.localName] === true) ctx.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, "true");
-        return { value: message, response: toBinary(method.output, message), headers: storableHeaders(ctx.responseHeader) };
+        const headers = storableHeaders(ctx.responseHeader);
+        if (!secretBearing) return { value: message, response: toBinary(method.output, message), headers };
+        // The caller gets the secret now; the record kept for replays never holds it.
+        const kept = withoutSecrets(method.output, message);
+        if (kept.redacted.length > 0) headers[IDEMPOTENT_REDACTED_HEADER] = kept.redacted.join(",");
+        return { value: message, response: toBinary(method.output, kept.message), headers };
       },
       { signal: ctx.signal, deadlineMs: ctx.timeoutMs() },
     );
     if (!outcome.replayed) return outcome.value;
     for (const [name, value] of Object.entries(outcome.headers)) ctx.responseHeader.set(name, value);
-    const answer = fromBinary(method.output, outcome.response);
-    // The spec: `replayed` is true whenever the call returned an already existing message.
-    if (replayed) fieldsOf(answer)[replayed.localName] = true;
-    return answer;
+    return fromBinary(method.output, outcome.response);
   };
 }

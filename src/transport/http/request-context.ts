@@ -19,9 +19,12 @@ export function requestIdFor(raw: { headers: Record<string, string | string[] | 
   return typeof incoming === "string" && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
-/** The headers every answer carries, on every door: the request id and `Cache-Control: no-store`. */
+/** Browsers take every answer as the type it declares, never a guess from its bytes (JSON, HTML, errors, 404s alike). */
+export const NOSNIFF = { "x-content-type-options": "nosniff" } as const;
+
+/** The headers every answer carries, on every door: the request id, `Cache-Control: no-store` and `X-Content-Type-Options: nosniff`. */
 export function commonAnswerHeaders(requestId: string): Record<string, string> {
-  return { [REQUEST_ID_HEADER]: requestId, "cache-control": "no-store" };
+  return { [REQUEST_ID_HEADER]: requestId, "cache-control": "no-store", ...NOSNIFF };
 }
 
 /**
@@ -33,6 +36,7 @@ export function commonAnswerHeaders(requestId: string): Record<string, string> {
 export function addResponseHeaders(app: FastifyInstance): void {
   app.addHook("onRequest", async (request: FastifyRequest, reply: FastifyReply) => {
     request.headers[REQUEST_ID_HEADER] = request.id;
+    // Always the server's own reading of the peer (or of the trusted proxies' X-Forwarded-For): a client's value is overwritten.
     request.headers[CLIENT_ADDRESS_HEADER] = request.ip ?? "";
     reply.headers(commonAnswerHeaders(request.id));
   });

@@ -1,4 +1,5 @@
 import net from "node:net";
+import tls from "node:tls";
 import type { Server as HttpServer } from "node:http";
 import type { Http2Server } from "node:http2";
 
@@ -26,10 +27,19 @@ export interface DualProtocolServer {
   close(drain: () => Promise<unknown>): Promise<void>;
 }
 
-/** Hands each connection to `http1` or `h2c` (neither listens itself). */
-export function dualProtocolServer(http1: HttpServer, h2c: Http2Server): DualProtocolServer {
+/** A certificate chain and its private key (PEM): the port then speaks TLS, offering h2 and http/1.1 (ALPN). */
+export interface OperatorTls {
+  readonly cert: string | Buffer;
+  readonly key: string | Buffer;
+}
+
+/**
+ * Hands each connection to `http1` or `h2c` (neither listens itself); with
+ * `tls`, after the handshake (the first bytes are then the decrypted ones).
+ */
+export function dualProtocolServer(http1: HttpServer, h2c: Http2Server, tlsOptions?: OperatorTls): DualProtocolServer {
   const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
+  const handle = (socket: net.Socket): void => {
     sockets.add(socket);
     socket.once("close", () => sockets.delete(socket));
     socket.once("data", (first: Buffer) => {
@@ -45,7 +55,12 @@ export function dualProtocolServer(http1: HttpServer, h2c: Http2Server): DualPro
     });
     // A connection closed before its first byte is nobody's to handle.
     socket.on("error", () => socket.destroy());
-  });
+  };
+  const server = tlsOptions
+    ? tls.createServer({ cert: tlsOptions.cert, key: tlsOptions.key, ALPNProtocols: ["h2", "http/1.1"], minVersion: "TLSv1.2" }, handle)
+    : net.createServer(handle);
+  // A failed handshake (a plain-text client, a scanner) closes that connection only.
+  server.on("tlsClientError", (_error: Error, socket: net.Socket) => socket.destroy());
   // Node's HTTP/1.1 server checks its headers and request timeouts from
   // its "listening" event on; it never listens itself, so it is told.
   server.once("listening", () => http1.emit("listening"));

@@ -54,6 +54,7 @@ async function answer(options: WorkerListenerOptions, request: IncomingMessage, 
 
 export async function startWorkerListener(options: WorkerListenerOptions): Promise<WorkerListener> {
   const server = createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (request, response) => {
+    response.setHeader("x-content-type-options", "nosniff");
     answer(options, request, response).catch((error: unknown) => {
       options.onError?.(error);
       if (!response.headersSent) json(response, 500, { error: { code: "INTERNAL_ERROR", message: "The answer could not be made." } });

@@ -6,6 +6,7 @@ import { messageFromPublicJson, messageToPublicJson } from "../../contract/json-
 import {
   IDEMPOTENCY_KEY_HEADER,
   IDEMPOTENT_REPLAYED_HEADER,
+  IDEMPOTENT_REDACTED_HEADER,
   RATE_LIMIT_HEADERS,
   REQUEST_ID_HEADER,
   RETRY_AFTER_HEADER,
@@ -40,9 +41,20 @@ export interface RestBridgeOptions {
 }
 
 /** Request headers the bridge passes on to the RPC. */
-const FORWARDED_REQUEST_HEADERS = ["authorization", IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, CLIENT_ADDRESS_HEADER, "user-agent"];
+const FORWARDED_REQUEST_HEADERS = [
+  "authorization",
+  IDEMPOTENCY_KEY_HEADER,
+  REQUEST_ID_HEADER,
+  CLIENT_ADDRESS_HEADER,
+  "user-agent",
+  // A member session (issue 19) and what its browser rules check: Origin against Host, the Connect protocol header.
+  "cookie",
+  "origin",
+  "host",
+  "connect-protocol-version",
+];
 /** Response headers of the RPC that the bridge passes back. */
-const RETURNED_RESPONSE_HEADERS = [...RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER, IDEMPOTENT_REPLAYED_HEADER];
+const RETURNED_RESPONSE_HEADERS = [...RATE_LIMIT_HEADERS, RETRY_AFTER_HEADER, IDEMPOTENT_REPLAYED_HEADER, IDEMPOTENT_REDACTED_HEADER];
 
 type UnaryCall = (request: MessageShape<DescMessage>, options: CallOptions) => Promise<MessageShape<DescMessage>>;
 

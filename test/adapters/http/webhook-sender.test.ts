@@ -132,10 +132,10 @@ describe("HTTPS webhook sender", () => {
     expect(outcome).toMatchObject({ ok: false, errorClass: "timeout" });
   });
 
-  it("fails with connection_refused when nothing listens", async () => {
+  it("records a refused connection as network, nothing finer (the detail goes to the log only)", async () => {
     const port = await closedPort();
     const outcome = await sender.post(webhook(`https://127.0.0.1:${port}/`));
-    expect(outcome).toMatchObject({ ok: false, errorClass: "connection_refused" });
+    expect(outcome).toEqual({ ok: false, errorClass: "network", durationMs: outcome.durationMs });
     expect(outcome.status).toBeUndefined();
   });
 
@@ -167,13 +167,13 @@ describe("HTTPS webhook sender", () => {
     expect(finished).toBe(false);
   });
 
-  it("fails with tls_error when the receiver's certificate is not trusted", async () => {
+  it("records an untrusted certificate as network, like a refused connection (no TLS oracle)", async () => {
     const untrusting = new HttpsWebhookSender({
       policy: new WebhookTargetPolicy({ resolver, allowLoopbackForTests: true }),
       timeoutMs: 1_000,
     });
     const outcome = await untrusting.post(webhook(`${receiver.url}/`));
-    expect(outcome).toMatchObject({ ok: false, errorClass: "tls_error" });
+    expect(outcome).toEqual({ ok: false, errorClass: "network", durationMs: outcome.durationMs });
     expect(receiver.received).toHaveLength(0);
   });
 });
@@ -184,10 +184,10 @@ describe("HTTPS webhook sender: the target policy on every attempt", () => {
       policy: new WebhookTargetPolicy({ resolver }),
       trustedCaForTests: certificate.cert,
     });
-    expect(await production.post(webhook(`${receiver.url}/`))).toMatchObject({ ok: false, errorClass: "host_not_allowed" });
+    expect(await production.post(webhook(`${receiver.url}/`))).toMatchObject({ ok: false, errorClass: "network" });
     expect(await production.post(webhook(`http://${HOOK_NAME}:${receiver.port}/`))).toMatchObject({
       ok: false,
-      errorClass: "host_not_allowed",
+      errorClass: "network",
     });
     expect(receiver.received).toHaveLength(0);
   });
@@ -208,13 +208,13 @@ describe("HTTPS webhook sender: the target policy on every attempt", () => {
     resolver.answers = [["127.0.0.1"], ["10.0.0.5"], ["127.0.0.1", "192.168.1.1"]];
     const url = `https://${HOOK_NAME}:${receiver.port}/rebind`;
     expect(await sender.post(webhook(url))).toMatchObject({ ok: true, status: 200 });
-    expect(await sender.post(webhook(url))).toMatchObject({ ok: false, errorClass: "host_not_allowed" });
-    expect(await sender.post(webhook(url))).toMatchObject({ ok: false, errorClass: "host_not_allowed" });
+    expect(await sender.post(webhook(url))).toMatchObject({ ok: false, errorClass: "network" });
+    expect(await sender.post(webhook(url))).toMatchObject({ ok: false, errorClass: "network" });
     expect(receiver.received).toHaveLength(1);
     expect(resolver.calls).toBe(3);
   });
 
-  it("records a host that does not resolve as dns_error", async () => {
+  it("records a host that does not resolve as network", async () => {
     const failing = new HttpsWebhookSender({
       policy: new WebhookTargetPolicy({
         resolver: {
@@ -225,7 +225,23 @@ describe("HTTPS webhook sender: the target policy on every attempt", () => {
         allowLoopbackForTests: true,
       }),
     });
-    expect(await failing.post(webhook(`https://${HOOK_NAME}/`))).toMatchObject({ ok: false, errorClass: "dns_error" });
+    expect(await failing.post(webhook(`https://${HOOK_NAME}/`))).toMatchObject({ ok: false, errorClass: "network" });
+  });
+
+  it("counts the lookup in the receiver budget: a resolver that never answers is a timeout within the budget", async () => {
+    const logged: Record<string, unknown>[] = [];
+    const silent = new HttpsWebhookSender({
+      policy: new WebhookTargetPolicy({ resolver: { resolve: () => new Promise(() => undefined) }, allowLoopbackForTests: true }),
+      timeoutMs: 300,
+      log: { warn: (details) => logged.push(details) },
+    });
+    const outcome = await silent.post(webhook(`https://${HOOK_NAME}/`));
+    expect(outcome).toMatchObject({ ok: false, errorClass: "timeout" });
+    expect(outcome.status).toBeUndefined();
+    // The detail went to the log with the delivery id, not into the outcome.
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toMatchObject({ errorClass: "timeout" });
+    expect(String(logged[0]?.detail)).toContain(HOOK_NAME);
   });
 });
 

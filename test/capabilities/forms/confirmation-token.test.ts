@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { createFormTokens } from "../../../src/capabilities/forms/hosted/csrf.ts";
+import { clientBudgetKey } from "../../../src/capabilities/forms/hosted/submit-signup.ts";
 import { CONFIRMATION_MAX_AGE_MS, type ConfirmationBinding, createConfirmationTokens } from "../../../src/capabilities/forms/hosted/index.ts";
 
 const SECRET = "test-form-token-secret";
@@ -80,5 +81,14 @@ describe("confirmation link tokens", () => {
     const csrf = createFormTokens(SECRET).issue(binding.formId, AT);
     expect(tokens.read(csrf)).toBeUndefined();
     expect(tokens.verify(csrf, binding, AT)).toBe("invalid");
+  });
+});
+
+describe("the sign-up door's client budget key", () => {
+  it("counts an IPv6 client by its /64 and an IPv4 one as it is, however written", () => {
+    expect(clientBudgetKey("2001:db8:1:2:aaaa::1")).toBe(clientBudgetKey("2001:db8:1:2:ffff:ffff:ffff:fffe"));
+    expect(clientBudgetKey("2001:db8:1:3::1")).not.toBe(clientBudgetKey("2001:db8:1:2::1"));
+    expect(clientBudgetKey("::ffff:198.51.100.7")).toBe("198.51.100.7");
+    expect(clientBudgetKey("198.51.100.7")).toBe("198.51.100.7");
   });
 });

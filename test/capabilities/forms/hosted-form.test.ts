@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublishedForm, SignupFormDraft } from "../../../src/capabilities/forms/index.ts";
@@ -5,6 +6,7 @@ import { FixedWindowRateLimiter, type RateLimitWindows } from "../../../src/capa
 import { registerHostedForms } from "../../../src/transport/connect/forms/hosted/index.ts";
 import { createContactsCapability } from "../../../src/wiring/contacts.ts";
 import { createHostedSignupCapability } from "../../../src/wiring/forms.ts";
+import { poolOf } from "../../../src/adapters/postgres/sql.ts";
 import { CURSOR_SECRET } from "../contacts/harness.ts";
 import { openFormsHarness, type FormsHarness } from "./harness.ts";
 
@@ -37,10 +39,10 @@ function draft(overrides: Partial<SignupFormDraft> = {}): SignupFormDraft {
 
 /** The token with one bit of its signature's first byte flipped. */
 function forged(token: string): string {
-  const [issuedAt, signature] = token.split(".");
+  const [issuedAt, nonce, signature] = token.split(".");
   const bytes = Buffer.from(signature ?? "", "base64url");
   bytes[0] = (bytes[0] ?? 0) ^ 1;
-  return `${issuedAt}.${bytes.toString("base64url")}`;
+  return `${issuedAt}.${nonce}.${bytes.toString("base64url")}`;
 }
 
 function tokenOf(html: string): string {
@@ -62,6 +64,9 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
       contacts: contactsOf(),
       rateLimiter: new FixedWindowRateLimiter(new EndlessWindows()),
       tokenSecret: "test-form-token-secret",
+      db: poolOf(h.orm),
+      // This file's visitors all post from one address: the door's own budgets are tested in test/hostile/signup-storm.test.ts.
+      limits: { perClientPerMinute: 10_000, perFormPerMinute: 10_000, perCompanyPerMinute: 10_000 },
     });
     await registerHostedForms(app, { signup });
     await app.ready();
@@ -97,7 +102,7 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
     expect(page.body).toContain("Ja, schickt mir den Newsletter.");
     expect(page.body).toContain(">Anmelden</button>");
     expect(page.body).toMatch(/<div class="hp" aria-hidden="true">.*name="_website" value="" tabindex="-1"/);
-    expect(tokenOf(page.body)).toMatch(/^\d+\.[A-Za-z0-9_-]{43}$/);
+    expect(tokenOf(page.body)).toMatch(/^\d+\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
   });
 
   it("creates a pending contact with the consent evidence (double opt-in)", async () => {
@@ -134,7 +139,7 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
     const other = await h.forms.createForm(companyId, draft());
     const fields = { email: "dan@example.com", topic: "News", terms: "yes" };
     const valid = tokenOf(await open(form));
-    for (const token of ["", forged(valid), tokenOf(await open(other)), `${Date.now() - 3 * 3600_000}.${valid.split(".")[1]}`]) {
+    for (const token of ["", forged(valid), tokenOf(await open(other)), `${Date.now() - 3 * 3600_000}.${valid.split(".").slice(1).join(".")}`]) {
       const answer = await post(form, { _token: token, ...fields });
       expect(answer.statusCode, token).toBe(403);
       expect(answer.body).toContain('role="alert"');
@@ -186,5 +191,117 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
     expect((await app.inject({ method: "GET", url: `/mail/v1/forms/${form.publicId}` })).statusCode).toBe(404);
     expect((await post(form, { _token: token, email: "hal@example.com", topic: "News", terms: "yes" })).statusCode).toBe(404);
     expect((await app.inject({ method: "GET", url: "/mail/v1/forms/nope" })).statusCode).toBe(404);
+  });
+
+  it("takes each token once: a replayed token gets the page again with a fresh token, and writes nothing", async () => {
+    const companyId = await h.newCompany();
+    const form = await h.forms.createForm(companyId, draft());
+    const token = tokenOf(await open(form));
+    const fields = { topic: "News", terms: "yes" };
+    expect((await post(form, { _token: token, email: "ivy@example.com", ...fields })).statusCode).toBe(200);
+    const replayed = await post(form, { _token: token, email: "jon@example.com", ...fields });
+    expect(replayed.statusCode).toBe(403);
+    expect(tokenOf(replayed.body)).not.toBe(token);
+    await expect(contactsOf().getContact(companyId, "jon@example.com")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    // Two pages served in the same millisecond still carry two tokens.
+    const pages = await Promise.all([1, 2, 3].map(() => open(form)));
+    expect(new Set(pages.map(tokenOf)).size).toBe(3);
+  });
+
+  it("never changes an existing contact, and answers a known address with the very same page as a new one", async () => {
+    const companyId = await h.newCompany();
+    const form = await h.forms.createForm(companyId, draft({ doubleOptIn: true }));
+    const known = await contactsOf().upsertContact(companyId, {
+      email: "kim@example.com",
+      firstName: "Kim",
+      attributes: { plan: "gold", topic: "Angebote" },
+      status: "subscribed",
+      consent: { source: "checkout", reference: "order 17" },
+    });
+    const before = await contactsOf().getContact(companyId, "kim@example.com");
+    const forKnown = await post(form, { _token: tokenOf(await open(form)), email: "kim@example.com", firstName: "Mallory", topic: "News", terms: "yes" });
+    const forNew = await post(form, { _token: tokenOf(await open(form)), email: "lea@example.com", firstName: "Lea", topic: "News", terms: "yes" });
+    expect(forKnown.statusCode).toBe(200);
+    expect(forNew.statusCode).toBe(200);
+    expect(forKnown.body).toBe(forNew.body);
+    const after = await contactsOf().getContact(companyId, "kim@example.com");
+    expect(after).toEqual(before);
+    expect(after).toMatchObject({ id: known.contact.id, firstName: "Kim", attributes: { plan: "gold", topic: "Angebote" }, consent: { source: "checkout" } });
+    // A pending contact stays as it was too (its owner's confirmation subscribes it; see test/forms).
+    await contactsOf().upsertContact(companyId, { email: "max@example.com", firstName: "Max", attributes: { plan: "free" } });
+    const pendingBefore = await contactsOf().getContact(companyId, "max@example.com");
+    const forPending = await post(form, { _token: tokenOf(await open(form)), email: "max@example.com", firstName: "Eve", topic: "News", terms: "yes" });
+    expect(forPending.body).toBe(forNew.body);
+    expect(await contactsOf().getContact(companyId, "max@example.com")).toEqual(pendingBefore);
+  });
+
+  it("answers an unreadable body with an HTML page, never JSON", async () => {
+    const form = await h.forms.createForm(await h.newCompany(), draft());
+    const tooBig = await app.inject({
+      method: "POST",
+      url: `/mail/v1/forms/${form.publicId}`,
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      payload: `email=${"a".repeat(20_000)}`,
+    });
+    const odd = await app.inject({ method: "POST", url: `/mail/v1/forms/${form.publicId}`, headers: { "content-type": "text/csv" }, payload: "a,b" });
+    for (const answer of [tooBig, odd]) {
+      expect(answer.statusCode).toBeGreaterThanOrEqual(400);
+      expect(answer.statusCode).toBeLessThan(500);
+      expect(answer.headers["content-type"]).toBe("text/html; charset=utf-8");
+      expect(answer.body).toContain("<!doctype html>");
+    }
+  });
+
+  describe("field names that every JavaScript object already has", () => {
+    const PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype);
+
+    it("are refused when a form is made, with a 400 naming the field", async () => {
+      const companyId = await h.newCompany();
+      for (const name of ["valueOf", "constructor", "toString", "hasOwnProperty", "__proto__", "isPrototypeOf", "ValueOf"]) {
+        const fields = [...draft().fields, { name, label: "Odd", type: "checkbox", required: false }];
+        const refused = h.forms.createForm(companyId, draft({ fields }));
+        await expect(refused, name).rejects.toMatchObject({ code: "VALIDATION_ERROR", fields: [{ field: `fields[${fields.length - 1}].name` }] });
+      }
+    });
+
+    it("of a form stored before the rule answer 200 when left unchecked, not 500", async () => {
+      const companyId = await h.newCompany();
+      const form = await h.forms.createForm(companyId, draft({ doubleOptIn: false, language: "en" }));
+      const legacy = [...form.fields, ...["valueOf", "constructor", "toString", "__proto__"].map((name) => ({ name, label: name, type: "checkbox", required: false, options: [] }))];
+      await h.db.query(`update signup_form set fields = $2::jsonb where id = $1`, [form.id, JSON.stringify(legacy)]);
+      const answer = await post(form, { _token: tokenOf(await open(form)), email: "ned@example.com", topic: "News", terms: "yes" });
+      expect(answer.statusCode).toBe(200);
+      const contact = await contactsOf().getContact(companyId, "ned@example.com");
+      expect(Object.getPrototypeOf(contact.attributes)).toBe(Object.prototype);
+      expect(Object.hasOwn(contact.attributes, "valueOf")).toBe(true);
+    });
+
+    it("property: whatever a field's name, making the form is a 400 or a form, and its sign-up never a 500", async () => {
+      const companyId = await h.newCompany();
+      let run = 0;
+      const name = fc.oneof(
+        fc.constantFrom(...PROTOTYPE_NAMES),
+        fc.stringMatching(/^[A-Za-z][A-Za-z0-9_]{0,12}$/),
+        fc.string({ maxLength: 20 }),
+      );
+      await fc.assert(
+        fc.asyncProperty(name, fc.constantFrom("checkbox", "text"), fc.boolean(), async (fieldName, type, send) => {
+          let form: PublishedForm;
+          try {
+            form = await h.forms.createForm(companyId, draft({ doubleOptIn: false, fields: [...draft().fields, { name: fieldName, label: "X", type, required: false }] }));
+          } catch (error) {
+            expect(error).toMatchObject({ code: "VALIDATION_ERROR" });
+            return;
+          }
+          expect(PROTOTYPE_NAMES.map((n) => n.toLowerCase())).not.toContain(fieldName.trim().toLowerCase());
+          const fields: Record<string, string> = { _token: tokenOf(await open(form)), email: `prop${++run}@example.com`, topic: "News", terms: "yes" };
+          if (send) fields[fieldName] = "yes";
+          const answer = await post(form, fields);
+          expect([200, 400]).toContain(answer.statusCode);
+          expect(answer.headers["content-type"]).toBe("text/html; charset=utf-8");
+        }),
+        { numRuns: 60 },
+      );
+    });
   });
 });

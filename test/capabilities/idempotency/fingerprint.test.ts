@@ -5,7 +5,7 @@ import {
   canonicalJson,
   idempotentRequestFingerprint,
   parseIdempotencyKey,
-  readIdempotencyKey,
+  readSendKey,
   requestFingerprint,
   SEND_MESSAGE_RPC,
   sendRequestFingerprint,
@@ -130,35 +130,30 @@ describe("idempotentRequestFingerprint", () => {
   });
 });
 
-describe("readIdempotencyKey", () => {
-  function refusal(header: string | undefined, bodyKey: string | undefined): string {
-    try {
-      readIdempotencyKey(header, bodyKey);
-    } catch (error) {
-      expect((error as ApiError).code).toBe("VALIDATION_ERROR");
-      return (error as ApiError).message;
-    }
-    throw new Error("expected a refusal");
-  }
+describe("readSendKey: a send's key, read once at the door", () => {
+  const problems = (header: string | null | undefined, bodyKey: string | undefined): string[] =>
+    readSendKey(header, bodyKey).problems.map((p) => `${p.field}: ${p.problem}`);
 
   it("reads the header, the body key, or both when equal", () => {
-    expect(readIdempotencyKey("order-1", undefined)).toBe("order-1");
-    expect(readIdempotencyKey(null, "order-1")).toBe("order-1");
-    expect(readIdempotencyKey("order-1", "order-1")).toBe("order-1");
-    expect(readIdempotencyKey(null, undefined)).toBeUndefined();
+    expect(readSendKey("order-1", undefined)).toEqual({ key: "order-1", problems: [] });
+    expect(readSendKey(null, "order-1")).toEqual({ key: "order-1", problems: [] });
+    expect(readSendKey("order-1", "order-1")).toEqual({ key: "order-1", problems: [] });
+    expect(readSendKey(null, undefined)).toEqual({ problems: [] });
+    expect(readSendKey(undefined, "é".repeat(160)).key).toBe("é".repeat(160));
   });
 
-  it("refuses a header and a body key that differ, naming idempotencyKey", () => {
-    expect(refusal("order-1", "order-2")).toMatch(/^idempotencyKey: .*differs from the Idempotency-Key header/);
+  it("a header and a body key that differ: no key, a problem naming idempotencyKey", () => {
+    expect(readSendKey("order-1", "order-2").key).toBeUndefined();
+    expect(problems("order-1", "order-2")).toEqual([expect.stringMatching(/^idempotencyKey: .*differs from the Idempotency-Key header/)]);
   });
 
-  it("refuses an invalid header whatever the body says", () => {
-    expect(refusal("k".repeat(201), undefined)).toMatch(/^Idempotency-Key: /);
-  });
-
-  it("takes a body key its request's validation refuses (blank, over 160 characters) for no key", () => {
-    expect(readIdempotencyKey(undefined, "  ")).toBeUndefined();
-    expect(readIdempotencyKey(undefined, "k".repeat(161))).toBeUndefined();
-    expect(readIdempotencyKey(undefined, "é".repeat(160))).toBe("é".repeat(160));
+  it("an invalid header or body key: no key, the problems for the send's one VALIDATION_ERROR", () => {
+    expect(problems("k".repeat(201), undefined)).toEqual([expect.stringMatching(/^Idempotency-Key: .*200/)]);
+    expect(problems("", undefined)).toEqual([expect.stringMatching(/^Idempotency-Key: /)]);
+    expect(problems(undefined, "  ")).toEqual(["idempotencyKey: must not be empty"]);
+    expect(problems(undefined, "k".repeat(161))).toEqual(["idempotencyKey: must be at most 160 characters"]);
+    expect(problems(undefined, "k\u0000")).toEqual(["idempotencyKey: must not contain NUL characters"]);
+    expect(problems("h".repeat(201), "")).toHaveLength(2);
+    expect(readSendKey("k".repeat(201), "ok").key).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import type { DescService } from "@bufbuild/protobuf";
+import type { DescMethod, DescService } from "@bufbuild/protobuf";
 import { type Client, createClient, type Interceptor, type Transport } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { randomBytes } from "node:crypto";
@@ -36,7 +36,12 @@ async function keyServices(): Promise<DescService[]> {
     const module = (await import(pathToFileURL(join(dir, file)).href)) as Record<string, unknown>;
     for (const value of Object.values(module)) {
       const desc = value as Partial<DescService>;
-      if (desc.kind === "service" && desc.methods?.some((method) => operationSpec(method).access.kind === "key")) services.push(desc as DescService);
+      // Services that refuse API keys (refuse_api_keys: MembersService, ApiKeysService) are reached by sessions and operators only.
+      const byKey = (method: DescMethod) => {
+        const access = operationSpec(method).access;
+        return access.kind === "key" && access.apiKeys;
+      };
+      if (desc.kind === "service" && desc.methods?.some(byKey)) services.push(desc as DescService);
     }
   }
   // The four the contract started with, first (they hold most of the API).

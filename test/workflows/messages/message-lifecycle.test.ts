@@ -15,7 +15,7 @@ import { MAIL_STATUS, SEARCH_ATTRIBUTES } from "../../../workflows/search-attrib
  * The message workflow on a real Temporal dev server, with the activities'
  * dependencies (lifecycle, sending pace) replaced by scripted fakes: every
  * branch of workflows/messages/message-lifecycle.ts, without PostgreSQL.
- * Workflows are started and signalled through the real dispatcher.
+ * Workflows are started through the real dispatcher.
  */
 
 /** What one message's fakes do, in order. */
@@ -76,7 +76,7 @@ function callsFor(messageId: string): string[] {
 // The scripted failures would otherwise be logged as warnings by the worker.
 Runtime.install({ logger: new DefaultLogger("ERROR") });
 
-// Concurrent: most of the time goes to timers (pace waits, outcome windows).
+// Concurrent: most of the time goes to timers (pace waits).
 describe.concurrent("the message workflow", () => {
   let env: TestWorkflowEnvironment;
   let worker: Worker;
@@ -106,7 +106,7 @@ describe.concurrent("the message workflow", () => {
   });
 
   /** Starts a message's workflow as the API does, through the dispatcher. */
-  async function dispatch(script: Script, outcomeWindowHours = 1): Promise<{ id: string; handle: WorkflowHandle; dispatcher: MessageDispatcher }> {
+  async function dispatch(script: Script): Promise<{ id: string; handle: WorkflowHandle; dispatcher: MessageDispatcher }> {
     const id = randomUUID();
     scripts.set(id, { script, status: "queued" });
     const dispatcher = new MessageDispatcher({
@@ -119,7 +119,6 @@ describe.concurrent("the message workflow", () => {
       },
       provider: id,
       handoffTimeoutSeconds: 10,
-      outcomeWindowHours,
       log: { warn: () => {} },
     });
     expect(await dispatcher.dispatch({ id, companyId: "company-1", recipientDomain: "customer.example" })).toBe(true);
@@ -139,32 +138,42 @@ describe.concurrent("the message workflow", () => {
     });
   }
 
-  /** Polls describe() until MailStatus is `status`. */
-  async function waitForMailStatus(handle: WorkflowHandle, status: string): Promise<void> {
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const described = await handle.describe();
-      if (described.typedSearchAttributes.get(MAIL_STATUS) === status) return;
-      if (Date.now() > deadline) throw new Error(`MailStatus never became ${status}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+  /** The history events a billing would count (Temporal Cloud's actions): start, activities, local activities, timers, signals, upserts. */
+  async function billable(handle: WorkflowHandle): Promise<Record<string, number>> {
+    const { events } = await handle.fetchHistory();
+    const counts: Record<string, number> = {};
+    const add = (kind: string, n = 1) => void (counts[kind] = (counts[kind] ?? 0) + n);
+    for (const event of events ?? []) {
+      if (event.workflowExecutionStartedEventAttributes) add("start");
+      if (event.activityTaskStartedEventAttributes) add("activity", event.activityTaskStartedEventAttributes.attempt ?? 1);
+      if (event.markerRecordedEventAttributes) add("localActivity");
+      if (event.timerStartedEventAttributes) add("timer");
+      if (event.workflowExecutionSignaledEventAttributes) add("signal");
+      if (event.upsertWorkflowSearchAttributesEventAttributes) add("upsert");
     }
+    return counts;
   }
 
-  it("hands the message off at once and, when no outcome comes, closes at `sent` when the outcome window ends", async () => {
-    const windowMs = 1_500;
-    const { id, handle, dispatcher } = await dispatch({}, windowMs / 3_600_000);
+  it("hands the message off at once and ends at `sent`: three billable actions, nothing left open", async () => {
+    const { id, handle, dispatcher } = await dispatch({});
     // Dispatching again (the outbox relay after a lost acknowledgement) starts nothing new.
     expect(await dispatcher.dispatch({ id, companyId: "company-1", recipientDomain: "customer.example" })).toBe(true);
     expect(await handle.result()).toBe("sent");
-    // An outcome reported after the window closed is recorded by the API alone; signalling the closed workflow is a no-op.
-    await expect(dispatcher.signalStatus(id, "delivered")).resolves.toBeUndefined();
     expect(await mailStatus(handle)).toBe("sent");
     expect(await mailStatusChanges(handle)).toEqual(["sent"]);
     expect(callsFor(id)).toEqual(["checkSuppression", "reserve", "handOff"]);
     expect(started.filter((startedId) => startedId === id)).toHaveLength(2);
-    // It listened for the whole window before closing.
-    const described = await handle.describe();
-    expect((described.closeTime?.getTime() ?? 0) - described.startTime.getTime()).toBeGreaterThanOrEqual(windowMs);
+    expect(await billable(handle)).toEqual({ start: 1, activity: 1, upsert: 1 });
+    expect((await handle.describe()).status.name).toBe("COMPLETED");
+  });
+
+  it("schedules the handoff with a 10 s heartbeat timeout, so a dead worker's attempt is taken over in seconds", async () => {
+    const { handle } = await dispatch({});
+    await handle.result();
+    const { events } = await handle.fetchHistory();
+    const scheduled = (events ?? []).flatMap((event) => (event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes] : []));
+    expect(scheduled).toHaveLength(1);
+    expect(Number(scheduled[0]?.heartbeatTimeout?.seconds ?? 0)).toBe(10);
   });
 
   it("accepted messages are started off the caller's path, and marked started a batch at a time", async () => {
@@ -188,7 +197,6 @@ describe.concurrent("the message workflow", () => {
       // The fake pace reads its script by provider name: any message of the batch will do.
       provider: ids[0] ?? "",
       handoffTimeoutSeconds: 10,
-      outcomeWindowHours: 0.5 / 3_600,
       log: { warn: () => {} },
       maxConcurrentStarts: 4,
     });
@@ -201,36 +209,8 @@ describe.concurrent("the message workflow", () => {
     for (const id of ids) expect(await env.client.workflow.getHandle(messageWorkflowId(id)).result()).toBe("sent");
   });
 
-  it("a delivery within the window: closes at `delivered` when the window ends", async () => {
-    const { id, handle, dispatcher } = await dispatch({}, 3_000 / 3_600_000);
-    await waitForMailStatus(handle, "sent");
-    await dispatcher.signalStatus(id, "delivered");
-    expect(await handle.result()).toBe("delivered");
-    expect(await mailStatus(handle)).toBe("delivered");
-    expect(await mailStatusChanges(handle)).toEqual(["sent", "delivered"]);
-  });
-
-  it("delivered, then bounced: ends at `bounced` without waiting for the rest of the window", async () => {
-    const { id, handle, dispatcher } = await dispatch({}, 1);
-    await waitForMailStatus(handle, "sent");
-    await dispatcher.signalStatus(id, "delivered");
-    await waitForMailStatus(handle, "delivered");
-    await dispatcher.signalStatus(id, "bounced");
-    expect(await handle.result()).toBe("bounced");
-    expect(await mailStatus(handle)).toBe("bounced");
-    expect(await mailStatusChanges(handle)).toEqual(["sent", "delivered", "bounced"]);
-  });
-
-  it("a complaint ends it", async () => {
-    const { id, handle, dispatcher } = await dispatch({}, 1);
-    await waitForMailStatus(handle, "sent");
-    await dispatcher.signalStatus(id, "complained");
-    expect(await handle.result()).toBe("complained");
-    expect(await mailStatus(handle)).toBe("complained");
-  });
-
   it("waits for the sending pace: shown `deferred` once, on durable timers, then sent", async () => {
-    const { id, handle } = await dispatch({ paceWaits: [1_000, 500] }, 0.5 / 3_600);
+    const { id, handle } = await dispatch({ paceWaits: [1_000, 500] });
     expect(await handle.result()).toBe("sent");
     expect(await mailStatus(handle)).toBe("sent");
     expect(await mailStatusChanges(handle)).toEqual(["deferred", "sent"]);
@@ -244,25 +224,27 @@ describe.concurrent("the message workflow", () => {
       "reserve",
       "handOff",
     ]);
-    // Durable: server-side timers for the waits the pace asked for (then the outcome window's).
+    // Durable: server-side timers for the waits the pace asked for, and nothing else.
     const { events } = await handle.fetchHistory();
     const timerMs = (events ?? []).flatMap((event) => {
       const timeout = event.timerStartedEventAttributes?.startToFireTimeout;
       return timeout ? [Number(timeout.seconds ?? 0) * 1_000 + Math.round((timeout.nanos ?? 0) / 1e6)] : [];
     });
-    expect(timerMs.slice(0, 2)).toEqual([1_000, 500]);
+    expect(timerMs).toEqual([1_000, 500]);
+    // The deferred mark is a local activity: a marker, not an activity task.
+    // One handoff activity per try (two told to wait), one local activity, two timers, two upserts.
+    expect(await billable(handle)).toEqual({ start: 1, activity: 3, localActivity: 1, timer: 2, upsert: 2 });
   });
 
-  it.each<MessageStatusName>(["suppressed", "failed", "rejected"])("ends at `%s` without waiting for an outcome", async (end) => {
-    // The window is an hour: the test would time out if the workflow waited.
-    const { id, handle } = await dispatch(end === "suppressed" ? { checked: "suppressed" } : { handOffs: [end] }, 1);
+  it.each<MessageStatusName>(["suppressed", "failed", "rejected"])("ends at `%s`", async (end) => {
+    const { id, handle } = await dispatch(end === "suppressed" ? { checked: "suppressed" } : { handOffs: [end] });
     expect(await handle.result()).toBe(end);
     expect(await mailStatus(handle)).toBe(end);
     expect(callsFor(id)).toEqual(end === "suppressed" ? ["checkSuppression"] : ["checkSuppression", "reserve", "handOff"]);
   });
 
   it("retries a handoff that failed transiently, then sends", async () => {
-    const { id, handle } = await dispatch({ handOffs: [new TransientHandoffError("the email service is busy"), "sent"] }, 0.5 / 3_600);
+    const { id, handle } = await dispatch({ handOffs: [new TransientHandoffError("the email service is busy"), "sent"] });
     expect(await handle.result()).toBe("sent");
     expect(callsFor(id)).toEqual(["checkSuppression", "reserve", "handOff", "checkSuppression", "reserve", "handOff"]);
     // One activity, retried by its policy: the second attempt carries the first one's failure.

@@ -26,6 +26,8 @@ export interface NewApiKey {
   readonly secretHash: Buffer;
   readonly scopes: readonly string[];
   readonly expiresAt: Date | null;
+  /** Who created it (a member's email, `operator`, `rotation of <prefix>`); empty when unknown. */
+  readonly createdBy?: string;
 }
 
 export interface FindKeyOptions {
@@ -62,6 +64,6 @@ export class ApiKeyRepository {
 
   /** Persists a new key of `company` (written by the next flush). */
   createForCompany(company: Company, data: NewApiKey): ApiKey {
-    return this.#em.create(ApiKeySchema, { ...data, scopes: [...data.scopes], company });
+    return this.#em.create(ApiKeySchema, { ...data, scopes: [...data.scopes], createdBy: data.createdBy ?? "", company });
   }
 }

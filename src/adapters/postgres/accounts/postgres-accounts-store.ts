@@ -1,6 +1,7 @@
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type {
   AccountsStore,
+  KeyAuditNote,
   ApiKeyRecord,
   ApiKeyReplacement,
   CompanyRecord,
@@ -10,6 +11,7 @@ import type {
 } from "../../../capabilities/accounts/ports.ts";
 import type { CompanyEntitlements } from "../../../capabilities/accounts/types.ts";
 import { CompanySchema, type ApiKey, type Company } from "../entities/index.ts";
+import { persistAuditRow } from "../audit/audit-rows.ts";
 import { ApiKeyRepository } from "./api-key-repository.ts";
 import { CompanyRepository } from "./company-repository.ts";
 
@@ -56,11 +58,14 @@ export class PostgresAccountsStore implements AccountsStore {
     return companyRecord(company);
   }
 
-  async createApiKey(companyId: string, key: NewApiKey): Promise<ApiKeyRecord> {
-    const em = this.#em();
-    const created = new ApiKeyRepository(em).createForCompany(em.getReference(CompanySchema, companyId), key);
-    await em.flush();
-    return apiKeyRecord(created);
+  createApiKey(companyId: string, key: NewApiKey, audit?: KeyAuditNote): Promise<ApiKeyRecord> {
+    return this.#em().transactional(async (em) => {
+      const created = new ApiKeyRepository(em).createForCompany(em.getReference(CompanySchema, companyId), key);
+      await em.flush();
+      if (audit) audited(em, companyId, audit, created.id);
+      await em.flush();
+      return apiKeyRecord(created);
+    });
   }
 
   async findApiKey(companyId: string, keyId: string): Promise<ApiKeyRecord | null> {
@@ -73,18 +78,25 @@ export class PostgresAccountsStore implements AccountsStore {
     return keys.map(apiKeyRecord);
   }
 
-  async revokeApiKey(companyId: string, keyId: string, at: Date): Promise<ApiKeyRecord | null> {
-    const em = this.#em();
-    const key = await new ApiKeyRepository(em).findForCompany(companyId, keyId);
-    if (!key) return null;
-    if (!key.revokedAt) {
-      key.revokedAt = at;
-      await em.flush();
-    }
-    return apiKeyRecord(key);
+  revokeApiKey(companyId: string, keyId: string, at: Date, audit?: KeyAuditNote): Promise<ApiKeyRecord | null> {
+    return this.#em().transactional(async (em) => {
+      const key = await new ApiKeyRepository(em).findForCompany(companyId, keyId, { lockForUpdate: true });
+      if (!key) return null;
+      if (!key.revokedAt) {
+        key.revokedAt = at;
+        if (audit) audited(em, companyId, audit, key.id);
+        await em.flush();
+      }
+      return apiKeyRecord(key);
+    });
   }
 
-  replaceApiKey(companyId: string, keyId: string, plan: (current: ApiKeyRecord) => ApiKeyReplacement): Promise<ReplacedApiKey | null> {
+  replaceApiKey(
+    companyId: string,
+    keyId: string,
+    plan: (current: ApiKeyRecord) => ApiKeyReplacement,
+    audit?: KeyAuditNote,
+  ): Promise<ReplacedApiKey | null> {
     return this.#em().transactional(async (em) => {
       const keys = new ApiKeyRepository(em);
       // Locked: two concurrent rotations of one key cannot both succeed.
@@ -97,6 +109,7 @@ export class PostgresAccountsStore implements AccountsStore {
       old.expiresAt = replacement.previousExpiresAt;
       old.replacedBy = successor;
       old.replacedAt = replacement.replacedAt;
+      if (audit) audited(em, companyId, { ...audit, details: { ...audit.details, successorId: successor.id } }, old.id);
       await em.flush();
       return { successor: apiKeyRecord(successor), previous: apiKeyRecord(old) };
     });
@@ -105,6 +118,11 @@ export class PostgresAccountsStore implements AccountsStore {
   #em(): EntityManager {
     return this.#orm.em.fork();
   }
+}
+
+/** The change's audit row, persisted by the same flush (same transaction) as the change. */
+function audited(em: EntityManager, companyId: string, audit: KeyAuditNote, keyId: string): void {
+  persistAuditRow(em, companyId, { ...audit, targetType: "api_key", targetId: keyId });
 }
 
 function companyRecord(company: Company): CompanyRecord {
@@ -129,5 +147,6 @@ function apiKeyRecord(key: ApiKey): ApiKeyRecord {
     revokedAt: key.revokedAt ?? null,
     replacedById: key.replacedBy?.id ?? null,
     replacedAt: key.replacedAt ?? null,
+    createdBy: key.createdBy,
   };
 }

@@ -7,6 +7,8 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { ContactListStore } from "../../../capabilities/contacts/ports.ts";
+import type { AuditNote } from "../../../capabilities/audit/types.ts";
+import { persistAuditRow } from "../audit/audit-rows.ts";
 import type { ContactListRecord } from "../../../capabilities/contacts/index.ts";
 import { CompanySchema, ContactListSchema, type ContactList } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
@@ -23,10 +25,12 @@ export class PostgresContactListStore implements ContactListStore {
     this.#orm = orm;
   }
 
-  async create(companyId: string, id: string, name: string): Promise<ContactListRecord | "taken"> {
+  async create(companyId: string, id: string, name: string, audit?: AuditNote): Promise<ContactListRecord | "taken"> {
     const em = this.#em();
     const now = new Date();
     const list = em.create(ContactListSchema, { id, company: em.getReference(CompanySchema, companyId), name, createdAt: now, updatedAt: now });
+    // Written by the same flush: one transaction.
+    if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "contact_list", targetId: id });
     try {
       await em.flush();
     } catch (error) {
@@ -36,13 +40,14 @@ export class PostgresContactListStore implements ContactListStore {
     return listRecord(list);
   }
 
-  async rename(companyId: string, id: string, name: string): Promise<ContactListRecord | "taken" | undefined> {
+  async rename(companyId: string, id: string, name: string, audit?: AuditNote): Promise<ContactListRecord | "taken" | undefined> {
     const em = this.#em();
     const list = await findForCompany(em, companyId, id);
     if (!list) return undefined;
     if (list.name === name) return listRecord(list);
     list.name = name;
     list.updatedAt = new Date();
+    if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "contact_list", targetId: id });
     try {
       await em.flush();
     } catch (error) {
@@ -52,9 +57,16 @@ export class PostgresContactListStore implements ContactListStore {
     return listRecord(list);
   }
 
-  async delete(companyId: string, id: string): Promise<boolean> {
+  async delete(companyId: string, id: string, audit?: AuditNote): Promise<boolean> {
     if (!isUuid(companyId) || !isUuid(id)) return false;
-    return (await this.#em().nativeDelete(ContactListSchema, { id, company: companyId })) > 0;
+    return this.#em().transactional(async (em) => {
+      const deleted = (await em.nativeDelete(ContactListSchema, { id, company: companyId })) > 0;
+      if (deleted && audit) {
+        persistAuditRow(em, companyId, { ...audit, targetType: "contact_list", targetId: id });
+        await em.flush();
+      }
+      return deleted;
+    });
   }
 
   async list(companyId: string): Promise<ContactListRecord[]> {

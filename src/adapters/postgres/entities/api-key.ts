@@ -27,6 +27,8 @@ export const ApiKeySchema = defineEntity({
     replacedBy: () =>
       p.manyToOne(ApiKeySchema).nullable().fieldName("replaced_by_id").deleteRule("set null").foreignKeyName("api_key_replaced_by_id_fkey"),
     replacedAt: p.datetime().nullable(),
+    /** Who created it: a member's email, `operator`, or `rotation of <prefix>`; empty for older keys. */
+    createdBy: p.text().defaultRaw("''"),
   },
   uniques: [{ properties: "secretHash", name: "api_key_secret_hash_unique" }],
   indexes: [{ properties: ["company", "createdAt"], name: "api_key_company_created_index" }],

@@ -25,6 +25,12 @@ import { CampaignClickSchema } from "./campaign-click.ts";
 import { SignupFormSchema } from "./signup-form.ts";
 import { StoreIntegrationSchema } from "./store-integration.ts";
 import { StoreOrderSchema } from "./store-order.ts";
+import { MemberSchema } from "./member.ts";
+import { SignInLinkSchema } from "./sign-in-link.ts";
+import { MemberSessionSchema } from "./member-session.ts";
+import { AuditEventSchema } from "./audit-event.ts";
+import { DeliveryReportSchema } from "./delivery-report.ts";
+import { SendingPaceCompanySchema, SignupConfirmationHourSchema, SignupFormTokenUseSchema } from "./signup-door.ts";
 
 export { ApiKeySchema, type ApiKey } from "./api-key.ts";
 export { CompanySchema, type Company } from "./company.ts";
@@ -53,6 +59,19 @@ export { CampaignClickSchema, type CampaignClick } from "./campaign-click.ts";
 export { SignupFormSchema, type SignupForm } from "./signup-form.ts";
 export { StoreIntegrationSchema, type StoreIntegration } from "./store-integration.ts";
 export { StoreOrderSchema, type StoreOrder } from "./store-order.ts";
+export { MemberSchema, type Member } from "./member.ts";
+export { SignInLinkSchema, type SignInLink } from "./sign-in-link.ts";
+export { MemberSessionSchema, type MemberSession } from "./member-session.ts";
+export { AuditEventSchema, type AuditEvent } from "./audit-event.ts";
+export { DeliveryReportSchema, type DeliveryReport } from "./delivery-report.ts";
+export {
+  SendingPaceCompanySchema,
+  SignupConfirmationHourSchema,
+  SignupFormTokenUseSchema,
+  type SendingPaceCompany,
+  type SignupConfirmationHour,
+  type SignupFormTokenUse,
+} from "./signup-door.ts";
 
 /** Every entity the ORM knows; passed explicitly (no folder discovery). */
 export const ENTITIES = [
@@ -83,4 +102,12 @@ export const ENTITIES = [
   SignupFormSchema,
   StoreIntegrationSchema,
   StoreOrderSchema,
+  MemberSchema,
+  SignInLinkSchema,
+  MemberSessionSchema,
+  AuditEventSchema,
+  DeliveryReportSchema,
+  SignupFormTokenUseSchema,
+  SignupConfirmationHourSchema,
+  SendingPaceCompanySchema,
 ] as const;

@@ -28,6 +28,8 @@ export const WebhookAttemptSchema = defineEntity({
     status: p.integer().nullable(),
     errorClass: p.text().nullable(),
   },
+  // An endpoint's health over the last 24 hours (Migration20251128000000_webhook_bounds).
+  indexes: [{ properties: ["companyId", "attemptedAt"], name: "webhook_attempt_recent_index" }],
 });
 
 export type WebhookAttempt = InferEntity<typeof WebhookAttemptSchema>;

@@ -63,6 +63,19 @@ export const WebhookDeliverySchema = defineEntity({
     { properties: "createdAt", name: "webhook_delivery_unstarted_index", where: "workflow_started_at IS NULL" },
     { properties: "retryRequestedAt", name: "webhook_delivery_retry_index", where: "retry_requested_at IS NOT NULL" },
   ],
+  // Wakes the webhook outbox relay on a manual retry (Migration20251201000000_webhook_work_notices).
+  triggers: [
+    {
+      name: "webhook_delivery_retry_notice",
+      timing: "after",
+      events: ["update"],
+      forEach: "row",
+      expression: `create trigger webhook_delivery_retry_notice
+        after update of retry_requested_at on webhook_delivery
+        for each row when (new.retry_requested_at is not null)
+        execute function webhook_delivery_webhook_delivery_retry_notice_fn()`,
+    },
+  ],
 });
 
 export type WebhookDelivery = InferEntity<typeof WebhookDeliverySchema>;

@@ -26,6 +26,24 @@ export const WebhookEventSchema = defineEntity({
     { properties: ["company", "createdAt"], name: "webhook_event_company_index" },
     // The fan-out relay finds events whose deliveries were not made yet.
     { properties: "createdAt", name: "webhook_event_unfanned_index", where: "fanned_out_at IS NULL" },
+    // The webhook deliveries a message caused (Migration20251128000000_webhook_bounds); raw DDL as pg_indexes shows it.
+    {
+      name: "webhook_event_message_index",
+      expression:
+        "CREATE INDEX webhook_event_message_index ON public.webhook_event USING btree (company_id, ((data ->> 'messageId'::text))) WHERE (data ? 'messageId'::text)",
+    },
+  ],
+  // Wakes the webhook outbox relay (Migration20251201000000_webhook_work_notices).
+  triggers: [
+    {
+      name: "webhook_event_work_notice",
+      timing: "after",
+      events: ["insert"],
+      forEach: "statement",
+      expression: `create trigger webhook_event_work_notice
+        after insert on webhook_event
+        for each statement execute function webhook_event_webhook_event_work_notice_fn()`,
+    },
   ],
 });
 

@@ -2,6 +2,7 @@ import type { Pool } from "../sql.ts";
 import { toDate } from "../sql.ts";
 import type { SignupFormStore } from "../../../capabilities/forms/ports.ts";
 import type { FormField, SignupFormRecord } from "../../../capabilities/forms/types.ts";
+import { auditValues } from "../audit/audit-rows.ts";
 
 type Db = () => Promise<Pool>;
 
@@ -47,33 +48,44 @@ function formRecord(row: SignupFormRow): SignupFormRecord {
  */
 export function postgresSignupFormStore(db: Db): SignupFormStore {
   return {
-    async create(companyId, publicId, form) {
+    async create(companyId, publicId, form, audit) {
       const pool = await db();
+      // The audit row (when asked) by the same statement: it exists exactly when the form does.
       const { rows } = await pool.query<SignupFormRow>(
-        `insert into signup_form (company_id, public_id, name, fields, consent_text, double_opt_in, language)
-         values ($1, $2, $3, $4::jsonb, $5, $6, $7)
-         on conflict (public_id) do nothing
-         returning ${COLUMNS}`,
-        [companyId, publicId, form.name, JSON.stringify(form.fields), form.consentText, form.doubleOptIn, form.language],
+        `with created as (
+           insert into signup_form (company_id, public_id, name, fields, consent_text, double_opt_in, language)
+           values ($1, $2, $3, $4::jsonb, $5, $6, $7)
+           on conflict (public_id) do nothing
+           returning ${COLUMNS}
+         ), audited as (
+           insert into audit_event (company_id, actor_kind, actor, action, target_type, target_id, request_id, client_ip, details)
+           select $1, $8, $9, $10, 'signup_form', created.public_id, $11, $12, $13::jsonb from created where $8::text is not null
+         )
+         select ${COLUMNS} from created`,
+        [companyId, publicId, form.name, JSON.stringify(form.fields), form.consentText, form.doubleOptIn, form.language, ...auditValues(audit)],
       );
       const row = rows[0];
       return row ? formRecord(row) : "taken";
     },
 
-    async deactivate(companyId, publicId) {
+    async deactivate(companyId, publicId, audit) {
       const pool = await db();
       // Only an active form changes (and gets a new updated_at); an inactive one is answered as it is.
+      // The audit row (when asked) by the same statement, only for a change.
       const { rows } = await pool.query<SignupFormRow>(
         `with changed as (
            update signup_form set active = false, updated_at = now()
             where company_id = $1 and public_id = $2 and active
            returning ${COLUMNS}
+         ), audited as (
+           insert into audit_event (company_id, actor_kind, actor, action, target_type, target_id, request_id, client_ip, details)
+           select $1, $3, $4, $5, 'signup_form', changed.public_id, $6, $7, $8::jsonb from changed where $3::text is not null
          )
          select ${COLUMNS} from changed
          union all
          select ${COLUMNS} from signup_form
           where company_id = $1 and public_id = $2 and not exists (select 1 from changed)`,
-        [companyId, publicId],
+        [companyId, publicId, ...auditValues(audit)],
       );
       const row = rows[0];
       return row ? formRecord(row) : undefined;

@@ -346,7 +346,8 @@ function moveValues(companyId: string, messageId: string, move: Move, providerEv
     move.provider ?? null,
     move.providerMessageId ?? null,
     move.eventType !== undefined,
-    statusesBefore(move.to),
+    // No status to move from: the event alone is recorded.
+    move.keepStatus ? [] : statusesBefore(move.to),
     move.eventType ?? null,
     move.providerEventId ?? null,
     move.detail ?? null,

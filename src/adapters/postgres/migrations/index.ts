@@ -11,6 +11,11 @@ import { Migration20251124000000_message_request_fingerprint } from "./Migration
 import { Migration20251124173000_simulator_events } from "./Migration20251124173000_simulator_events.ts";
 import { Migration20251125200000_credential_change_notices } from "./Migration20251125200000_credential_change_notices.ts";
 import { Migration20251126000000_sender_change_notices } from "./Migration20251126000000_sender_change_notices.ts";
+import { Migration20251127000000_signup_door } from "./Migration20251127000000_signup_door.ts";
+import { Migration20251128000000_webhook_bounds } from "./Migration20251128000000_webhook_bounds.ts";
+import { Migration20251129000000_members_sessions_audit } from "./Migration20251129000000_members_sessions_audit.ts";
+import { Migration20251130000000_delivery_reports } from "./Migration20251130000000_delivery_reports.ts";
+import { Migration20251201000000_webhook_work_notices } from "./Migration20251201000000_webhook_work_notices.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -33,4 +38,9 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20251124173000_simulator_events", class: Migration20251124173000_simulator_events },
   { name: "Migration20251125200000_credential_change_notices", class: Migration20251125200000_credential_change_notices },
   { name: "Migration20251126000000_sender_change_notices", class: Migration20251126000000_sender_change_notices },
+  { name: "Migration20251127000000_signup_door", class: Migration20251127000000_signup_door },
+  { name: "Migration20251128000000_webhook_bounds", class: Migration20251128000000_webhook_bounds },
+  { name: "Migration20251129000000_members_sessions_audit", class: Migration20251129000000_members_sessions_audit },
+  { name: "Migration20251130000000_delivery_reports", class: Migration20251130000000_delivery_reports },
+  { name: "Migration20251201000000_webhook_work_notices", class: Migration20251201000000_webhook_work_notices },
 ];

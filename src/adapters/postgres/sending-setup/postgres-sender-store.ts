@@ -14,6 +14,8 @@ import { isUuid } from "../ids.ts";
 import { poolOf, toDate, type Pool } from "../sql.ts";
 import { findForCompany as findDomainForCompany } from "./postgres-sending-domain-store.ts";
 import { senderRecord } from "./records.ts";
+import type { AuditNote } from "../../../capabilities/audit/types.ts";
+import { persistAuditRow } from "../audit/audit-rows.ts";
 
 export class PostgresSenderStore implements SenderStore {
   readonly #orm: MikroORM;
@@ -40,7 +42,7 @@ export class PostgresSenderStore implements SenderStore {
     return rows[0] ? senderFromRow(rows[0]) : null;
   }
 
-  async add(companyId: string, domainId: string, plan: (senders: readonly SenderRecord[]) => SenderDraft): Promise<SenderRecord> {
+  async add(companyId: string, domainId: string, plan: (senders: readonly SenderRecord[]) => SenderDraft, audit?: AuditNote): Promise<SenderRecord> {
     return this.#em().transactional(async (em) => {
       await lockDefault(em, companyId);
       const draft = plan((await listForCompany(em, companyId)).map(senderRecord));
@@ -49,11 +51,15 @@ export class PostgresSenderStore implements SenderStore {
       if (draft.isDefault) await clearDefault(em, companyId);
       const sender = em.create(SenderSchema, { ...draft, company: em.getReference(CompanySchema, companyId), domain });
       await em.flush();
+      if (audit) {
+        persistAuditRow(em, companyId, { ...audit, targetType: "sender", targetId: sender.id });
+        await em.flush();
+      }
       return senderRecord(sender);
     });
   }
 
-  async makeDefault(companyId: string, senderId: string): Promise<SenderRecord | null> {
+  async makeDefault(companyId: string, senderId: string, audit?: AuditNote): Promise<SenderRecord | null> {
     return this.#em().transactional(async (em) => {
       await lockDefault(em, companyId);
       const sender = await findForCompany(em, companyId, senderId);
@@ -61,6 +67,7 @@ export class PostgresSenderStore implements SenderStore {
       if (!sender.isDefault) {
         await clearDefault(em, companyId);
         sender.isDefault = true;
+        if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "sender", targetId: senderId });
         await em.flush();
       }
       return senderRecord(sender);

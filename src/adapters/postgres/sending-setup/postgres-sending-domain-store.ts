@@ -14,6 +14,8 @@ import type {
 import { CompanySchema, SendingDomainSchema, type SendingDomain } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
 import { sendingDomainRecord } from "./records.ts";
+import type { AuditNote } from "../../../capabilities/audit/types.ts";
+import { persistAuditRow } from "../audit/audit-rows.ts";
 
 export class PostgresSendingDomainStore implements SendingDomainStore {
   readonly #orm: MikroORM;
@@ -22,17 +24,21 @@ export class PostgresSendingDomainStore implements SendingDomainStore {
     this.#orm = orm;
   }
 
-  async add(companyId: string, domain: NewSendingDomain): Promise<SendingDomainRecord | null> {
-    const em = this.#em();
-    const created = em.create(SendingDomainSchema, { ...domain, company: em.getReference(CompanySchema, companyId) });
+  async add(companyId: string, domain: NewSendingDomain, audit?: AuditNote): Promise<SendingDomainRecord | null> {
     try {
-      await em.flush();
+      return await this.#em().transactional(async (em) => {
+        const created = em.create(SendingDomainSchema, { ...domain, company: em.getReference(CompanySchema, companyId) });
+        await em.flush();
+        // The audit row in the same transaction (the id exists once flushed).
+        if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "sending_domain", targetId: created.id });
+        await em.flush();
+        return sendingDomainRecord(created);
+      });
     } catch (error: unknown) {
       // The company has that domain already (a concurrent add won the race).
       if (error instanceof UniqueConstraintViolationException) return null;
       throw error;
     }
-    return sendingDomainRecord(created);
   }
 
   async find(companyId: string, domainId: string): Promise<SendingDomainRecord | null> {
@@ -52,10 +58,12 @@ export class PostgresSendingDomainStore implements SendingDomainStore {
     return domains.map(sendingDomainRecord);
   }
 
-  async recordVerification(companyId: string, domainId: string, verification: DomainVerification): Promise<SendingDomainRecord | null> {
+  async recordVerification(companyId: string, domainId: string, verification: DomainVerification, audit?: AuditNote): Promise<SendingDomainRecord | null> {
     const em = this.#em();
     const domain = await findForCompany(em, companyId, domainId);
     if (!domain) return null;
+    // Persisted by the same flush (one transaction).
+    if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "sending_domain", targetId: domainId });
     if (verification.kind === "overridden") {
       domain.verificationOverridden = true;
     } else {

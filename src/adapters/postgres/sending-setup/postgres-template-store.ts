@@ -7,6 +7,8 @@ import type { TemplateContent, TemplateRecord, TemplateStore } from "../../../ca
 import { CompanySchema, TemplateSchema } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
 import { templateRecord } from "./records.ts";
+import type { AuditNote } from "../../../capabilities/audit/types.ts";
+import { persistAuditRow } from "../audit/audit-rows.ts";
 
 export class PostgresTemplateStore implements TemplateStore {
   readonly #orm: MikroORM;
@@ -34,15 +36,21 @@ export class PostgresTemplateStore implements TemplateStore {
   }
 
   /** One statement (INSERT ... ON CONFLICT): two concurrent puts of a new name cannot both try to create it. */
-  async put(companyId: string, content: TemplateContent): Promise<TemplateRecord> {
-    const em = this.#em();
-    const now = new Date();
-    const template = await em.upsert(
-      TemplateSchema,
-      { ...content, company: em.getReference(CompanySchema, companyId), createdAt: now, updatedAt: now },
-      { onConflictFields: ["company", "name"], onConflictMergeFields: ["subject", "html", "text", "updatedAt"] },
-    );
-    return templateRecord(template);
+  async put(companyId: string, content: TemplateContent, audit?: AuditNote): Promise<TemplateRecord> {
+    return this.#em().transactional(async (em) => {
+      const now = new Date();
+      const template = await em.upsert(
+        TemplateSchema,
+        { ...content, company: em.getReference(CompanySchema, companyId), createdAt: now, updatedAt: now },
+        { onConflictFields: ["company", "name"], onConflictMergeFields: ["subject", "html", "text", "updatedAt"] },
+      );
+      // The audit row in the same transaction.
+      if (audit) {
+        persistAuditRow(em, companyId, { ...audit, targetType: "template", targetId: template.id });
+        await em.flush();
+      }
+      return templateRecord(template);
+    });
   }
 
   /** A fresh EntityManager per operation. */

@@ -14,12 +14,15 @@ import type {
   DeliveryPosition,
   DeliveryRecord,
   DeliveryToAttempt,
+  EndpointHealthCounts,
   EndpointRecord,
   WebhookDeliveryStore,
 } from "../../../capabilities/webhooks/ports.ts";
 import { isUuid } from "../ids.ts";
 import { type Pool, type PoolClient, toDate } from "../sql.ts";
 import { inTransaction } from "../transaction.ts";
+import type { AuditNote } from "../../../capabilities/audit/types.ts";
+import { auditValues } from "../audit/audit-rows.ts";
 
 export type Db = () => Promise<Pool>;
 
@@ -133,6 +136,13 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
     if (filters.event !== undefined) where.push(`d.event = ${param(filters.event)}`);
     if (filters.since !== undefined) where.push(`d.created_at >= ${param(filters.since)}`);
     if (filters.until !== undefined) where.push(`d.created_at < ${param(filters.until)}`);
+    // webhook_event_message_index (company_id, data ->> 'messageId').
+    if (filters.messageId !== undefined) {
+      where.push(
+        `d.event_id in (select ev.id from webhook_event ev
+                         where ev.company_id = $1 and ev.data ? 'messageId' and ev.data ->> 'messageId' = ${param(filters.messageId)})`,
+      );
+    }
     const { rows } = await (await this.#db()).query<DeliveryRow & { position_at: string }>(
       `select ${DELIVERY_COLUMNS}, ${POSITION} as position_at
          from webhook_delivery d
@@ -235,28 +245,88 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
     });
   }
 
-  async requestRetry(companyId: string, deliveryId: string, at: Date): Promise<DeliveryRecord | null> {
+  async requestRetry(companyId: string, deliveryId: string, at: Date, audit?: AuditNote): Promise<DeliveryRecord | null> {
     if (!isUuid(companyId) || !isUuid(deliveryId)) return null;
+    // The audit row (when asked) is written by the same statement: it exists exactly when the retry does.
     const { rows } = await (await this.#db()).query<DeliveryRow>(
-      `update webhook_delivery d
-          set state = 'attempting', retry_requested_at = $3, next_attempt_at = $3
-        where d.company_id = $1 and d.id = $2 and d.state = 'dead_letter'
-        returning ${DELIVERY_COLUMNS}`,
-      [companyId, deliveryId, at],
+      `with d as (
+         update webhook_delivery d
+            set state = 'attempting', retry_requested_at = $3, next_attempt_at = $3
+          where d.company_id = $1 and d.id = $2 and d.state = 'dead_letter'
+          returning ${DELIVERY_COLUMNS}
+       ), audited as (
+         insert into audit_event (company_id, occurred_at, actor_kind, actor, action, target_type, target_id, request_id, client_ip, details)
+         select $1, $3, $4, $5, $6, 'webhook_delivery', $2, $7, $8, $9::jsonb from d where $4::text is not null
+       )
+       select * from d`,
+      [companyId, deliveryId, at, ...auditValues(audit)],
     );
     return rows[0] ? deliveryRecord(rows[0]) : null;
   }
 
-  async requestRetryOfDeadLetters(companyId: string, endpointId: string, since: Date, at: Date): Promise<number> {
+  async countDeadLetters(companyId: string, endpointId: string, since: Date): Promise<number> {
+    if (!isUuid(companyId) || !isUuid(endpointId)) return 0;
+    const { rows } = await (await this.#db()).query<{ count: number }>(
+      `select count(*)::int as count from webhook_delivery d
+        where d.endpoint_id = $2 and d.company_id = $1 and d.state = 'dead_letter' and d.created_at >= $3`,
+      [companyId, endpointId, since],
+    );
+    return rows[0]?.count ?? 0;
+  }
+
+  /** webhook_attempt_recent_index (company_id, attempted_at), joined to the deliveries for their endpoint. */
+  async healthOf(companyId: string, endpointIds: readonly string[], since: Date): Promise<Map<string, EndpointHealthCounts>> {
+    const ids = endpointIds.filter(isUuid);
+    const health = new Map<string, EndpointHealthCounts>();
+    if (!isUuid(companyId) || ids.length === 0) return health;
+    const { rows } = await (await this.#db()).query<{
+      endpoint_id: string;
+      deliveries: number;
+      succeeded: number;
+      attempts: number;
+      failed_attempts: number;
+    }>(
+      `select d.endpoint_id,
+              count(distinct a.delivery_id)::int as deliveries,
+              count(distinct a.delivery_id) filter (where a.status between 200 and 299)::int as succeeded,
+              count(*)::int as attempts,
+              count(*) filter (where a.status is null or a.status not between 200 and 299)::int as failed_attempts
+         from webhook_attempt a
+         join webhook_delivery d on d.id = a.delivery_id and d.company_id = a.company_id
+        where a.company_id = $1 and a.attempted_at >= $2 and d.endpoint_id = any($3::uuid[])
+        group by d.endpoint_id`,
+      [companyId, since, ids],
+    );
+    for (const row of rows) {
+      health.set(row.endpoint_id, {
+        deliveries: row.deliveries,
+        succeeded: row.succeeded,
+        attempts: row.attempts,
+        failedAttempts: row.failed_attempts,
+      });
+    }
+    return health;
+  }
+
+  async requestRetryOfDeadLetters(companyId: string, endpointId: string, since: Date, at: Date, audit?: AuditNote): Promise<number> {
     if (!isUuid(companyId) || !isUuid(endpointId)) return 0;
     // webhook_delivery_dead_letter_index (endpoint_id, created_at) where state = 'dead_letter'.
-    const result = await (await this.#db()).query(
-      `update webhook_delivery d
-          set state = 'attempting', retry_requested_at = $4, next_attempt_at = $4
-        where d.endpoint_id = $2 and d.company_id = $1 and d.state = 'dead_letter' and d.created_at >= $3`,
-      [companyId, endpointId, since, at],
+    // One audit row for the batch (target: the endpoint), by the same statement, when any was retried.
+    const { rows } = await (await this.#db()).query<{ count: number }>(
+      `with d as (
+         update webhook_delivery d
+            set state = 'attempting', retry_requested_at = $4, next_attempt_at = $4
+          where d.endpoint_id = $2 and d.company_id = $1 and d.state = 'dead_letter' and d.created_at >= $3
+          returning d.id
+       ), n as (select count(*)::int as count from d), audited as (
+         insert into audit_event (company_id, occurred_at, actor_kind, actor, action, target_type, target_id, request_id, client_ip, details)
+         select $1, $4, $5, $6, $7, 'webhook_endpoint', $2, $8, $9, $10::jsonb || jsonb_build_object('count', n.count)
+           from n where n.count > 0 and $5::text is not null
+       )
+       select count from n`,
+      [companyId, endpointId, since, at, ...auditValues(audit)],
     );
-    return result.rowCount ?? 0;
+    return rows[0]?.count ?? 0;
   }
 }
 

@@ -6,6 +6,7 @@
 import { LockMode } from "@mikro-orm/core";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type {
+  EndpointAdmission,
   EndpointChanges,
   EndpointDraft,
   EndpointRecord,
@@ -14,6 +15,8 @@ import type {
 } from "../../../capabilities/webhooks/ports.ts";
 import { CompanySchema, WebhookEndpointSchema, type WebhookEndpoint } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
+import type { AuditNote } from "../../../capabilities/audit/types.ts";
+import { persistAuditRow } from "../audit/audit-rows.ts";
 
 export class PostgresWebhookEndpointStore implements WebhookEndpointStore {
   readonly #orm: MikroORM;
@@ -22,19 +25,28 @@ export class PostgresWebhookEndpointStore implements WebhookEndpointStore {
     this.#orm = orm;
   }
 
-  async create(companyId: string, draft: EndpointDraft): Promise<EndpointRecord> {
-    const em = this.#em();
-    const endpoint = em.create(WebhookEndpointSchema, {
-      id: draft.id,
-      company: em.getReference(CompanySchema, companyId),
-      url: draft.url,
-      description: draft.description,
-      events: [...draft.events],
-      enabled: draft.enabled,
-      secretSealed: draft.secretSealed,
+  /**
+   * Under a per-company transaction lock, so that concurrent creates and
+   * URL changes see each other: `admit` judges the company's endpoints as
+   * they are, and what it throws rolls the create back.
+   */
+  async create(companyId: string, draft: EndpointDraft, admit?: EndpointAdmission, audit?: AuditNote): Promise<EndpointRecord> {
+    return this.#em().transactional(async (em) => {
+      if (admit) admit(await lockedEndpoints(em, companyId));
+      const endpoint = em.create(WebhookEndpointSchema, {
+        id: draft.id,
+        company: em.getReference(CompanySchema, companyId),
+        url: draft.url,
+        description: draft.description,
+        events: [...draft.events],
+        enabled: draft.enabled,
+        secretSealed: draft.secretSealed,
+      });
+      // The audit row goes with the same flush (one transaction).
+      if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "webhook_endpoint", targetId: draft.id });
+      await em.flush();
+      return endpointRecord(endpoint, companyId);
     });
-    await em.flush();
-    return endpointRecord(endpoint, companyId);
   }
 
   async find(companyId: string, endpointId: string): Promise<EndpointRecord | null> {
@@ -48,20 +60,34 @@ export class PostgresWebhookEndpointStore implements WebhookEndpointStore {
     return endpoints.map((endpoint) => endpointRecord(endpoint, companyId));
   }
 
-  async update(companyId: string, endpointId: string, changes: EndpointChanges): Promise<EndpointRecord | null> {
-    const em = this.#em();
-    const endpoint = await findForCompany(em, companyId, endpointId);
-    if (!endpoint) return null;
-    if (changes.url !== undefined) endpoint.url = changes.url;
-    if (changes.description !== undefined) endpoint.description = changes.description;
-    if (changes.events !== undefined) endpoint.events = [...changes.events];
-    if (changes.enabled !== undefined) endpoint.enabled = changes.enabled;
-    endpoint.updatedAt = new Date();
-    await em.flush();
-    return endpointRecord(endpoint, companyId);
+  async update(
+    companyId: string,
+    endpointId: string,
+    changes: EndpointChanges,
+    admit?: EndpointAdmission,
+    audit?: AuditNote,
+  ): Promise<EndpointRecord | null> {
+    return this.#em().transactional(async (em) => {
+      if (admit) admit((await lockedEndpoints(em, companyId)).filter((other) => other.id !== endpointId));
+      const endpoint = await findForCompany(em, companyId, endpointId);
+      if (!endpoint) return null;
+      if (changes.url !== undefined) endpoint.url = changes.url;
+      if (changes.description !== undefined) endpoint.description = changes.description;
+      if (changes.events !== undefined) endpoint.events = [...changes.events];
+      if (changes.enabled !== undefined) endpoint.enabled = changes.enabled;
+      endpoint.updatedAt = new Date();
+      if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "webhook_endpoint", targetId: endpointId });
+      await em.flush();
+      return endpointRecord(endpoint, companyId);
+    });
   }
 
-  async rotateSecret(companyId: string, endpointId: string, plan: (current: EndpointRecord) => SecretRotation): Promise<EndpointRecord | null> {
+  async rotateSecret(
+    companyId: string,
+    endpointId: string,
+    plan: (current: EndpointRecord) => SecretRotation,
+    audit?: AuditNote,
+  ): Promise<EndpointRecord | null> {
     return this.#em().transactional(async (em) => {
       const endpoint = await findForCompany(em, companyId, endpointId, LockMode.PESSIMISTIC_WRITE);
       if (!endpoint) return null;
@@ -70,19 +96,35 @@ export class PostgresWebhookEndpointStore implements WebhookEndpointStore {
       endpoint.previousSecretSealed = rotation.previousSecretSealed;
       endpoint.previousSecretExpiresAt = rotation.previousSecretExpiresAt;
       endpoint.updatedAt = new Date();
+      if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "webhook_endpoint", targetId: endpointId });
       await em.flush();
       return endpointRecord(endpoint, companyId);
     });
   }
 
-  async delete(companyId: string, endpointId: string): Promise<boolean> {
+  async delete(companyId: string, endpointId: string, audit?: AuditNote): Promise<boolean> {
     if (!isUuid(companyId) || !isUuid(endpointId)) return false;
-    return (await this.#em().nativeDelete(WebhookEndpointSchema, { id: endpointId, company: companyId })) > 0;
+    return this.#em().transactional(async (em) => {
+      const deleted = (await em.nativeDelete(WebhookEndpointSchema, { id: endpointId, company: companyId })) > 0;
+      if (deleted && audit) {
+        persistAuditRow(em, companyId, { ...audit, targetType: "webhook_endpoint", targetId: endpointId });
+        await em.flush();
+      }
+      return deleted;
+    });
   }
 
   #em(): EntityManager {
     return this.#orm.em.fork();
   }
+}
+
+/** The company's endpoints, after taking the company's endpoint lock for the rest of the transaction. */
+async function lockedEndpoints(em: EntityManager, companyId: string): Promise<EndpointRecord[]> {
+  if (!isUuid(companyId)) return [];
+  await em.execute(`select pg_advisory_xact_lock(hashtextextended('webhook_endpoint:' || ?, 0))`, [companyId]);
+  const endpoints = await em.find(WebhookEndpointSchema, { company: companyId }, { orderBy: { createdAt: "asc", id: "asc" } });
+  return endpoints.map((endpoint) => endpointRecord(endpoint, companyId));
 }
 
 async function findForCompany(em: EntityManager, companyId: string, endpointId: string, lockMode?: LockMode): Promise<WebhookEndpoint | null> {

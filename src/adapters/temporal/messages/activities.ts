@@ -40,7 +40,7 @@ export function createMessageActivities(lifecycle: LifecycleSteps, pace: PaceRes
       // worker is noticed by the heartbeat timeout, not the attempt's.
       const activity = Context.current();
       try {
-        return await lifecycle.attemptHandOff(companyId, messageId, () => pace.reserve(provider), {
+        return await lifecycle.attemptHandOff(companyId, messageId, () => pace.reserve(provider, companyId), {
           heartbeat: () => activity.heartbeat(),
         });
       } catch (error) {

@@ -1,7 +1,6 @@
-import { type Client, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from "@temporalio/client";
+import { type Client, WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
 import type { MessageStore, UnstartedMessage } from "../../../capabilities/messages/ports.ts";
-import type { MessageStatusName } from "../../../capabilities/messages/statuses.ts";
-import { messageLifecycle, messageStatusChanged, type MessageWorkflowInput } from "../../../../workflows/messages/message-lifecycle.ts";
+import { messageLifecycle, type MessageWorkflowInput } from "../../../../workflows/messages/message-lifecycle.ts";
 import { MAIL_COMPANY_ID, MAIL_MESSAGE_ID, MAIL_RECIPIENT_DOMAIN, MAIL_STATUS } from "../../../../workflows/search-attributes.ts";
 
 /**
@@ -27,7 +26,6 @@ export interface DispatcherOptions {
   readonly store: Pick<MessageStore, "unstarted" | "markWorkflowStarted" | "markWorkflowsStarted">;
   readonly provider: string;
   readonly handoffTimeoutSeconds: number;
-  readonly outcomeWindowHours: number;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
   /** How often the relay looks for undispatched messages. Default 2000 ms. */
   readonly relayIntervalMs?: number;
@@ -89,7 +87,6 @@ export class MessageDispatcher {
       companyId: message.companyId,
       provider: o.provider,
       handoffTimeoutSeconds: o.handoffTimeoutSeconds,
-      outcomeWindowHours: o.outcomeWindowHours,
     };
     try {
       await this.#client.workflow.start(messageLifecycle, {
@@ -158,16 +155,6 @@ export class MessageDispatcher {
       this.#idle.add(resolve);
       this.#notifyIdle();
     });
-  }
-
-  /** Tells a message's workflow that a provider outcome changed its status (it may have ended already). */
-  async signalStatus(messageId: string, status: MessageStatusName): Promise<void> {
-    try {
-      await this.#client.workflow.getHandle(messageWorkflowId(messageId)).signal(messageStatusChanged, status);
-    } catch (error) {
-      if (error instanceof WorkflowNotFoundError) return;
-      throw error;
-    }
   }
 
   /** One pass of the outbox relay: starts, then marks in one statement. Exposed for tests. */

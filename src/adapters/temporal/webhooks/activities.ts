@@ -18,6 +18,8 @@ export interface AttemptDeliveryInput {
   readonly final: boolean;
   /** When not final: milliseconds until the next attempt, recorded as next_attempt_at. */
   readonly retryInMs: number | null;
+  /** The attempt's activity ran out of tries: record it as failed, without a request (workflows/webhooks/delivery.ts). */
+  readonly couldNotRun?: boolean;
 }
 
 export type AttemptDeliveryAnswer = AttemptAnswer;
@@ -35,6 +37,7 @@ export function createWebhookDeliveryActivities(attempts: DeliveryAttempts): Web
         number: input.attempt,
         final: input.final,
         retryInMs: input.retryInMs,
+        ...(input.couldNotRun ? { couldNotRun: true } : {}),
       }),
   };
 }

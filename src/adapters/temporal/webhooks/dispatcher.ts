@@ -21,6 +21,12 @@ import { WEBHOOK_COMPANY_ID, WEBHOOK_DELIVERY_STATUS, WEBHOOK_ENDPOINT_ID, WEBHO
  * Every step is idempotent, and a step that fails (Temporal unreachable)
  * is simply done again by a later pass. Several processes may run the
  * relay at once.
+ *
+ * When passes run: at once on a wake-up (`wakeUps`: PostgreSQL NOTIFY on
+ * every recorded event or retry request, src/adapters/postgres/webhooks/
+ * webhook-work-feed.ts; `kick()` in this process), and every
+ * relayIntervalMs as the fallback for a notice lost with its connection.
+ * Wake-ups during a pass are folded into one more pass after it.
  */
 export interface WebhookDispatcherOptions {
   readonly client: Client;
@@ -35,6 +41,12 @@ export interface WebhookDispatcherOptions {
   readonly batchSize?: number;
   /** Workflow starts in flight at once within a pass. Default 16. */
   readonly startConcurrency?: number;
+  /**
+   * Opened by startRelay(), closed by close(): calls `wake` whenever there
+   * may be work (a NOTIFY), which runs a pass now. Optional: without it the
+   * relay polls.
+   */
+  readonly wakeUps?: (wake: () => void) => { close(): Promise<void> };
 }
 
 export function webhookDeliveryWorkflowId(deliveryId: string): string {
@@ -72,6 +84,7 @@ export class WebhookDeliveryDispatcher {
   #again = false;
   #looping = false;
   #stopped = false;
+  #wakeUps: { close(): Promise<void> } | undefined;
 
   constructor(options: WebhookDispatcherOptions) {
     this.#options = options;
@@ -156,6 +169,7 @@ export class WebhookDeliveryDispatcher {
   startRelay(): void {
     if (this.#looping || this.#stopped) return;
     this.#looping = true;
+    this.#wakeUps = this.#options.wakeUps?.(() => this.kick());
     if (!this.#timer && !this.#running) this.#schedulePass(this.#options.relayIntervalMs ?? 1_000);
   }
 
@@ -177,6 +191,9 @@ export class WebhookDeliveryDispatcher {
     this.#stopped = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
+    const wakeUps = this.#wakeUps;
+    this.#wakeUps = undefined;
+    await wakeUps?.close();
     await this.#running;
   }
 

@@ -3,15 +3,16 @@
  * form's language (en, de, fr, es, as the hosted page; another language
  * falls back to its primary subtag, then to English). The operator's own
  * words in it are the form's name and its consent text, so the reader sees
- * what they are agreeing to; everything else is the service's.
+ * what they are agreeing to; everything else is the service's. Nothing the
+ * visitor typed is in it (no first name in the greeting): an anonymous
+ * visitor could otherwise write their own text into mail sent from the
+ * company's verified domain to any address.
  */
 export interface ConfirmationEmailInput {
   /** The form's language (canonical BCP 47). */
   readonly language: string;
   readonly formName: string;
   readonly consentText: string;
-  /** The contact's first name, when the form asked for it. */
-  readonly firstName: string | null;
   readonly link: string;
   /** Days the link works. */
   readonly validDays: number;
@@ -25,7 +26,7 @@ export interface ConfirmationEmail {
 
 interface EmailStrings {
   subject(formName: string): string;
-  greeting(firstName: string | null): string;
+  greeting: string;
   intro(formName: string): string;
   consentLabel: string;
   button: string;
@@ -37,7 +38,7 @@ interface EmailStrings {
 const STRINGS: Readonly<Record<string, EmailStrings>> = {
   en: {
     subject: (form) => `Please confirm your sign-up: ${form}`,
-    greeting: (name) => (name ? `Hello ${name},` : "Hello,"),
+    greeting: "Hello,",
     intro: (form) => `You (or someone using your address) signed up for “${form}”. Please confirm that you want to receive these emails.`,
     consentLabel: "What you agreed to:",
     button: "Confirm my sign-up",
@@ -47,7 +48,7 @@ const STRINGS: Readonly<Record<string, EmailStrings>> = {
   },
   de: {
     subject: (form) => `Bitte bestätigen Sie Ihre Anmeldung: ${form}`,
-    greeting: (name) => (name ? `Hallo ${name},` : "Hallo,"),
+    greeting: "Hallo,",
     intro: (form) => `Sie (oder jemand mit Ihrer Adresse) haben sich für „${form}“ angemeldet. Bitte bestätigen Sie, dass Sie diese E-Mails erhalten möchten.`,
     consentLabel: "Ihre Einwilligung:",
     button: "Anmeldung bestätigen",
@@ -57,7 +58,7 @@ const STRINGS: Readonly<Record<string, EmailStrings>> = {
   },
   fr: {
     subject: (form) => `Confirmez votre inscription : ${form}`,
-    greeting: (name) => (name ? `Bonjour ${name},` : "Bonjour,"),
+    greeting: "Bonjour,",
     intro: (form) => `Vous (ou quelqu’un utilisant votre adresse) vous êtes inscrit à « ${form} ». Confirmez que vous souhaitez recevoir ces e-mails.`,
     consentLabel: "Ce que vous avez accepté :",
     button: "Confirmer mon inscription",
@@ -67,7 +68,7 @@ const STRINGS: Readonly<Record<string, EmailStrings>> = {
   },
   es: {
     subject: (form) => `Confirma tu suscripción: ${form}`,
-    greeting: (name) => (name ? `Hola, ${name}:` : "Hola:"),
+    greeting: "Hola:",
     intro: (form) => `Tú (o alguien con tu dirección) te has suscrito a «${form}». Confirma que quieres recibir estos correos.`,
     consentLabel: "Lo que has aceptado:",
     button: "Confirmar mi suscripción",
@@ -96,12 +97,11 @@ function oneLine(text: string): string {
 export function renderConfirmationEmail(input: ConfirmationEmailInput): ConfirmationEmail {
   const s = stringsFor(input.language);
   const formName = oneLine(input.formName);
-  const firstName = input.firstName ? oneLine(input.firstName) : null;
   const link = escapeHtml(input.link);
   const html = `<!doctype html>
 <html lang="${escapeHtml(input.language)}">
 <body style="font-family: Arial, sans-serif; line-height: 1.5; color: #222222">
-<p>${escapeHtml(s.greeting(firstName))}</p>
+<p>${escapeHtml(s.greeting)}</p>
 <p>${escapeHtml(s.intro(formName))}</p>
 <p>${escapeHtml(s.consentLabel)}<br>${escapeHtml(input.consentText)}</p>
 <p><a href="${link}" style="display: inline-block; padding: 10px 18px; background-color: #1a56db; color: #ffffff; text-decoration: none; font-weight: bold">${escapeHtml(s.button)}</a></p>
@@ -111,7 +111,7 @@ export function renderConfirmationEmail(input: ConfirmationEmailInput): Confirma
 </html>
 `;
   const text = [
-    s.greeting(firstName),
+    s.greeting,
     "",
     s.intro(formName),
     "",

@@ -6,7 +6,7 @@ import type { SignupForms } from "../forms-service.ts";
 import type { PublishedForm } from "../types.ts";
 import { renderConfirmationEmail } from "./confirmation-email.ts";
 import { CONFIRMATION_MAX_AGE_MS, type ConfirmationClaim, type ConfirmationTokens } from "./confirmation-token.ts";
-import type { ConfirmationLog, ConfirmationMailer } from "./ports.ts";
+import type { ConfirmationBudget, ConfirmationLog, ConfirmationMailer } from "./ports.ts";
 
 /**
  * The double opt-in of the hosted sign-up forms: the confirmation email of
@@ -37,7 +37,9 @@ export type ConfirmationRequestOutcome =
   /** This window's email was sent already (a resubmission or a retry). */
   | { readonly kind: "already-sent" }
   /** The company cannot send it now (no default sender, no credits): the sign-up stays pending. */
-  | { readonly kind: "not-sent"; readonly reason: ErrorCodeName };
+  | { readonly kind: "not-sent"; readonly reason: ErrorCodeName }
+  /** The company's confirmation emails of this hour reached the cap: nothing sent, nothing charged, the sign-up stays pending. */
+  | { readonly kind: "capped" };
 
 /** Sends the confirmation email of a pending sign-up (the hosted form calls it; see submit-signup.ts). */
 export interface SignupConfirmations {
@@ -71,8 +73,12 @@ export interface DoubleOptInDependencies {
   readonly tokens: ConfirmationTokens;
   readonly mailer: ConfirmationMailer;
   readonly log: ConfirmationLog;
+  /** The per-company hourly cap of confirmation emails; unset: no cap. */
+  readonly budget?: { readonly store: ConfirmationBudget; readonly perCompanyPerHour: number } | undefined;
   readonly now?: () => Date;
 }
+
+const HOUR_MS = 60 * 60 * 1000;
 
 /** Refusals of the send that leave the sign-up pending instead of failing the visitor's page. */
 const NOT_SENT: ReadonlySet<ErrorCodeName> = new Set(["SENDER_NOT_VERIFIED", "NOT_FOUND", "INSUFFICIENT_CREDITS", "VALIDATION_ERROR"]);
@@ -136,11 +142,21 @@ export function createDoubleOptIn(deps: DoubleOptInDependencies): DoubleOptIn {
         { companyId, formId: form.id, contactId: contact.id, email: contact.email, consentVersion: form.consentVersion },
         windowStart,
       );
+      if (deps.budget) {
+        const hourStart = new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
+        if (!(await deps.budget.store.take(companyId, hourStart, deps.budget.perCompanyPerHour))) {
+          // A burst the company did not ask for is neither sent nor charged: the contact stays pending, the visitor sees the same page.
+          deps.log.warn(
+            { companyId, formPublicId: form.publicId, contactId: contact.id, cap: deps.budget.perCompanyPerHour },
+            "double opt-in confirmation email not sent: the company's hourly cap is reached; the sign-up stays pending",
+          );
+          return { kind: "capped" };
+        }
+      }
       const email = renderConfirmationEmail({
         language: form.language,
         formName: form.name,
         consentText: form.consentText,
-        firstName: contact.firstName,
         link: confirmationLink(form, token),
         validDays: VALID_DAYS,
       });

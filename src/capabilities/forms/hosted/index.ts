@@ -1,6 +1,10 @@
 export { createFormTokens, TOKEN_MAX_AGE_MS, type FormTokens } from "./csrf.ts";
 export {
   createHostedSignup,
+  DEFAULT_SIGNUP_LIMITS,
+  nullPrototypeMap,
+  submittedValues,
+  type SignupLimits,
   HONEYPOT_FIELD,
   SIGNUPS_PER_ADDRESS_PER_MINUTE,
   TOKEN_FIELD,
@@ -32,4 +36,4 @@ export {
   type ConfirmationTokens,
 } from "./confirmation-token.ts";
 export { CONFIRMATION_EMAIL_LANGUAGES, renderConfirmationEmail, type ConfirmationEmail, type ConfirmationEmailInput } from "./confirmation-email.ts";
-export type { ConfirmationLog, ConfirmationMail, ConfirmationMailer } from "./ports.ts";
+export type { ConfirmationBudget, ConfirmationLog, ConfirmationMail, ConfirmationMailer, UsedFormTokens } from "./ports.ts";

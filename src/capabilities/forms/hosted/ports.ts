@@ -30,3 +30,23 @@ export interface ConfirmationMailer {
 export interface ConfirmationLog {
   warn(details: Record<string, unknown>, message: string): void;
 }
+
+/**
+ * The confirmation emails a company may send per hour
+ * (CONFIRMATION_EMAILS_PER_COMPANY_PER_HOUR): `take` counts one in the hour
+ * starting at `hourStart` and answers false, counting nothing, once `cap`
+ * were counted. One atomic step, shared by every API process.
+ */
+export interface ConfirmationBudget {
+  take(companyId: string, hourStart: Date, cap: number): Promise<boolean>;
+}
+
+/**
+ * The form tokens already used: a token is good for one sign-up. `claim`
+ * records the token's fingerprint (a hash, never the token) and answers
+ * false when it was recorded before. Fingerprints older than `forgetBefore`
+ * (tokens that expired anyway) may be forgotten.
+ */
+export interface UsedFormTokens {
+  claim(formId: string, fingerprint: string, at: Date, forgetBefore: Date): Promise<boolean>;
+}

@@ -1,10 +1,12 @@
+import ipaddr from "ipaddr.js";
 import { ValidationError } from "../../../contract/api-error.ts";
 import type { ContactRecord, Contacts, ContactWrite } from "../../contacts/index.ts";
 import type { RateLimiter } from "../../rate-limit/index.ts";
 import type { SignupForms } from "../forms-service.ts";
 import type { PublishedForm } from "../types.ts";
-import type { FormTokens } from "./csrf.ts";
+import { TOKEN_MAX_AGE_MS, type FormTokens } from "./csrf.ts";
 import type { SignupConfirmations } from "./double-opt-in.ts";
+import type { UsedFormTokens } from "./ports.ts";
 
 /** Names of the service's own inputs on the hosted page: operator field names cannot start with `_`, so these never clash. */
 export const TOKEN_FIELD = "_token";
@@ -12,6 +14,20 @@ export const HONEYPOT_FIELD = "_website";
 
 /** Sign-ups per address and minute, per company: enough for a typo and a retry, too few to flood one inbox with confirmations. */
 export const SIGNUPS_PER_ADDRESS_PER_MINUTE = 3;
+
+/**
+ * The anonymous door's budgets per minute (SIGNUP_* settings): per client
+ * address (every POST counts, good or bad), per form and per company
+ * (sign-ups that passed the checks). Over any of them the page answers 429
+ * with retry-after: the storm is slowed to the budget, the rest refused.
+ */
+export interface SignupLimits {
+  readonly perClientPerMinute: number;
+  readonly perFormPerMinute: number;
+  readonly perCompanyPerMinute: number;
+}
+
+export const DEFAULT_SIGNUP_LIMITS: SignupLimits = { perClientPerMinute: 10, perFormPerMinute: 60, perCompanyPerMinute: 120 };
 
 /** Why a field was refused; the page says it in the form's language. */
 export type FieldProblemKind = "required" | "invalid-email" | "invalid-choice" | "invalid";
@@ -30,7 +46,7 @@ export type SignupOutcome =
   | { readonly kind: "accepted"; readonly form: PublishedForm; readonly confirmationRequired: boolean };
 
 export interface SignupSubmission {
-  /** The posted fields (first value of each name). */
+  /** The posted fields (first value of each name), in a null-prototype map (see `submittedValues`). */
   readonly values: Readonly<Record<string, string>>;
   /** The visitor's address as the HTTP layer resolved it: part of the consent evidence. */
   readonly clientIp: string;
@@ -41,6 +57,9 @@ export interface HostedSignupDependencies {
   readonly contacts: Contacts;
   readonly tokens: FormTokens;
   readonly rateLimiter: RateLimiter;
+  /** Where used tokens are claimed (single use); unset: tokens are checked by signature and age only. */
+  readonly usedTokens?: UsedFormTokens | undefined;
+  readonly limits?: SignupLimits | undefined;
   readonly confirmations?: SignupConfirmations | undefined;
   readonly now?: () => Date;
 }
@@ -57,9 +76,47 @@ export interface HostedSignup {
 /** Contact fields a form field of the same name fills; every other field becomes an attribute. */
 const CONTACT_FIELDS = new Set(["firstName", "lastName", "company", "phone"]);
 
+/**
+ * The client budget's key of an address: an IPv4 address (also written as
+ * IPv4-mapped IPv6) as it is, an IPv6 address by its /64 (one subscriber's
+ * network: rotating addresses inside it is free for the client).
+ */
+export function clientBudgetKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === "ipv4") return parsed.toString();
+  const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${parts.join(":")}::/64`;
+}
+
+/**
+ * A map keyed by names a visitor or an operator chose: no prototype, so a
+ * name like `valueOf`, `constructor` or `__proto__` is only ever a key.
+ */
+export function nullPrototypeMap<V>(): Record<string, V> {
+  return Object.create(null) as Record<string, V>;
+}
+
+/** The posted fields as a null-prototype map: the first value of each name, strings only. */
+export function submittedValues(entries: Iterable<readonly [string, unknown]>): Record<string, string> {
+  const values = nullPrototypeMap<string>();
+  for (const [name, value] of entries) if (typeof value === "string" && !Object.hasOwn(values, name)) values[name] = value;
+  return values;
+}
+
 export function createHostedSignup(deps: HostedSignupDependencies): HostedSignup {
   const now = deps.now ?? (() => new Date());
   const token = (form: PublishedForm): string => deps.tokens.issue(form.id, now());
+  const limits = deps.limits ?? DEFAULT_SIGNUP_LIMITS;
+
+  /** The first budget that refuses, or undefined when all allow (each allowed one counts the sign-up). */
+  async function overBudget(buckets: ReadonlyArray<readonly [string, number]>): Promise<number | undefined> {
+    for (const [bucket, limit] of buckets) {
+      const decision = await deps.rateLimiter.consume(bucket, limit);
+      if (!decision.allowed) return decision.retryAfterSeconds;
+    }
+    return undefined;
+  }
 
   return {
     async open(publicId) {
@@ -69,17 +126,26 @@ export function createHostedSignup(deps: HostedSignupDependencies): HostedSignup
 
     token,
 
-    async submit(publicId, { values, clientIp }) {
+    async submit(publicId, submission) {
+      const { clientIp } = submission;
+      // Whatever map the caller built, names are looked up without a prototype.
+      const values = submittedValues(Object.entries(submission.values));
       const form = await deps.forms.findActiveForm(publicId);
       if (!form) return { kind: "not-found" };
-      if (!deps.tokens.verify(form.id, values[TOKEN_FIELD] ?? "", now())) return { kind: "expired", form };
-      if ((values[HONEYPOT_FIELD] ?? "") !== "") return { kind: "accepted", form, confirmationRequired: form.doubleOptIn };
+      // The page never tells whether the address was known: its answer depends on the form only.
+      const thanks: SignupOutcome = { kind: "accepted", form, confirmationRequired: form.doubleOptIn };
+      // Every POST of a client address counts, good or bad: a storm from one client is slowed before any other work.
+      const clientWait = await overBudget([[`signup-client:${clientBudgetKey(clientIp)}`, limits.perClientPerMinute]]);
+      if (clientWait !== undefined) return { kind: "rate-limited", form, retryAfterSeconds: clientWait };
+      const posted = values[TOKEN_FIELD] ?? "";
+      if (!deps.tokens.verify(form.id, posted, now())) return { kind: "expired", form };
+      if ((values[HONEYPOT_FIELD] ?? "") !== "") return thanks;
 
-      const problems: Record<string, FieldProblemKind> = {};
+      const problems = nullPrototypeMap<FieldProblemKind>();
       const write: { email: string; attributes: Record<string, string | boolean>; named: Record<string, string> } = {
         email: "",
-        attributes: {},
-        named: {},
+        attributes: nullPrototypeMap<string | boolean>(),
+        named: nullPrototypeMap<string>(),
       };
       for (const field of form.fields) {
         const raw = (values[field.name] ?? "").trim();
@@ -100,18 +166,25 @@ export function createHostedSignup(deps: HostedSignupDependencies): HostedSignup
       }
       if (Object.keys(problems).length > 0) return { kind: "invalid", form, problems };
 
-      const limit = await deps.rateLimiter.consume(`signup:${form.companyId}:${write.email.toLowerCase()}`, SIGNUPS_PER_ADDRESS_PER_MINUTE);
-      if (!limit.allowed) return { kind: "rate-limited", form, retryAfterSeconds: limit.retryAfterSeconds };
-
+      // Single use: a token that signed one sign-up signs no other (a replay gets the page again with a fresh token).
       const at = now();
-      // A subscribed contact signing up again stays subscribed (asking for `pending` would move it back); the others wait for the confirmation.
-      const current = await deps.contacts.getContact(form.companyId, write.email).catch(() => undefined);
-      const status = form.doubleOptIn ? (current?.status === "subscribed" ? undefined : "pending") : "subscribed";
+      if (deps.usedTokens && !(await deps.usedTokens.claim(form.id, deps.tokens.fingerprint(posted), at, new Date(at.getTime() - TOKEN_MAX_AGE_MS - 60_000)))) {
+        return { kind: "expired", form };
+      }
+      const wait = await overBudget([
+        [`signup:${form.companyId}:${write.email.toLowerCase()}`, SIGNUPS_PER_ADDRESS_PER_MINUTE],
+        [`signup-form:${form.id}`, limits.perFormPerMinute],
+        [`signup-company:${form.companyId}`, limits.perCompanyPerMinute],
+      ]);
+      if (wait !== undefined) return { kind: "rate-limited", form, retryAfterSeconds: wait };
+
+      // A new address becomes a contact (pending on a double opt-in form); an existing contact is left exactly as it is
+      // (decide-write.ts: an anonymous write never changes one) and, while pending, its owner is asked to confirm.
       const contactWrite: ContactWrite = {
         email: write.email,
         ...write.named,
-        ...(Object.keys(write.attributes).length > 0 ? { attributes: write.attributes } : {}),
-        ...(status ? { status } : {}),
+        ...(Object.keys(write.attributes).length > 0 ? { attributes: { ...write.attributes } } : {}),
+        status: form.doubleOptIn ? "pending" : "subscribed",
         consent: { source: `form:${form.publicId}`, at, reference: `consent text v${form.consentVersion}; ip ${clientIp}`.slice(0, 200) },
       };
       let contact: ContactRecord;
@@ -120,17 +193,16 @@ export function createHostedSignup(deps: HostedSignupDependencies): HostedSignup
       } catch (error) {
         if (!(error instanceof ValidationError)) throw error;
         // The contacts' own checks (address syntax, phone format): name the form's field.
-        const refused: Record<string, FieldProblemKind> = {};
+        const refused = nullPrototypeMap<FieldProblemKind>();
         for (const { field } of error.fields) {
           const name = field.startsWith("attributes.") ? field.slice("attributes.".length) : field;
           refused[form.fields.some((f) => f.name === name) ? name : "email"] = name === "email" ? "invalid-email" : "invalid";
         }
         return { kind: "invalid", form, problems: refused };
       }
-      const confirmationRequired = contact.status === "pending";
       // The outcome is not the visitor's business: a company that cannot send leaves the sign-up pending (double-opt-in.ts logs why).
-      if (confirmationRequired) await deps.confirmations?.request({ companyId: form.companyId, form, contact });
-      return { kind: "accepted", form, confirmationRequired };
+      if (contact.status === "pending") await deps.confirmations?.request({ companyId: form.companyId, form, contact });
+      return thanks;
     },
   };
 }

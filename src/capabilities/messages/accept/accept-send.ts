@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ApiError } from "../../../contract/api-error.ts";
 import type { SendMessageRequest } from "../../../gen/mail/v1/mail_pb.js";
-import { sendRequestFingerprint } from "../../idempotency/index.ts";
+import { NO_SEND_KEY, type SendKey, sendRequestFingerprint } from "../../idempotency/index.ts";
 import { sanitizeEmailHtml } from "../compose/sanitize-html.ts";
 import { renderMessageContent } from "../compose/template.ts";
 import { type ValidatedSend, validateSendRequest } from "../compose/validate-send.ts";
@@ -72,14 +72,17 @@ export async function acceptSend(
   deps: AcceptSendDependencies,
   caller: SendCaller,
   request: SendMessageRequest,
-  headerIdempotencyKey: string | undefined,
+  key: SendKey = NO_SEND_KEY,
 ): Promise<SendAnswer> {
-  const send = validateSendRequest(request, headerIdempotencyKey);
+  const send = validateSendRequest(request, key);
   const { companyId } = caller;
 
   // The key names the message for the whole company (spec, Idempotency rule
   // 4): a later call with it, from any key of the company, gets the original
   // message back and nothing new is sent, if it asks for the same thing.
+  // This is a send's only idempotency (the per-API-key records of other
+  // POSTs are not kept for it): concurrent sends with one key meet at the
+  // message's unique key, and the losers answer the winner's message.
   const fingerprint = send.idempotencyKey ? sendRequestFingerprint(request) : null;
   if (send.idempotencyKey) {
     const existing = await deps.store.findByIdempotencyKey(companyId, send.idempotencyKey);
@@ -116,7 +119,9 @@ export async function acceptSend(
 }
 
 /**
- * The answer to a send whose key already names a message: that message,
+ * The answer to a send whose key already names a message: the same answer
+ * as the first time (the message's id, `queued`: the send answer reports
+ * the acceptance; the message log has its status since) with
  * `replayed: true`, when the send asks for what created it (the fingerprint
  * ignores where the key was written); 409 IDEMPOTENCY_CONFLICT when it asks
  * for something else. A message kept without a fingerprint counts as the
@@ -126,7 +131,7 @@ function originalMessage(existing: KeyedMessage, fingerprint: Uint8Array | null)
   if (existing.requestFingerprint && fingerprint && !sameBytes(existing.requestFingerprint, fingerprint)) {
     throw new ApiError("IDEMPOTENCY_CONFLICT", "Idempotency key already used with a different body.");
   }
-  return { id: existing.id, status: existing.status, replayed: true };
+  return { id: existing.id, status: "queued", replayed: true };
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {

@@ -1,8 +1,8 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Value } from "@bufbuild/protobuf/wkt";
 import { ValidationError, type FieldProblem } from "../../../contract/api-error.ts";
-import { IDEMPOTENCY_KEY_HEADER_MAX_LENGTH, SEND_IDEMPOTENCY_KEY_MAX_LENGTH } from "../../../contract/names.ts";
 import type { SendMessageRequest } from "../../../gen/mail/v1/mail_pb.js";
+import { type IdempotencyKey, NO_SEND_KEY, type SendKey } from "../../idempotency/index.ts";
 import { checkEmailAddress } from "./email-address.ts";
 import type { VariableValue } from "./template.ts";
 import { exceedsCodePoints, hasControlCharacter, hasLineBreak, hasNul } from "./text-rules.ts";
@@ -15,8 +15,9 @@ import { exceedsCodePoints, hasControlCharacter, hasLineBreak, hasNul } from "./
  * Every rule is checked and all problems are reported in one
  * ValidationError, so a caller fixes a request in one round trip (spec:
  * "message names each field"). Field names are the JSON names the caller
- * wrote (`to.email`, `variables.<key>`, `tags.<key>`); a problem with the
- * header key is named `Idempotency-Key`.
+ * wrote (`to.email`, `variables.<key>`, `tags.<key>`). The idempotency key
+ * is read and checked at the door (capabilities/idempotency, readSendKey);
+ * its problems come in with it and are listed with the others.
  *
  * Lengths are counted in Unicode code points (see text-rules.ts). No text
  * that is stored (or rendered into what is stored) may hold U+0000, which
@@ -38,11 +39,7 @@ export const SEND_LIMITS = {
   variableValue: 10_000,
   tagKey: 40,
   tagValue: 120,
-  bodyIdempotencyKey: SEND_IDEMPOTENCY_KEY_MAX_LENGTH,
-  headerIdempotencyKey: IDEMPOTENCY_KEY_HEADER_MAX_LENGTH,
 } as const;
-
-export const IDEMPOTENCY_HEADER = "Idempotency-Key";
 
 export interface ValidatedRecipient {
   /** Normalised address: domain lower-cased (IDN in A-label form). */
@@ -63,8 +60,8 @@ export interface ValidatedSend {
   /** Normalised like `to.email`. */
   readonly replyTo?: string;
   readonly tags: Readonly<Record<string, string>>;
-  /** The effective key: the body's `idempotencyKey`, else the header's. */
-  readonly idempotencyKey?: string;
+  /** The effective key: the body's `idempotencyKey`, else the header's (readSendKey). */
+  readonly idempotencyKey?: IdempotencyKey;
 }
 
 /**
@@ -75,11 +72,8 @@ export interface ValidatedSend {
  * are validated the same way and passed on, and the composing step decides
  * how they combine with the template.
  */
-export function validateSendRequest(
-  req: SendMessageRequest,
-  headerIdempotencyKey: string | undefined,
-): ValidatedSend {
-  const problems: FieldProblem[] = [];
+export function validateSendRequest(req: SendMessageRequest, key: SendKey = NO_SEND_KEY): ValidatedSend {
+  const problems: FieldProblem[] = [...key.problems];
   const report = (field: string, problem: string): void => {
     problems.push({ field, problem });
   };
@@ -88,7 +82,7 @@ export function validateSendRequest(
   const content = validateContent(req, report);
   const variables = validateVariables(req.variables, report);
   const tags = validateTags(req.tags, report);
-  const idempotencyKey = validateIdempotencyKeys(req.idempotencyKey, headerIdempotencyKey, report);
+  const idempotencyKey = key.key;
 
   let senderId: string | undefined;
   if (req.senderId !== undefined) {
@@ -325,34 +319,3 @@ function validateTags(tags: { readonly [key: string]: string } | undefined, repo
   return Object.fromEntries(entries);
 }
 
-// ---------------------------------------------------------------- idempotency
-
-/**
- * The key may come in the body (at most 160 characters) or in the
- * `Idempotency-Key` header (at most 200). Both may be sent only when equal:
- * two different keys for one call cannot both name the message.
- */
-function validateIdempotencyKeys(
-  bodyKey: string | undefined,
-  headerKey: string | undefined,
-  report: Report,
-): string | undefined {
-  const body = checkKey(bodyKey, SEND_LIMITS.bodyIdempotencyKey);
-  if (body.problem) report("idempotencyKey", body.problem);
-  const header = checkKey(headerKey, SEND_LIMITS.headerIdempotencyKey);
-  if (header.problem) report(IDEMPOTENCY_HEADER, header.problem);
-
-  if (body.key !== undefined && header.key !== undefined && body.key !== header.key) {
-    report("idempotencyKey", `differs from the ${IDEMPOTENCY_HEADER} header; send one key, or the same key in both`);
-    return undefined;
-  }
-  return body.key ?? header.key;
-}
-
-function checkKey(key: string | undefined, max: number): { key?: string; problem?: string } {
-  if (key === undefined) return {};
-  if (key.trim() === "") return { problem: "must not be empty" };
-  if (exceedsCodePoints(key, max)) return { problem: `must be at most ${max} characters` };
-  if (hasNul(key)) return { problem: NO_NUL };
-  return { key };
-}

@@ -245,6 +245,7 @@ export class MessageLifecycle {
       delivered: { to: "delivered", at: event.occurredAt, eventType: "delivery", webhooks: [{ event: "delivered", data }] },
       bounced: { to: "bounced", at: event.occurredAt, eventType: "bounce", webhooks: [{ event: "bounced", data }] },
       complained: { to: "complained", at: event.occurredAt, eventType: "complaint", webhooks: [{ event: "complaint", data }] },
+      delayed: { to: message.status, keepStatus: true, at: event.occurredAt, eventType: "delayed" },
     };
     const move = { ...moves[event.type], providerEventId: event.providerEventId, ...(event.detail ? { detail: event.detail } : {}) };
 

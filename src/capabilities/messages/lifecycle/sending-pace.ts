@@ -23,12 +23,18 @@ export class SendingPace {
     this.#settings = settings;
   }
 
-  /** Milliseconds to wait before trying again; 0 means a slot was taken. */
-  async reserve(provider: string): Promise<number> {
+  /**
+   * Milliseconds to wait before trying again; 0 means a slot was taken.
+   * With `companyId` the slots are shared fairly between companies: the
+   * next token goes to the waiting company served least recently, so one
+   * company's burst delays another company's message by at most about one
+   * pace interval (1 / ratePerSecond), however many messages the burst holds.
+   */
+  async reserve(provider: string, companyId?: string): Promise<number> {
     const { ratePerSecond, burst } = this.#settings;
-    const { available } = await this.#store.take(provider, ratePerSecond, burst);
-    if (available >= 1) return 0;
-    // The time until the bucket holds one whole token again.
-    return Math.max(1, Math.ceil(((1 - available) / ratePerSecond) * 1000));
+    const { available, needed = 1 } = await this.#store.take(provider, ratePerSecond, burst, companyId);
+    if (available >= needed) return 0;
+    // The time until the bucket holds the tokens owed first and one for this caller.
+    return Math.max(1, Math.ceil(((needed - available) / ratePerSecond) * 1000));
   }
 }

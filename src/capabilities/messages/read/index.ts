@@ -9,3 +9,4 @@ export {
   type MessageStatusName,
 } from "./types.ts";
 export { DEFAULT_LIMIT, MAX_LIMIT } from "./filters.ts";
+export { createMessageContentReader, type MessageContentReader, type MessageContentRecord } from "./message-content.ts";

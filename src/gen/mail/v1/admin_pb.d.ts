@@ -5,6 +5,8 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { ApiKey } from "./api_keys_pb.js";
+import type { Member, MemberRole } from "./members_pb.js";
 import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryState, WebhookEndpoint } from "./webhooks_pb.js";
 import type { Form, FormField } from "./mail_pb.js";
 import type { ContactList } from "./lists_pb.js";
@@ -176,80 +178,9 @@ export declare type ListCompaniesResponse = Message<"mail.v1.ListCompaniesRespon
 export declare const ListCompaniesResponseSchema: GenMessage<ListCompaniesResponse>;
 
 /**
- * A row of the key table. Never contains the secret.
- *
- * @generated from message mail.v1.ApiKey
+ * @generated from message mail.v1.AdminServiceCreateApiKeyRequest
  */
-export declare type ApiKey = Message<"mail.v1.ApiKey"> & {
-  /**
-   * @generated from field: string id = 1;
-   */
-  id: string;
-
-  /**
-   * @generated from field: string company_id = 2;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string name = 3;
-   */
-  name: string;
-
-  /**
-   * @generated from field: string prefix = 4;
-   */
-  prefix: string;
-
-  /**
-   * @generated from field: repeated string scopes = 5;
-   */
-  scopes: string[];
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 6;
-   */
-  createdAt?: Timestamp | undefined;
-
-  /**
-   * Null when never used.
-   *
-   * @generated from field: google.protobuf.Timestamp last_used_at = 7;
-   */
-  lastUsedAt?: Timestamp | undefined;
-
-  /**
-   * Null when the key does not expire.
-   *
-   * @generated from field: google.protobuf.Timestamp expires_at = 8;
-   */
-  expiresAt?: Timestamp | undefined;
-
-  /**
-   * Null unless revoked.
-   *
-   * @generated from field: google.protobuf.Timestamp revoked_at = 9;
-   */
-  revokedAt?: Timestamp | undefined;
-
-  /**
-   * The key that replaced this one, when rotated.
-   *
-   * @generated from field: optional string replaced_by_id = 10;
-   */
-  replacedById?: string | undefined;
-};
-
-/**
- * Describes the message mail.v1.ApiKey.
- * Use `create(ApiKeySchema)` to create a new message.
- */
-export declare const ApiKeySchema: GenMessage<ApiKey>;
-
-/**
- * @generated from message mail.v1.CreateApiKeyRequest
- */
-export declare type CreateApiKeyRequest = Message<"mail.v1.CreateApiKeyRequest"> & {
+export declare type AdminServiceCreateApiKeyRequest = Message<"mail.v1.AdminServiceCreateApiKeyRequest"> & {
   /**
    * @generated from field: string company_id = 1;
    */
@@ -276,15 +207,15 @@ export declare type CreateApiKeyRequest = Message<"mail.v1.CreateApiKeyRequest">
 };
 
 /**
- * Describes the message mail.v1.CreateApiKeyRequest.
- * Use `create(CreateApiKeyRequestSchema)` to create a new message.
+ * Describes the message mail.v1.AdminServiceCreateApiKeyRequest.
+ * Use `create(AdminServiceCreateApiKeyRequestSchema)` to create a new message.
  */
-export declare const CreateApiKeyRequestSchema: GenMessage<CreateApiKeyRequest>;
+export declare const AdminServiceCreateApiKeyRequestSchema: GenMessage<AdminServiceCreateApiKeyRequest>;
 
 /**
- * @generated from message mail.v1.CreateApiKeyResponse
+ * @generated from message mail.v1.AdminServiceCreateApiKeyResponse
  */
-export declare type CreateApiKeyResponse = Message<"mail.v1.CreateApiKeyResponse"> & {
+export declare type AdminServiceCreateApiKeyResponse = Message<"mail.v1.AdminServiceCreateApiKeyResponse"> & {
   /**
    * @generated from field: mail.v1.ApiKey key = 1;
    */
@@ -299,15 +230,15 @@ export declare type CreateApiKeyResponse = Message<"mail.v1.CreateApiKeyResponse
 };
 
 /**
- * Describes the message mail.v1.CreateApiKeyResponse.
- * Use `create(CreateApiKeyResponseSchema)` to create a new message.
+ * Describes the message mail.v1.AdminServiceCreateApiKeyResponse.
+ * Use `create(AdminServiceCreateApiKeyResponseSchema)` to create a new message.
  */
-export declare const CreateApiKeyResponseSchema: GenMessage<CreateApiKeyResponse>;
+export declare const AdminServiceCreateApiKeyResponseSchema: GenMessage<AdminServiceCreateApiKeyResponse>;
 
 /**
- * @generated from message mail.v1.RotateApiKeyRequest
+ * @generated from message mail.v1.AdminServiceRotateApiKeyRequest
  */
-export declare type RotateApiKeyRequest = Message<"mail.v1.RotateApiKeyRequest"> & {
+export declare type AdminServiceRotateApiKeyRequest = Message<"mail.v1.AdminServiceRotateApiKeyRequest"> & {
   /**
    * @generated from field: string company_id = 1;
    */
@@ -327,15 +258,15 @@ export declare type RotateApiKeyRequest = Message<"mail.v1.RotateApiKeyRequest">
 };
 
 /**
- * Describes the message mail.v1.RotateApiKeyRequest.
- * Use `create(RotateApiKeyRequestSchema)` to create a new message.
+ * Describes the message mail.v1.AdminServiceRotateApiKeyRequest.
+ * Use `create(AdminServiceRotateApiKeyRequestSchema)` to create a new message.
  */
-export declare const RotateApiKeyRequestSchema: GenMessage<RotateApiKeyRequest>;
+export declare const AdminServiceRotateApiKeyRequestSchema: GenMessage<AdminServiceRotateApiKeyRequest>;
 
 /**
- * @generated from message mail.v1.RotateApiKeyResponse
+ * @generated from message mail.v1.AdminServiceRotateApiKeyResponse
  */
-export declare type RotateApiKeyResponse = Message<"mail.v1.RotateApiKeyResponse"> & {
+export declare type AdminServiceRotateApiKeyResponse = Message<"mail.v1.AdminServiceRotateApiKeyResponse"> & {
   /**
    * @generated from field: mail.v1.ApiKey key = 1;
    */
@@ -357,15 +288,15 @@ export declare type RotateApiKeyResponse = Message<"mail.v1.RotateApiKeyResponse
 };
 
 /**
- * Describes the message mail.v1.RotateApiKeyResponse.
- * Use `create(RotateApiKeyResponseSchema)` to create a new message.
+ * Describes the message mail.v1.AdminServiceRotateApiKeyResponse.
+ * Use `create(AdminServiceRotateApiKeyResponseSchema)` to create a new message.
  */
-export declare const RotateApiKeyResponseSchema: GenMessage<RotateApiKeyResponse>;
+export declare const AdminServiceRotateApiKeyResponseSchema: GenMessage<AdminServiceRotateApiKeyResponse>;
 
 /**
- * @generated from message mail.v1.RevokeApiKeyRequest
+ * @generated from message mail.v1.AdminServiceRevokeApiKeyRequest
  */
-export declare type RevokeApiKeyRequest = Message<"mail.v1.RevokeApiKeyRequest"> & {
+export declare type AdminServiceRevokeApiKeyRequest = Message<"mail.v1.AdminServiceRevokeApiKeyRequest"> & {
   /**
    * @generated from field: string company_id = 1;
    */
@@ -378,15 +309,15 @@ export declare type RevokeApiKeyRequest = Message<"mail.v1.RevokeApiKeyRequest">
 };
 
 /**
- * Describes the message mail.v1.RevokeApiKeyRequest.
- * Use `create(RevokeApiKeyRequestSchema)` to create a new message.
+ * Describes the message mail.v1.AdminServiceRevokeApiKeyRequest.
+ * Use `create(AdminServiceRevokeApiKeyRequestSchema)` to create a new message.
  */
-export declare const RevokeApiKeyRequestSchema: GenMessage<RevokeApiKeyRequest>;
+export declare const AdminServiceRevokeApiKeyRequestSchema: GenMessage<AdminServiceRevokeApiKeyRequest>;
 
 /**
- * @generated from message mail.v1.RevokeApiKeyResponse
+ * @generated from message mail.v1.AdminServiceRevokeApiKeyResponse
  */
-export declare type RevokeApiKeyResponse = Message<"mail.v1.RevokeApiKeyResponse"> & {
+export declare type AdminServiceRevokeApiKeyResponse = Message<"mail.v1.AdminServiceRevokeApiKeyResponse"> & {
   /**
    * @generated from field: mail.v1.ApiKey key = 1;
    */
@@ -394,15 +325,15 @@ export declare type RevokeApiKeyResponse = Message<"mail.v1.RevokeApiKeyResponse
 };
 
 /**
- * Describes the message mail.v1.RevokeApiKeyResponse.
- * Use `create(RevokeApiKeyResponseSchema)` to create a new message.
+ * Describes the message mail.v1.AdminServiceRevokeApiKeyResponse.
+ * Use `create(AdminServiceRevokeApiKeyResponseSchema)` to create a new message.
  */
-export declare const RevokeApiKeyResponseSchema: GenMessage<RevokeApiKeyResponse>;
+export declare const AdminServiceRevokeApiKeyResponseSchema: GenMessage<AdminServiceRevokeApiKeyResponse>;
 
 /**
- * @generated from message mail.v1.ListApiKeysRequest
+ * @generated from message mail.v1.AdminServiceListApiKeysRequest
  */
-export declare type ListApiKeysRequest = Message<"mail.v1.ListApiKeysRequest"> & {
+export declare type AdminServiceListApiKeysRequest = Message<"mail.v1.AdminServiceListApiKeysRequest"> & {
   /**
    * @generated from field: string company_id = 1;
    */
@@ -410,15 +341,15 @@ export declare type ListApiKeysRequest = Message<"mail.v1.ListApiKeysRequest"> &
 };
 
 /**
- * Describes the message mail.v1.ListApiKeysRequest.
- * Use `create(ListApiKeysRequestSchema)` to create a new message.
+ * Describes the message mail.v1.AdminServiceListApiKeysRequest.
+ * Use `create(AdminServiceListApiKeysRequestSchema)` to create a new message.
  */
-export declare const ListApiKeysRequestSchema: GenMessage<ListApiKeysRequest>;
+export declare const AdminServiceListApiKeysRequestSchema: GenMessage<AdminServiceListApiKeysRequest>;
 
 /**
- * @generated from message mail.v1.ListApiKeysResponse
+ * @generated from message mail.v1.AdminServiceListApiKeysResponse
  */
-export declare type ListApiKeysResponse = Message<"mail.v1.ListApiKeysResponse"> & {
+export declare type AdminServiceListApiKeysResponse = Message<"mail.v1.AdminServiceListApiKeysResponse"> & {
   /**
    * @generated from field: repeated mail.v1.ApiKey keys = 1;
    */
@@ -426,10 +357,106 @@ export declare type ListApiKeysResponse = Message<"mail.v1.ListApiKeysResponse">
 };
 
 /**
- * Describes the message mail.v1.ListApiKeysResponse.
- * Use `create(ListApiKeysResponseSchema)` to create a new message.
+ * Describes the message mail.v1.AdminServiceListApiKeysResponse.
+ * Use `create(AdminServiceListApiKeysResponseSchema)` to create a new message.
  */
-export declare const ListApiKeysResponseSchema: GenMessage<ListApiKeysResponse>;
+export declare const AdminServiceListApiKeysResponseSchema: GenMessage<AdminServiceListApiKeysResponse>;
+
+/**
+ * @generated from message mail.v1.AddMemberRequest
+ */
+export declare type AddMemberRequest = Message<"mail.v1.AddMemberRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+
+  /**
+   * @generated from field: optional string display_name = 3;
+   */
+  displayName?: string | undefined;
+
+  /**
+   * Default `owner`.
+   *
+   * @generated from field: mail.v1.MemberRole role = 4;
+   */
+  role: MemberRole;
+};
+
+/**
+ * Describes the message mail.v1.AddMemberRequest.
+ * Use `create(AddMemberRequestSchema)` to create a new message.
+ */
+export declare const AddMemberRequestSchema: GenMessage<AddMemberRequest>;
+
+/**
+ * @generated from message mail.v1.AddMemberResponse
+ */
+export declare type AddMemberResponse = Message<"mail.v1.AddMemberResponse"> & {
+  /**
+   * @generated from field: mail.v1.Member member = 1;
+   */
+  member?: Member | undefined;
+};
+
+/**
+ * Describes the message mail.v1.AddMemberResponse.
+ * Use `create(AddMemberResponseSchema)` to create a new message.
+ */
+export declare const AddMemberResponseSchema: GenMessage<AddMemberResponse>;
+
+/**
+ * @generated from message mail.v1.CreateSignInLinkRequest
+ */
+export declare type CreateSignInLinkRequest = Message<"mail.v1.CreateSignInLinkRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * @generated from field: string email = 2;
+   */
+  email: string;
+};
+
+/**
+ * Describes the message mail.v1.CreateSignInLinkRequest.
+ * Use `create(CreateSignInLinkRequestSchema)` to create a new message.
+ */
+export declare const CreateSignInLinkRequestSchema: GenMessage<CreateSignInLinkRequest>;
+
+/**
+ * @generated from message mail.v1.CreateSignInLinkResponse
+ */
+export declare type CreateSignInLinkResponse = Message<"mail.v1.CreateSignInLinkResponse"> & {
+  /**
+   * @generated from field: mail.v1.Member member = 1;
+   */
+  member?: Member | undefined;
+
+  /**
+   * @generated from field: string sign_in_url = 2;
+   */
+  signInUrl: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp expires_at = 3;
+   */
+  expiresAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.CreateSignInLinkResponse.
+ * Use `create(CreateSignInLinkResponseSchema)` to create a new message.
+ */
+export declare const CreateSignInLinkResponseSchema: GenMessage<CreateSignInLinkResponse>;
 
 /**
  * A DNS record the company publishes for its sending domain.
@@ -2133,14 +2160,36 @@ export declare const AdminService: GenService<{
     output: typeof ListCompaniesResponseSchema;
   },
   /**
+   * Add a member to a company (the first owner), or change the role of an
+   * existing one with that email. Written to the company's audit log.
+   *
+   * @generated from rpc mail.v1.AdminService.AddMember
+   */
+  addMember: {
+    methodKind: "unary";
+    input: typeof AddMemberRequestSchema;
+    output: typeof AddMemberResponseSchema;
+  },
+  /**
+   * Mint a one-time sign-in link for an existing member (single use, valid
+   * 15 minutes): `{PUBLIC_BASE_URL}/admin/sign-in#token=...`.
+   *
+   * @generated from rpc mail.v1.AdminService.CreateSignInLink
+   */
+  createSignInLink: {
+    methodKind: "unary";
+    input: typeof CreateSignInLinkRequestSchema;
+    output: typeof CreateSignInLinkResponseSchema;
+  },
+  /**
    * Create an API key. The secret is in the answer once and never again.
    *
    * @generated from rpc mail.v1.AdminService.CreateApiKey
    */
   createApiKey: {
     methodKind: "unary";
-    input: typeof CreateApiKeyRequestSchema;
-    output: typeof CreateApiKeyResponseSchema;
+    input: typeof AdminServiceCreateApiKeyRequestSchema;
+    output: typeof AdminServiceCreateApiKeyResponseSchema;
   },
   /**
    * Replace a key by a new one with the same name and scopes. The old key
@@ -2150,8 +2199,8 @@ export declare const AdminService: GenService<{
    */
   rotateApiKey: {
     methodKind: "unary";
-    input: typeof RotateApiKeyRequestSchema;
-    output: typeof RotateApiKeyResponseSchema;
+    input: typeof AdminServiceRotateApiKeyRequestSchema;
+    output: typeof AdminServiceRotateApiKeyResponseSchema;
   },
   /**
    * Revoke a key; effective immediately (401 API_KEY_INVALID).
@@ -2160,8 +2209,8 @@ export declare const AdminService: GenService<{
    */
   revokeApiKey: {
     methodKind: "unary";
-    input: typeof RevokeApiKeyRequestSchema;
-    output: typeof RevokeApiKeyResponseSchema;
+    input: typeof AdminServiceRevokeApiKeyRequestSchema;
+    output: typeof AdminServiceRevokeApiKeyResponseSchema;
   },
   /**
    * The key table of a company: name, prefix, scopes, last used.
@@ -2170,8 +2219,8 @@ export declare const AdminService: GenService<{
    */
   listApiKeys: {
     methodKind: "unary";
-    input: typeof ListApiKeysRequestSchema;
-    output: typeof ListApiKeysResponseSchema;
+    input: typeof AdminServiceListApiKeysRequestSchema;
+    output: typeof AdminServiceListApiKeysResponseSchema;
   },
   /**
    * Add a sending domain. The answer holds the DNS records to publish (DKIM

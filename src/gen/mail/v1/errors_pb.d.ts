@@ -138,6 +138,14 @@ export enum ErrorCode {
    * @generated from enum value: ERROR_CODE_SERVICE_UNAVAILABLE = 16;
    */
   SERVICE_UNAVAILABLE = 16,
+
+  /**
+   * A sign-in link that is unknown, already used or expired (the answer
+   * never says which). Ask for a new link.
+   *
+   * @generated from enum value: ERROR_CODE_SIGN_IN_LINK_INVALID = 30;
+   */
+  SIGN_IN_LINK_INVALID = 30,
 }
 
 /**

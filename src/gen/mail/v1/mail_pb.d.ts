@@ -137,7 +137,9 @@ export declare const SendMessageResponseSchema: GenMessage<SendMessageResponse>;
 export declare type MessageEvent = Message$1<"mail.v1.MessageEvent"> & {
   /**
    * Event type, for example `sent`, `delivery`, `bounce`, `complaint`,
-   * `reject`, `deferred`, `failed`, `suppressed`.
+   * `reject`, `deferred`, `failed`, `suppressed`, and `delayed` (the
+   * recipient's server or the email service reported a delay or a temporary
+   * failure it keeps retrying; the status does not change).
    *
    * @generated from field: string type = 1;
    */

@@ -44,12 +44,33 @@ export declare const rate_limit_per_minute: GenExtension<MethodOptions, number>;
 export declare const public$: GenExtension<MethodOptions, boolean>;
 
 /**
+ * The operation needs a signed-in member's session cookie (any role) and
+ * nothing else: API keys and the operator token are refused. The session
+ * door (SessionService.GetSession, SignOut) declares it.
+ *
+ * @generated from extension: bool member_session = 51005;
+ */
+export declare const member_session: GenExtension<MethodOptions, boolean>;
+
+/**
  * Every RPC of the service needs the operator token as its bearer token
  * (the AdminService); API keys are refused.
  *
  * @generated from extension: bool operator_only = 51030;
  */
 export declare const operator_only: GenExtension<ServiceOptions, boolean>;
+
+/**
+ * API keys are refused (403 FORBIDDEN) even when they hold the RPC's
+ * required_scope: only member sessions (whose role grants the scope) and
+ * operators acting for a company (operator listener, operator token and
+ * the `x-mail-company-id` header) may call. For services whose calls mint
+ * or grant credentials (ApiKeysService, MembersService): a leaked server
+ * key must not mint new ones.
+ *
+ * @generated from extension: bool refuse_api_keys = 51031;
+ */
+export declare const refuse_api_keys: GenExtension<ServiceOptions, boolean>;
 
 /**
  * HTTP status the REST bridge answers for an error code.

@@ -10,7 +10,7 @@ import { file_google_rpc_code } from "../../google/rpc/code_pb.js";
  * Describes the file mail/v1/options.proto.
  */
 export const file_mail_v1_options = /*@__PURE__*/
-  fileDesc("ChVtYWlsL3YxL29wdGlvbnMucHJvdG8SB21haWwudjE6RwoOcmVxdWlyZWRfc2NvcGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi5jgMgASgJUg1yZXF1aXJlZFNjb3BlOkcKDnN1Y2Nlc3Nfc3RhdHVzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYuo4DIAEoDVINc3VjY2Vzc1N0YXR1czpTChVyYXRlX2xpbWl0X3Blcl9taW51dGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi7jgMgASgNUhJyYXRlTGltaXRQZXJNaW51dGU6OAoGcHVibGljEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvI4DIAEoCFIGcHVibGljOkYKDW9wZXJhdG9yX29ubHkSHy5nb29nbGUucHJvdG9idWYuU2VydmljZU9wdGlvbnMY1o4DIAEoCFIMb3BlcmF0b3JPbmx5OkQKC2h0dHBfc3RhdHVzEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYwo4DIAEoDVIKaHR0cFN0YXR1czpSCglncnBjX2NvZGUSIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxjDjgMgASgOMhAuZ29vZ2xlLnJwYy5Db2RlUghncnBjQ29kZTpGCg5vcGVuYXBpX3NjaGVtYRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYzI4DIAEoCVINb3BlbmFwaVNjaGVtYTo+CgptYXhfbGVuZ3RoEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjNjgMgASgNUgltYXhMZW5ndGhiBnByb3RvMw", [file_google_protobuf_descriptor, file_google_rpc_code]);
+  fileDesc("ChVtYWlsL3YxL29wdGlvbnMucHJvdG8SB21haWwudjE6RwoOcmVxdWlyZWRfc2NvcGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi5jgMgASgJUg1yZXF1aXJlZFNjb3BlOkcKDnN1Y2Nlc3Nfc3RhdHVzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYuo4DIAEoDVINc3VjY2Vzc1N0YXR1czpTChVyYXRlX2xpbWl0X3Blcl9taW51dGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi7jgMgASgNUhJyYXRlTGltaXRQZXJNaW51dGU6OAoGcHVibGljEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvI4DIAEoCFIGcHVibGljOkcKDm1lbWJlcl9zZXNzaW9uEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvY4DIAEoCFINbWVtYmVyU2Vzc2lvbjpGCg1vcGVyYXRvcl9vbmx5Eh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGNaOAyABKAhSDG9wZXJhdG9yT25seTpJCg9yZWZ1c2VfYXBpX2tleXMSHy5nb29nbGUucHJvdG9idWYuU2VydmljZU9wdGlvbnMY144DIAEoCFINcmVmdXNlQXBpS2V5czpECgtodHRwX3N0YXR1cxIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGMKOAyABKA1SCmh0dHBTdGF0dXM6UgoJZ3JwY19jb2RlEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYw44DIAEoDjIQLmdvb2dsZS5ycGMuQ29kZVIIZ3JwY0NvZGU6RgoOb3BlbmFwaV9zY2hlbWESHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMyOAyABKAlSDW9wZW5hcGlTY2hlbWE6PgoKbWF4X2xlbmd0aBIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYzY4DIAEoDVIJbWF4TGVuZ3RoYgZwcm90bzM", [file_google_protobuf_descriptor, file_google_rpc_code]);
 
 /**
  * The API key scope a caller needs. Every RPC declares who may call it:
@@ -49,13 +49,36 @@ export const public$ = /*@__PURE__*/
   extDesc(file_mail_v1_options, 3);
 
 /**
+ * The operation needs a signed-in member's session cookie (any role) and
+ * nothing else: API keys and the operator token are refused. The session
+ * door (SessionService.GetSession, SignOut) declares it.
+ *
+ * @generated from extension: bool member_session = 51005;
+ */
+export const member_session = /*@__PURE__*/
+  extDesc(file_mail_v1_options, 4);
+
+/**
  * Every RPC of the service needs the operator token as its bearer token
  * (the AdminService); API keys are refused.
  *
  * @generated from extension: bool operator_only = 51030;
  */
 export const operator_only = /*@__PURE__*/
-  extDesc(file_mail_v1_options, 4);
+  extDesc(file_mail_v1_options, 5);
+
+/**
+ * API keys are refused (403 FORBIDDEN) even when they hold the RPC's
+ * required_scope: only member sessions (whose role grants the scope) and
+ * operators acting for a company (operator listener, operator token and
+ * the `x-mail-company-id` header) may call. For services whose calls mint
+ * or grant credentials (ApiKeysService, MembersService): a leaked server
+ * key must not mint new ones.
+ *
+ * @generated from extension: bool refuse_api_keys = 51031;
+ */
+export const refuse_api_keys = /*@__PURE__*/
+  extDesc(file_mail_v1_options, 6);
 
 /**
  * HTTP status the REST bridge answers for an error code.
@@ -63,7 +86,7 @@ export const operator_only = /*@__PURE__*/
  * @generated from extension: uint32 http_status = 51010;
  */
 export const http_status = /*@__PURE__*/
-  extDesc(file_mail_v1_options, 5);
+  extDesc(file_mail_v1_options, 7);
 
 /**
  * gRPC / Connect status code for the same error.
@@ -71,7 +94,7 @@ export const http_status = /*@__PURE__*/
  * @generated from extension: google.rpc.Code grpc_code = 51011;
  */
 export const grpc_code = /*@__PURE__*/
-  extDesc(file_mail_v1_options, 6);
+  extDesc(file_mail_v1_options, 8);
 
 /**
  * An OpenAPI schema (JSON) that replaces the one derived from the field's
@@ -81,7 +104,7 @@ export const grpc_code = /*@__PURE__*/
  * @generated from extension: string openapi_schema = 51020;
  */
 export const openapi_schema = /*@__PURE__*/
-  extDesc(file_mail_v1_options, 7);
+  extDesc(file_mail_v1_options, 9);
 
 /**
  * Maximum length of a string field, in characters (documented in OpenAPI
@@ -90,5 +113,5 @@ export const openapi_schema = /*@__PURE__*/
  * @generated from extension: uint32 max_length = 51021;
  */
 export const max_length = /*@__PURE__*/
-  extDesc(file_mail_v1_options, 8);
+  extDesc(file_mail_v1_options, 10);
 

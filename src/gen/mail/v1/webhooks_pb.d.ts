@@ -66,6 +66,13 @@ export declare type WebhookEndpoint = Message<"mail.v1.WebhookEndpoint"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 8;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * Deliveries over the last 24 hours.
+   *
+   * @generated from field: mail.v1.WebhookEndpointHealth health = 9;
+   */
+  health?: WebhookEndpointHealth | undefined;
 };
 
 /**
@@ -73,6 +80,60 @@ export declare type WebhookEndpoint = Message<"mail.v1.WebhookEndpoint"> & {
  * Use `create(WebhookEndpointSchema)` to create a new message.
  */
 export declare const WebhookEndpointSchema: GenMessage<WebhookEndpoint>;
+
+/**
+ * How an endpoint fared over the last 24 hours (deliveries with at least
+ * one attempt in that window).
+ *
+ * @generated from message mail.v1.WebhookEndpointHealth
+ */
+export declare type WebhookEndpointHealth = Message<"mail.v1.WebhookEndpointHealth"> & {
+  /**
+   * Start of the window (24 hours before the answer).
+   *
+   * @generated from field: google.protobuf.Timestamp since = 1;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * Deliveries with at least one attempt in the window.
+   *
+   * @generated from field: int32 deliveries = 2;
+   */
+  deliveries: number;
+
+  /**
+   * Of those, the ones with a 2xx attempt in the window.
+   *
+   * @generated from field: int32 succeeded = 3;
+   */
+  succeeded: number;
+
+  /**
+   * succeeded / deliveries, from 0 to 1; null when there were no deliveries.
+   *
+   * @generated from field: optional double success_rate = 4;
+   */
+  successRate?: number | undefined;
+
+  /**
+   * Attempts in the window, and those that got no 2xx.
+   *
+   * @generated from field: int32 attempts = 5;
+   */
+  attempts: number;
+
+  /**
+   * @generated from field: int32 failed_attempts = 6;
+   */
+  failedAttempts: number;
+};
+
+/**
+ * Describes the message mail.v1.WebhookEndpointHealth.
+ * Use `create(WebhookEndpointHealthSchema)` to create a new message.
+ */
+export declare const WebhookEndpointHealthSchema: GenMessage<WebhookEndpointHealth>;
 
 /**
  * @generated from message mail.v1.CreateWebhookEndpointRequest
@@ -124,7 +185,8 @@ export declare type CreateWebhookEndpointResponse = Message<"mail.v1.CreateWebho
   endpoint?: WebhookEndpoint | undefined;
 
   /**
-   * The signing secret (`whsec_...`). Shown once; store it now.
+   * The signing secret (`whsec_...`). Shown once; store it now. Empty on an
+   * idempotent replay (`Idempotent-Redacted: secret`): rotate to get a new one.
    *
    * @generated from field: string secret = 2;
    */
@@ -315,7 +377,8 @@ export declare type RotateWebhookSecretResponse = Message<"mail.v1.RotateWebhook
   endpoint?: WebhookEndpoint | undefined;
 
   /**
-   * The new signing secret. Shown once; store it now.
+   * The new signing secret. Shown once; store it now. Empty on an
+   * idempotent replay (`Idempotent-Redacted: secret`): rotate again.
    *
    * @generated from field: string secret = 2;
    */
@@ -372,9 +435,11 @@ export declare type WebhookDelivery = Message<"mail.v1.WebhookDelivery"> & {
   lastStatus?: number | undefined;
 
   /**
-   * Why the latest attempt got no status: `timeout`, `connection_refused`,
-   * `connection_reset`, `unreachable`, `tls_error`, `dns_error`,
-   * `host_not_allowed`, `network_error` or `endpoint_disabled`.
+   * Why the latest attempt got no status: `timeout` (no answer within the
+   * 10 seconds, DNS lookup included), `network` (anything else that kept the
+   * request from being answered: the host could not be resolved or is not
+   * allowed, the connection or TLS handshake failed) or `endpoint_disabled`
+   * (no request was made). Never more detail than that.
    *
    * @generated from field: optional string last_error = 7;
    */
@@ -507,6 +572,14 @@ export declare type ListWebhookDeliveriesRequest = Message<"mail.v1.ListWebhookD
    * @generated from field: google.protobuf.Timestamp until = 7;
    */
   until?: Timestamp | undefined;
+
+  /**
+   * Only deliveries of events about this message (the id SendMessage
+   * answered): the webhook deliveries a message caused.
+   *
+   * @generated from field: optional string message_id = 8;
+   */
+  messageId?: string | undefined;
 };
 
 /**
@@ -569,6 +642,13 @@ export declare type GetWebhookDeliveryResponse = Message<"mail.v1.GetWebhookDeli
    * @generated from field: repeated mail.v1.WebhookAttempt attempts = 2;
    */
   attempts: WebhookAttempt[];
+
+  /**
+   * The JSON body as sent (the exact bytes every attempt signs).
+   *
+   * @generated from field: string body = 3;
+   */
+  body: string;
 };
 
 /**
@@ -626,6 +706,13 @@ export declare type RetryWebhookDeadLettersRequest = Message<"mail.v1.RetryWebho
    * @generated from field: google.protobuf.Timestamp since = 2;
    */
   since?: Timestamp | undefined;
+
+  /**
+   * Count only: retry nothing.
+   *
+   * @generated from field: bool dry_run = 3;
+   */
+  dryRun: boolean;
 };
 
 /**
@@ -639,11 +726,18 @@ export declare const RetryWebhookDeadLettersRequestSchema: GenMessage<RetryWebho
  */
 export declare type RetryWebhookDeadLettersResponse = Message<"mail.v1.RetryWebhookDeadLettersResponse"> & {
   /**
-   * How many dead letters were put back into attempting.
+   * How many dead letters were put back into attempting (0 on a dry run).
    *
    * @generated from field: int32 retried = 1;
    */
   retried: number;
+
+  /**
+   * How many dead letters matched (on a dry run: how many a retry would take).
+   *
+   * @generated from field: int32 dead_letters = 2;
+   */
+  deadLetters: number;
 };
 
 /**
@@ -651,6 +745,93 @@ export declare type RetryWebhookDeadLettersResponse = Message<"mail.v1.RetryWebh
  * Use `create(RetryWebhookDeadLettersResponseSchema)` to create a new message.
  */
 export declare const RetryWebhookDeadLettersResponseSchema: GenMessage<RetryWebhookDeadLettersResponse>;
+
+/**
+ * @generated from message mail.v1.SendTestWebhookEventRequest
+ */
+export declare type SendTestWebhookEventRequest = Message<"mail.v1.SendTestWebhookEventRequest"> & {
+  /**
+   * Endpoint id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The event to send an example of (see WebhookEndpoint.events); it need
+   * not be one the endpoint subscribed to.
+   *
+   * @generated from field: string event = 2;
+   */
+  event: string;
+};
+
+/**
+ * Describes the message mail.v1.SendTestWebhookEventRequest.
+ * Use `create(SendTestWebhookEventRequestSchema)` to create a new message.
+ */
+export declare const SendTestWebhookEventRequestSchema: GenMessage<SendTestWebhookEventRequest>;
+
+/**
+ * @generated from message mail.v1.SendTestWebhookEventResponse
+ */
+export declare type SendTestWebhookEventResponse = Message<"mail.v1.SendTestWebhookEventResponse"> & {
+  /**
+   * The example's id (the body's `id` and the `Service-Delivery` header).
+   *
+   * @generated from field: string delivery_id = 1;
+   */
+  deliveryId: string;
+
+  /**
+   * @generated from field: string event = 2;
+   */
+  event: string;
+
+  /**
+   * True when the endpoint answered 2xx within 10 seconds.
+   *
+   * @generated from field: bool succeeded = 3;
+   */
+  succeeded: boolean;
+
+  /**
+   * HTTP status the endpoint answered; null when it gave none.
+   *
+   * @generated from field: optional int32 status = 4;
+   */
+  status?: number | undefined;
+
+  /**
+   * Why there was no status: `timeout` or `network` (see WebhookDelivery.last_error).
+   *
+   * @generated from field: optional string error = 5;
+   */
+  error?: string | undefined;
+
+  /**
+   * @generated from field: int32 duration_ms = 6;
+   */
+  durationMs: number;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp attempted_at = 7;
+   */
+  attemptedAt?: Timestamp | undefined;
+
+  /**
+   * The JSON body as sent.
+   *
+   * @generated from field: string body = 8;
+   */
+  body: string;
+};
+
+/**
+ * Describes the message mail.v1.SendTestWebhookEventResponse.
+ * Use `create(SendTestWebhookEventResponseSchema)` to create a new message.
+ */
+export declare const SendTestWebhookEventResponseSchema: GenMessage<SendTestWebhookEventResponse>;
 
 /**
  * State of a delivery.
@@ -710,22 +891,34 @@ export declare const WebhookDeliveryStateSchema: GenEnum<WebhookDeliveryState>;
  * keyed with the endpoint's secret; for 24 hours after a rotation the header
  * holds a second `v1` made with the previous secret. The secret is in the
  * answer of CreateWebhookEndpoint and RotateWebhookSecret, once, and never
- * again.
+ * again: it is never kept for idempotent replays (a replay of either answer
+ * leaves the secret out and says so with `Idempotent-Redacted: secret`).
+ * Every field that holds a secret is marked `debug_redact`, which is what the
+ * idempotency layer reads.
  *
  * Delivery rules: a delivery succeeds on any 2xx answered within 10 seconds;
  * redirects are not followed; anything else is a failed attempt. Up to 5
  * attempts, about 1 minute, 5 minutes, 15 minutes and 1 hour apart; after the
  * fifth failure the delivery is `dead_letter` and waits for a manual retry.
- * Only the HTTP status of each attempt is recorded, never the response body.
+ * Only the HTTP status of each attempt is recorded, never the response body;
+ * an attempt without a status records `timeout` or `network` and nothing
+ * more (the detail goes to the server log under the delivery id). The 10
+ * seconds cover the DNS lookup, connection, TLS handshake and answer.
+ *
+ * Limits: at most 20 endpoints per company and at most 3 per URL host
+ * (configurable: WEBHOOK_ENDPOINTS_PER_COMPANY, WEBHOOK_ENDPOINTS_PER_HOST);
+ * beyond them create and update answer 400 VALIDATION_ERROR naming the limit.
  *
  * @generated from service mail.v1.WebhooksService
  */
 export declare const WebhooksService: GenService<{
   /**
    * Create an endpoint. The URL must use https:// and its host must resolve
-   * only to public internet addresses: private, loopback and internal hosts
-   * answer 400 WEBHOOK_HOST_NOT_ALLOWED. Answers 201 with the endpoint and
-   * its secret (shown once).
+   * only to public internet addresses: private, loopback and internal hosts,
+   * and hosts that do not resolve in time, answer 400
+   * WEBHOOK_HOST_NOT_ALLOWED (the message never names an address). Answers
+   * 201 with the endpoint and its secret (shown once). At most 20 endpoints
+   * per company and 3 per URL host: 400 VALIDATION_ERROR naming the limit.
    *
    * @generated from rpc mail.v1.WebhooksService.CreateWebhookEndpoint
    */
@@ -735,7 +928,8 @@ export declare const WebhooksService: GenService<{
     output: typeof CreateWebhookEndpointResponseSchema;
   },
   /**
-   * The company's endpoints, oldest first. Never contains a secret.
+   * The company's endpoints, oldest first, each with its health over the
+   * last 24 hours. Never contains a secret.
    *
    * @generated from rpc mail.v1.WebhooksService.ListWebhookEndpoints
    */
@@ -745,7 +939,8 @@ export declare const WebhooksService: GenService<{
     output: typeof ListWebhookEndpointsResponseSchema;
   },
   /**
-   * One endpoint. Unknown or foreign id: 404 NOT_FOUND.
+   * One endpoint, with its health over the last 24 hours. Unknown or foreign
+   * id: 404 NOT_FOUND.
    *
    * @generated from rpc mail.v1.WebhooksService.GetWebhookEndpoint
    */
@@ -824,7 +1019,8 @@ export declare const WebhooksService: GenService<{
   },
   /**
    * Retry every dead-lettered delivery of one endpoint created at or after
-   * `since`.
+   * `since`. With `dry_run` nothing is retried and the answer counts the
+   * dead letters that would be (for a "retry N deliveries?" confirmation).
    *
    * @generated from rpc mail.v1.WebhooksService.RetryWebhookDeadLetters
    */
@@ -832,6 +1028,22 @@ export declare const WebhooksService: GenService<{
     methodKind: "unary";
     input: typeof RetryWebhookDeadLettersRequestSchema;
     output: typeof RetryWebhookDeadLettersResponseSchema;
+  },
+  /**
+   * Deliver a signed example of one event to the endpoint now, outside the
+   * delivery schedule, and answer the attempt's result (HTTP status or
+   * `timeout` / `network`, and its duration). Nothing is recorded and nothing
+   * is retried; the body's `data` carries `"test": true`. Works on a disabled
+   * endpoint too. The endpoint's URL is checked like before every delivery.
+   * Unknown or foreign id: 404 NOT_FOUND; an unknown event name: 400
+   * VALIDATION_ERROR.
+   *
+   * @generated from rpc mail.v1.WebhooksService.SendTestWebhookEvent
+   */
+  sendTestWebhookEvent: {
+    methodKind: "unary";
+    input: typeof SendTestWebhookEventRequestSchema;
+    output: typeof SendTestWebhookEventResponseSchema;
   },
 }>;
 

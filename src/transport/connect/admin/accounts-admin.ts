@@ -2,15 +2,10 @@ import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { optionalTimestamp } from "../timestamps.ts";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { AccountsService, ApiKeyView, CompanyView } from "../../../capabilities/accounts/index.ts";
-import {
-  AdminService,
-  type ApiKey,
-  ApiKeySchema,
-  type Company,
-  type CompanyEntitlements,
-  CompanySchema,
-} from "../../../gen/mail/v1/admin_pb.js";
+import type { AccountsService, CompanyView } from "../../../capabilities/accounts/index.ts";
+import { AdminService, type Company, type CompanyEntitlements, CompanySchema } from "../../../gen/mail/v1/admin_pb.js";
+import { apiKeyMessage } from "../api-keys/index.ts";
+import { operatorAuditOf } from "../context.ts";
 
 /**
  * AdminService handlers of companies and API keys. The operator token is checked by the auth interceptor; the
@@ -22,21 +17,6 @@ function companyMessage(view: CompanyView): Company {
     name: view.name,
     entitlements: { api: view.entitlements.api, smtp: view.entitlements.smtp },
     createdAt: optionalTimestamp(view.createdAt),
-  });
-}
-
-function apiKeyMessage(view: ApiKeyView): ApiKey {
-  return create(ApiKeySchema, {
-    id: view.id,
-    companyId: view.companyId,
-    name: view.name,
-    prefix: view.prefix,
-    scopes: [...view.scopes],
-    createdAt: optionalTimestamp(view.createdAt),
-    lastUsedAt: optionalTimestamp(view.lastUsedAt),
-    expiresAt: optionalTimestamp(view.expiresAt),
-    revokedAt: optionalTimestamp(view.revokedAt),
-    replacedById: view.replacedById ?? undefined,
   });
 }
 
@@ -62,17 +42,17 @@ export function accountsAdmin(accounts: AccountsService): AccountsAdmin {
     async listCompanies() {
       return { companies: (await accounts.listCompanies()).map(companyMessage) };
     },
-    async createApiKey(req) {
+    async createApiKey(req, ctx) {
       const expiresAt = req.expiresAt ? timestampDate(req.expiresAt) : null;
-      const created = await accounts.createApiKey(req.companyId, req.name, req.scopes, expiresAt);
+      const created = await accounts.createApiKey(req.companyId, req.name, req.scopes, expiresAt, operatorAuditOf(ctx));
       return { key: apiKeyMessage(created.key), secret: created.secret };
     },
-    async rotateApiKey(req) {
-      const rotated = await accounts.rotateApiKey(req.companyId, req.keyId, req.graceHours);
+    async rotateApiKey(req, ctx) {
+      const rotated = await accounts.rotateApiKey(req.companyId, req.keyId, req.graceHours, operatorAuditOf(ctx));
       return { key: apiKeyMessage(rotated.key), secret: rotated.secret, replaced: apiKeyMessage(rotated.previous) };
     },
-    async revokeApiKey(req) {
-      return { key: apiKeyMessage(await accounts.revokeApiKey(req.companyId, req.keyId)) };
+    async revokeApiKey(req, ctx) {
+      return { key: apiKeyMessage(await accounts.revokeApiKey(req.companyId, req.keyId, operatorAuditOf(ctx))) };
     },
     async listApiKeys(req) {
       return { keys: (await accounts.listApiKeys(req.companyId)).map(apiKeyMessage) };

@@ -6,6 +6,8 @@ import type { SuppressionsService } from "../../../capabilities/suppressions/ind
 import type { ProviderEventsIntake } from "../../../capabilities/messages/lifecycle/provider-events.ts";
 import { AdminService } from "../../../gen/mail/v1/admin_pb.js";
 import { accountsAdmin } from "./accounts-admin.ts";
+import { membersAdmin } from "./members-admin.ts";
+import type { MembersService } from "../../../capabilities/members/index.ts";
 import { creditsAdmin } from "./credits-admin.ts";
 import { sendingAdmin } from "./sending-admin.ts";
 import { suppressionsAdmin } from "./suppressions-admin.ts";
@@ -26,6 +28,8 @@ import { notImplemented } from "../not-implemented.ts";
  */
 export interface AdminDependencies {
   readonly accounts: AccountsService;
+  /** Company members: the first owner and sign-in links (src/wiring/members.ts). */
+  readonly members: MembersService;
   readonly sendingSetup: SendingSetup;
   readonly credits: CreditsService;
   readonly suppressions: SuppressionsService;
@@ -45,6 +49,7 @@ export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof Ad
   const company = async (req: { companyId: string }): Promise<string> => (await deps.accounts.getCompany(req.companyId)).id;
   return {
     ...accountsAdmin(deps.accounts),
+    ...membersAdmin(deps.members, deps.accounts),
     ...sendingAdmin(deps.sendingSetup),
     ...creditsAdmin(deps.credits),
     ...suppressionsAdmin(deps.suppressions),

@@ -2,6 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { ContactLists } from "../../../capabilities/contacts/index.ts";
 import type { AdminService } from "../../../gen/mail/v1/admin_pb.js";
 import { toContactListProto } from "../contacts/contacts-to-proto.ts";
+import { operatorAuditOf } from "../context.ts";
 
 /**
  * AdminService handlers of contact lists: the ListsService's operations for
@@ -13,17 +14,17 @@ export type ListsAdmin = Pick<ServiceImpl<typeof AdminService>, "createContactLi
 
 export function listsAdmin(lists: ContactLists, company: (req: { companyId: string }) => Promise<string>): ListsAdmin {
   return {
-    async createContactList(req) {
-      return { list: toContactListProto(await lists.create(await company(req), req.name)) };
+    async createContactList(req, ctx) {
+      return { list: toContactListProto(await lists.create(await company(req), req.name, operatorAuditOf(ctx))) };
     },
     async listContactLists(req) {
       return { items: (await lists.list(await company(req))).map(toContactListProto) };
     },
-    async renameContactList(req) {
-      return { list: toContactListProto(await lists.rename(await company(req), req.id, req.name)) };
+    async renameContactList(req, ctx) {
+      return { list: toContactListProto(await lists.rename(await company(req), req.id, req.name, operatorAuditOf(ctx))) };
     },
-    async deleteContactList(req) {
-      await lists.delete(await company(req), req.id);
+    async deleteContactList(req, ctx) {
+      await lists.delete(await company(req), req.id, operatorAuditOf(ctx));
       return { id: req.id };
     },
   };

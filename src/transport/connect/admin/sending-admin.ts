@@ -12,6 +12,7 @@ import {
   type Template,
   TemplateSchema,
 } from "../../../gen/mail/v1/admin_pb.js";
+import { operatorAuditOf } from "../context.ts";
 
 /**
  * AdminService handlers of sending domains, senders and templates. The
@@ -77,32 +78,34 @@ export type SendingAdmin = Pick<
 
 export function sendingAdmin(setup: SendingSetup): SendingAdmin {
   return {
-    async createSendingDomain(req) {
-      return { domain: sendingDomainMessage(await setup.domains.createDomain(req.companyId, req.domain)) };
+    async createSendingDomain(req, ctx) {
+      return { domain: sendingDomainMessage(await setup.domains.createDomain(req.companyId, req.domain, operatorAuditOf(ctx))) };
     },
-    async verifySendingDomain(req) {
-      return { domain: sendingDomainMessage(await setup.domains.verifyDomain(req.companyId, req.domainId, { override: req.override })) };
+    async verifySendingDomain(req, ctx) {
+      return {
+        domain: sendingDomainMessage(await setup.domains.verifyDomain(req.companyId, req.domainId, { override: req.override }, operatorAuditOf(ctx))),
+      };
     },
     async listSendingDomains(req) {
       return { domains: (await setup.domains.listDomains(req.companyId)).map(sendingDomainMessage) };
     },
-    async createSender(req) {
-      const sender = await setup.senders.createSender(req.companyId, { email: req.email, name: req.name ?? null, makeDefault: req.makeDefault });
+    async createSender(req, ctx) {
+      const input = { email: req.email, name: req.name ?? null, makeDefault: req.makeDefault };
+      const sender = await setup.senders.createSender(req.companyId, input, operatorAuditOf(ctx));
       return { sender: senderMessage(sender) };
     },
     async listSenders(req) {
       return { senders: (await setup.senders.listSenders(req.companyId)).map(senderMessage) };
     },
-    async setDefaultSender(req) {
-      return { sender: senderMessage(await setup.senders.setDefaultSender(req.companyId, req.senderId)) };
+    async setDefaultSender(req, ctx) {
+      return { sender: senderMessage(await setup.senders.setDefaultSender(req.companyId, req.senderId, operatorAuditOf(ctx))) };
     },
-    async putTemplate(req) {
-      const template = await setup.templates.putTemplate(req.companyId, {
-        name: req.name,
-        subject: req.subject,
-        html: req.html,
-        text: req.text ?? null,
-      });
+    async putTemplate(req, ctx) {
+      const template = await setup.templates.putTemplate(
+        req.companyId,
+        { name: req.name, subject: req.subject, html: req.html, text: req.text ?? null },
+        operatorAuditOf(ctx),
+      );
       return { template: templateMessage(template) };
     },
     async listTemplates(req) {

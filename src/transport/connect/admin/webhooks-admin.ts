@@ -4,6 +4,7 @@ import type { AccountsService } from "../../../capabilities/accounts/index.ts";
 import type { WebhookDeliveries, WebhookEndpoints } from "../../../capabilities/webhooks/index.ts";
 import type { AdminService } from "../../../gen/mail/v1/admin_pb.js";
 import { deliveryStateFromProto, toAttemptProto, toDeliveryProto, toEndpointProto } from "../webhooks/webhooks-to-proto.ts";
+import { operatorAuditOf } from "../context.ts";
 
 /**
  * AdminService handlers of webhook endpoints and deliveries: the
@@ -36,13 +37,12 @@ export function webhooksAdmin(deps: WebhooksAdminDeps, accounts: Pick<AccountsSe
   /** The company named in the request, which must exist. */
   const company = async (req: { companyId: string }): Promise<string> => (await accounts.getCompany(req.companyId)).id;
   return {
-    async createWebhookEndpoint(req) {
-      const created = await endpoints.create(await company(req), {
-        url: req.url,
-        description: req.description,
-        events: req.events,
-        enabled: req.enabled,
-      });
+    async createWebhookEndpoint(req, ctx) {
+      const created = await endpoints.create(
+        await company(req),
+        { url: req.url, description: req.description, events: req.events, enabled: req.enabled },
+        operatorAuditOf(ctx),
+      );
       return { endpoint: toEndpointProto(created.endpoint), secret: created.secret };
     },
     async listWebhookEndpoints(req) {
@@ -51,21 +51,21 @@ export function webhooksAdmin(deps: WebhooksAdminDeps, accounts: Pick<AccountsSe
     async getWebhookEndpoint(req) {
       return { endpoint: toEndpointProto(await endpoints.get(await company(req), req.id)) };
     },
-    async updateWebhookEndpoint(req) {
-      const updated = await endpoints.update(await company(req), req.id, {
-        url: req.url,
-        description: req.description,
-        events: req.events,
-        enabled: req.enabled,
-      });
+    async updateWebhookEndpoint(req, ctx) {
+      const updated = await endpoints.update(
+        await company(req),
+        req.id,
+        { url: req.url, description: req.description, events: req.events, enabled: req.enabled },
+        operatorAuditOf(ctx),
+      );
       return { endpoint: toEndpointProto(updated) };
     },
-    async deleteWebhookEndpoint(req) {
-      await endpoints.delete(await company(req), req.id);
+    async deleteWebhookEndpoint(req, ctx) {
+      await endpoints.delete(await company(req), req.id, operatorAuditOf(ctx));
       return { id: req.id };
     },
-    async rotateWebhookSecret(req) {
-      const rotated = await endpoints.rotateSecret(await company(req), req.id);
+    async rotateWebhookSecret(req, ctx) {
+      const rotated = await endpoints.rotateSecret(await company(req), req.id, operatorAuditOf(ctx));
       return { endpoint: toEndpointProto(rotated.endpoint), secret: rotated.secret };
     },
     async listWebhookDeliveries(req) {
@@ -84,11 +84,12 @@ export function webhooksAdmin(deps: WebhooksAdminDeps, accounts: Pick<AccountsSe
       const detail = await deliveries.get(await company(req), req.id);
       return { delivery: toDeliveryProto(detail.delivery), attempts: detail.attempts.map(toAttemptProto) };
     },
-    async retryWebhookDelivery(req) {
-      return { delivery: toDeliveryProto(await deliveries.retry(await company(req), req.id)) };
+    async retryWebhookDelivery(req, ctx) {
+      return { delivery: toDeliveryProto(await deliveries.retry(await company(req), req.id, operatorAuditOf(ctx))) };
     },
-    async retryWebhookDeadLetters(req) {
-      const retried = await deliveries.retryDeadLetters(await company(req), req.id, req.since ? timestampDate(req.since) : undefined);
+    async retryWebhookDeadLetters(req, ctx) {
+      const since = req.since ? timestampDate(req.since) : undefined;
+      const retried = await deliveries.retryDeadLetters(await company(req), req.id, since, operatorAuditOf(ctx));
       return { retried };
     },
   };

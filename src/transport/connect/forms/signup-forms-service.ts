@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { SignupForms } from "../../../capabilities/forms/index.ts";
 import type { SignupFormsService } from "../../../gen/mail/v1/forms_pb.js";
-import { callerOf } from "../context.ts";
+import { auditContextOf, callerOf } from "../context.ts";
 import { fieldDraftOf, toFormProto } from "./forms-to-proto.ts";
 
 /**
@@ -19,11 +19,11 @@ export function signupFormsServiceImpl(forms: Pick<SignupForms, "createForm" | "
         consentText: req.consentText,
         doubleOptIn: req.doubleOptIn,
         language: req.language,
-      });
+      }, auditContextOf(ctx));
       return { form: toFormProto(form) };
     },
     async deactivateForm(req, ctx) {
-      return { form: toFormProto(await forms.deactivateForm(callerOf(ctx).companyId, req.publicId)) };
+      return { form: toFormProto(await forms.deactivateForm(callerOf(ctx).companyId, req.publicId, auditContextOf(ctx))) };
     },
   };
 }

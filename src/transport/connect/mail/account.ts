@@ -13,20 +13,24 @@ export type AccountLimits = Pick<Config, "requestsPerMinute" | "idempotencyWindo
 
 export type AccountRpcs = Pick<ServiceImpl<typeof MailService>, "getAccount">;
 
-/** GetAccount (GET /mail/v1/me): the company and key behind the caller's API key, and the limits. */
+/** GetAccount (GET /mail/v1/me): the company and key behind the caller (no key for a member session or an operator), and the limits. */
 export function accountRpcs(limits: AccountLimits): AccountRpcs {
   return {
     getAccount(_req, ctx) {
       const caller = callerOf(ctx);
       return create(GetAccountResponseSchema, {
         organization: { id: caller.companyId, name: caller.companyName },
-        key: {
-          id: caller.keyId,
-          name: caller.keyName,
-          prefix: caller.keyPrefix,
-          scopes: [...caller.scopes],
-          expiresAt: optionalTimestamp(caller.expiresAt),
-        },
+        // A member session or an operator has no key: `key` is null for them.
+        key:
+          caller.actor.kind === "key"
+            ? {
+                id: caller.keyId,
+                name: caller.keyName,
+                prefix: caller.keyPrefix,
+                scopes: [...caller.scopes],
+                expiresAt: optionalTimestamp(caller.expiresAt),
+              }
+            : undefined,
         entitlements: { api: caller.entitlements.api, smtp: caller.entitlements.smtp },
         limits: {
           requestsPerMinute: limits.requestsPerMinute,

@@ -28,6 +28,14 @@ export function toEndpointProto(view: EndpointView): WebhookEndpoint {
     previousSecretExpiresAt: optionalTimestamp(view.previousSecretExpiresAt),
     createdAt: timestampFromDate(view.createdAt),
     updatedAt: timestampFromDate(view.updatedAt),
+    health: {
+      since: timestampFromDate(view.health.since),
+      deliveries: view.health.deliveries,
+      succeeded: view.health.succeeded,
+      ...(view.health.successRate !== null ? { successRate: view.health.successRate } : {}),
+      attempts: view.health.attempts,
+      failedAttempts: view.health.failedAttempts,
+    },
   });
 }
 

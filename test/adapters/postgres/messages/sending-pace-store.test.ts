@@ -44,4 +44,21 @@ describe("the sending pace's token bucket in PostgreSQL", () => {
     expect(await pace.reserve("b")).toBe(0);
     expect(await pace.reserve("a")).toBeGreaterThan(0);
   });
+
+  it("is fair between companies: a company waiting behind another's burst gets the next token", async () => {
+    // One token a second, no burst: A keeps asking (a burst of its messages), B asks once.
+    const pace = new SendingPace(postgresSendingPaceStore(poolOf(orm)), { ratePerSecond: 1, burst: 1 });
+    const a = "00000000-0000-4000-8000-00000000000a";
+    const b = "00000000-0000-4000-8000-00000000000b";
+    expect(await pace.reserve("fair", a)).toBe(0);
+    const bWait = await pace.reserve("fair", b);
+    expect(bWait).toBeGreaterThan(0);
+    // A asks again and again while B waits: B is owed the next token, so A is told to wait longer than B.
+    const aWait = await pace.reserve("fair", a);
+    expect(aWait).toBeGreaterThan(bWait);
+    await new Promise((resolve) => setTimeout(resolve, bWait + 20));
+    // A, asking first once the token is there, is refused it; B takes it.
+    expect(await pace.reserve("fair", a)).toBeGreaterThan(0);
+    expect(await pace.reserve("fair", b)).toBe(0);
+  });
 });

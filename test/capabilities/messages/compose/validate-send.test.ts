@@ -3,10 +3,16 @@ import { describe, expect, it } from "vitest";
 import { ValidationError, type FieldProblem } from "../../../../src/contract/api-error.ts";
 import { SendMessageRequestSchema, type SendMessageRequest } from "../../../../src/gen/mail/v1/mail_pb.js";
 import { validateSendRequest } from "../../../../src/capabilities/messages/compose/validate-send.ts";
+import { readSendKey } from "../../../../src/capabilities/idempotency/index.ts";
 
 /** Builds the request the way the REST bridge does: from the JSON body. */
 function request(json: JsonObject): SendMessageRequest {
   return fromJson(SendMessageRequestSchema, json);
+}
+
+/** As the door does it: the key read once (readSendKey), then the request validated with it. */
+function validate(req: SendMessageRequest, header: string | undefined) {
+  return validateSendRequest(req, readSendKey(header, req.idempotencyKey));
 }
 
 const MINIMAL = { to: "ana@example.com", subject: "Your receipt", html: "<p>Thanks</p>" } as const;
@@ -14,7 +20,7 @@ const MINIMAL = { to: "ana@example.com", subject: "Your receipt", html: "<p>Than
 /** Runs the validation expecting a ValidationError; returns its field problems. */
 function problems(json: JsonObject, header?: string): readonly FieldProblem[] {
   try {
-    validateSendRequest(request(json), header);
+    validate(request(json), header);
   } catch (error) {
     expect(error).toBeInstanceOf(ValidationError);
     return (error as ValidationError).fields;
@@ -28,7 +34,7 @@ function fields(json: JsonObject, header?: string): string[] {
 
 describe("validateSendRequest: valid requests", () => {
   it("accepts a minimal subject + html request and returns the normalised form", () => {
-    const out = validateSendRequest(request({ ...MINIMAL }), undefined);
+    const out = validate(request({ ...MINIMAL }), undefined);
     expect(out).toEqual({
       to: { email: "ana@example.com" },
       subject: "Your receipt",
@@ -39,7 +45,7 @@ describe("validateSendRequest: valid requests", () => {
   });
 
   it("accepts a minimal template request", () => {
-    const out = validateSendRequest(
+    const out = validate(
       request({ to: "ana@example.com", templateId: "tpl_receipt", variables: { name: "Ana", total: 12.5, vip: true, nick: null } }),
       undefined,
     );
@@ -52,7 +58,7 @@ describe("validateSendRequest: valid requests", () => {
   });
 
   it("accepts a full request and lower-cases only the domain of addresses", () => {
-    const out = validateSendRequest(
+    const out = validate(
       request({
         to: { email: "Ana.Silva@EXAMPLE.COM", name: "Ana Silva" },
         subject: "Hi",
@@ -79,16 +85,16 @@ describe("validateSendRequest: valid requests", () => {
   });
 
   it("accepts the to object without a name, and drops an empty name", () => {
-    expect(validateSendRequest(request({ ...MINIMAL, to: { email: "a@example.com" } }), undefined).to).toEqual({
+    expect(validate(request({ ...MINIMAL, to: { email: "a@example.com" } }), undefined).to).toEqual({
       email: "a@example.com",
     });
-    expect(validateSendRequest(request({ ...MINIMAL, to: { email: "a@example.com", name: "" } }), undefined).to).toEqual({
+    expect(validate(request({ ...MINIMAL, to: { email: "a@example.com", name: "" } }), undefined).to).toEqual({
       email: "a@example.com",
     });
   });
 
   it("accepts values exactly at every limit, counting code points", () => {
-    const out = validateSendRequest(
+    const out = validate(
       request({
         to: { email: "a@example.com", name: "n".repeat(120) },
         // 500 emoji are 1000 UTF-16 code units but 500 characters.
@@ -108,7 +114,7 @@ describe("validateSendRequest: valid requests", () => {
       to: { kind: { case: "stringValue", value: "a@example.com" } },
       templateId: "tpl_1",
     });
-    expect(validateSendRequest(req, undefined).to.email).toBe("a@example.com");
+    expect(validate(req, undefined).to.email).toBe("a@example.com");
   });
 });
 
@@ -116,7 +122,7 @@ describe("validateSendRequest: one error names every bad field", () => {
   it("lists four bad fields in one ValidationError", () => {
     let caught: unknown;
     try {
-      validateSendRequest(
+      validate(
         request({
           to: "not-an-address",
           subject: "x".repeat(501),
@@ -209,11 +215,11 @@ describe("validateSendRequest: content", () => {
   });
 
   it("does not require subject or html with a templateId", () => {
-    expect(() => validateSendRequest(request({ to: "a@example.com", templateId: "t" }), undefined)).not.toThrow();
+    expect(() => validate(request({ to: "a@example.com", templateId: "t" }), undefined)).not.toThrow();
   });
 
   it("passes subject/html/text through next to a templateId", () => {
-    const out = validateSendRequest(request({ to: "a@example.com", templateId: "t", subject: "Override" }), undefined);
+    const out = validate(request({ to: "a@example.com", templateId: "t", subject: "Override" }), undefined);
     expect(out.templateId).toBe("t");
     expect(out.subject).toBe("Override");
   });
@@ -239,7 +245,7 @@ describe("validateSendRequest: content", () => {
 
 describe("validateSendRequest: variables", () => {
   it("accepts strings, numbers, booleans and null", () => {
-    const out = validateSendRequest(
+    const out = validate(
       request({ to: "a@example.com", templateId: "t", variables: { s: "x", n: -1.5, b: false, z: null } }),
       undefined,
     );
@@ -254,7 +260,7 @@ describe("validateSendRequest: variables", () => {
 
   it("caps each string value at 10,000 characters (code points), naming the variable", () => {
     const atLimit = { plain: "a".repeat(10_000), emoji: "😀".repeat(10_000) };
-    expect(validateSendRequest(request({ to: "a@example.com", templateId: "t", variables: atLimit }), undefined).variables).toEqual(atLimit);
+    expect(validate(request({ to: "a@example.com", templateId: "t", variables: atLimit }), undefined).variables).toEqual(atLimit);
     expect(problems({ to: "a@example.com", templateId: "t", variables: { ok: "x", huge: "a".repeat(10_001) } })).toEqual([
       { field: "variables.huge", problem: "must be at most 10000 characters" },
     ]);
@@ -263,7 +269,7 @@ describe("validateSendRequest: variables", () => {
   it("keeps a __proto__ key as plain data", () => {
     const req = request({ to: "a@example.com", templateId: "t" });
     req.variables = JSON.parse('{"__proto__": "x"}') as JsonObject;
-    const out = validateSendRequest(req, undefined);
+    const out = validate(req, undefined);
     expect(Object.hasOwn(out.variables, "__proto__")).toBe(true);
     expect(Object.getPrototypeOf(out.variables)).toBe(Object.prototype);
   });
@@ -289,17 +295,17 @@ describe("validateSendRequest: replyTo, senderId, tags", () => {
 
 describe("validateSendRequest: idempotency keys", () => {
   it("takes the key from the body", () => {
-    expect(validateSendRequest(request({ ...MINIMAL, idempotencyKey: "body-key" }), undefined).idempotencyKey).toBe(
+    expect(validate(request({ ...MINIMAL, idempotencyKey: "body-key" }), undefined).idempotencyKey).toBe(
       "body-key",
     );
   });
 
   it("takes the key from the Idempotency-Key header", () => {
-    expect(validateSendRequest(request({ ...MINIMAL }), "header-key").idempotencyKey).toBe("header-key");
+    expect(validate(request({ ...MINIMAL }), "header-key").idempotencyKey).toBe("header-key");
   });
 
   it("accepts the same key in both places", () => {
-    expect(validateSendRequest(request({ ...MINIMAL, idempotencyKey: "k1" }), "k1").idempotencyKey).toBe("k1");
+    expect(validate(request({ ...MINIMAL, idempotencyKey: "k1" }), "k1").idempotencyKey).toBe("k1");
   });
 
   it("rejects different keys in body and header, naming idempotencyKey", () => {
@@ -309,13 +315,13 @@ describe("validateSendRequest: idempotency keys", () => {
   });
 
   it("has no key when neither is sent", () => {
-    expect(validateSendRequest(request({ ...MINIMAL }), undefined)).not.toHaveProperty("idempotencyKey");
+    expect(validate(request({ ...MINIMAL }), undefined)).not.toHaveProperty("idempotencyKey");
   });
 
   it("limits the body key to 160 and the header key to 200 characters", () => {
     expect(fields({ ...MINIMAL, idempotencyKey: "k".repeat(161) })).toEqual(["idempotencyKey"]);
     expect(fields({ ...MINIMAL }, "k".repeat(201))).toEqual(["Idempotency-Key"]);
-    expect(validateSendRequest(request({ ...MINIMAL }), "k".repeat(200)).idempotencyKey).toBe("k".repeat(200));
+    expect(validate(request({ ...MINIMAL }), "k".repeat(200)).idempotencyKey).toBe("k".repeat(200));
   });
 
   it("rejects empty keys", () => {

@@ -29,6 +29,15 @@ function problemText(kind: FieldProblemKind, strings: PageStrings): string {
   }
 }
 
+/** The browser's autofill hint of the contact fields (a Map: a field name is never a property lookup). */
+const AUTOCOMPLETE: ReadonlyMap<string, string> = new Map([
+  ["email", "email"],
+  ["firstName", "given-name"],
+  ["lastName", "family-name"],
+  ["company", "organization"],
+  ["phone", "tel"],
+]);
+
 export interface PageState {
   readonly token: string;
   /** What the visitor sent, shown again after a refusal. */
@@ -57,7 +66,7 @@ function fieldHtml(field: FormField, index: number, state: PageState, strings: P
     return `<div class="field"><label for="${id}">${label}</label><select id="${id}" name="${name}"${aria}><option value="">${escapeHtml(strings.choose)}</option>${options}</select>${error}</div>`;
   }
   const type = field.type === "email" ? "email" : "text";
-  const autocomplete = { email: "email", firstName: "given-name", lastName: "family-name", company: "organization", phone: "tel" }[field.name] ?? "on";
+  const autocomplete = AUTOCOMPLETE.get(field.name) ?? "on";
   return `<div class="field"><label for="${id}">${label}</label><input type="${type}" id="${id}" name="${name}" value="${escapeHtml(value)}" autocomplete="${autocomplete}"${aria}>${error}</div>`;
 }
 
@@ -143,4 +152,28 @@ export function renderConfirmationPage(form: PublishedForm, state: ConfirmationP
 export function renderThanksPage(form: PublishedForm, confirmationRequired: boolean): string {
   const strings = pageStrings(form.language);
   return page(form, `<p role="status">${escapeHtml(confirmationRequired ? strings.thanksConfirm : strings.thanksSubscribed)}</p>`);
+}
+
+/**
+ * The page of a request the hosted pages could not answer (an unreadable
+ * body, an unexpected failure): HTML like every hosted answer, never the
+ * API's JSON, and nothing of the failure but the request id.
+ */
+export function renderErrorPage(status: number, requestId: string): string {
+  const text = status >= 500 ? "Something went wrong on our side. Please try again in a few minutes." : "This request could not be read. Please go back and submit the form again.";
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${status >= 500 ? "Error" : "Bad request"}</title>
+</head>
+<body>
+<main>
+<p role="alert">${escapeHtml(text)}</p>
+<p>Reference: ${escapeHtml(requestId)}</p>
+</main>
+</body>
+</html>
+`;
 }

@@ -1,6 +1,13 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { ConfirmationPageOutcome, DoubleOptIn, HostedSignup, SignupOutcome } from "../../../../capabilities/forms/hosted/index.ts";
-import { renderConfirmationPage, renderFormPage, renderThanksPage } from "./hosted-page.ts";
+import {
+  type ConfirmationPageOutcome,
+  type DoubleOptIn,
+  type HostedSignup,
+  type SignupOutcome,
+  submittedValues,
+} from "../../../../capabilities/forms/hosted/index.ts";
+import { toApiError } from "../../../http/to-api-error.ts";
+import { renderConfirmationPage, renderErrorPage, renderFormPage, renderThanksPage } from "./hosted-page.ts";
 import { pageStrings } from "./strings.ts";
 
 export interface HostedFormsDependencies {
@@ -25,6 +32,9 @@ const BODY_LIMIT = 16 * 1024;
 
 const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
 
+/** The hosted pages' Content-Security-Policy: no script, nothing loaded, posts only to this service, never framed. */
+const CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
+
 /**
  * The hosted sign-up pages, reached without an API key:
  * GET /mail/v1/forms/{publicId} serves the form, POST takes a sign-up;
@@ -39,10 +49,8 @@ export async function registerHostedForms(app: FastifyInstance, deps: HostedForm
   await app.register(async (scope) => {
     if (!scope.hasContentTypeParser(FORM_CONTENT_TYPE)) {
       scope.addContentTypeParser(FORM_CONTENT_TYPE, { parseAs: "string", bodyLimit: BODY_LIMIT }, (_request, body, done) => {
-        const values: Record<string, string> = {};
-        // The first value of a repeated name wins: a form never repeats one.
-        for (const [name, value] of new URLSearchParams(String(body))) if (!Object.hasOwn(values, name)) values[name] = value;
-        done(null, values);
+        // The first value of a repeated name wins (a form never repeats one); names are keys of a null-prototype map.
+        done(null, submittedValues(new URLSearchParams(String(body))));
       });
     }
 
@@ -51,12 +59,21 @@ export async function registerHostedForms(app: FastifyInstance, deps: HostedForm
         .status(status)
         .header("content-type", "text/html; charset=utf-8")
         .header("cache-control", "no-store")
-        // The page may be framed by the customer's site; it runs no script and loads nothing.
-        .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'")
+        // No script, nothing loaded, posts only here; framed by no site (forms have no setting naming where they may be
+        // embedded, so none may: a framed confirmation button could be clickjacked).
+        .header("content-security-policy", CSP)
+        .header("x-frame-options", "DENY")
         .header("referrer-policy", "no-referrer")
         .send(body);
 
     const notFound = (reply: FastifyReply): FastifyReply => reply.status(404).header("content-type", "text/plain; charset=utf-8").send("Not found");
+
+    // Every failure of these pages (an unreadable or oversized body, a database down) answers an HTML page, never JSON.
+    scope.setErrorHandler((error, request, reply) => {
+      // toApiError logs an unexpected error under the request id; the page shows the id only.
+      const apiError = toApiError(error, request);
+      return html(reply, apiError.httpStatus, renderErrorPage(apiError.httpStatus, request.id));
+    });
 
     scope.get<{ Params: { publicId: string } }>("/mail/v1/forms/:publicId", async (request, reply) => {
       const opened = await deps.signup.open(request.params.publicId);
@@ -66,10 +83,7 @@ export async function registerHostedForms(app: FastifyInstance, deps: HostedForm
 
     scope.post<{ Params: { publicId: string }; Body: unknown }>("/mail/v1/forms/:publicId", { bodyLimit: BODY_LIMIT }, async (request, reply) => {
       const body = request.body;
-      const values: Record<string, string> = {};
-      if (typeof body === "object" && body !== null) {
-        for (const [name, value] of Object.entries(body)) if (typeof value === "string") values[name] = value;
-      }
+      const values = submittedValues(typeof body === "object" && body !== null ? Object.entries(body) : []);
       const outcome: SignupOutcome = await deps.signup.submit(request.params.publicId, { values, clientIp: request.ip });
       switch (outcome.kind) {
         case "not-found":

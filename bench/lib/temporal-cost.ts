@@ -1,0 +1,79 @@
+/**
+ * What Temporal records and bills per workflow, read from the histories of
+ * workflows the run made: history events, billable actions (Temporal
+ * Cloud's: a workflow start, each activity attempt, each local activity
+ * (a marker), each timer, signal and search-attribute upsert), and history
+ * bytes (the encoded History, what the server stores).
+ */
+import type { Client, WorkflowHandle } from "@temporalio/client";
+import proto from "@temporalio/proto";
+
+// A CommonJS module: its namespaces are properties of the default export.
+const { temporal } = proto;
+
+export interface TemporalCost {
+  /** Workflows read. */
+  readonly workflows: number;
+  /** Averages per workflow. */
+  readonly events: number;
+  readonly actions: number;
+  readonly bytes: number;
+  /** Billable actions per workflow, by kind. */
+  readonly byKind: Readonly<Record<string, number>>;
+}
+
+type History = Awaited<ReturnType<WorkflowHandle["fetchHistory"]>>;
+type HistoryEvent = NonNullable<History["events"]>[number];
+
+const KIND_OF: ReadonlyArray<[keyof HistoryEvent, string]> = [
+  ["workflowExecutionStartedEventAttributes", "start"],
+  ["markerRecordedEventAttributes", "local activity"],
+  ["timerStartedEventAttributes", "timer"],
+  ["workflowExecutionSignaledEventAttributes", "signal"],
+  ["upsertWorkflowSearchAttributesEventAttributes", "upsert"],
+];
+
+export async function temporalCost(client: Client, workflowIds: readonly string[]): Promise<TemporalCost> {
+  const byKind: Record<string, number> = {};
+  let events = 0;
+  let bytes = 0;
+  for (const workflowId of workflowIds) {
+    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+    const list = history.events ?? [];
+    events += list.length;
+    bytes += temporal.api.history.v1.History.encode(history).finish().length;
+    for (const event of list) {
+      for (const [field, kind] of KIND_OF) if (event[field]) byKind[kind] = (byKind[kind] ?? 0) + 1;
+      // Each attempt of an activity is billed; the history keeps the last attempt's number.
+      const started = event.activityTaskStartedEventAttributes;
+      if (started) byKind.activity = (byKind.activity ?? 0) + (started.attempt ?? 1);
+    }
+  }
+  const n = Math.max(workflowIds.length, 1);
+  const perWorkflow = Object.fromEntries(Object.entries(byKind).map(([kind, count]) => [kind, count / n]));
+  const actions = Object.values(byKind).reduce((sum, count) => sum + count, 0) / n;
+  return { workflows: workflowIds.length, events: events / n, actions, bytes: bytes / n, byKind: perWorkflow };
+}
+
+/** Workflows still running that match `query` (visibility), e.g. `WorkflowType = "messageLifecycle"`. */
+export async function openWorkflows(client: Client, query: string): Promise<number> {
+  const { count } = await client.workflow.count(`${query} AND ExecutionStatus = "Running"`);
+  return count;
+}
+
+/** Workflow ids of up to `limit` closed workflows matching `query` (for the baselines, whose ids live in another process). */
+export async function someWorkflowIds(client: Client, query: string, limit: number): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const execution of client.workflow.list({ query })) {
+    ids.push(execution.workflowId);
+    if (ids.length >= limit) break;
+  }
+  return ids;
+}
+
+export function describeCost(cost: TemporalCost): string {
+  const kinds = Object.entries(cost.byKind)
+    .map(([kind, count]) => `${kind} ${Number(count.toFixed(2))}`)
+    .join(", ");
+  return `${cost.events.toFixed(1)} history events, ${cost.actions.toFixed(2)} billable actions (${kinds}), ${Math.round(cost.bytes)} history bytes`;
+}

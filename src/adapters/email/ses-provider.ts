@@ -1,0 +1,117 @@
+/**
+ * Email provider that sends through Amazon SES (the v2 API, SendEmail with a
+ * raw message: the MIME, headers and DKIM signature stay ours), in a named
+ * configuration set whose event destination publishes Bounce, Complaint,
+ * Delivery, Reject and DeliveryDelay to an SNS topic; those come back on
+ * POST /mail/v1/providers/ses/notifications (src/transport/http/ses-notifications.ts).
+ *
+ * `providerMessageId` is SES's MessageId: every notification carries it as
+ * `mail.messageId`. SES cannot deduplicate a handoff, so, like SMTP, every
+ * attempt carries the same Message-ID header, and concurrent sends of one
+ * message in this process share one call.
+ */
+import {
+  SendEmailCommand,
+  SESv2Client,
+  SESv2ServiceException,
+} from "@aws-sdk/client-sesv2";
+import nodemailer from "nodemailer";
+import type { EmailProvider, HandoffResult, OutgoingEmail } from "../../capabilities/messages/email-provider.ts";
+import { extraHeaders, smtpMessageId } from "./smtp-provider.ts";
+
+export interface SesProviderOptions {
+  readonly region: string;
+  /** The configuration set whose event destination feeds our SNS topic. */
+  readonly configurationSetName?: string;
+  /** Right-hand side of our Message-ID headers. */
+  readonly messageIdDomain: string;
+  /** A local SES endpoint (tests: aws-ses-v2-local). Unset: AWS. */
+  readonly endpoint?: string;
+  /** Static credentials; unset: the SDK's default chain (instance role, environment, ...). */
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /** The whole call, retries of the SDK included. Default 20 s. */
+  readonly handoffMs?: number;
+}
+
+/** SES errors that say the message itself can never be sent. */
+const PERMANENT = new Set(["MessageRejected", "BadRequestException", "NotFoundException"]);
+
+export function createSesProvider(options: SesProviderOptions): EmailProvider {
+  const client = new SESv2Client({
+    region: options.region,
+    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+    ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
+    maxAttempts: 2,
+  });
+  // Builds (and DKIM-signs) the raw message; nothing is sent by it.
+  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows", disableFileAccess: true, disableUrlAccess: true });
+  const inFlight = new Map<string, Promise<HandoffResult>>();
+  let closed = false;
+
+  async function handOff(email: OutgoingEmail, messageIdHeader: string): Promise<HandoffResult> {
+    const headers = extraHeaders(email.headers);
+    if (typeof headers === "string") return { outcome: "rejected", permanent: true, reason: headers };
+    let raw: Buffer;
+    try {
+      const built = await composer.sendMail({
+        messageId: `<${messageIdHeader}>`,
+        from: { name: email.from.name ?? "", address: email.from.email },
+        to: { name: email.to.name ?? "", address: email.to.email },
+        replyTo: email.replyTo,
+        subject: email.subject,
+        html: email.html,
+        text: email.text,
+        headers,
+        dkim: email.dkim ? { ...email.dkim } : undefined,
+      });
+      raw = built.message as Buffer;
+    } catch (error) {
+      return { outcome: "rejected", permanent: true, reason: `the message could not be built: ${String(error).slice(0, 200)}` };
+    }
+    try {
+      const answer = await client.send(
+        new SendEmailCommand({
+          FromEmailAddress: email.from.email,
+          Destination: { ToAddresses: [email.to.email] },
+          Content: { Raw: { Data: raw } },
+          ...(options.configurationSetName ? { ConfigurationSetName: options.configurationSetName } : {}),
+        }),
+        { abortSignal: AbortSignal.timeout(options.handoffMs ?? 20_000) },
+      );
+      if (!answer.MessageId) return { outcome: "failed_transient", reason: "SES answered without a MessageId" };
+      return { outcome: "accepted", providerMessageId: answer.MessageId };
+    } catch (error) {
+      if (error instanceof SESv2ServiceException && PERMANENT.has(error.name)) {
+        return { outcome: "rejected", permanent: true, reason: `SES ${error.name}: ${error.message}`.slice(0, 300) };
+      }
+      // Throttling, our account paused or unverified, network: not this message's fault.
+      const name = error instanceof Error ? error.name : "Error";
+      const message = error instanceof Error ? error.message : String(error);
+      return { outcome: "failed_transient", reason: `SES ${name}: ${message}`.slice(0, 300) };
+    }
+  }
+
+  return {
+    name: "ses",
+    send(email) {
+      if (closed) return Promise.resolve({ outcome: "failed_transient", reason: "provider is closed" });
+      let header: string;
+      try {
+        header = smtpMessageId(email.messageId, options.messageIdDomain);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      const running = inFlight.get(email.messageId);
+      if (running) return running;
+      const handoff = handOff(email, header).finally(() => inFlight.delete(email.messageId));
+      inFlight.set(email.messageId, handoff);
+      return handoff;
+    },
+    async close() {
+      closed = true;
+      await Promise.allSettled([...inFlight.values()]);
+      client.destroy();
+      composer.close();
+    },
+  };
+}

@@ -1,0 +1,16 @@
+import type { KeysetPosition } from "../shared/keyset-cursor.ts";
+import type { AuditEventRecord } from "./types.ts";
+
+export interface AuditFilters {
+  readonly actor?: string;
+  readonly action?: string;
+  readonly since?: Date;
+}
+
+/** Reads and trims the audit log. Writes happen inside the stores of the changes (same transaction). */
+export interface AuditLogStore {
+  /** Newest first, strictly before `after` when given; at most `limit` rows; one company only. */
+  list(companyId: string, filters: AuditFilters, after: KeysetPosition | undefined, limit: number): Promise<AuditEventRecord[]>;
+  /** Deletes rows older than `cutoff` (every company); answers how many. */
+  deleteOlderThan(cutoff: Date): Promise<number>;
+}

@@ -1,0 +1,82 @@
+/**
+ * The audit log (issue 19): every administrative change of a company,
+ * written in the same transaction as the change, with who made it and from
+ * where. Never a secret: `details` holds names, scopes and roles only.
+ */
+
+/** Who made a change: a member (by email), an API key (by prefix), or the operator. */
+export type AuditActorKind = "member" | "api_key" | "operator";
+
+export interface AuditActor {
+  readonly kind: AuditActorKind;
+  /** A member's email, a key's prefix, or `operator`. */
+  readonly label: string;
+}
+
+/** Where a change came from: the actor and the request that carried it. */
+export interface AuditContext {
+  readonly actor: AuditActor;
+  readonly requestId: string;
+  /** The client address; empty when unknown. */
+  readonly clientIp: string;
+}
+
+export type AuditAction =
+  | "api_key.created"
+  | "api_key.rotated"
+  | "api_key.revoked"
+  | "member.added"
+  | "member.invited"
+  | "member.updated"
+  | "member.removed"
+  | "member.sessions_ended"
+  | "member.sign_in_link_created"
+  | "contact_list.created"
+  | "contact_list.renamed"
+  | "contact_list.deleted"
+  | "webhook.created"
+  | "webhook.updated"
+  | "webhook.deleted"
+  | "webhook.secret_rotated"
+  | "sending_domain.created"
+  | "sending_domain.verified"
+  | "sender.created"
+  | "sender.made_default"
+  | "template.put"
+  | "webhook_delivery.retried"
+  | "webhook_delivery.dead_letters_retried"
+  | "signup_form.created"
+  | "signup_form.deactivated";
+
+/** One row to write, with the change, in its transaction. */
+export interface AuditEntry {
+  readonly context: AuditContext;
+  readonly action: AuditAction;
+  readonly targetType: "api_key" | "member" | "contact_list" | "webhook_endpoint" | "sending_domain" | "sender" | "template" | "webhook_delivery" | "signup_form";
+  readonly targetId: string;
+  /** Secret-free facts about the change (names, scopes, roles). */
+  readonly details: Readonly<Record<string, string | number | boolean | null | readonly string[]>>;
+}
+
+/** An audit row as read back. */
+export interface AuditEventRecord {
+  readonly id: string;
+  readonly companyId: string;
+  /** Microsecond text (`2025-01-01T12:00:00.123456Z`), for the keyset cursor. */
+  readonly occurredAtText: string;
+  readonly occurredAt: Date;
+  readonly actorKind: AuditActorKind;
+  readonly actor: string;
+  readonly action: string;
+  readonly targetType: string;
+  readonly targetId: string;
+  readonly requestId: string;
+  readonly clientIp: string;
+  readonly details: Record<string, unknown>;
+}
+
+/** An audit row whose target the store fills in (the row it changed). */
+export type AuditNote = Omit<AuditEntry, "targetType" | "targetId">;
+
+/** An operator acting for a company through the company services. */
+export const OPERATOR_ACTOR: AuditActor = { kind: "operator", label: "operator" };

@@ -1,0 +1,259 @@
+import { ApiError, ValidationError } from "../../contract/api-error.ts";
+import { isEmailAddress } from "../messages/compose/email-address.ts";
+import type { RateLimiter } from "../rate-limit/types.ts";
+import type { AuditContext } from "../audit/types.ts";
+import type { AuditNote, MemberPatch, MembersStore, SignInMailer } from "./ports.ts";
+import { newToken, tokenHash } from "./tokens.ts";
+import { isMemberRole, type MemberRecord, type MemberRole } from "./types.ts";
+
+/** A sign-in link is valid 15 minutes (issue 19). */
+export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
+/** At most one sign-in email per address per minute. */
+const EMAIL_INTERVAL_MS = 60_000;
+/** Links minted per address per minute, whoever asks (invites, operators). */
+const LINKS_PER_ADDRESS_PER_MINUTE = 5;
+const MAX_EMAIL = 254;
+const MAX_DISPLAY_NAME = 200;
+
+/**
+ * Who is acting: the audit context, and the member's role (undefined for an
+ * operator, who may do everything an owner may). API keys never reach the
+ * members use cases (the contract refuses them: refuse_api_keys).
+ */
+export interface Acting {
+  readonly audit: AuditContext;
+  readonly role: MemberRole | undefined;
+}
+
+export interface MembersServiceOptions {
+  readonly store: MembersStore;
+  readonly rateLimiter: RateLimiter;
+  readonly clock: () => Date;
+  /** Base of the sign-in links: `{base}/admin/sign-in#token=...`. */
+  readonly publicBaseUrl: string;
+  /** The system sender's mailer; without it links are handed to the caller. */
+  readonly mailer?: SignInMailer | undefined;
+  /** The company's name, for the email. */
+  readonly companyName: (companyId: string) => Promise<string | undefined>;
+}
+
+export interface InviteMemberCommand {
+  readonly companyId: string;
+  readonly email: string;
+  readonly displayName?: string | undefined;
+  readonly role?: MemberRole | undefined;
+  readonly acting: Acting;
+}
+
+export interface InviteMemberResult {
+  readonly member: MemberRecord;
+  /** Empty when the link was emailed. */
+  readonly signInUrl: string;
+  readonly emailed: boolean;
+  readonly expiresAt: Date;
+}
+
+export interface AddMemberCommand {
+  readonly companyId: string;
+  readonly email: string;
+  readonly displayName?: string | undefined;
+  readonly role?: MemberRole | undefined;
+  readonly acting: Acting;
+}
+
+export interface SignInLinkCommand {
+  readonly companyId: string;
+  readonly email: string;
+  readonly acting: Acting;
+}
+
+export interface SignInLinkResult {
+  readonly member: MemberRecord;
+  readonly signInUrl: string;
+  readonly expiresAt: Date;
+}
+
+export interface UpdateMemberCommand {
+  readonly companyId: string;
+  readonly memberId: string;
+  readonly role?: MemberRole | undefined;
+  readonly disabled?: boolean | undefined;
+  readonly displayName?: string | undefined;
+  readonly acting: Acting;
+}
+
+export interface MemberCommand {
+  readonly companyId: string;
+  readonly memberId: string;
+  readonly acting: Acting;
+}
+
+/** Company members and their sign-in links (issue 19, items 1 and 2). */
+export class MembersService {
+  readonly #o: MembersServiceOptions;
+
+  constructor(options: MembersServiceOptions) {
+    this.#o = options;
+  }
+
+  list(command: { readonly companyId: string }): Promise<MemberRecord[]> {
+    return this.#o.store.list(command.companyId);
+  }
+
+  async get(command: { readonly companyId: string; readonly memberId: string }): Promise<MemberRecord> {
+    const member = await this.#o.store.find(command.companyId, command.memberId);
+    if (!member) throw noSuchMember();
+    return member;
+  }
+
+  /** Adds (or finds) a member and mints a link: emailed by the system sender when there is one, else answered. */
+  async invite(command: InviteMemberCommand): Promise<InviteMemberResult> {
+    const email = validEmail(command.email);
+    const role = command.role ?? "member";
+    if (!isMemberRole(role)) throw new ValidationError([{ field: "role", problem: "must be owner, admin or member" }]);
+    if (role === "owner") requireOwner(command.acting, "invite an owner");
+    const displayName = validDisplayName(command.displayName);
+    const { member } = await this.#o.store.upsert(
+      command.companyId,
+      { email, displayName, role },
+      false,
+      note(command.acting, "member.invited", { email, role }),
+    );
+    if (member.disabled) throw new ValidationError([{ field: "email", problem: "the member is disabled; enable them first" }]);
+    return this.#mint(command.companyId, member, undefined, true);
+  }
+
+  /** Operators: adds a member with a role (the first owner), or sets an existing member's role. */
+  async add(command: AddMemberCommand): Promise<MemberRecord> {
+    const email = validEmail(command.email);
+    const role = command.role ?? "owner";
+    if (!isMemberRole(role)) throw new ValidationError([{ field: "role", problem: "must be owner, admin or member" }]);
+    requireOwner(command.acting, "add members with a role");
+    const displayName = validDisplayName(command.displayName);
+    const { member } = await this.#o.store.upsert(command.companyId, { email, displayName, role }, true, note(command.acting, "member.added", { email, role }));
+    return member;
+  }
+
+  /** Operators: a sign-in link for an existing member, answered (never emailed). */
+  async createSignInLink(command: SignInLinkCommand): Promise<SignInLinkResult> {
+    const email = validEmail(command.email);
+    const member = await this.#o.store.findByEmail(command.companyId, email);
+    if (!member) throw new ApiError("NOT_FOUND", "No such member.");
+    if (member.disabled) throw new ValidationError([{ field: "email", problem: "the member is disabled; enable them first" }]);
+    const minted = await this.#mint(command.companyId, member, note(command.acting, "member.sign_in_link_created", { email }), false);
+    return { member, signInUrl: minted.signInUrl, expiresAt: minted.expiresAt };
+  }
+
+  async update(command: UpdateMemberCommand): Promise<MemberRecord> {
+    if (command.role !== undefined && !isMemberRole(command.role)) {
+      throw new ValidationError([{ field: "role", problem: "must be owner, admin or member" }]);
+    }
+    const displayName = command.displayName === undefined ? undefined : validDisplayName(command.displayName);
+    const details: Record<string, string | boolean> = {};
+    if (command.role !== undefined) details.role = command.role;
+    if (command.disabled !== undefined) details.disabled = command.disabled;
+    if (displayName !== undefined) details.displayName = displayName;
+    const updated = await this.#o.store.update(
+      command.companyId,
+      command.memberId,
+      (current, activeOwners) => {
+        const patch: { role?: MemberRole; disabled?: boolean; displayName?: string } = {};
+        if (command.role !== undefined && command.role !== current.role) {
+          if (command.role === "owner" || current.role === "owner") requireOwner(command.acting, "make or unmake owners");
+          patch.role = command.role;
+        }
+        if (command.disabled !== undefined && command.disabled !== current.disabled) {
+          if (current.role === "owner") requireOwner(command.acting, "disable an owner");
+          patch.disabled = command.disabled;
+        }
+        if (displayName !== undefined) patch.displayName = displayName;
+        const stopsOwning = current.role === "owner" && !current.disabled && (patch.role !== undefined || patch.disabled === true);
+        if (stopsOwning && activeOwners <= 1) throw lastOwner();
+        return patch satisfies MemberPatch;
+      },
+      note(command.acting, "member.updated", details),
+    );
+    if (!updated) throw noSuchMember();
+    return updated;
+  }
+
+  async remove(command: MemberCommand): Promise<MemberRecord> {
+    const removed = await this.#o.store.remove(
+      command.companyId,
+      command.memberId,
+      (current, activeOwners) => {
+        if (current.role === "owner") requireOwner(command.acting, "remove an owner");
+        if (current.role === "owner" && !current.disabled && activeOwners <= 1) throw lastOwner();
+      },
+      note(command.acting, "member.removed", {}),
+    );
+    if (!removed) throw noSuchMember();
+    return removed;
+  }
+
+  async endSessions(command: MemberCommand): Promise<number> {
+    const ended = await this.#o.store.endSessions(command.companyId, command.memberId, note(command.acting, "member.sessions_ended", {}));
+    if (ended === null) throw noSuchMember();
+    return ended;
+  }
+
+  /** A new link for `member`; emailed when `mayEmail` and a system sender exists. */
+  async #mint(companyId: string, member: MemberRecord, audit: AuditNote | undefined, mayEmail: boolean): Promise<InviteMemberResult> {
+    // Invites (from the screen) are budgeted per address; an operator's links are not.
+    const budget = mayEmail
+      ? await this.#o.rateLimiter.consume(`sign-in-link:${companyId}:${member.email}`, LINKS_PER_ADDRESS_PER_MINUTE)
+      : { allowed: true, retryAfterSeconds: 0 };
+    if (!budget.allowed) {
+      throw new ApiError("RATE_LIMITED", `Too many sign-in links for this address. Retry after ${budget.retryAfterSeconds} s.`, {
+        "retry-after": String(budget.retryAfterSeconds),
+      });
+    }
+    const now = this.#o.clock();
+    const token = newToken();
+    const expiresAt = new Date(now.getTime() + SIGN_IN_LINK_TTL_MS);
+    await this.#o.store.createLink(companyId, member.id, { tokenHash: tokenHash(token), expiresAt }, audit);
+    const url = `${this.#o.publicBaseUrl}/admin/sign-in#token=${token}`;
+    const mailer = this.#o.mailer;
+    if (mayEmail && mailer) {
+      const slot = await this.#o.store.claimEmailSlot(companyId, member.id, now, new Date(now.getTime() - EMAIL_INTERVAL_MS));
+      if (!slot) {
+        throw new ApiError("RATE_LIMITED", "A sign-in email went to this address less than a minute ago. Retry after 60 s.", { "retry-after": "60" });
+      }
+      const companyName = (await this.#o.companyName(companyId)) ?? "";
+      // The idempotency key names the link by its hash's start, never the token.
+      await mailer.send({ to: member.email, companyName, url, expiresAt, idempotencyKey: `sign-in-${tokenHash(token).toString("hex").slice(0, 32)}` });
+      return { member, signInUrl: "", emailed: true, expiresAt };
+    }
+    return { member, signInUrl: url, emailed: false, expiresAt };
+  }
+}
+
+function note(acting: Acting, action: AuditNote["action"], details: AuditNote["details"]): AuditNote {
+  return { context: acting.audit, action, details };
+}
+
+function requireOwner(acting: Acting, what: string): void {
+  if (acting.role !== undefined && acting.role !== "owner") throw new ApiError("FORBIDDEN", `Only an owner may ${what}.`);
+}
+
+function lastOwner(): ValidationError {
+  return new ValidationError([{ field: "id", problem: "at least one owner must remain; make another member owner first" }]);
+}
+
+function noSuchMember(): ApiError {
+  return new ApiError("NOT_FOUND", "No such member.");
+}
+
+export function validEmail(value: string): string {
+  const email = value.trim().toLowerCase();
+  if (email.length === 0 || email.length > MAX_EMAIL || !isEmailAddress(email)) {
+    throw new ValidationError([{ field: "email", problem: "must be an email address of at most 254 characters" }]);
+  }
+  return email;
+}
+
+function validDisplayName(value: string | undefined): string {
+  const name = (value ?? "").trim();
+  if ([...name].length > MAX_DISPLAY_NAME) throw new ValidationError([{ field: "displayName", problem: `must be at most ${MAX_DISPLAY_NAME} characters` }]);
+  return name;
+}

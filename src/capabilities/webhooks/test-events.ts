@@ -1,0 +1,107 @@
+import { randomUUID } from "node:crypto";
+import { ApiError, ValidationError } from "../../contract/api-error.ts";
+import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT } from "./brand.ts";
+import type { AttemptErrorClass, WebhookTransport } from "./delivery-attempt.ts";
+import type { WebhookEndpoints } from "./endpoints.ts";
+import { isWebhookEventName, type WebhookEventName } from "./events.ts";
+import type { WebhookEndpointStore } from "./ports.ts";
+import { signatureHeader } from "./signing.ts";
+
+/**
+ * "Send test event" of the administration screen: a signed example of one
+ * event posted to an endpoint now, outside the delivery schedule, through
+ * the same transport as real deliveries (the URL checked again, the same
+ * receiver budget, `timeout` / `network` and nothing finer). Nothing is
+ * recorded and nothing is retried; the body's `data` says `"test": true`.
+ */
+export interface TestEventResult {
+  readonly deliveryId: string;
+  readonly event: WebhookEventName;
+  readonly succeeded: boolean;
+  readonly status: number | null;
+  readonly error: AttemptErrorClass | null;
+  readonly durationMs: number;
+  readonly attemptedAt: Date;
+  readonly body: string;
+}
+
+export interface WebhookTestEventsOptions {
+  readonly store: WebhookEndpointStore;
+  readonly endpoints: WebhookEndpoints;
+  readonly transport: WebhookTransport;
+  readonly clock?: () => Date;
+}
+
+/** Attempt number of a test event's `Service-Attempt` header. */
+const TEST_ATTEMPT = "1";
+
+export class WebhookTestEvents {
+  readonly #options: WebhookTestEventsOptions;
+  readonly #clock: () => Date;
+
+  constructor(options: WebhookTestEventsOptions) {
+    this.#options = options;
+    this.#clock = options.clock ?? (() => new Date());
+  }
+
+  async send(companyId: string, endpointId: string, event: string): Promise<TestEventResult> {
+    if (!isWebhookEventName(event)) throw new ValidationError([{ field: "event", problem: "is not an event name" }]);
+    const endpoint = await this.#options.store.find(companyId, endpointId);
+    if (!endpoint) throw new ApiError("NOT_FOUND", "No such webhook endpoint.");
+
+    const attemptedAt = this.#clock();
+    const deliveryId = randomUUID();
+    const body = JSON.stringify({ id: deliveryId, event, occurredAt: attemptedAt.toISOString(), data: exampleData(event, attemptedAt) });
+    const secrets = this.#options.endpoints.signingSecrets(endpoint, attemptedAt);
+    const outcome = await this.#options.transport.post({
+      url: endpoint.url,
+      body,
+      headers: {
+        "content-type": "application/json",
+        "user-agent": WEBHOOK_USER_AGENT,
+        [WEBHOOK_HEADERS.signature]: signatureHeader(body, secrets, Math.floor(attemptedAt.getTime() / 1000)),
+        [WEBHOOK_HEADERS.delivery]: deliveryId,
+        [WEBHOOK_HEADERS.attempt]: TEST_ATTEMPT,
+      },
+    });
+    return {
+      deliveryId,
+      event,
+      succeeded: outcome.ok,
+      status: outcome.status ?? null,
+      error: outcome.status === undefined ? (outcome.errorClass ?? "network") : null,
+      durationMs: outcome.durationMs,
+      attemptedAt,
+      body,
+    };
+  }
+}
+
+/** An example `data` of each kind, marked as a test. Ids are fresh UUIDs, never real records. */
+export function exampleData(event: WebhookEventName, at: Date): Record<string, unknown> {
+  const common = { test: true };
+  switch (event) {
+    case "sent":
+    case "delivered":
+    case "bounced":
+    case "complaint":
+    case "failed":
+    case "opened":
+    case "clicked":
+    case "unsubscribed":
+    case "message.accepted":
+      return { ...common, messageId: randomUUID(), email: "recipient@example.com", occurredAt: at.toISOString() };
+    case "campaign.sent":
+      return { ...common, campaignId: randomUUID() };
+    case "campaign.click":
+      return { ...common, campaignId: randomUUID(), contactId: randomUUID(), linkId: randomUUID() };
+    case "contact.updated":
+      return { ...common, contactId: randomUUID(), email: "contact@example.com", change: "attributes" };
+    case "conversion.recorded":
+      return { ...common, conversionId: randomUUID(), amount: 0, currency: "EUR" };
+    case "order.event":
+    case "order.created":
+    case "order.paid":
+      return { ...common, orderId: randomUUID(), total: 0, currency: "EUR" };
+  }
+}

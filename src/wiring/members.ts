@@ -1,0 +1,79 @@
+import type { MikroORM } from "@mikro-orm/postgresql";
+import type { Config } from "../config.ts";
+import { PostgresAuditLog } from "../adapters/postgres/audit/postgres-audit-log.ts";
+import { PostgresMembersStore } from "../adapters/postgres/members/postgres-members-store.ts";
+import { poolOf } from "../adapters/postgres/sql.ts";
+import type { AccountsService } from "../capabilities/accounts/index.ts";
+import { AuditLog } from "../capabilities/audit/index.ts";
+import type { ConfirmationMailer } from "../capabilities/forms/hosted/index.ts";
+import { MembersService, renderSignInEmail, SessionsService, type SignInMailer } from "../capabilities/members/index.ts";
+import type { RateLimiter } from "../capabilities/rate-limit/types.ts";
+
+export interface MembersWiringOptions {
+  readonly orm: MikroORM;
+  readonly config: Pick<Config, "publicBaseUrl" | "host" | "httpPort" | "cursorSecret" | "systemSenderCompanyId">;
+  readonly rateLimiter: RateLimiter;
+  readonly accounts: AccountsService;
+  /** The service's own send path (createConfirmationMailer); used when SYSTEM_SENDER_COMPANY_ID is set. */
+  readonly mailer?: ConfirmationMailer;
+  readonly clock?: () => Date;
+  readonly log: { warn(details: Record<string, unknown>, message: string): void };
+}
+
+export interface MembersWiring {
+  readonly members: MembersService;
+  readonly sessions: SessionsService;
+  readonly audit: AuditLog;
+  /** Origins the session door accepts besides the request's Host: PUBLIC_BASE_URL's. */
+  readonly allowedOrigins: readonly string[];
+  close(): Promise<void>;
+}
+
+/** Housekeeping runs hourly: audit rows past 400 days, ended sessions, old links. */
+const HOUSEKEEPING_MS = 3_600_000;
+
+/** Members, sign-in and sessions, and the audit log (issue 19) on an open ORM. */
+export function createMembersWiring(options: MembersWiringOptions): MembersWiring {
+  const clock = options.clock ?? (() => new Date());
+  const pool = poolOf(options.orm);
+  const store = new PostgresMembersStore(pool);
+  const { config } = options;
+  const publicBaseUrl = config.publicBaseUrl ?? `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.httpPort}`;
+  const systemCompany = config.systemSenderCompanyId;
+  const confirmations = options.mailer;
+  const mailer: SignInMailer | undefined =
+    systemCompany && confirmations
+      ? {
+          async send(mail) {
+            const email = renderSignInEmail({ companyName: mail.companyName, url: mail.url, expiresAt: mail.expiresAt });
+            await confirmations.send({ companyId: systemCompany, to: mail.to, ...email, idempotencyKey: mail.idempotencyKey, tags: { kind: "sign-in" } });
+          },
+        }
+      : undefined;
+  const members = new MembersService({
+    store,
+    rateLimiter: options.rateLimiter,
+    clock,
+    publicBaseUrl,
+    mailer,
+    companyName: async (companyId) => (await options.accounts.getCompany(companyId)).name,
+  });
+  const sessions = new SessionsService({ store, rateLimiter: options.rateLimiter, clock });
+  const audit = new AuditLog({ store: new PostgresAuditLog(pool), cursorSecret: config.cursorSecret, clock });
+  const housekeeping = setInterval(() => {
+    void Promise.all([audit.purgeExpired(), sessions.purgeExpired()]).catch((error: unknown) =>
+      options.log.warn({ err: error }, "members housekeeping failed; retried in an hour"),
+    );
+  }, HOUSEKEEPING_MS);
+  housekeeping.unref();
+  const allowedOrigins = config.publicBaseUrl ? [new URL(config.publicBaseUrl).origin] : [];
+  return {
+    members,
+    sessions,
+    audit,
+    allowedOrigins,
+    async close() {
+      clearInterval(housekeeping);
+    },
+  };
+}

@@ -1,0 +1,43 @@
+import type { ReactNode } from "react";
+import { Dialog } from "radix-ui";
+
+/**
+ * A Radix Dialog opened by a button: a form (create a key, an endpoint,
+ * invite a member) and, after it succeeds, what the server answered once.
+ */
+export function FormDialog(props: {
+  label: string;
+  /** Accessible name of the opening button when `label` alone is ambiguous in a table row. */
+  ariaLabel?: string;
+  /** Style of the opening button (default: the page's primary action). */
+  triggerClass?: string;
+  title: string;
+  description?: string;
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  children: ReactNode;
+}) {
+  return (
+    <Dialog.Root open={props.open} onOpenChange={props.onOpenChange}>
+      <Dialog.Trigger asChild>
+        <button type="button" className={props.triggerClass ?? "admin-primary"} aria-label={props.ariaLabel}>
+          {props.label}
+        </button>
+      </Dialog.Trigger>
+      <Dialog.Portal>
+        {/* A plain backdrop: Radix's Overlay injects a <style> element (react-remove-scroll), which the CSP refuses. */}
+        <div className="admin-overlay" aria-hidden="true" />
+        <Dialog.Content className="admin-dialog" {...(props.description ? {} : { "aria-describedby": undefined })}>
+          <Dialog.Title>{props.title}</Dialog.Title>
+          {props.description ? <Dialog.Description>{props.description}</Dialog.Description> : null}
+          {props.children}
+          <Dialog.Close asChild>
+            <button type="button" className="admin-close" aria-label="Close">
+              ×
+            </button>
+          </Dialog.Close>
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}

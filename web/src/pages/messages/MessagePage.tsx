@@ -1,0 +1,144 @@
+import { useQuery } from "@connectrpc/connect-query";
+import { MailService, type Message } from "@gen/mail/v1/mail_pb.js";
+import { Link, useParams } from "react-router";
+import { useSession } from "../../app/auth/session.tsx";
+import { errorMessage, isNotFound } from "../../app/errors.ts";
+import { DateTime } from "../../app/format.tsx";
+import { MessageContent } from "./MessageContent.tsx";
+import { MessageDeliveries } from "./MessageDeliveries.tsx";
+import { Tags } from "./MessageLog.tsx";
+import { isFinalStatus, StatusBadge } from "./statuses.tsx";
+import "./messages.css";
+
+/** How often the page asks again while the message can still change. */
+const LIVE_REFRESH_MS = 2_000;
+
+/**
+ * One message: every field of the spec's Message, its events (refreshed
+ * while the message is not final), the webhook deliveries it caused
+ * (administrators), and its content as sent.
+ */
+export function MessagePage() {
+  const { id = "" } = useParams();
+  const { isAdmin } = useSession();
+  const query = useQuery(
+    MailService.method.getMessage,
+    { id },
+    {
+      refetchInterval: (q) => {
+        const message = q.state.data?.message;
+        return message && !isFinalStatus(message.status) ? LIVE_REFRESH_MS : false;
+      },
+      refetchIntervalInBackground: false,
+    },
+  );
+
+  if (query.isPending) return <p role="status">Loading the message…</p>;
+  if (query.isError || !query.data.message) {
+    return (
+      <section className="page" aria-labelledby="message-title">
+        <p>
+          <Link to="..">← Messages</Link>
+        </p>
+        <h1 id="message-title">{query.isError && !isNotFound(query.error) ? "The message could not be read" : "Message not found"}</h1>
+        <p role="alert">{query.isError && !isNotFound(query.error) ? errorMessage(query.error) : "There is no message with this id in your company."}</p>
+      </section>
+    );
+  }
+  const message = query.data.message;
+  const live = !isFinalStatus(message.status);
+  return (
+    <article className="page message-page" aria-labelledby="message-title">
+      <p>
+        <Link to="..">← Messages</Link>
+      </p>
+      <h1 id="message-title">{message.subject || "(no subject)"}</h1>
+      <MessageFields message={message} />
+      <section aria-labelledby="timeline-title">
+        <h2 id="timeline-title">Events</h2>
+        {live ? (
+          <p className="muted" role="status">
+            This message can still change: the events refresh by themselves.
+          </p>
+        ) : null}
+        <Timeline message={message} />
+      </section>
+      {isAdmin ? <MessageDeliveries messageId={message.id} live={live} /> : null}
+      <MessageContent messageId={message.id} />
+    </article>
+  );
+}
+
+function MessageFields({ message }: { message: Message }) {
+  return (
+    <dl className="fields">
+      <div>
+        <dt>Id</dt>
+        <dd className="mono">{message.id}</dd>
+      </div>
+      <div>
+        <dt>Recipient</dt>
+        <dd>{message.recipient}</dd>
+      </div>
+      <div>
+        <dt>Subject</dt>
+        <dd>{message.subject}</dd>
+      </div>
+      <div>
+        <dt>Status</dt>
+        <dd>
+          <StatusBadge status={message.status} />
+        </dd>
+      </div>
+      <div>
+        <dt>Error code</dt>
+        <dd className="mono">{message.errorCode ?? <span className="muted">—</span>}</dd>
+      </div>
+      <div>
+        <dt>Template</dt>
+        <dd className="mono">{message.templateId ?? <span className="muted">—</span>}</dd>
+      </div>
+      <div>
+        <dt>Provider message id</dt>
+        <dd className="mono">{message.providerMessageId ?? <span className="muted">—</span>}</dd>
+      </div>
+      <div>
+        <dt>Created</dt>
+        <dd>
+          <DateTime value={message.createdAt} />
+        </dd>
+      </div>
+      <div>
+        <dt>Sent</dt>
+        <dd>
+          <DateTime value={message.sentAt} empty="not yet" />
+        </dd>
+      </div>
+      <div>
+        <dt>Last event</dt>
+        <dd>
+          <DateTime value={message.lastEventAt} empty="none yet" />
+        </dd>
+      </div>
+      <div>
+        <dt>Tags</dt>
+        <dd>
+          <Tags tags={message.tags} />
+        </dd>
+      </div>
+    </dl>
+  );
+}
+
+function Timeline({ message }: { message: Message }) {
+  if (message.events.length === 0) return <p>No event yet.</p>;
+  return (
+    <ol className="timeline" aria-label="Events, oldest first">
+      {message.events.map((event, index) => (
+        <li key={`${index}-${event.type}`}>
+          <span className="timeline-type">{event.type}</span> <DateTime value={event.at} />
+        </li>
+      ))}
+    </ol>
+  );
+}

@@ -1,0 +1,35 @@
+import { MessageStatus, MessageStatusSchema } from "@gen/mail/v1/mail_pb.js";
+
+/** The message statuses of the contract, by the name the REST answers and the URL use (`queued`, `sent`, ...). */
+export const STATUSES: readonly { readonly name: string; readonly value: MessageStatus }[] = MessageStatusSchema.values
+  .filter((v) => v.number !== MessageStatus.UNSPECIFIED)
+  .map((v) => ({ name: v.name.replace(/^MESSAGE_STATUS_/, "").toLowerCase(), value: v.number as MessageStatus }));
+
+export function statusName(value: MessageStatus): string {
+  return STATUSES.find((s) => s.value === value)?.name ?? "unknown";
+}
+
+export function statusOf(name: string | null): MessageStatus | undefined {
+  return STATUSES.find((s) => s.name === name)?.value;
+}
+
+/** Statuses after which nothing more happens to a message (the timeline stops refreshing). */
+const FINAL = new Set<MessageStatus>([
+  MessageStatus.DELIVERED,
+  MessageStatus.BOUNCED,
+  MessageStatus.COMPLAINED,
+  MessageStatus.REJECTED,
+  MessageStatus.FAILED,
+  MessageStatus.SUPPRESSED,
+]);
+
+export function isFinalStatus(value: MessageStatus): boolean {
+  return FINAL.has(value);
+}
+
+const GOOD = new Set<MessageStatus>([MessageStatus.SENT, MessageStatus.DELIVERED]);
+
+export function StatusBadge({ status }: { status: MessageStatus }) {
+  const tone = GOOD.has(status) ? "badge badge-ok" : isFinalStatus(status) ? "badge badge-bad" : "badge";
+  return <span className={tone}>{statusName(status)}</span>;
+}

@@ -1,0 +1,136 @@
+import { useMutation, useQuery } from "@connectrpc/connect-query";
+import { useState } from "react";
+import { Link, useNavigate, useParams } from "react-router";
+import { type RotateWebhookSecretResponse, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
+import { ConfirmAction } from "../../components/admin/ConfirmAction.tsx";
+import { errorCode, errorMessage } from "../../app/errors.ts";
+import { DateTime } from "../../app/format.tsx";
+import { useRefresh } from "../../components/admin/refresh.ts";
+import { SecretOnce } from "../../components/admin/SecretOnce.tsx";
+import { EnabledSwitch } from "./EnabledSwitch.tsx";
+import { Health } from "./Health.tsx";
+import { RetryDeadLetters } from "./RetryDeadLetters.tsx";
+import { SendTestEvent } from "./SendTestEvent.tsx";
+
+/** One endpoint: /admin/webhooks/:id. */
+export function EndpointPage() {
+  const { id = "" } = useParams();
+  const navigate = useNavigate();
+  const refresh = useRefresh(WebhooksService);
+  const endpoint = useQuery(WebhooksService.method.getWebhookEndpoint, { id }, { retry: false });
+  const rotate = useMutation(WebhooksService.method.rotateWebhookSecret);
+  const remove = useMutation(WebhooksService.method.deleteWebhookEndpoint);
+  const [rotated, setRotated] = useState<RotateWebhookSecretResponse | undefined>(undefined);
+
+  if (endpoint.isPending) return <p role="status">Loading the endpoint…</p>;
+  if (endpoint.isError) {
+    return (
+      <section className="admin-page" aria-labelledby="endpoint-title">
+        <h1 id="endpoint-title">Webhook endpoint</h1>
+        <p role="alert" className="admin-error">
+          {errorCode(endpoint.error) === "NOT_FOUND" ? "No endpoint with this id in your company." : errorMessage(endpoint.error)}
+        </p>
+        <Link to="/webhooks">Back to the endpoints</Link>
+      </section>
+    );
+  }
+  const e = endpoint.data.endpoint;
+  if (!e) return null;
+
+  return (
+    <section className="admin-page" aria-labelledby="endpoint-title">
+      <nav aria-label="Breadcrumb" className="admin-breadcrumb">
+        <Link to="/webhooks">Webhooks</Link> / <span aria-current="page">Endpoint</span>
+      </nav>
+      <header className="admin-page-header">
+        <h1 id="endpoint-title" className="admin-break admin-title-url">
+          {e.url}
+        </h1>
+      </header>
+      <dl className="admin-details">
+        <dt>Description</dt>
+        <dd>{e.description ?? <span className="admin-muted">—</span>}</dd>
+        <dt>Events</dt>
+        <dd>{e.events.join(", ")}</dd>
+        <dt>State</dt>
+        <dd>
+          <EnabledSwitch endpoint={e} showLabel />
+        </dd>
+        <dt>Last 24 hours</dt>
+        <dd>
+          <Health endpoint={e} />
+        </dd>
+        <dt>Created</dt>
+        <dd>
+          <DateTime value={e.createdAt} />
+        </dd>
+        <dt>Updated</dt>
+        <dd>
+          <DateTime value={e.updatedAt} />
+        </dd>
+        <dt>Previous secret</dt>
+        <dd>
+          {e.previousSecretExpiresAt ? (
+            <>
+              signs until <DateTime value={e.previousSecretExpiresAt} />
+            </>
+          ) : (
+            <span className="admin-muted">none: one secret signs</span>
+          )}
+        </dd>
+      </dl>
+      <p>
+        <Link to={`/deliveries?endpoint=${encodeURIComponent(e.id)}`}>Deliveries to this endpoint</Link>
+      </p>
+
+      <section aria-labelledby="secret-title" className="admin-panel">
+        <h2 id="secret-title">Signing secret</h2>
+        <p>Rotating issues a new secret, shown once. For 24 hours both the new and the previous secret sign every delivery; afterwards only the new one.</p>
+        {rotated ? (
+          <SecretOnce label="New signing secret" secret={rotated.secret}>
+            {rotated.endpoint?.previousSecretExpiresAt ? (
+              <p>
+                The previous secret keeps signing until <DateTime value={rotated.endpoint.previousSecretExpiresAt} />.
+              </p>
+            ) : null}
+          </SecretOnce>
+        ) : null}
+        <ConfirmAction
+          label="Rotate secret"
+          title="Rotate the signing secret?"
+          description={<p>A new secret is issued and shown once. The current one keeps signing for 24 hours, so update your receiver within that time.</p>}
+          confirmLabel="Rotate"
+          onConfirm={async () => {
+            setRotated(await rotate.mutateAsync({ id: e.id }));
+            await refresh();
+          }}
+        />
+      </section>
+
+      <SendTestEvent endpoint={e} />
+      <RetryDeadLetters endpoint={e} />
+
+      <section aria-labelledby="danger-title" className="admin-panel">
+        <h2 id="danger-title">Delete</h2>
+        <p>Deleting the endpoint removes its deliveries; deliveries under way stop.</p>
+        <ConfirmAction
+          label="Delete endpoint"
+          title="Delete this endpoint?"
+          description={
+            <p>
+              <span className="admin-mono admin-break">{e.url}</span> will receive no more events and its deliveries are deleted. This cannot be undone.
+            </p>
+          }
+          confirmLabel="Delete"
+          destructive
+          onConfirm={async () => {
+            await remove.mutateAsync({ id: e.id });
+            // Leave first: refreshing this page's own query would ask for the deleted endpoint.
+            await navigate("/webhooks");
+            await refresh();
+          }}
+        />
+      </section>
+    </section>
+  );
+}
