@@ -1,4 +1,5 @@
-import { useMutation, useQuery } from "@connectrpc/connect-query";
+import { createConnectQueryKey, useMutation, useQuery } from "@connectrpc/connect-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { type RotateWebhookSecretResponse, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
@@ -17,6 +18,7 @@ export function EndpointPage() {
   const { id = "" } = useParams();
   const navigate = useNavigate();
   const refresh = useRefresh(WebhooksService);
+  const queries = useQueryClient();
   const endpoint = useQuery(WebhooksService.method.getWebhookEndpoint, { id }, { retry: false });
   const rotate = useMutation(WebhooksService.method.rotateWebhookSecret);
   const remove = useMutation(WebhooksService.method.deleteWebhookEndpoint);
@@ -125,7 +127,9 @@ export function EndpointPage() {
           destructive
           onConfirm={async () => {
             await remove.mutateAsync({ id: e.id });
-            // Leave first: refreshing this page's own query would ask for the deleted endpoint.
+            // Forget the deleted endpoint first: refreshing the service's answers must not ask for it again
+            // (this page may still be mounted while the navigation below is under way).
+            queries.removeQueries({ queryKey: createConnectQueryKey({ schema: WebhooksService.method.getWebhookEndpoint, input: { id: e.id }, cardinality: "finite" }) });
             await navigate("/webhooks");
             await refresh();
           }}
