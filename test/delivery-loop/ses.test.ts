@@ -100,6 +100,19 @@ describe("Amazon SES as the email service", () => {
     expect(suppressions.map((x) => `${x.email}:${x.reason}`).sort()).toEqual(["angry@customer.test:complaint", "gone@customer.test:bounce"]);
   });
 
+  it("a Reject after acceptance makes the message `rejected` and returns its credit, once", async () => {
+    const before = (await h.admin.getWallet({ companyId: s.companyId })).balance;
+    const { id, sesId } = await sent("virus@customer.test");
+    const charged = (await h.admin.getWallet({ companyId: s.companyId })).balance;
+    expect(charged).toBe(before - 1n);
+    const reject = sns.notification({ notificationType: "Reject", mail: mail(sesId), reject: { reason: "Bad content" } });
+    expect((await post(reject)).status).toBe(200);
+    expect((await post(reject)).status).toBe(200); // SNS retried it
+    const message = await h.waitForMessage(s.secret, id, (m) => m.status === "rejected");
+    expect(message.events.map((e) => e.type)).toEqual(["sent", "reject"]);
+    expect((await h.admin.getWallet({ companyId: s.companyId })).balance).toBe(before);
+  });
+
   it("a transient bounce is noted, not a status change", async () => {
     const { id, sesId } = await sent("full-mailbox@customer.test");
     const soft = sns.notification({ notificationType: "Bounce", mail: mail(sesId), bounce: { bounceType: "Transient", timestamp: new Date().toISOString(), bouncedRecipients: [] } });

@@ -58,7 +58,7 @@ describe("the mapping tables (docs/delivery-loop.md)", () => {
     expect(meaningOfSesNotification("Bounce", "Transient")).toEqual({ kind: "noted", what: "soft_bounce" });
     expect(meaningOfSesNotification("Bounce", "Undetermined")).toEqual({ kind: "noted", what: "soft_bounce" });
     expect(meaningOfSesNotification("Complaint", undefined)).toEqual({ kind: "event", type: "complained" });
-    expect(meaningOfSesNotification("Reject", undefined)).toEqual({ kind: "noted", what: "rejected_by_provider" });
+    expect(meaningOfSesNotification("Reject", undefined)).toEqual({ kind: "event", type: "rejected" });
     expect(meaningOfSesNotification("DeliveryDelay", undefined)).toEqual({ kind: "noted", what: "delayed" });
     expect(meaningOfSesNotification("Open", undefined)).toBe("ignored");
   });

@@ -68,7 +68,7 @@ export function meaningOfFeedback(feedbackType: string): ReportMeaning {
  * | Bounce         | bounceType Permanent    | bounced                         |
  * | Bounce         | Transient, Undetermined | noted: soft_bounce              |
  * | Complaint      |                         | complained                      |
- * | Reject         |                         | noted: rejected_by_provider     |
+ * | Reject         |                         | rejected (credit returned)      |
  * | DeliveryDelay  |                         | noted: delayed                  |
  * | anything else  | (Send, Open, Click...)  | ignored (answered 200)          |
  */
@@ -81,7 +81,7 @@ export function meaningOfSesNotification(type: string, bounceType: string | unde
     case "Complaint":
       return event("complained");
     case "Reject":
-      return noted("rejected_by_provider");
+      return event("rejected");
     case "DeliveryDelay":
       return noted("delayed");
     default:

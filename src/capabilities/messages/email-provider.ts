@@ -137,7 +137,7 @@ export interface EmailProvider {
  * temporary failure it keeps retrying) is an event on the message with no
  * status change and no webhook; the others move the status.
  */
-export type ProviderEventType = "delivered" | "bounced" | "complained" | "delayed";
+export type ProviderEventType = "delivered" | "bounced" | "complained" | "rejected" | "delayed";
 
 /** An asynchronous outcome for a message the service accepted. */
 export interface ProviderEvent {

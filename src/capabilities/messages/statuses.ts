@@ -20,7 +20,10 @@ const MOVES: Readonly<Record<MessageStatusName, readonly MessageStatusName[]>> =
   queued: ["deferred", "processing", "failed", "suppressed"],
   deferred: ["processing", "failed", "suppressed"],
   processing: ["sent", "rejected", "failed"],
-  sent: ["delivered", "bounced", "complained"],
+  // Spec: "any -> rejected" when the email service permanently rejects; after
+  // the handoff that is a service that accepted, then refused to deliver
+  // (SES's Reject). A delivered message is past it.
+  sent: ["delivered", "bounced", "complained", "rejected"],
   delivered: ["bounced", "complained"],
   bounced: [],
   complained: [],

@@ -245,6 +245,8 @@ export class MessageLifecycle {
       delivered: { to: "delivered", at: event.occurredAt, eventType: "delivery", webhooks: [{ event: "delivered", data }] },
       bounced: { to: "bounced", at: event.occurredAt, eventType: "bounce", webhooks: [{ event: "bounced", data }] },
       complained: { to: "complained", at: event.occurredAt, eventType: "complaint", webhooks: [{ event: "complaint", data }] },
+      // As a rejection at the handoff: the `failed` webhook with error REJECTED, and the credit back (below).
+      rejected: { to: "rejected", at: event.occurredAt, eventType: "reject", webhooks: [{ event: "failed", data: { ...data, error: "REJECTED" } }] },
       delayed: { to: message.status, keepStatus: true, at: event.occurredAt, eventType: "delayed" },
     };
     const move = { ...moves[event.type], providerEventId: event.providerEventId, ...(event.detail ? { detail: event.detail } : {}) };
@@ -262,6 +264,9 @@ export class MessageLifecycle {
       await suppressions.suppress(message.companyId, message.recipient, event.type === "bounced" ? "bounce" : "complaint", message.id);
     }
     const result = await store.moveForProviderEvent(message.companyId, message.id, move);
+    // Spec: a permanently rejected message gets its credit back. Idempotent, so
+    // a repeated report finishes a refund that failed after the move.
+    if (result.status === "rejected") await this.#deps.credits.refundMessage(message.companyId, message.id);
     return { ...result, messageId: message.id, companyId: message.companyId };
   }
 }
