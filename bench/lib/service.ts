@@ -15,6 +15,7 @@ import { createClient, type Client as ConnectClient, type Interceptor } from "@c
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { CONFIG_VARIABLES } from "../../src/config.ts";
 import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
+import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
 import { findFreePort } from "../../src/runtime/ports.ts";
 import { API_NODE_FLAGS, type Child, startChild, WORKER_NODE_FLAGS } from "./processes.ts";
 
@@ -133,7 +134,14 @@ export async function setupCompany(operatorUrl: string, credits: number): Promis
   const admin = adminClient(operatorUrl);
   const { company } = await admin.createCompany({ name: "Bench Co" });
   const companyId = company?.id ?? "";
-  const { secret } = await admin.createApiKey({ companyId, name: "bench", scopes: ["mail.transactional.send", "mail.events.read"] });
+  // Keys are the company's own (ApiKeysService), reached by the operator with the company header.
+  const forCompany: Interceptor = (next) => (request) => {
+    request.header.set("authorization", `Bearer ${OPERATOR_TOKEN}`);
+    request.header.set("x-mail-company-id", companyId);
+    return next(request);
+  };
+  const keys = createClient(ApiKeysService, createConnectTransport({ baseUrl: operatorUrl, httpVersion: "1.1", interceptors: [forCompany] }));
+  const { secret } = await keys.createApiKey({ name: "bench", scopes: ["mail.transactional.send", "mail.events.read"] });
   const { domain } = await admin.createSendingDomain({ companyId, domain: "bench.example" });
   await admin.verifySendingDomain({ companyId, domainId: domain?.id ?? "", override: true });
   await admin.createSender({ companyId, email: "bench@bench.example", makeDefault: true });

@@ -1,7 +1,10 @@
 #!/usr/bin/env -S node --disable-warning=ExperimentalWarning
 /**
- * mailctl: the operators' command line for the AdminService (gRPC/Connect,
- * never the public JSON routes). Every command prints JSON on stdout; errors
+ * mailctl: the operators' command line (gRPC/Connect on the operator
+ * listener, never the public JSON routes): the AdminService for what is the
+ * operator's alone, and the company services (ApiKeys, Webhooks, Lists,
+ * SignupForms, Reports, Templates, Mail) acting for `--company` with the
+ * operator token and the x-mail-company-id header. Every command prints JSON on stdout; errors
  * print `{ "error": { "code", "message" } }` on stderr and exit 1.
  *
  *   MAIL_ADMIN_URL   operator listener address (default http://127.0.0.1:8082)
@@ -9,16 +12,22 @@
  */
 import { readFile } from "node:fs/promises";
 import { type ParseArgsConfig, parseArgs } from "node:util";
-import { type DescMessage, fromJson, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
+import { type DescMessage, type DescService, fromJson, type JsonValue, type MessageShape } from "@bufbuild/protobuf";
 import { type Timestamp, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { ApiError, apiErrorFrom } from "../contract/api-error.ts";
 import { enumValueFromJson, messageToPublicJson } from "../contract/json-codec.ts";
 import { AdminService } from "../gen/mail/v1/admin_pb.js";
+import { ApiKeySchema, ApiKeysService } from "../gen/mail/v1/api_keys_pb.js";
+import { SignupFormsService } from "../gen/mail/v1/forms_pb.js";
+import { ListsService } from "../gen/mail/v1/lists_pb.js";
+import { ReportsService } from "../gen/mail/v1/reports_pb.js";
+import { TemplatesService } from "../gen/mail/v1/templates_pb.js";
+import { COMPANY_HEADER } from "../transport/connect/session-cookie.ts";
 import { MemberRole } from "../gen/mail/v1/members_pb.js";
-import { type FormField, FormFieldSchema } from "../gen/mail/v1/mail_pb.js";
-import { type WebhookDeliveryState, WebhookDeliveryStateSchema } from "../gen/mail/v1/webhooks_pb.js";
+import { type FormField, FormFieldSchema, MailService } from "../gen/mail/v1/mail_pb.js";
+import { type WebhookDeliveryState, WebhookDeliveryStateSchema, WebhooksService } from "../gen/mail/v1/webhooks_pb.js";
 
 const USAGE = `usage: mailctl <command> [options]
 
@@ -235,6 +244,15 @@ async function main(argv: string[]): Promise<void> {
   const baseUrl = process.env.MAIL_ADMIN_URL ?? "http://127.0.0.1:8082";
   const admin = createClient(AdminService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [operator] }));
   const output = AdminService.method;
+  /** A company service, acting for `--company` (the operator token plus x-mail-company-id). */
+  const forCompany = <S extends DescService>(service: S): Client<S> => {
+    const companyId = required(values, "company");
+    const company: Interceptor = (next) => (req) => {
+      req.header.set(COMPANY_HEADER, companyId);
+      return next(req);
+    };
+    return createClient(service, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [operator, company] }));
+  };
 
   const command = single ? (positionals[0] ?? "") : `${positionals[0]} ${positionals[1]}`;
   switch (command) {
@@ -259,13 +277,12 @@ async function main(argv: string[]): Promise<void> {
       if (expiresAt && Number.isNaN(expiresAt.getTime())) throw new UsageError("--expires-at must be an ISO 8601 date-time");
       const scopes = values.scope ?? [];
       if (scopes.length === 0) throw new UsageError("--scope is required (repeat it for several scopes)");
-      const response = await admin.createApiKey({
-        companyId: required(values, "company"),
+      const response = await forCompany(ApiKeysService).createApiKey({
         name: required(values, "name"),
         scopes,
         expiresAt: expiresAt ? timestampFromDate(expiresAt) : undefined,
       });
-      return print(output.createApiKey.output, response);
+      return print(ApiKeysService.method.createApiKey.output, response);
     }
     case "key rotate": {
       const grace = values["grace-hours"];
@@ -273,13 +290,13 @@ async function main(argv: string[]): Promise<void> {
       if (graceHours !== undefined && (!Number.isInteger(graceHours) || graceHours < 0)) {
         throw new UsageError("--grace-hours must be a non-negative integer");
       }
-      const response = await admin.rotateApiKey({ companyId: required(values, "company"), keyId: required(values, "key"), graceHours });
-      return print(output.rotateApiKey.output, response);
+      const response = await forCompany(ApiKeysService).rotateApiKey({ id: required(values, "key"), graceHours });
+      return print(ApiKeysService.method.rotateApiKey.output, response);
     }
     case "key revoke":
       return print(
-        output.revokeApiKey.output,
-        await admin.revokeApiKey({ companyId: required(values, "company"), keyId: required(values, "key") }),
+        ApiKeysService.method.revokeApiKey.output,
+        await forCompany(ApiKeysService).revokeApiKey({ id: required(values, "key") }),
       );
     case "member add": {
       const roles: Record<string, MemberRole> = { owner: MemberRole.OWNER, admin: MemberRole.ADMIN, member: MemberRole.MEMBER };
@@ -298,8 +315,12 @@ async function main(argv: string[]): Promise<void> {
         output.createSignInLink.output,
         await admin.createSignInLink({ companyId: required(values, "company"), email: required(values, "email") }),
       );
-    case "key list":
-      return print(output.listApiKeys.output, await admin.listApiKeys({ companyId: required(values, "company") }));
+    case "key list": {
+      // The key table as mailctl has always printed it: `{ "keys": [...] }`.
+      const { items } = await forCompany(ApiKeysService).listApiKeys({});
+      process.stdout.write(JSON.stringify({ keys: items.map((key) => messageToPublicJson(ApiKeySchema, key)) }, null, 2) + "\n");
+      return;
+    }
     case "domain create":
       return print(
         output.createSendingDomain.output,
@@ -333,17 +354,16 @@ async function main(argv: string[]): Promise<void> {
       const html = await readFile(required(values, "html-file"), "utf8");
       const textFile = values["text-file"];
       const text = textFile ? await readFile(textFile, "utf8") : undefined;
-      const response = await admin.putTemplate({
-        companyId: required(values, "company"),
+      const response = await forCompany(TemplatesService).putTemplate({
         name: required(values, "name"),
         subject: required(values, "subject"),
         html,
         text,
       });
-      return print(output.putTemplate.output, response);
+      return print(TemplatesService.method.putTemplate.output, response);
     }
     case "template list":
-      return print(output.listTemplates.output, await admin.listTemplates({ companyId: required(values, "company") }));
+      return print(TemplatesService.method.listTemplates.output, await forCompany(TemplatesService).listTemplates({}));
     case "credits add": {
       const amount = required(values, "amount");
       if (!/^-?\d+$/.test(amount)) throw new UsageError("--amount must be a whole number (negative removes credits: --amount -5)");
@@ -360,52 +380,49 @@ async function main(argv: string[]): Promise<void> {
         await admin.removeSuppression({ companyId: required(values, "company"), email: required(values, "email") }),
       );
     case "webhook list":
-      return print(output.listWebhookEndpoints.output, await admin.listWebhookEndpoints({ companyId: required(values, "company") }));
+      return print(WebhooksService.method.listWebhookEndpoints.output, await forCompany(WebhooksService).listWebhookEndpoints({}));
     case "webhook get":
       return print(
-        output.getWebhookEndpoint.output,
-        await admin.getWebhookEndpoint({ companyId: required(values, "company"), id: required(values, "endpoint") }),
+        WebhooksService.method.getWebhookEndpoint.output,
+        await forCompany(WebhooksService).getWebhookEndpoint({ id: required(values, "endpoint") }),
       );
     case "webhook create": {
       const events = values.event ?? [];
       if (events.length === 0) throw new UsageError("--event is required (repeat it for several events)");
-      const response = await admin.createWebhookEndpoint({
-        companyId: required(values, "company"),
+      const response = await forCompany(WebhooksService).createWebhookEndpoint({
         url: required(values, "url"),
         events,
         description: values.description,
         enabled: flag(values, "enabled"),
       });
-      return print(output.createWebhookEndpoint.output, response);
+      return print(WebhooksService.method.createWebhookEndpoint.output, response);
     }
     case "webhook update": {
-      const response = await admin.updateWebhookEndpoint({
-        companyId: required(values, "company"),
+      const response = await forCompany(WebhooksService).updateWebhookEndpoint({
         id: required(values, "endpoint"),
         url: values.url,
         events: values.event ?? [],
         description: values.description,
         enabled: flag(values, "enabled"),
       });
-      return print(output.updateWebhookEndpoint.output, response);
+      return print(WebhooksService.method.updateWebhookEndpoint.output, response);
     }
     case "webhook delete":
       return print(
-        output.deleteWebhookEndpoint.output,
-        await admin.deleteWebhookEndpoint({ companyId: required(values, "company"), id: required(values, "endpoint") }),
+        WebhooksService.method.deleteWebhookEndpoint.output,
+        await forCompany(WebhooksService).deleteWebhookEndpoint({ id: required(values, "endpoint") }),
       );
     case "webhook rotate":
       return print(
-        output.rotateWebhookSecret.output,
-        await admin.rotateWebhookSecret({ companyId: required(values, "company"), id: required(values, "endpoint") }),
+        WebhooksService.method.rotateWebhookSecret.output,
+        await forCompany(WebhooksService).rotateWebhookSecret({ id: required(values, "endpoint") }),
       );
     case "webhook deliveries": {
       if ((values.event?.length ?? 0) > 1) throw new UsageError("webhook deliveries takes one --event");
       const limitText = values.limit;
       const limit = limitText === undefined ? undefined : Number(limitText);
       if (limit !== undefined && !Number.isInteger(limit)) throw new UsageError("--limit must be a whole number");
-      const response = await admin.listWebhookDeliveries({
-        companyId: required(values, "company"),
+      const response = await forCompany(WebhooksService).listWebhookDeliveries({
         endpointId: values.endpoint,
         state: deliveryState(values),
         event: values.event?.[0],
@@ -414,71 +431,68 @@ async function main(argv: string[]): Promise<void> {
         limit,
         cursor: values.cursor,
       });
-      return print(output.listWebhookDeliveries.output, response);
+      return print(WebhooksService.method.listWebhookDeliveries.output, response);
     }
     case "webhook delivery":
       return print(
-        output.getWebhookDelivery.output,
-        await admin.getWebhookDelivery({ companyId: required(values, "company"), id: required(values, "delivery") }),
+        WebhooksService.method.getWebhookDelivery.output,
+        await forCompany(WebhooksService).getWebhookDelivery({ id: required(values, "delivery") }),
       );
     case "webhook retry":
       return print(
-        output.retryWebhookDelivery.output,
-        await admin.retryWebhookDelivery({ companyId: required(values, "company"), id: required(values, "delivery") }),
+        WebhooksService.method.retryWebhookDelivery.output,
+        await forCompany(WebhooksService).retryWebhookDelivery({ id: required(values, "delivery") }),
       );
     case "webhook retry-dead-letters": {
       const since = optionalTimestamp(values, "since");
       if (!since) throw new UsageError("--since is required");
-      const response = await admin.retryWebhookDeadLetters({
-        companyId: required(values, "company"),
+      const response = await forCompany(WebhooksService).retryWebhookDeadLetters({
         id: required(values, "endpoint"),
         since,
       });
-      return print(output.retryWebhookDeadLetters.output, response);
+      return print(WebhooksService.method.retryWebhookDeadLetters.output, response);
     }
     case "list create":
       return print(
-        output.createContactList.output,
-        await admin.createContactList({ companyId: required(values, "company"), name: required(values, "name") }),
+        ListsService.method.createContactList.output,
+        await forCompany(ListsService).createContactList({ name: required(values, "name") }),
       );
     case "list ls":
-      return print(output.listContactLists.output, await admin.listContactLists({ companyId: required(values, "company") }));
+      return print(ListsService.method.listContactLists.output, await forCompany(ListsService).listContactLists({}));
     case "list rename":
       return print(
-        output.renameContactList.output,
-        await admin.renameContactList({ companyId: required(values, "company"), id: required(values, "list"), name: required(values, "name") }),
+        ListsService.method.renameContactList.output,
+        await forCompany(ListsService).renameContactList({ id: required(values, "list"), name: required(values, "name") }),
       );
     case "list rm":
       return print(
-        output.deleteContactList.output,
-        await admin.deleteContactList({ companyId: required(values, "company"), id: required(values, "list") }),
+        ListsService.method.deleteContactList.output,
+        await forCompany(ListsService).deleteContactList({ id: required(values, "list") }),
       );
     case "form create": {
       const language = required(values, "language");
-      const response = await admin.createSignupForm({
-        companyId: required(values, "company"),
+      const response = await forCompany(SignupFormsService).createForm({
         name: required(values, "name"),
         consentText: required(values, "consent-text"),
         language,
         doubleOptIn: values["double-opt-in"] === true,
         fields: await formFields(values, language),
       });
-      return print(output.createSignupForm.output, response);
+      return print(SignupFormsService.method.createForm.output, response);
     }
     case "form ls":
-      return print(output.listSignupForms.output, await admin.listSignupForms({ companyId: required(values, "company") }));
+      return print(MailService.method.listForms.output, await forCompany(MailService).listForms({}));
     case "form deactivate":
       return print(
-        output.deactivateSignupForm.output,
-        await admin.deactivateSignupForm({ companyId: required(values, "company"), publicId: required(values, "form") }),
+        SignupFormsService.method.deactivateForm.output,
+        await forCompany(SignupFormsService).deactivateForm({ publicId: required(values, "form") }),
       );
     case "revenue": {
-      const response = await admin.getRevenueByCampaign({
-        companyId: required(values, "company"),
+      const response = await forCompany(ReportsService).getRevenueByCampaign({
         since: optionalTimestamp(values, "since"),
         until: optionalTimestamp(values, "until"),
       });
-      return print(output.getRevenueByCampaign.output, response);
+      return print(ReportsService.method.getRevenueByCampaign.output, response);
     }
     default:
       throw new UsageError(`unknown command: ${command}`);

@@ -16,6 +16,7 @@ import { ListsService } from "../gen/mail/v1/lists_pb.js";
 import { IntegrationsService } from "../gen/mail/v1/integrations_pb.js";
 import { SignupFormsService } from "../gen/mail/v1/forms_pb.js";
 import { ReportsService } from "../gen/mail/v1/reports_pb.js";
+import { TemplatesService } from "../gen/mail/v1/templates_pb.js";
 import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
 import { registerSesNotifications, type SesNotificationsDependencies } from "./http/ses-notifications.ts";
 import { EventsService } from "../gen/mail/v1/events_pb.js";
@@ -94,6 +95,8 @@ export interface ApiDependencies {
   readonly signupFormsService?: ServiceImpl<typeof SignupFormsService>;
   /** Reports (revenue per campaign) for the company's Mail administrators (scope mail.admin). Not served when absent. */
   readonly reportsService?: ServiceImpl<typeof ReportsService>;
+  /** The company's templates (mail.admin). Not served when absent. */
+  readonly templatesService?: ServiceImpl<typeof TemplatesService>;
   /** The hosted sign-up pages (GET/POST /mail/v1/forms/{publicId}), on the public HTTP listeners. */
   readonly hostedForms?: HostedFormsDependencies;
   /** POST /mail/v1/providers/ses/notifications (SNS-signed, no API key), on the public HTTP listeners. Not served when absent. */
@@ -172,6 +175,9 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
         router.service(AuditService, deps.people.auditService);
         router.service(WebhooksService, deps.webhooksService);
         router.service(ListsService, deps.listsService);
+        if (deps.signupFormsService) router.service(SignupFormsService, deps.signupFormsService);
+        if (deps.reportsService) router.service(ReportsService, deps.reportsService);
+        if (deps.templatesService) router.service(TemplatesService, deps.templatesService);
         router.service(MailService, mail);
         if (deps.messageContentService) router.service(MessageContentService, deps.messageContentService);
       }
@@ -197,6 +203,7 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
       router.service(SignupFormsService, withIdempotency(SignupFormsService, deps.signupFormsService, deps.idempotency));
     }
     if (deps.reportsService) router.service(ReportsService, withIdempotency(ReportsService, deps.reportsService, deps.idempotency));
+    if (deps.templatesService) router.service(TemplatesService, withIdempotency(TemplatesService, deps.templatesService, deps.idempotency));
   };
 }
 
@@ -270,6 +277,7 @@ async function registerApi(app: FastifyInstance, deps: ApiDependencies, authoriz
     if (deps.integrationsService) await restBridge(scope, { service: IntegrationsService, transport, authorize });
     if (deps.signupFormsService) await restBridge(scope, { service: SignupFormsService, transport, authorize });
     if (deps.reportsService) await restBridge(scope, { service: ReportsService, transport, authorize });
+    if (deps.templatesService) await restBridge(scope, { service: TemplatesService, transport, authorize });
     if (deps.people) {
       await restBridge(scope, { service: MembersService, transport, authorize });
       await restBridge(scope, { service: ApiKeysService, transport, authorize });

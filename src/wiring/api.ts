@@ -10,6 +10,7 @@ import { webhooksServiceImpl } from "../transport/connect/webhooks/index.ts";
 import { listsServiceImpl } from "../transport/connect/contacts/index.ts";
 import { signupFormsServiceImpl } from "../transport/connect/forms/index.ts";
 import { reportsServiceImpl } from "../transport/connect/conversions/index.ts";
+import { templatesServiceImpl } from "../transport/connect/templates/index.ts";
 import { integrationsServiceImpl } from "../transport/connect/integrations/index.ts";
 import { createHostedForms } from "./forms.ts";
 import { eventsServiceImpl } from "../transport/connect/events/index.ts";
@@ -108,10 +109,6 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       credits,
       suppressions,
       messaging,
-      webhooks: services.webhooks.webhooks,
-      forms: services.forms,
-      contactLists: services.contacts.lists,
-      revenue: services.conversions,
     }),
     mail: { acceptSend: messaging.acceptSend, messages: messaging.reader, contacts: services.contacts.contacts, conversions: services.conversions, forms: services.forms },
     // The administration screen's message preview (member sessions and operators; API keys refused).
@@ -119,6 +116,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     integrationsService: integrationsServiceImpl(services.integrations),
     signupFormsService: signupFormsServiceImpl(services.forms),
     reportsService: reportsServiceImpl(services.conversions),
+    templatesService: templatesServiceImpl(sendingSetup.templates),
     // The sign-up pages and their double opt-in (confirmation emails through the normal send path).
     ...(deliveryReports.sesNotifications ? { sesNotifications: deliveryReports.sesNotifications } : {}),
     deliveryReportsService: deliveryReportsServiceImpl(deliveryReports.reports),

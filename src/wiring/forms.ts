@@ -33,7 +33,7 @@ export interface FormsWiringOptions {
   readonly newPublicId?: () => string;
 }
 
-/** The sign-up forms capability on an open ORM (GET /mail/v1/forms, AdminService form RPCs, the hosted page). */
+/** The sign-up forms capability on an open ORM (GET /mail/v1/forms, the SignupFormsService, the hosted page). */
 export function createFormsCapability(orm: MikroORM, options: FormsWiringOptions): SignupForms {
   return createSignupForms(postgresSignupFormStore(poolOf(orm)), {
     publicBaseUrl: options.publicBaseUrl,

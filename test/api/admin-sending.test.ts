@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { TemplatesService } from "../../src/gen/mail/v1/templates_pb.js";
 import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -149,17 +150,43 @@ describe("AdminService: sending domains, senders, templates, credits, suppressio
 
   describe("templates", () => {
     it("put creates, put again replaces (same id), list", async () => {
-      const { template: created } = await h.admin.putTemplate({ companyId, name: "welcome", subject: "Hi {{ name }}", html: "<p>Hi</p>" });
+      const { template: created } = await h.forCompany(TemplatesService, companyId).putTemplate({ name: "welcome", subject: "Hi {{ name }}", html: "<p>Hi</p>" });
       expect(created).toMatchObject({ companyId, name: "welcome", subject: "Hi {{ name }}", html: "<p>Hi</p>" });
       expect(created?.text).toBeUndefined();
-      const { template: replaced } = await h.admin.putTemplate({ companyId, name: "welcome", subject: "Hello", html: "<p>Hello</p>", text: "Hello" });
+      const { template: replaced } = await h.forCompany(TemplatesService, companyId).putTemplate({ name: "welcome", subject: "Hello", html: "<p>Hello</p>", text: "Hello" });
       expect(replaced).toMatchObject({ id: created?.id, subject: "Hello", text: "Hello" });
-      const { templates } = await h.admin.listTemplates({ companyId });
+      const { templates } = await h.forCompany(TemplatesService, companyId).listTemplates({});
       expect(templates.map((t) => [t.id, t.name])).toEqual([[created?.id, "welcome"]]);
-      expect((await h.admin.listTemplates({ companyId: otherCompanyId })).templates).toEqual([]);
+      expect((await h.forCompany(TemplatesService, otherCompanyId).listTemplates({})).templates).toEqual([]);
       expect((await h.app.sendingSetup.templates.getTemplate(companyId, "welcome")).subject).toBe("Hello");
 
-      expect((await failure(h.admin.putTemplate({ companyId, name: "", subject: "s", html: "h" }))).code).toBe("VALIDATION_ERROR");
+      expect((await failure(h.forCompany(TemplatesService, companyId).putTemplate({ name: "", subject: "s", html: "h" }))).code).toBe("VALIDATION_ERROR");
+    });
+
+    it("the company's own key holding mail.admin puts and lists over JSON (PUT /mail/v1/templates/{name}); other keys and companies do not reach them", async () => {
+      const admin = await h.newCompanyWithKey(["mail.admin"], "Templates by key");
+      const reader = await h.newKey(admin.companyId, ["mail.events.read"]);
+      const other = await h.newCompanyWithKey(["mail.admin"], "Other templates");
+      const put = (secret: string, body: unknown) =>
+        h.fetch("/mail/v1/templates/receipt", {
+          method: "PUT",
+          headers: { authorization: `Bearer ${secret}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
+      const created = await put(admin.secret, { subject: "Receipt {{ order }}", html: "<p>Thanks</p>" });
+      expect(created.status).toBe(200);
+      const { template } = (await created.json()) as { template: { id: string; name: string; companyId: string; subject: string } };
+      expect(template).toMatchObject({ name: "receipt", companyId: admin.companyId, subject: "Receipt {{ order }}" });
+      const listed = (await (await h.fetch("/mail/v1/templates", { headers: { authorization: `Bearer ${admin.secret}` } })).json()) as { templates: { id: string }[] };
+      expect(listed.templates.map((t) => t.id)).toEqual([template.id]);
+      // The operator, acting for the company, sees the same template through the same service.
+      expect((await h.forCompany(TemplatesService, admin.companyId).listTemplates({})).templates.map((t) => t.id)).toEqual([template.id]);
+
+      const refused = await put(reader.secret, { subject: "x", html: "x" });
+      expect(refused.status).toBe(403);
+      expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("FORBIDDEN");
+      const theirs = (await (await h.fetch("/mail/v1/templates", { headers: { authorization: `Bearer ${other.secret}` } })).json()) as { templates: unknown[] };
+      expect(theirs.templates).toEqual([]);
     });
   });
 

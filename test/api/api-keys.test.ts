@@ -80,7 +80,7 @@ describe("API keys managed by the company (issue 19, item 4)", () => {
     ]) {
       expect(((await call().catch((e: unknown) => e)) as ConnectError).code).toBe(Code.PermissionDenied);
     }
-    const names = (await h.admin.listApiKeys({ companyId })).keys.map((k) => k.name);
+    const names = (await h.forCompany(ApiKeysService, companyId).listApiKeys({})).items.map((k) => k.name);
     expect(names).not.toContain("minted");
   });
 

@@ -1,4 +1,6 @@
 import { createClient } from "@connectrpc/connect";
+import { TemplatesService } from "../../src/gen/mail/v1/templates_pb.js";
+import { ListsService } from "../../src/gen/mail/v1/lists_pb.js";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AuditService } from "../../src/gen/mail/v1/audit_pb.js";
@@ -92,7 +94,7 @@ describe("the audit log (issue 19, item 6)", () => {
     const created = await owner.call("mail.v1.ListsService", "CreateContactList", { name: "Audited list" });
     const listId = (created.body.list as { id: string }).id;
     await owner.call("mail.v1.ListsService", "RenameContactList", { id: listId, name: "Renamed list" });
-    await h.admin.deleteContactList({ companyId, id: listId });
+    await h.forCompany(ListsService, companyId).deleteContactList({ id: listId });
     const { items } = await events({ limit: 3 });
     expect(items.map((e) => [e.action, e.actor, e.targetId])).toEqual([
       ["contact_list.deleted", "operator", listId],
@@ -187,7 +189,7 @@ describe("the audit log (issue 19, item 6)", () => {
     const first = await h.admin.createSender({ companyId, email: "a@audit.example" });
     const second = await h.admin.createSender({ companyId, email: "b@audit.example" });
     await h.admin.setDefaultSender({ companyId, senderId: second.sender?.id ?? "" });
-    const template = await h.admin.putTemplate({ companyId, name: "receipt", subject: "Receipt", html: "<p>Thanks</p>" });
+    const template = await h.forCompany(TemplatesService, companyId).putTemplate({ name: "receipt", subject: "Receipt", html: "<p>Thanks</p>" });
     const { items } = await events({ limit: 6 });
     expect(items.map((e) => [e.action, e.actorKind, e.targetId])).toEqual([
       ["template.put", "AUDIT_ACTOR_KIND_OPERATOR", template.template?.id],

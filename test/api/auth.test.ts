@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
 import { ALL_SCOPES, type ApiHarness, bearer, startApiHarness } from "../support/api-harness.ts";
 
 /** The spec's endpoint table: method, path, scope. */
@@ -74,7 +75,7 @@ describe("authentication and authorization", () => {
   it("a revoked key answers 401 API_KEY_INVALID on the very next call", async () => {
     const { keyId, secret } = await h.newKey(companyId, ["mail.events.read"]);
     expect((await h.fetch("/mail/v1/me", bearer(secret))).status).toBe(200);
-    await h.admin.revokeApiKey({ companyId, keyId });
+    await h.forCompany(ApiKeysService, companyId).revokeApiKey({ id: keyId });
     const response = await h.fetch("/mail/v1/me", bearer(secret));
     expect(response.status).toBe(401);
     expect(await errorCode(response)).toBe("API_KEY_INVALID");
@@ -82,7 +83,7 @@ describe("authentication and authorization", () => {
 
   it("a rotated key works during its grace period, then answers 401 API_KEY_EXPIRED", async () => {
     const { keyId, secret } = await h.newKey(companyId, ["mail.events.read"]);
-    const rotated = await h.admin.rotateApiKey({ companyId, keyId, graceHours: 1 });
+    const rotated = await h.forCompany(ApiKeysService, companyId).rotateApiKey({ id: keyId, graceHours: 1 });
     expect((await h.fetch("/mail/v1/me", bearer(secret))).status).toBe(200);
     expect((await h.fetch("/mail/v1/me", bearer(rotated.secret))).status).toBe(200);
 
@@ -95,8 +96,7 @@ describe("authentication and authorization", () => {
   });
 
   it("a key past its own expiry answers 401 API_KEY_EXPIRED", async () => {
-    const created = await h.admin.createApiKey({
-      companyId,
+    const created = await h.forCompany(ApiKeysService, companyId).createApiKey({
       name: "short-lived",
       scopes: ["mail.events.read"],
       expiresAt: { seconds: BigInt(Math.floor(Date.now() / 1000) + 3600), nanos: 0 },
@@ -139,10 +139,10 @@ describe("authentication and authorization", () => {
 
   it("records 'last used' in the key table without a write per request", async () => {
     const { keyId, secret } = await h.newKey(companyId, ["mail.events.read"], "usage");
-    expect((await h.admin.listApiKeys({ companyId })).keys.find((k) => k.id === keyId)?.lastUsedAt).toBeUndefined();
+    expect((await h.forCompany(ApiKeysService, companyId).listApiKeys({})).items.find((k) => k.id === keyId)?.lastUsedAt).toBeUndefined();
     await h.fetch("/mail/v1/me", bearer(secret));
     await h.app.accounts.usage.flush();
-    const row = (await h.admin.listApiKeys({ companyId })).keys.find((k) => k.id === keyId);
+    const row = (await h.forCompany(ApiKeysService, companyId).listApiKeys({})).items.find((k) => k.id === keyId);
     expect(row?.lastUsedAt).toBeDefined();
     expect(row?.prefix).toBe(secret.slice(0, row?.prefix.length));
     expect(row?.scopes).toEqual(["mail.events.read"]);

@@ -3,7 +3,6 @@ import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { type Client, Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
 import { EventsService } from "../../src/gen/mail/v1/events_pb.js";
 import { ReportsService } from "../../src/gen/mail/v1/reports_pb.js";
 import { type ApiHarness, bearer, OPERATOR_TOKEN, startApiHarness } from "../support/api-harness.ts";
@@ -15,7 +14,7 @@ import { type ApiHarness, bearer, OPERATOR_TOKEN, startApiHarness } from "../sup
  * the contact's last verified (not suspect) click before its occurredAt,
  * within 30 days. The revenue per campaign is then a report for the
  * company's administrators (GET /mail/v1/reports/revenue-by-campaign,
- * gRPC ReportsService) and for operators (AdminService).
+ * gRPC ReportsService) and for operators (the ReportsService on the operator listener, x-mail-company-id).
  */
 const DAY = 24 * 60 * 60_000;
 const HOUR = 60 * 60_000;
@@ -49,16 +48,16 @@ function withToken(token: string): Interceptor {
 describe("clicks published through the EventsService attribute conversions", () => {
   let h: ApiHarness;
   let events: Client<typeof EventsService>;
-  let grpcAdmin: Client<typeof AdminService>;
+  let grpcReports: Client<typeof ReportsService>;
   let a: { companyId: string; secret: string };
   let b: { companyId: string; secret: string };
 
   beforeAll(async () => {
     h = await startApiHarness();
-    // gRPC (HTTP/2) on the operator listener, where the EventsService and the AdminService are served.
+    // gRPC (HTTP/2) on the operator listener, where the EventsService and the company services (x-mail-company-id) are served.
     const operator = createGrpcTransport({ baseUrl: h.app.operatorUrl, interceptors: [withToken(OPERATOR_TOKEN)] });
     events = createClient(EventsService, operator);
-    grpcAdmin = createClient(AdminService, operator);
+    grpcReports = createClient(ReportsService, operator);
     a = await h.newCompanyWithKey(["mail.conversions.write", "mail.contacts.write", "mail.admin"], "Shop A");
     b = await h.newCompanyWithKey(["mail.conversions.write", "mail.contacts.write", "mail.admin"], "Shop B");
   });
@@ -199,9 +198,11 @@ describe("clicks published through the EventsService attribute conversions", () 
       expected.map((r) => ({ ...r, $typeName: undefined })),
     );
 
-    // Operators: AdminService over Connect and gRPC, the company as a field.
-    const connectRows = (await h.admin.getRevenueByCampaign({ companyId: shop.companyId })).items;
-    const grpcRows = (await grpcAdmin.getRevenueByCampaign({ companyId: shop.companyId, until: timestampFromDate(new Date(AT.getTime() + 1)) })).items;
+    // Operators: the ReportsService on the operator listener over Connect and gRPC, the company in x-mail-company-id.
+    const connectRows = (await h.forCompany(ReportsService, shop.companyId).getRevenueByCampaign({})).items;
+    const grpcRows = (
+      await grpcReports.getRevenueByCampaign({ until: timestampFromDate(new Date(AT.getTime() + 1)) }, { headers: { "x-mail-company-id": shop.companyId } })
+    ).items;
     for (const rows of [connectRows, grpcRows]) {
       expect(rows.map((r) => [r.campaignId, r.currency, r.conversions, r.gross, r.refunded, r.net])).toEqual(
         expected.map((r) => [r.campaignId, r.currency, BigInt(r.conversions), r.gross, r.refunded, r.net]),
@@ -222,9 +223,9 @@ describe("clicks published through the EventsService attribute conversions", () 
     const their = (await (await h.fetch("/mail/v1/reports/revenue-by-campaign", bearer(theirs.secret))).json()) as { items: RevenueRow[] };
     expect(their.items.map((r) => r.campaignId)).toEqual(["their-campaign"]);
 
-    const unknown = await grpcAdmin.getRevenueByCampaign({ companyId: randomUUID() }).catch((e: unknown) => e);
+    const unknown = await grpcReports.getRevenueByCampaign({}, { headers: { "x-mail-company-id": randomUUID() } }).catch((e: unknown) => e);
     expect((unknown as ConnectError).code).toBe(Code.NotFound);
-    const malformed = await h.admin.getRevenueByCampaign({ companyId: "not-a-company" }).catch((e: unknown) => e);
+    const malformed = await h.forCompany(ReportsService, "not-a-company").getRevenueByCampaign({}).catch((e: unknown) => e);
     expect((malformed as ConnectError).code).toBe(Code.NotFound);
   });
 
@@ -234,7 +235,7 @@ describe("clicks published through the EventsService attribute conversions", () 
     expect(refused.status).toBe(403);
     const reports = createClient(ReportsService, createGrpcTransport({ baseUrl: h.app.grpcUrl, interceptors: [withToken(writer.secret)] }));
     expect(((await reports.getRevenueByCampaign({}).catch((e: unknown) => e)) as ConnectError).code).toBe(Code.PermissionDenied);
-    const admin = createClient(AdminService, createGrpcTransport({ baseUrl: h.app.operatorUrl, interceptors: [withToken(a.secret)] }));
-    expect(((await admin.getRevenueByCampaign({ companyId: a.companyId }).catch((e: unknown) => e)) as ConnectError).code).toBe(Code.PermissionDenied);
+    const asKey = createClient(ReportsService, createGrpcTransport({ baseUrl: h.app.operatorUrl, interceptors: [withToken(a.secret)] }));
+    expect(((await asKey.getRevenueByCampaign({}, { headers: { "x-mail-company-id": a.companyId } }).catch((e: unknown) => e)) as ConnectError).code).toBe(Code.PermissionDenied);
   });
 });

@@ -1,4 +1,5 @@
 import { fromJson } from "@bufbuild/protobuf";
+import { SignupFormsService } from "../../src/gen/mail/v1/forms_pb.js";
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -23,14 +24,13 @@ describe("forms and the store integration over HTTP", () => {
     const mine = await h.newCompanyWithKey(["mail.events.read"]);
     const other = await h.newCompanyWithKey(["mail.events.read"]);
     const field = { name: "email", label: "Email", type: "email", required: true };
-    const { form } = await h.admin.createSignupForm({
-      companyId: mine.companyId,
+    const { form } = await h.forCompany(SignupFormsService, mine.companyId).createForm({
       name: "Newsletter",
       fields: [field],
       consentText: "Yes, send me news.",
       language: "en",
     });
-    await h.admin.createSignupForm({ companyId: other.companyId, name: "Theirs", fields: [field], consentText: "x", language: "en" });
+    await h.forCompany(SignupFormsService, other.companyId).createForm({ name: "Theirs", fields: [field], consentText: "x", language: "en" });
 
     const response = await h.fetch("/mail/v1/forms", bearer(mine.secret));
     expect(response.status).toBe(200);
@@ -44,7 +44,7 @@ describe("forms and the store integration over HTTP", () => {
     expect(page.headers.get("content-type")).toContain("text/html");
     expect(await page.text()).toContain("Yes, send me news.");
 
-    await h.admin.deactivateSignupForm({ companyId: mine.companyId, publicId: form?.publicId ?? "" });
+    await h.forCompany(SignupFormsService, mine.companyId).deactivateForm({ publicId: form?.publicId ?? "" });
     const after = (await (await h.fetch("/mail/v1/forms", bearer(mine.secret))).json()) as { items: unknown[] };
     expect(after.items).toEqual([]);
   });

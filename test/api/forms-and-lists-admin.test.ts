@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import type { DescService } from "@bufbuild/protobuf";
+import { MailService } from "../../src/gen/mail/v1/mail_pb.js";
+import { ListsService } from "../../src/gen/mail/v1/lists_pb.js";
 import { type Client, Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
 import { SignupFormsService } from "../../src/gen/mail/v1/forms_pb.js";
 import { type ApiHarness, bearer, OPERATOR_TOKEN, startApiHarness } from "../support/api-harness.ts";
 import { requestOn } from "./doors.ts";
@@ -10,8 +12,8 @@ import { requestOn } from "./doors.ts";
 /**
  * Sign-up forms for the company's Mail administrators (SignupFormsService:
  * POST /mail/v1/forms, POST /mail/v1/forms/{publicId}/deactivate, gRPC),
- * and contact lists and forms for operators (AdminService, the company as
- * a field): each over JSON (HTTP/1.1 and h2c) or Connect and over gRPC,
+ * and contact lists and forms for operators (the same company services on
+ * the operator listener, the company in x-mail-company-id): each over JSON (HTTP/1.1 and h2c) or Connect and over gRPC,
  * and never across companies.
  */
 interface FormJson {
@@ -33,17 +35,25 @@ function withToken(token: string): Interceptor {
   };
 }
 
+function withCompany(companyId: string): Interceptor {
+  return (next) => (req) => {
+    req.header.set("x-mail-company-id", companyId);
+    return next(req);
+  };
+}
+
 function codeOf(error: unknown): Code | undefined {
   return error instanceof ConnectError ? error.code : undefined;
 }
 
 describe("sign-up forms and contact lists for administrators and operators", () => {
   let h: ApiHarness;
-  let grpcAdmin: Client<typeof AdminService>;
+  /** A company service over gRPC on the operator listener, acting for `companyId` (operator token + x-mail-company-id). */
+  const grpcFor = <S extends DescService>(service: S, companyId: string): Client<S> =>
+    createClient(service, createGrpcTransport({ baseUrl: h.app.operatorUrl, interceptors: [withToken(OPERATOR_TOKEN), withCompany(companyId)] }));
 
   beforeAll(async () => {
     h = await startApiHarness();
-    grpcAdmin = createClient(AdminService, createGrpcTransport({ baseUrl: h.app.operatorUrl, interceptors: [withToken(OPERATOR_TOKEN)] }));
   });
   afterAll(async () => h?.close());
 
@@ -152,9 +162,7 @@ describe("sign-up forms and contact lists for administrators and operators", () 
     expect(((await rest.json()) as { error: { code: string } }).error.code).toBe("NOT_FOUND");
     const forms = createClient(SignupFormsService, createGrpcTransport({ baseUrl: h.app.grpcUrl, interceptors: [withToken(intruder.secret)] }));
     expect(codeOf(await forms.deactivateForm({ publicId: form.publicId }).catch((e: unknown) => e))).toBe(Code.NotFound);
-    expect(codeOf(await grpcAdmin.deactivateSignupForm({ companyId: intruder.companyId, publicId: form.publicId }).catch((e: unknown) => e))).toBe(
-      Code.NotFound,
-    );
+    expect(codeOf(await grpcFor(SignupFormsService, intruder.companyId).deactivateForm({ publicId: form.publicId }).catch((e: unknown) => e))).toBe(Code.NotFound);
     expect((await post("/mail/v1/forms/not-a-form/deactivate", {}, intruder.secret)).status).toBe(404);
     expect(await activeForms(owner.secret)).toEqual([form.publicId]);
     expect(await activeForms(intruder.secret)).toEqual([]);
@@ -162,17 +170,17 @@ describe("sign-up forms and contact lists for administrators and operators", () 
 
   it("operators create, list and deactivate a company's forms; an unknown company is 404", async () => {
     const { companyId, secret } = await h.newCompanyWithKey(["mail.events.read"], "Operated Forms");
-    const created = await grpcAdmin.createSignupForm({ companyId, name: "By operator", fields: [EMAIL_FIELD], consentText: "Yes", language: "en" });
-    const listed = await h.admin.listSignupForms({ companyId });
+    const created = await grpcFor(SignupFormsService, companyId).createForm({ name: "By operator", fields: [EMAIL_FIELD], consentText: "Yes", language: "en" });
+    const listed = await h.forCompany(MailService, companyId).listForms({});
     expect(listed.items.map((f) => f.publicId)).toEqual([created.form?.publicId]);
     expect(await activeForms(secret)).toEqual([created.form?.publicId]);
-    await grpcAdmin.deactivateSignupForm({ companyId, publicId: created.form?.publicId ?? "" });
-    expect((await grpcAdmin.listSignupForms({ companyId })).items).toEqual([]);
+    await grpcFor(SignupFormsService, companyId).deactivateForm({ publicId: created.form?.publicId ?? "" });
+    expect((await grpcFor(MailService, companyId).listForms({})).items).toEqual([]);
 
     const unknown = randomUUID();
     for (const call of [
-      () => h.admin.listSignupForms({ companyId: unknown }),
-      () => grpcAdmin.createSignupForm({ companyId: unknown, name: "x", fields: [EMAIL_FIELD], consentText: "x", language: "en" }),
+      () => h.forCompany(MailService, unknown).listForms({}),
+      () => grpcFor(SignupFormsService, unknown).createForm({ name: "x", fields: [EMAIL_FIELD], consentText: "x", language: "en" }),
     ]) {
       expect(codeOf(await call().catch((e: unknown) => e))).toBe(Code.NotFound);
     }
@@ -180,23 +188,23 @@ describe("sign-up forms and contact lists for administrators and operators", () 
 
   it("operators create, list, rename and delete a company's contact lists (Connect and gRPC); the company's key sees them", async () => {
     const { companyId, secret } = await h.newCompanyWithKey(["mail.admin", "mail.contacts.write", "mail.contacts.read"], "Operated Lists");
-    const created = await h.admin.createContactList({ companyId, name: "Weekly" });
+    const created = await h.forCompany(ListsService, companyId).createContactList({ name: "Weekly" });
     const listId = created.list?.id ?? "";
     expect(created.list).toMatchObject({ name: "Weekly", id: expect.any(String) });
-    const second = await grpcAdmin.createContactList({ companyId, name: "VIP" });
-    expect(codeOf(await grpcAdmin.createContactList({ companyId, name: "weekly" }).catch((e: unknown) => e))).toBe(Code.InvalidArgument);
+    const second = await grpcFor(ListsService, companyId).createContactList({ name: "VIP" });
+    expect(codeOf(await grpcFor(ListsService, companyId).createContactList({ name: "weekly" }).catch((e: unknown) => e))).toBe(Code.InvalidArgument);
 
     const viaKey = (await (await h.fetch("/mail/v1/lists", bearer(secret))).json()) as { items: Array<{ id: string; name: string }> };
     expect(viaKey.items.map((l) => l.name)).toEqual(["Weekly", "VIP"]);
-    expect((await grpcAdmin.listContactLists({ companyId })).items.map((l) => l.id)).toEqual([listId, second.list?.id]);
+    expect((await grpcFor(ListsService, companyId).listContactLists({})).items.map((l) => l.id)).toEqual([listId, second.list?.id]);
 
-    const renamed = await grpcAdmin.renameContactList({ companyId, id: listId, name: "Monthly" });
+    const renamed = await grpcFor(ListsService, companyId).renameContactList({ id: listId, name: "Monthly" });
     expect(renamed.list?.name).toBe("Monthly");
     // A contact joins through its write; deleting the list keeps the contact.
     const member = await post("/mail/v1/contacts", { email: "member@example.com", listIds: [listId] }, secret);
     expect(((await member.json()) as { listIds: string[] }).listIds).toEqual([listId]);
-    expect(await h.admin.deleteContactList({ companyId, id: listId })).toMatchObject({ id: listId });
-    expect((await h.admin.listContactLists({ companyId })).items.map((l) => l.name)).toEqual(["VIP"]);
+    expect(await h.forCompany(ListsService, companyId).deleteContactList({ id: listId })).toMatchObject({ id: listId });
+    expect((await h.forCompany(ListsService, companyId).listContactLists({})).items.map((l) => l.name)).toEqual(["VIP"]);
     const contact = (await (await h.fetch("/mail/v1/contacts/member@example.com", bearer(secret))).json()) as { listIds: string[] };
     expect(contact.listIds).toEqual([]);
   });
@@ -204,21 +212,21 @@ describe("sign-up forms and contact lists for administrators and operators", () 
   it("an operator naming one company never reaches another company's lists (404), nor an unknown company's", async () => {
     const a = await h.newCompanyWithKey(["mail.admin"], "List A");
     const b = await h.newCompanyWithKey(["mail.admin"], "List B");
-    const theirs = await h.admin.createContactList({ companyId: b.companyId, name: "B's list" });
+    const theirs = await h.forCompany(ListsService, b.companyId).createContactList({ name: "B's list" });
     const id = theirs.list?.id ?? "";
     for (const call of [
-      () => grpcAdmin.renameContactList({ companyId: a.companyId, id, name: "Stolen" }),
-      () => grpcAdmin.deleteContactList({ companyId: a.companyId, id }),
-      () => h.admin.renameContactList({ companyId: a.companyId, id, name: "Stolen" }),
-      () => h.admin.deleteContactList({ companyId: a.companyId, id }),
-      () => grpcAdmin.deleteContactList({ companyId: a.companyId, id: "not-a-list" }),
-      () => grpcAdmin.listContactLists({ companyId: randomUUID() }),
-      () => grpcAdmin.createContactList({ companyId: randomUUID(), name: "Orphan" }),
+      () => grpcFor(ListsService, a.companyId).renameContactList({ id, name: "Stolen" }),
+      () => grpcFor(ListsService, a.companyId).deleteContactList({ id }),
+      () => h.forCompany(ListsService, a.companyId).renameContactList({ id, name: "Stolen" }),
+      () => h.forCompany(ListsService, a.companyId).deleteContactList({ id }),
+      () => grpcFor(ListsService, a.companyId).deleteContactList({ id: "not-a-list" }),
+      () => grpcFor(ListsService, randomUUID()).listContactLists({}),
+      () => grpcFor(ListsService, randomUUID()).createContactList({ name: "Orphan" }),
     ]) {
       expect(codeOf(await call().catch((e: unknown) => e))).toBe(Code.NotFound);
     }
-    expect((await grpcAdmin.listContactLists({ companyId: a.companyId })).items).toEqual([]);
-    expect((await grpcAdmin.listContactLists({ companyId: b.companyId })).items.map((l) => l.name)).toEqual(["B's list"]);
+    expect((await grpcFor(ListsService, a.companyId).listContactLists({})).items).toEqual([]);
+    expect((await grpcFor(ListsService, b.companyId).listContactLists({})).items.map((l) => l.name)).toEqual(["B's list"]);
     // The company's own key: another company's list id is 404 on the JSON routes too.
     const patch = await h.fetch(`/mail/v1/lists/${id}`, {
       method: "PATCH",
@@ -226,7 +234,7 @@ describe("sign-up forms and contact lists for administrators and operators", () 
       body: JSON.stringify({ name: "Stolen" }),
     });
     expect(patch.status).toBe(404);
-    const missingName = await grpcAdmin.createContactList({ companyId: a.companyId, name: "" }).catch((e: unknown) => e);
+    const missingName = await grpcFor(ListsService, a.companyId).createContactList({ name: "" }).catch((e: unknown) => e);
     expect(codeOf(missingName)).toBe(Code.InvalidArgument);
   });
 });

@@ -39,14 +39,22 @@ describe("gRPC server reflection", () => {
     const services = lines(await bufCurl(["--list-services", h.app.grpcUrl]));
     expect(services).toContain("mail.v1.MailService");
     expect(services).toContain("mail.v1.WebhooksService");
+    expect(services).toContain("mail.v1.TemplatesService");
     expect(services).toContain("grpc.health.v1.Health");
     expect(services).not.toContain("mail.v1.AdminService");
     expect(services).not.toContain("mail.v1.EventsService");
   });
 
-  it("lists the AdminService on the operator listener", async () => {
+  it("lists the AdminService on the operator listener, and every company service operators act through (x-mail-company-id)", async () => {
     const services = lines(await bufCurl(["--list-services", h.app.operatorUrl]));
     expect(services).toContain("mail.v1.AdminService");
+    for (const name of ["SignupForms", "Reports", "Lists", "Webhooks", "ApiKeys", "Members", "Audit", "Templates", "Mail"]) {
+      expect(services).toContain(`mail.v1.${name}Service`);
+    }
+    // The mirrors are gone: one handler per RPC, whoever calls.
+    const methods = lines(await bufCurl(["--list-methods", h.app.operatorUrl]));
+    expect(methods).toContain("mail.v1.AdminService/CreateCompany");
+    expect(methods.filter((m) => /^mail\.v1\.AdminService\/.*(ApiKey|Webhook|ContactList|SignupForm|Template|Revenue)/.test(m))).toEqual([]);
   });
 
   it("describes the methods of every service it lists", async () => {

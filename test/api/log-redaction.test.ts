@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_NAMES } from "../../src/capabilities/webhooks/index.ts";
@@ -55,7 +56,7 @@ describe("logs", () => {
     });
     expect(endpoint.status).toBe(201);
     secrets.push(((await endpoint.json()) as { secret: string }).secret);
-    const rotated = await h.admin.rotateApiKey({ companyId: sender.companyId, keyId: sender.keyId });
+    const rotated = await h.forCompany(ApiKeysService, sender.companyId).rotateApiKey({ id: sender.keyId });
     secrets.push(rotated.secret);
 
     // A send that goes all the way, and its webhook delivery.

@@ -21,8 +21,8 @@ describe("one principal, three ways in", () => {
     h = await startApiHarness({ trustProxy: true });
     a = await newCompany(h, "Company A");
     b = await newCompany(h, "Company B");
-    listOfB = (await h.admin.createContactList({ companyId: b, name: "B's list" })).list?.id ?? "";
-    await h.admin.createContactList({ companyId: a, name: "A's list" });
+    listOfB = (await h.forCompany(ListsService, b).createContactList({ name: "B's list" })).list?.id ?? "";
+    await h.forCompany(ListsService, a).createContactList({ name: "A's list" });
   });
   afterAll(async () => h?.close());
 

@@ -1,7 +1,8 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type App, startApp } from "../../src/wiring/api.ts";
-import { adminClient, ALL_SCOPES, testConfig } from "../support/api-harness.ts";
+import { adminClient, ALL_SCOPES, operatorClient, testConfig } from "../support/api-harness.ts";
+import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
 import { createTestDatabase, type TestDatabase } from "../support/test-database.ts";
 import { type Listener, requestOn } from "./doors.ts";
 
@@ -30,7 +31,7 @@ describe("request logs", () => {
     app = await startApp({ config: testConfig({ logLevel: "info" }), databaseUrl: db.url, logger: { level: "info", stream: logs } });
     const admin = adminClient(app.operatorUrl);
     const { company } = await admin.createCompany({ name: "Logs Inc.", entitlements: { api: true, smtp: false } });
-    secret = (await admin.createApiKey({ companyId: company?.id ?? "", name: "logs", scopes: ALL_SCOPES })).secret;
+    secret = (await operatorClient(app.operatorUrl, ApiKeysService, company?.id ?? "").createApiKey({ name: "logs", scopes: ALL_SCOPES })).secret;
   });
   afterAll(async () => {
     await app?.close();

@@ -1,4 +1,5 @@
 import { connect, type ClientHttp2Session } from "node:http2";
+import { SignupFormsService } from "../../src/gen/mail/v1/forms_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readinessOf } from "../../src/transport/http/health.ts";
 import { startWorkerListener } from "../../src/transport/operator/worker-listener.ts";
@@ -17,8 +18,7 @@ describe("answer headers on every listener", () => {
   beforeAll(async () => {
     h = await startApiHarness({ runWorker: false });
     ({ companyId, secret } = await h.newCompanyWithKey(["mail.contacts.read", "mail.contacts.write"], "Headers Ltd"));
-    const { form } = await h.admin.createSignupForm({
-      companyId,
+    const { form } = await h.forCompany(SignupFormsService, companyId).createForm({
       name: "News",
       fields: [{ name: "email", label: "Email", type: "email", required: true }],
       consentText: "Yes, send me news.",

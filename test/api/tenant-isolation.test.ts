@@ -1,4 +1,6 @@
 import { Code, ConnectError, createClient } from "@connectrpc/connect";
+import { MailService } from "../../src/gen/mail/v1/mail_pb.js";
+import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SignupFormsService } from "../../src/gen/mail/v1/forms_pb.js";
@@ -26,11 +28,11 @@ describe("tenant isolation through the API", () => {
   });
 
   it("one company's id never reaches another company's keys", async () => {
-    const listA = await h.admin.listApiKeys({ companyId: a.companyId });
-    expect(listA.keys.map((k) => k.id)).toEqual([a.keyId]);
+    const listA = await h.forCompany(ApiKeysService, a.companyId).listApiKeys({});
+    expect(listA.items.map((k) => k.id)).toEqual([a.keyId]);
     for (const call of [
-      () => h.admin.revokeApiKey({ companyId: a.companyId, keyId: b.keyId }),
-      () => h.admin.rotateApiKey({ companyId: a.companyId, keyId: b.keyId }),
+      () => h.forCompany(ApiKeysService, a.companyId).revokeApiKey({ id: b.keyId }),
+      () => h.forCompany(ApiKeysService, a.companyId).rotateApiKey({ id: b.keyId }),
     ]) {
       const error = await call().catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConnectError);
@@ -43,9 +45,8 @@ describe("tenant isolation through the API", () => {
   it("the administration routes of lists, forms and reports never reach another company's records (REST and gRPC: 404)", async () => {
     const owner = await h.newCompanyWithKey(["mail.admin", "mail.events.read", "mail.conversions.write"], "Owner");
     const intruder = await h.newCompanyWithKey(["mail.admin", "mail.events.read"], "Intruder");
-    const { list } = await h.admin.createContactList({ companyId: owner.companyId, name: "Owner's list" });
-    const { form } = await h.admin.createSignupForm({
-      companyId: owner.companyId,
+    const { list } = await h.forCompany(ListsService, owner.companyId).createContactList({ name: "Owner's list" });
+    const { form } = await h.forCompany(SignupFormsService, owner.companyId).createForm({
       name: "Owner's form",
       fields: [{ name: "email", label: "Email", type: "email", required: true }],
       consentText: "Yes",
@@ -80,7 +81,7 @@ describe("tenant isolation through the API", () => {
     expect(await (await h.fetch("/mail/v1/lists", bearer(intruder.secret))).json()).toEqual({ items: [] });
     expect(await (await h.fetch("/mail/v1/forms", bearer(intruder.secret))).json()).toEqual({ items: [] });
     expect((await createClient(ReportsService, transport).getRevenueByCampaign({}, options)).items).toEqual([]);
-    expect((await h.admin.listContactLists({ companyId: owner.companyId })).items.map((l) => l.name)).toEqual(["Owner's list"]);
-    expect((await h.admin.listSignupForms({ companyId: owner.companyId })).items.map((f) => f.publicId)).toEqual([publicId]);
+    expect((await h.forCompany(ListsService, owner.companyId).listContactLists({})).items.map((l) => l.name)).toEqual(["Owner's list"]);
+    expect((await h.forCompany(MailService, owner.companyId).listForms({})).items.map((f) => f.publicId)).toEqual([publicId]);
   });
 });

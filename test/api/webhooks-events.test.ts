@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcTransport } from "@connectrpc/connect-node";
@@ -42,7 +43,7 @@ beforeAll(async () => {
   hooks = await startRoutedReceiver();
   h = await startSendingHarness({}, undefined, { webhooksTestOverrides: webhooksOverrides(hooks.certificate) });
   sender = await h.readySender({ credits: 5 });
-  const created = await h.admin.createWebhookEndpoint({ companyId: sender.companyId, url: hooks.urlFor("/all"), events: [...WEBHOOK_EVENT_NAMES] });
+  const created = await h.forCompany(WebhooksService, sender.companyId).createWebhookEndpoint({ url: hooks.urlFor("/all"), events: [...WEBHOOK_EVENT_NAMES] });
   endpointSecret = created.secret;
   events = createClient(EventsService, createConnectTransport({ baseUrl: h.app.operatorUrl, httpVersion: "1.1", interceptors: [withToken(OPERATOR_TOKEN)] }));
 });
@@ -220,7 +221,7 @@ describe("publishing events", () => {
 
   it("delivers a company's events only to that company's endpoints", async () => {
     const other = await h.newCompanyWithKey(["mail.admin"], "Neighbour Co");
-    await h.admin.createWebhookEndpoint({ companyId: other.companyId, url: hooks.urlFor("/neighbour"), events: ["unsubscribed"] });
+    await h.forCompany(WebhooksService, other.companyId).createWebhookEndpoint({ url: hooks.urlFor("/neighbour"), events: ["unsubscribed"] });
     await events.publishEvent(publishing("unsubscribed", { case: "campaign", value: { ...campaign, recipientId: "rcp_private" } }));
     await waitUntil(async () => (received("unsubscribed").some((b) => b.data.recipientId === "rcp_private") ? true : undefined), "the company's own delivery");
     await new Promise((resolve) => setTimeout(resolve, 1_000));

@@ -8,7 +8,9 @@ import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../src/runtime/
 import { findFreePort } from "../../src/runtime/ports.ts";
 import { startTemporalDevServer, type TemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
 import { makeTestCertificate } from "../adapters/http/https-receiver.ts";
-import { adminClient, OPERATOR_TOKEN } from "../support/api-harness.ts";
+import { adminClient, OPERATOR_TOKEN, operatorClient } from "../support/api-harness.ts";
+import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
+import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { HOOK_HOST } from "../webhooks/api-support.ts";
 import { audit, FINAL_STATUSES } from "./audit.ts";
 import { type ChaosReceiver, startChaosReceiver } from "./receiver.ts";
@@ -323,13 +325,12 @@ describe("chaos: crashes and outages under a steady stream of sends and webhook 
     const admin = adminClient(`http://127.0.0.1:${ports.operator}`);
     const { company } = await admin.createCompany({ name: "Chaos Co", entitlements: { api: true, smtp: false } });
     const companyId = company?.id ?? "";
-    const { secret } = await admin.createApiKey({ companyId, name: "chaos", scopes: ["mail.transactional.send", "mail.events.read"] });
+    const { secret } = await operatorClient(`http://127.0.0.1:${ports.operator}`, ApiKeysService, companyId).createApiKey({ name: "chaos", scopes: ["mail.transactional.send", "mail.events.read"] });
     const { domain } = await admin.createSendingDomain({ companyId, domain: "chaos.example" });
     await admin.verifySendingDomain({ companyId, domainId: domain?.id ?? "", override: true });
     await admin.createSender({ companyId, email: "receipts@chaos.example", name: "Chaos", makeDefault: true });
     await admin.adjustCredits({ companyId, amount: BigInt(CREDITS), note: "chaos credits" });
-    const { endpoint } = await admin.createWebhookEndpoint({
-      companyId,
+    const { endpoint } = await operatorClient(`http://127.0.0.1:${ports.operator}`, WebhooksService, companyId).createWebhookEndpoint({
       url: `https://${HOOK_HOST}:${receiver.port}/hooks`,
       events: [...SUBSCRIBED],
     });

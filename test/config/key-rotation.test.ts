@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
 import { randomUUID } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { timestampNow } from "@bufbuild/protobuf/wkt";
@@ -9,9 +10,9 @@ import { createSecretSealer, type SealingKey, sealingKeyIdOf } from "../../src/c
 import { type Config, loadConfig } from "../../src/config.ts";
 import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
 import { EventsService } from "../../src/gen/mail/v1/events_pb.js";
-import { WebhookDeliveryState } from "../../src/gen/mail/v1/webhooks_pb.js";
+import { WebhookDeliveryState, WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { type App, startApp } from "../../src/wiring/api.ts";
-import { adminClient, ALL_SCOPES, bearer, OPERATOR_TOKEN } from "../support/api-harness.ts";
+import { adminClient, ALL_SCOPES, type ApiHarness, bearer, OPERATOR_TOKEN, operatorClient } from "../support/api-harness.ts";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { createDoubleOptInForm, waitForConfirmationMail } from "../forms/support.ts";
 import { type RoutedReceiver, startRoutedReceiver, verifies, waitUntil, webhooksOverrides } from "../webhooks/api-support.ts";
@@ -80,7 +81,9 @@ describe("rotating keys on running processes", () => {
   };
 
   /** Another API process on the same database and Temporal server, with other keys (no worker). */
-  async function otherProcess(keys: Partial<Config>): Promise<{ app: App; admin: Client<typeof AdminService> }> {
+  async function otherProcess(
+    keys: Partial<Config>,
+  ): Promise<{ app: App; admin: Client<typeof AdminService>; forCompany: ApiHarness["forCompany"] }> {
     const app = await startApp({
       config: { ...h.app.config, runWorker: false, ...keys },
       databaseUrl: h.db.url,
@@ -88,7 +91,7 @@ describe("rotating keys on running processes", () => {
       webhooksTestOverrides: overrides(),
     });
     started.push(app);
-    return { app, admin: adminClient(app.operatorUrl) };
+    return { app, admin: adminClient(app.operatorUrl), forCompany: (service, companyId) => operatorClient(app.operatorUrl, service, companyId) };
   }
 
   // Two attempts a round, one second apart: a dead letter comes after two attempts that could not run.
@@ -138,17 +141,17 @@ describe("rotating keys on running processes", () => {
 
   it("keeps old secrets working when k2 is added, seals new ones with k2, and dead-letters a secret no key opens", async () => {
     const { companyId } = await h.newCompanyWithKey(ALL_SCOPES, "Rotating Ltd");
-    const create = async (admin: Client<typeof AdminService>, path: string) => {
-      const created = await admin.createWebhookEndpoint({ companyId, url: hooks.urlFor(path), events: ["order.paid"] });
+    const create = async (on: Pick<ApiHarness, "forCompany">, path: string) => {
+      const created = await on.forCompany(WebhooksService, companyId).createWebhookEndpoint({ url: hooks.urlFor(path), events: ["order.paid"] });
       return { id: created.endpoint?.id ?? "", secret: created.secret };
     };
 
     // Sealed by processes of earlier configurations: the legacy key alone, k1 alone, and k9 (since lost).
-    const legacy = await create((await otherProcess({ dataEncryptionKey: LEGACY, dataEncryptionKeys: [] })).admin, "/legacy");
-    const k1 = await create((await otherProcess({ dataEncryptionKey: undefined, dataEncryptionKeys: [K1] })).admin, "/k1");
-    const lost = await create((await otherProcess({ dataEncryptionKey: undefined, dataEncryptionKeys: [K9] })).admin, "/lost");
+    const legacy = await create((await otherProcess({ dataEncryptionKey: LEGACY, dataEncryptionKeys: [] })), "/legacy");
+    const k1 = await create((await otherProcess({ dataEncryptionKey: undefined, dataEncryptionKeys: [K1] })), "/k1");
+    const lost = await create((await otherProcess({ dataEncryptionKey: undefined, dataEncryptionKeys: [K9] })), "/lost");
     // The current configuration (legacy, then k2 and k1): k2 seals.
-    const k2 = await create(h.admin, "/k2");
+    const k2 = await create(h, "/k2");
     expect((await sealedOf(legacy.id)).current).toMatch(/^v1\./);
     expect((await sealedOf(k1.id)).current).toMatch(/^v2\.k1\./);
     expect((await sealedOf(lost.id)).current).toMatch(/^v2\.k9\./);
@@ -169,7 +172,7 @@ describe("rotating keys on running processes", () => {
     // failure without a request, and the last one of the round makes a dead letter.
     const deadLetter = await waitUntil(
       async () => {
-        const { items } = await h.admin.listWebhookDeliveries({ companyId, endpointId: lost.id });
+        const { items } = await h.forCompany(WebhooksService, companyId).listWebhookDeliveries({ endpointId: lost.id });
         const delivery = items[0];
         return delivery?.state === WebhookDeliveryState.DEAD_LETTER ? delivery : undefined;
       },
@@ -181,7 +184,7 @@ describe("rotating keys on running processes", () => {
     expect(hooks.on("/lost")).toEqual([]);
 
     // Rotating the k1 endpoint's secret seals the new one with k2 and keeps the old one (k1) for the overlap.
-    const rotated = await h.admin.rotateWebhookSecret({ companyId, id: k1.id });
+    const rotated = await h.forCompany(WebhooksService, companyId).rotateWebhookSecret({ id: k1.id });
     const after = await sealedOf(k1.id);
     expect(after.current).toMatch(/^v2\.k2\./);
     expect(after.previous).toMatch(/^v2\.k1\./);
@@ -198,10 +201,9 @@ describe("rotating keys on running processes", () => {
     const domainName = `retire-${randomUUID().slice(0, 8)}.example`;
     await legacyProcess.admin.createSendingDomain({ companyId, domain: domainName });
     const k1Process = await otherProcess({ dataEncryptionKey: undefined, dataEncryptionKeys: [K1] });
-    const created = await k1Process.admin.createWebhookEndpoint({ companyId, url: hooks.urlFor("/retire"), events: ["order.paid"] });
+    const created = await k1Process.forCompany(WebhooksService, companyId).createWebhookEndpoint({ url: hooks.urlFor("/retire"), events: ["order.paid"] });
     const endpointId = created.endpoint?.id ?? "";
-    const lost = await (await otherProcess({ dataEncryptionKey: undefined, dataEncryptionKeys: [K9] })).admin.createWebhookEndpoint({
-      companyId,
+    const lost = await (await otherProcess({ dataEncryptionKey: undefined, dataEncryptionKeys: [K9] })).forCompany(WebhooksService, companyId).createWebhookEndpoint({
       url: hooks.urlFor("/retire-lost"),
       events: ["order.paid"],
     });
@@ -248,7 +250,7 @@ describe("rotating keys on running processes", () => {
     const page = (app: App, cursor: string | undefined, secret: string): Promise<Response> =>
       fetch(new URL(`/mail/v1/webhooks/deliveries?limit=1${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ""}`, app.httpUrl), bearer(secret));
     // Two deliveries, so the first page of one has a cursor.
-    await h.admin.createWebhookEndpoint({ companyId: shop.companyId, url: hooks.urlFor("/shop"), events: ["order.paid"] });
+    await h.forCompany(WebhooksService, shop.companyId).createWebhookEndpoint({ url: hooks.urlFor("/shop"), events: ["order.paid"] });
     await publishOrder(shop.companyId);
     await publishOrder(shop.companyId);
     await hooks.waitOn("/shop", 2, 30_000);
@@ -282,7 +284,7 @@ describe("rotating keys on running processes", () => {
     // The pepper rotated (every API key must be made again); nothing else changed.
     const pepperRotated = await otherProcess(secretsFrom({ API_KEY_PEPPER: "rotated-api-key-pepper-0123456789abcdef" }));
     expect((await page(pepperRotated.app, undefined, shop.secret)).status).toBe(401);
-    const newKey = await pepperRotated.admin.createApiKey({ companyId: shop.companyId, name: "after rotation", scopes: ALL_SCOPES });
+    const newKey = await pepperRotated.forCompany(ApiKeysService, shop.companyId).createApiKey({ name: "after rotation", scopes: ALL_SCOPES });
     const next = await page(pepperRotated.app, cursor, newKey.secret);
     expect(next.status).toBe(200);
     expect(((await next.json()) as { items: unknown[] }).items).toHaveLength(1);

@@ -1,4 +1,5 @@
 import { Code, ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
+import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import nodemailer from "nodemailer";
 import { DeliveryReportsService } from "../../src/gen/mail/v1/delivery_reports_pb.js";
@@ -79,7 +80,7 @@ describe("the inbound SMTP listener for delivery reports", () => {
   }
 
   it("an ARF complaint makes the message `complained` once, even when posted twice", async () => {
-    const { secret: hookSecret } = await h.admin.createWebhookEndpoint({ companyId: a.companyId, url: hooks.urlFor("/complaints"), events: ["complaint"] });
+    const { secret: hookSecret } = await h.forCompany(WebhooksService, a.companyId).createWebhookEndpoint({ url: hooks.urlFor("/complaints"), events: ["complaint"] });
     const { id, returnPath } = await sent(a, "ok-reader@customer.test");
     const report = arf({ to: returnPath, originalMessageId: `${id}@mail.service.test` });
     expect(await post(returnPath, report)).toMatch(/^250/);

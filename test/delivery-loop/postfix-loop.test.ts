@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { generate } from "selfsigned";
@@ -66,8 +67,7 @@ describe.skipIf(!postfixInstalled)("the delivery loop through real Postfix", () 
 
   it("delivered and bounced come back as Postfix's DSNs; the bounced address is suppressed; signed webhooks tell the company", async () => {
     const s = await h.readySender({ credits: 5 });
-    const { secret: hookSecret } = await h.admin.createWebhookEndpoint({
-      companyId: s.companyId,
+    const { secret: hookSecret } = await h.forCompany(WebhooksService, s.companyId).createWebhookEndpoint({
       url: hooks.urlFor("/loop"),
       events: WEBHOOK_EVENT_NAMES.filter((name) => name === "delivered" || name === "bounced"),
     });

@@ -77,7 +77,7 @@ describe("the API process at SIGTERM", { timeout: 120_000 }, () => {
 
   it("stops accepting, answers the request in flight, logs the drain and exits 0", async () => {
     const api = await started();
-    const sender = await readySender(api.admin, 10);
+    const sender = await readySender(api, 10);
     const lock = await lockMessages();
     try {
       const inFlight = aSend(api, sender);
@@ -109,7 +109,7 @@ describe("the API process at SIGTERM", { timeout: 120_000 }, () => {
 
   it("exits within SHUTDOWN_TIMEOUT_MS when a request cannot finish, saying what was left", async () => {
     const api = await started({ SHUTDOWN_TIMEOUT_MS: "1500" });
-    const sender = await readySender(api.admin, 10);
+    const sender = await readySender(api, 10);
     const lock = await lockMessages();
     try {
       const inFlight = aSend(api, sender).then(

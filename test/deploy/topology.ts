@@ -8,7 +8,8 @@ import { randomBytes } from "node:crypto";
 import type { Client } from "@connectrpc/connect";
 import { findFreePort } from "../../src/runtime/ports.ts";
 import type { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
-import { adminClient, OPERATOR_TOKEN } from "../support/api-harness.ts";
+import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
+import { adminClient, OPERATOR_TOKEN, operatorClient } from "../support/api-harness.ts";
 import { run, type Running } from "./processes.ts";
 
 export { OPERATOR_TOKEN };
@@ -98,11 +99,13 @@ export interface Sender {
 }
 
 /** A company that can send: a key, a domain verified by override (development mode), a default sender, credits. */
-export async function readySender(admin: Client<typeof AdminService>, credits: number): Promise<Sender> {
+export async function readySender(api: Pick<ApiProcess, "admin" | "operatorUrl">, credits: number): Promise<Sender> {
+  const admin = api.admin;
   const suffix = randomBytes(4).toString("hex");
   const { company } = await admin.createCompany({ name: `Shop ${suffix}`, entitlements: { api: true, smtp: false } });
   const companyId = company?.id ?? "";
-  const { secret } = await admin.createApiKey({ companyId, name: "backend", scopes: ["mail.transactional.send", "mail.events.read"] });
+  const keys = operatorClient(api.operatorUrl, ApiKeysService, companyId);
+  const { secret } = await keys.createApiKey({ name: "backend", scopes: ["mail.transactional.send", "mail.events.read"] });
   const { domain } = await admin.createSendingDomain({ companyId, domain: `shop-${suffix}.example` });
   await admin.verifySendingDomain({ companyId, domainId: domain?.id ?? "", override: true });
   await admin.createSender({ companyId, email: `receipts@shop-${suffix}.example`, name: "Shop", makeDefault: true });

@@ -67,7 +67,7 @@ describe("a worker process", { timeout: 180_000 }, () => {
     api = await startApi(shared);
     // Each handoff takes a while, so that SIGTERM can find one in flight.
     worker = await startWorker(shared, { SIMULATOR_HANDOFF_DELAY_MS: "2500" });
-    sender = await readySender(api.admin, 100);
+    sender = await readySender(api, 100);
   }, 300_000);
 
   afterAll(async () => {

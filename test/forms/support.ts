@@ -1,4 +1,5 @@
 import { createServer } from "node:net";
+import { SignupFormsService } from "../../src/gen/mail/v1/forms_pb.js";
 import { RESEND_WINDOW_MS } from "../../src/capabilities/forms/hosted/index.ts";
 import type { Config } from "../../src/config.ts";
 import type { Form } from "../../src/gen/mail/v1/mail_pb.js";
@@ -42,8 +43,7 @@ export function formTokenSecretOf(h: SendingHarness): string {
 }
 
 export async function createDoubleOptInForm(h: SendingHarness, companyId: string, language = "en"): Promise<Form> {
-  const { form } = await h.admin.createSignupForm({
-    companyId,
+  const { form } = await h.forCompany(SignupFormsService, companyId).createForm({
     name: "Weekly news",
     fields: [
       { name: "email", label: "Email", type: "email", required: true },

@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import { TemplatesService } from "../../src/gen/mail/v1/templates_pb.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import fc from "fast-check";
 import { SMTPServer } from "smtp-server";
@@ -46,8 +47,7 @@ beforeAll(async () => {
   provider = createSmtpProvider({ host: "127.0.0.1", port: (smtp.server.address() as AddressInfo).port, secure: false, ignoreTLS: true, messageIdDomain: "mail.hostile.example" });
   api = await startHostileApi();
   tenant = await seedTenant(api, "Content", 1);
-  const { template } = await api.h.admin.putTemplate({
-    companyId: tenant.companyId,
+  const { template } = await api.h.forCompany(TemplatesService, tenant.companyId).putTemplate({
     name: "injection",
     subject: "S {{ a }}",
     html: "<p>{{ a }}|{{ b }}|{{ constructor }}|{{ __proto__ }}|{{ missing | default:{{ b }} }}</p>",
@@ -266,7 +266,7 @@ describe("text PostgreSQL cannot store (NUL)", () => {
       ["html", { html: "<p>\u0000</p>" }],
       ["text", { html: "<p>x</p>", text: "\u0000" }],
     ] as const) {
-      const outcome = await outcomeOf(() => api.h.admin.putTemplate({ companyId: tenant.companyId, name: `nul-${field}`, subject: "s", ...input }));
+      const outcome = await outcomeOf(() => api.h.forCompany(TemplatesService, tenant.companyId).putTemplate({ name: `nul-${field}`, subject: "s", ...input }));
       expect(outcome, field).toBeInstanceOf(ConnectError);
       expect((outcome as ConnectError).code, (outcome as ConnectError).rawMessage).toBe(Code.InvalidArgument);
       expect((outcome as ConnectError).rawMessage.startsWith(`${field}: `)).toBe(true);

@@ -1,4 +1,5 @@
 import { type DescMethod, type JsonValue, ScalarType } from "@bufbuild/protobuf";
+import { SignupFormsService } from "../../src/gen/mail/v1/forms_pb.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpBinding, operationsOf } from "../../src/contract/routes.ts";
@@ -38,7 +39,7 @@ beforeAll(async () => {
   tenant = await seedTenant(api, "Schemas", 1);
   const list = await api.rest(tenant, "POST", "/mail/v1/lists", { name: "to be deleted" });
   const endpoint = await api.rest(tenant, "POST", "/mail/v1/webhooks", { url: `https://${PUBLIC_HOOK_HOST}/doomed`, events: ["sent"] });
-  const { form } = await api.h.admin.createSignupForm({ companyId: tenant.companyId, name: "Doomed", fields: [{ name: "email", label: "Email", type: "email", required: true }], consentText: "Yes", language: "en" });
+  const { form } = await api.h.forCompany(SignupFormsService, tenant.companyId).createForm({ name: "Doomed", fields: [{ name: "email", label: "Email", type: "email", required: true }], consentText: "Yes", language: "en" });
   doomed = {
     listId: (list.json as { list: { id: string } }).list.id,
     endpointId: (endpoint.json as { endpoint: { id: string } }).endpoint.id,
@@ -82,6 +83,8 @@ function knownValidRequest(method: DescMethod): Record<string, JsonValue> | unde
     "mail.v1.SignupFormsService.CreateForm": { name: "Prop form", fields: [{ name: "email", label: "Email", type: "email", required: true }], consentText: "Yes", language: "en" },
     "mail.v1.SignupFormsService.DeactivateForm": { publicId: doomed.formPublicId },
     "mail.v1.ReportsService.GetRevenueByCampaign": { since: "2026-01-01T00:00:00Z", until: "2026-12-31T00:00:00Z" },
+    "mail.v1.TemplatesService.PutTemplate": { name: "prop-template", subject: "Hello {{ name }}", html: "<p>Hi {{ name }}</p>", text: "Hi" },
+    "mail.v1.TemplatesService.ListTemplates": {},
   };
   return seeds[`${method.parent.typeName}.${method.name}`];
 }

@@ -319,18 +319,20 @@ describe("cross-tenant id guessing over gRPC", () => {
     }
   });
 
-  it("the operator's AdminService, given one company and another's ids, answers NOT_FOUND too", async () => {
+  it("an operator acting for one company (AdminService, and the company services with x-mail-company-id), given another's ids, answers NOT_FOUND too", async () => {
     const admin = api.h.admin;
+    const hooksOfA = api.h.forCompany(WebhooksService, a.companyId);
+    const formsOfA = api.h.forCompany(SignupFormsService, a.companyId);
     const calls: [string, () => Promise<unknown>][] = [
-      ["GetWebhookEndpoint", () => admin.getWebhookEndpoint({ companyId: a.companyId, id: b.endpointId })],
-      ["UpdateWebhookEndpoint", () => admin.updateWebhookEndpoint({ companyId: a.companyId, id: b.endpointId, description: "taken over" })],
-      ["RotateWebhookSecret", () => admin.rotateWebhookSecret({ companyId: a.companyId, id: b.endpointId })],
-      ["GetWebhookDelivery", () => admin.getWebhookDelivery({ companyId: a.companyId, id: b.deliveryIds[0] ?? "" })],
-      ["RetryWebhookDelivery", () => admin.retryWebhookDelivery({ companyId: a.companyId, id: b.deliveryIds[0] ?? "" })],
+      ["GetWebhookEndpoint", () => hooksOfA.getWebhookEndpoint({ id: b.endpointId })],
+      ["UpdateWebhookEndpoint", () => hooksOfA.updateWebhookEndpoint({ id: b.endpointId, description: "taken over" })],
+      ["RotateWebhookSecret", () => hooksOfA.rotateWebhookSecret({ id: b.endpointId })],
+      ["GetWebhookDelivery", () => hooksOfA.getWebhookDelivery({ id: b.deliveryIds[0] ?? "" })],
+      ["RetryWebhookDelivery", () => hooksOfA.retryWebhookDelivery({ id: b.deliveryIds[0] ?? "" })],
       ["VerifySendingDomain", () => admin.verifySendingDomain({ companyId: a.companyId, domainId: b.domainId, override: true })],
       ["SetDefaultSender", () => admin.setDefaultSender({ companyId: a.companyId, senderId: b.senderId })],
-      ["DeactivateSignupForm", () => admin.deactivateSignupForm({ companyId: a.companyId, publicId: b.formPublicId })],
-      ["DeleteWebhookEndpoint", () => admin.deleteWebhookEndpoint({ companyId: a.companyId, id: b.endpointId })],
+      ["DeactivateForm", () => formsOfA.deactivateForm({ publicId: b.formPublicId })],
+      ["DeleteWebhookEndpoint", () => hooksOfA.deleteWebhookEndpoint({ id: b.endpointId })],
     ];
     for (const [name, call] of calls) {
       const outcome = await outcomeOf(call);

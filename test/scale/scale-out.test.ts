@@ -73,7 +73,7 @@ describe("two API processes and two workers on one database and one namespace", 
     for (const worker of workers) {
       await eventually(() => fetch(new URL("/readyz", worker.url)).then((r) => r.status), (status) => status === 200, 30_000, "worker ready");
     }
-    sender = await readySender((apis[0] as ApiProcess).admin, CREDITS);
+    sender = await readySender(apis[0] as ApiProcess, CREDITS);
   }, 300_000);
 
   afterAll(async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TemplatesService } from "../../src/gen/mail/v1/templates_pb.js";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 
 interface ErrorBody {
@@ -54,7 +55,7 @@ describe("POST /mail/v1/send", () => {
   it("answers 404 for an unknown template or sender, including another company's", async () => {
     const s = await h.readySender();
     const other = await h.readySender();
-    const { template } = await h.admin.putTemplate({ companyId: other.companyId, name: "welcome", subject: "Hi", html: "<p>x</p>" });
+    const { template } = await h.forCompany(TemplatesService, other.companyId).putTemplate({ name: "welcome", subject: "Hi", html: "<p>x</p>" });
 
     for (const body of [
       { to: "a@example.com", templateId: "no-such-template" },
@@ -114,8 +115,7 @@ describe("POST /mail/v1/send", () => {
 
   it("renders templates with variables as text and sanitises the HTML", async () => {
     const s = await h.readySender();
-    await h.admin.putTemplate({
-      companyId: s.companyId,
+    await h.forCompany(TemplatesService, s.companyId).putTemplate({
       name: "receipt",
       subject: "Receipt {{ order }} for {{ name | default:customer }}",
       html: '<table><tr><td style="color:#333">Hello {{ name }}</td></tr></table><script>alert(1)</script><a href="javascript:alert(1)" onclick="x()">x</a>',

@@ -1,3 +1,4 @@
+import type { DescService } from "@bufbuild/protobuf";
 import { type Client, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { FastifyServerOptions } from "fastify";
@@ -7,6 +8,7 @@ import type { DeliveryReportsTestOverrides } from "../../src/wiring/delivery-rep
 import { type Config, loadConfig } from "../../src/config.ts";
 import { API_KEY_SCOPES } from "../../src/capabilities/accounts/scopes.ts";
 import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
+import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789";
@@ -25,6 +27,8 @@ export interface ApiHarness {
   /** A company with the mail API enabled, and a key holding `scopes`. */
   newCompanyWithKey(scopes?: string[], name?: string): Promise<{ companyId: string; keyId: string; secret: string }>;
   newKey(companyId: string, scopes: string[], name?: string): Promise<{ keyId: string; secret: string }>;
+  /** A client of a company service on the operator listener, acting for `companyId` (operator token + x-mail-company-id). */
+  forCompany<S extends DescService>(service: S, companyId: string): Client<S>;
   /** fetch() against the HTTP/1.1 listener. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** Another API process on the same database (for cross-process rules). */
@@ -54,6 +58,20 @@ export function adminClient(baseUrl: string): Client<typeof AdminService> {
   return createClient(AdminService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [operator] }));
 }
 
+/**
+ * A client of a company service (ListsService, WebhooksService, ...) on the
+ * operator listener at `baseUrl`, acting for `companyId`: the operator token
+ * plus the x-mail-company-id header.
+ */
+export function operatorClient<S extends DescService>(baseUrl: string, service: S, companyId: string): Client<S> {
+  const operator: Interceptor = (next) => (req) => {
+    req.header.set("authorization", `Bearer ${OPERATOR_TOKEN}`);
+    req.header.set("x-mail-company-id", companyId);
+    return next(req);
+  };
+  return createClient(service, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [operator] }));
+}
+
 /** What a test passes in code to the service it starts (never from the environment). */
 export interface ApiHarnessOptions {
   /** Loopback receivers, a test CA, a short schedule, a clock (src/wiring/webhooks.ts). */
@@ -77,7 +95,7 @@ export async function startApiHarness(overrides: Partial<Config> = {}, options: 
   const others: App[] = [];
 
   const newKey = async (companyId: string, scopes: string[], name = "test key") => {
-    const created = await admin.createApiKey({ companyId, name, scopes });
+    const created = await operatorClient(app.operatorUrl, ApiKeysService, companyId).createApiKey({ name, scopes });
     return { keyId: created.key?.id ?? "", secret: created.secret };
   };
 
@@ -86,6 +104,7 @@ export async function startApiHarness(overrides: Partial<Config> = {}, options: 
     db,
     admin,
     newKey,
+    forCompany: (service, companyId) => operatorClient(app.operatorUrl, service, companyId),
     async newCompanyWithKey(scopes = ALL_SCOPES, name = "Acme Inc.") {
       const { company } = await admin.createCompany({ name, entitlements: { api: true, smtp: false } });
       const companyId = company?.id ?? "";

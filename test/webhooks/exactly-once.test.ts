@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
+import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { randomUUID } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
@@ -142,7 +143,7 @@ describe("a worker SIGKILLed in the middle of a stream of webhook deliveries", (
     const { companyId } = await h.newCompanyWithKey(["mail.admin"], "Stream Co");
     const port = gated.receiver.port;
     const endpoints = await Promise.all(
-      ["/a", "/b"].map((p) => h.admin.createWebhookEndpoint({ companyId, url: `https://${HOOK_HOST}:${port}${p}`, events: ["order.created"] })),
+      ["/a", "/b"].map((p) => h.forCompany(WebhooksService, companyId).createWebhookEndpoint({ url: `https://${HOOK_HOST}:${port}${p}`, events: ["order.created"] })),
     );
     const publish = (n: number) =>
       events.publishEvent({

@@ -4,7 +4,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EventsService } from "../../src/gen/mail/v1/events_pb.js";
-import { WebhookDeliveryState } from "../../src/gen/mail/v1/webhooks_pb.js";
+import { WebhookDeliveryState, WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { OPERATOR_TOKEN } from "../support/api-harness.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { type RoutedReceiver, startRoutedReceiver, waitUntil, webhooksOverrides } from "./api-support.ts";
@@ -44,7 +44,7 @@ describe.skipIf(!chromiumInstalled)("a dead-lettered delivery in the Temporal UI
       return next(req);
     };
     const events = createClient(EventsService, createConnectTransport({ baseUrl: h.app.operatorUrl, httpVersion: "1.1", interceptors: [operator] }));
-    const { endpoint } = await h.admin.createWebhookEndpoint({ companyId, url: hooks.urlFor(path), events: ["opened"] });
+    const { endpoint } = await h.forCompany(WebhooksService, companyId).createWebhookEndpoint({ url: hooks.urlFor(path), events: ["opened"] });
     await events.publishEvent({
       companyId,
       eventId: `open-${path}`,
@@ -53,7 +53,7 @@ describe.skipIf(!chromiumInstalled)("a dead-lettered delivery in the Temporal UI
       data: { case: "campaign", value: { campaignId: "cmp_1", recipientId: "rcp_1", contactId: "ct_1", email: "ada@example.com" } },
     });
     return waitUntil(async () => {
-      const page = await h.admin.listWebhookDeliveries({ companyId, endpointId: endpoint?.id ?? "", state: WebhookDeliveryState.DEAD_LETTER });
+      const page = await h.forCompany(WebhooksService, companyId).listWebhookDeliveries({ endpointId: endpoint?.id ?? "", state: WebhookDeliveryState.DEAD_LETTER });
       return page.items[0]?.id;
     }, "a dead letter");
   }
@@ -96,10 +96,10 @@ describe.skipIf(!chromiumInstalled)("a dead-lettered delivery in the Temporal UI
     await dialog.waitFor({ state: "hidden" });
 
     await waitUntil(async () => {
-      const { delivery } = await h.admin.getWebhookDelivery({ companyId: mine.companyId, id: deliveryId });
+      const { delivery } = await h.forCompany(WebhooksService, mine.companyId).getWebhookDelivery({ id: deliveryId });
       return delivery?.state === WebhookDeliveryState.SUCCEEDED ? true : undefined;
     }, "the signalled retry to succeed");
-    const { attempts } = await h.admin.getWebhookDelivery({ companyId: mine.companyId, id: deliveryId });
+    const { attempts } = await h.forCompany(WebhooksService, mine.companyId).getWebhookDelivery({ id: deliveryId });
     expect(attempts.map((a) => a.status)).toEqual([500, 500, 500, 500, 500, 200]);
 
     // And the UI shows it as succeeded now.

@@ -19,7 +19,7 @@ function draft(overrides: Partial<SignupFormDraft> = {}): SignupFormDraft {
   };
 }
 
-describe("sign-up forms (GET /mail/v1/forms, AdminService CreateSignupForm / DeactivateSignupForm)", () => {
+describe("sign-up forms (GET /mail/v1/forms, SignupFormsService CreateForm / DeactivateForm)", () => {
   let h: FormsHarness;
 
   beforeAll(async () => {

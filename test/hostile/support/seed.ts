@@ -1,12 +1,15 @@
 import { randomBytes } from "node:crypto";
+import { SignupFormsService } from "../../../src/gen/mail/v1/forms_pb.js";
+import { TemplatesService } from "../../../src/gen/mail/v1/templates_pb.js";
 import { PUBLIC_HOOK_HOST, type HostileApi, type Tenant } from "./hostile-api.ts";
 
 /**
  * A tenant with one or more of everything an id can name: messages,
  * contacts, a list, a webhook endpoint and its deliveries, a store
  * integration, a template, a sender, a sending domain and a sign-up form.
- * Built through the doors a customer and an operator use (the JSON routes
- * and the AdminService), never by writing rows.
+ * Built through the doors a customer and an operator use (the JSON routes,
+ * the AdminService and the company services on the operator listener),
+ * never by writing rows.
  */
 export interface SeededTenant extends Tenant {
   readonly name: string;
@@ -40,9 +43,8 @@ export async function seedTenant(api: HostileApi, name: string, rows = 3): Promi
   await admin.verifySendingDomain({ companyId, domainId, override: true });
   const { sender } = await admin.createSender({ companyId, email: `receipts@${domainName}`, name: name, makeDefault: true });
   await admin.adjustCredits({ companyId, amount: 1000n, note: "hostile-input tests" });
-  const { template } = await admin.putTemplate({ companyId, name: `welcome-${tag}`, subject: "Hello {{ name }}", html: "<p>Hi {{ name }}</p>" });
-  const { form } = await admin.createSignupForm({
-    companyId,
+  const { template } = await api.h.forCompany(TemplatesService, companyId).putTemplate({ name: `welcome-${tag}`, subject: "Hello {{ name }}", html: "<p>Hi {{ name }}</p>" });
+  const { form } = await api.h.forCompany(SignupFormsService, companyId).createForm({
     name: `${name} news`,
     fields: [{ name: "email", label: "Email", type: "email", required: true }],
     consentText: "Send me news.",

@@ -12,19 +12,13 @@ import { creditsAdmin } from "./credits-admin.ts";
 import { sendingAdmin } from "./sending-admin.ts";
 import { suppressionsAdmin } from "./suppressions-admin.ts";
 import { providerEventsAdmin } from "./provider-events-admin.ts";
-import { webhooksAdmin, type WebhooksAdminDeps } from "./webhooks-admin.ts";
-import type { SignupForms } from "../../../capabilities/forms/index.ts";
-import type { ContactLists } from "../../../capabilities/contacts/index.ts";
-import { formsAdmin } from "../forms/forms-admin.ts";
-import type { RevenueReport } from "../conversions/index.ts";
-import { listsAdmin } from "./lists-admin.ts";
-import { reportsAdmin } from "./reports-admin.ts";
-import { notImplemented } from "../not-implemented.ts";
 
 /**
- * The AdminService: operators and internal services (token-guarded by the
- * auth interceptor; gRPC/Connect only). One module per capability; this
- * file only puts them together.
+ * The AdminService: what is the operator's alone (token-guarded by the auth
+ * interceptor; gRPC/Connect only). A company's keys, webhooks, lists, forms,
+ * templates and reports are not here: operators call the company services
+ * on the operator listener with x-mail-company-id (one handler per RPC).
+ * One module per capability; this file only puts them together.
  */
 export interface AdminDependencies {
   readonly accounts: AccountsService;
@@ -35,18 +29,9 @@ export interface AdminDependencies {
   readonly suppressions: SuppressionsService;
   /** The messages capability's intake of delivery outcomes (src/wiring/messaging.ts builds it). */
   readonly messaging: { readonly providerEvents: ProviderEventsIntake };
-  readonly webhooks: WebhooksAdminDeps;
-  /** The sign-up forms (src/wiring/forms.ts); until wired, the form RPCs answer NOT_IMPLEMENTED. */
-  readonly forms?: SignupForms;
-  /** Contact lists (src/wiring/contacts.ts). */
-  readonly contactLists: ContactLists;
-  /** The revenue report (ConversionsService fits). */
-  readonly revenue: RevenueReport;
 }
 
 export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof AdminService> {
-  /** The company named in a request, which must exist (404 NOT_FOUND otherwise). */
-  const company = async (req: { companyId: string }): Promise<string> => (await deps.accounts.getCompany(req.companyId)).id;
   return {
     ...accountsAdmin(deps.accounts),
     ...membersAdmin(deps.members, deps.accounts),
@@ -54,15 +39,5 @@ export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof Ad
     ...creditsAdmin(deps.credits),
     ...suppressionsAdmin(deps.suppressions),
     ...providerEventsAdmin(deps.messaging.providerEvents),
-    ...webhooksAdmin(deps.webhooks, deps.accounts),
-    ...(deps.forms
-      ? formsAdmin(deps.forms, company)
-      : {
-          createSignupForm: notImplemented("CreateSignupForm"),
-          deactivateSignupForm: notImplemented("DeactivateSignupForm"),
-          listSignupForms: notImplemented("ListSignupForms"),
-        }),
-    ...listsAdmin(deps.contactLists, company),
-    ...reportsAdmin(deps.revenue, company),
   };
 }

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { optionalTimestamp } from "../timestamps.ts";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { SenderView, SendingDomainView, SendingSetup, TemplateView } from "../../../capabilities/sending-setup/index.ts";
+import type { SenderView, SendingDomainView, SendingSetup } from "../../../capabilities/sending-setup/index.ts";
 import {
   AdminService,
   DnsRecordSchema,
@@ -9,13 +9,12 @@ import {
   SenderSchema,
   type SendingDomain,
   SendingDomainSchema,
-  type Template,
-  TemplateSchema,
 } from "../../../gen/mail/v1/admin_pb.js";
 import { operatorAuditOf } from "../context.ts";
 
 /**
- * AdminService handlers of sending domains, senders and templates. The
+ * AdminService handlers of sending domains and senders (a company's templates
+ * are the TemplatesService's, src/transport/connect/templates). The
  * operator token is checked by the auth interceptor; the rules are in
  * src/domain/sending/setup. Served over gRPC and Connect only.
  */
@@ -50,20 +49,7 @@ function senderMessage(view: SenderView): Sender {
   });
 }
 
-function templateMessage(view: TemplateView): Template {
-  return create(TemplateSchema, {
-    id: view.id,
-    companyId: view.companyId,
-    name: view.name,
-    subject: view.subject,
-    html: view.html,
-    text: view.text ?? undefined,
-    createdAt: optionalTimestamp(view.createdAt),
-    updatedAt: optionalTimestamp(view.updatedAt),
-  });
-}
-
-/** The AdminService RPCs of sending domains, senders and templates. */
+/** The AdminService RPCs of sending domains and senders. */
 export type SendingAdmin = Pick<
   ServiceImpl<typeof AdminService>,
   | "createSendingDomain"
@@ -72,8 +58,6 @@ export type SendingAdmin = Pick<
   | "createSender"
   | "listSenders"
   | "setDefaultSender"
-  | "putTemplate"
-  | "listTemplates"
 >;
 
 export function sendingAdmin(setup: SendingSetup): SendingAdmin {
@@ -99,17 +83,6 @@ export function sendingAdmin(setup: SendingSetup): SendingAdmin {
     },
     async setDefaultSender(req, ctx) {
       return { sender: senderMessage(await setup.senders.setDefaultSender(req.companyId, req.senderId, operatorAuditOf(ctx))) };
-    },
-    async putTemplate(req, ctx) {
-      const template = await setup.templates.putTemplate(
-        req.companyId,
-        { name: req.name, subject: req.subject, html: req.html, text: req.text ?? null },
-        operatorAuditOf(ctx),
-      );
-      return { template: templateMessage(template) };
-    },
-    async listTemplates(req) {
-      return { templates: (await setup.templates.listTemplates(req.companyId)).map(templateMessage) };
     },
   };
 }

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import type { FormFieldDraft, PublishedForm } from "../../../capabilities/forms/index.ts";
 import { type Form, FormFieldSchema, FormSchema, type FormField } from "../../../gen/mail/v1/mail_pb.js";
 
-/** A published form as the contract's Form message (GET /mail/v1/forms, AdminService). */
+/** A published form as the contract's Form message (GET /mail/v1/forms, the SignupFormsService). */
 export function toFormProto(form: PublishedForm): Form {
   return create(FormSchema, {
     publicId: form.publicId,

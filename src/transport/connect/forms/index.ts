@@ -1,4 +1,3 @@
-export { formsAdmin, type FormsAdmin } from "./forms-admin.ts";
 export { listFormsRpc, type ListFormsRpc } from "./list-forms.ts";
 export { signupFormsServiceImpl } from "./signup-forms-service.ts";
 export { toFormProto } from "./forms-to-proto.ts";

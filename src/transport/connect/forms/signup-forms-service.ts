@@ -6,9 +6,9 @@ import { fieldDraftOf, toFormProto } from "./forms-to-proto.ts";
 
 /**
  * The SignupFormsService (scope mail.admin, checked by the auth interceptor
- * from the contract): the company's administrators create and deactivate
- * its forms, with the same use cases and rules as the operators'
- * AdminService RPCs, for the company of the calling key.
+ * from the contract): the company's administrators, and operators acting
+ * for the company (x-mail-company-id), create and deactivate its forms, for
+ * the company of the principal.
  */
 export function signupFormsServiceImpl(forms: Pick<SignupForms, "createForm" | "deactivateForm">): ServiceImpl<typeof SignupFormsService> {
   return {

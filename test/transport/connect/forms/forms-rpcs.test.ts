@@ -1,16 +1,16 @@
 import { create, toJson } from "@bufbuild/protobuf";
 import { createContextValues, createHandlerContext } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminService, CreateSignupFormRequestSchema, DeactivateSignupFormRequestSchema } from "../../../../src/gen/mail/v1/admin_pb.js";
+import { CreateFormRequestSchema, DeactivateFormRequestSchema, SignupFormsService } from "../../../../src/gen/mail/v1/forms_pb.js";
 import { FormFieldSchema, ListFormsRequestSchema, ListFormsResponseSchema, MailService } from "../../../../src/gen/mail/v1/mail_pb.js";
-import { formsAdmin, listFormsRpc } from "../../../../src/transport/connect/forms/index.ts";
+import { listFormsRpc, signupFormsServiceImpl } from "../../../../src/transport/connect/forms/index.ts";
 import { kCaller } from "../../../../src/transport/connect/context.ts";
-import type { AuthenticatedKey } from "../../../../src/capabilities/accounts/types.ts";
+import type { Principal } from "../../../../src/capabilities/accounts/principal.ts";
 import { apiErrorOf } from "../../../capabilities/contacts/harness.ts";
 import { openFormsHarness, type FormsHarness } from "../../../capabilities/forms/harness.ts";
 
 /** The form handlers map the contract's messages to the forms capability, for the caller's company. */
-describe("form handlers (ListForms, AdminService form RPCs)", () => {
+describe("form handlers (ListForms, the SignupFormsService)", () => {
   let h: FormsHarness;
 
   beforeAll(async () => {
@@ -19,20 +19,27 @@ describe("form handlers (ListForms, AdminService form RPCs)", () => {
   afterAll(async () => h?.close());
 
   function callerContext(companyId: string) {
-    const values = createContextValues().set(kCaller, { companyId, scopes: ["mail.events.read"] } as unknown as AuthenticatedKey);
+    const values = createContextValues().set(kCaller, { companyId, scopes: ["mail.events.read"], actor: { kind: "key" } } as unknown as Principal);
     const method = MailService.method.listForms;
     return createHandlerContext({ service: MailService, method, protocolName: "connect", requestMethod: "GET", url: "http://x/mail/v1/forms", contextValues: values });
   }
-  const adminContext = () =>
-    createHandlerContext({ service: AdminService, method: AdminService.method.createSignupForm, protocolName: "grpc", requestMethod: "POST", url: "http://x/" });
+  /** An operator acting for `companyId` (what the auth step resolves from the operator token and x-mail-company-id). */
+  const operatorContext = (companyId: string) =>
+    createHandlerContext({
+      service: SignupFormsService,
+      method: SignupFormsService.method.createForm,
+      protocolName: "grpc",
+      requestMethod: "POST",
+      url: "http://x/",
+      contextValues: createContextValues().set(kCaller, { companyId, scopes: ["mail.admin"], actor: { kind: "operator" } } as unknown as Principal),
+    });
 
   it("an operator creates and deactivates a form; GET /mail/v1/forms shows the caller's active ones as JSON", async () => {
     const companyId = await h.newCompany();
     const other = await h.newCompany();
-    const admin = formsAdmin(h.forms);
-    const created = await admin.createSignupForm(
-      create(CreateSignupFormRequestSchema, {
-        companyId,
+    const admin = signupFormsServiceImpl(h.forms);
+    const created = await admin.createForm(
+      create(CreateFormRequestSchema, {
         name: "Newsletter",
         fields: [
           create(FormFieldSchema, { name: "email", label: "E-Mail", type: "email", required: true }),
@@ -42,18 +49,17 @@ describe("form handlers (ListForms, AdminService form RPCs)", () => {
         doubleOptIn: true,
         language: "de",
       }),
-      adminContext(),
+      operatorContext(companyId),
     );
     const publicId = created.form?.publicId ?? "";
-    await admin.createSignupForm(
-      create(CreateSignupFormRequestSchema, {
-        companyId: other,
+    await admin.createForm(
+      create(CreateFormRequestSchema, {
         name: "Theirs",
         fields: [create(FormFieldSchema, { name: "email", label: "Email", type: "email", required: true })],
         consentText: "Yes",
         language: "en",
       }),
-      adminContext(),
+      operatorContext(other),
     );
 
     const listed = await listFormsRpc(h.forms).listForms(create(ListFormsRequestSchema), callerContext(companyId));
@@ -74,11 +80,11 @@ describe("form handlers (ListForms, AdminService form RPCs)", () => {
       ],
     });
 
-    const off = await admin.deactivateSignupForm(create(DeactivateSignupFormRequestSchema, { companyId, publicId }), adminContext());
+    const off = await admin.deactivateForm(create(DeactivateFormRequestSchema, { publicId }), operatorContext(companyId));
     expect(off.form?.publicId).toBe(publicId);
     expect((await listFormsRpc(h.forms).listForms(create(ListFormsRequestSchema), callerContext(companyId))).items).toEqual([]);
     await apiErrorOf(
-      Promise.resolve(admin.deactivateSignupForm(create(DeactivateSignupFormRequestSchema, { companyId: other, publicId }), adminContext())),
+      Promise.resolve(admin.deactivateForm(create(DeactivateFormRequestSchema, { publicId }), operatorContext(other))),
       "NOT_FOUND",
     );
   });
