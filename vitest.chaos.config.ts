@@ -2,8 +2,9 @@ import { defineConfig } from "vitest/config";
 
 /**
  * `npm run test:chaos`: the chaos suite (test/chaos/, see docs/chaos.md).
- * One file, alone on the machine: it starts its own PostgreSQL, Temporal
- * server, API and worker processes, and kills them on purpose.
+ * Two files (the main run and the relay run), one after the other, alone on
+ * the machine: each starts its own PostgreSQL, Temporal server, API and
+ * worker processes, and kills them on purpose.
  */
 export default defineConfig({
   test: {

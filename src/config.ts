@@ -148,6 +148,8 @@ export interface Config {
     readonly requireTls?: boolean;
     readonly user: string | undefined;
     readonly password: string | undefined;
+    /** The name announced in EHLO; unset: the machine's hostname. Optional for hand-built test configs. */
+    readonly ehloName?: string | undefined;
   };
   /** Domain of the Message-ID header of outgoing mail. */
   readonly messageIdDomain: string;
@@ -282,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requireTls: e.SMTP_REQUIRE_TLS,
       user: e.SMTP_USER,
       password: e.SMTP_PASSWORD,
+      ehloName: e.SMTP_EHLO_NAME,
     },
     messageIdDomain: e.MESSAGE_ID_DOMAIN,
     deliveryReports: {

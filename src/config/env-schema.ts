@@ -250,6 +250,8 @@ export const ENV_SCHEMA = z.object({
   SMTP_REQUIRE_TLS: flag(false),
   SMTP_USER: optionalText(),
   SMTP_PASSWORD: secret(),
+  // The name this host gives in EHLO (unset: the machine's hostname); relays and their logs show it.
+  SMTP_EHLO_NAME: optionalText(),
   MESSAGE_ID_DOMAIN: text("mail.localhost"),
   // Delivery reports (docs/delivery-loop.md): VERP return paths, the inbound SMTP listener, SES.
   VERP_SECRET: secret(),

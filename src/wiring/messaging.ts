@@ -77,6 +77,7 @@ function createProvider(deps: MessagingDependencies, onEvent: (event: ProviderEv
       requireTLS: config.smtp.requireTls ?? false,
       ...(config.smtp.user ? { auth: { user: config.smtp.user, pass: config.smtp.password ?? "" } } : {}),
       messageIdDomain: config.messageIdDomain,
+      ...(config.smtp.ehloName ? { ehloName: config.smtp.ehloName } : {}),
       // Well inside one handoff attempt (HANDOFF_TIMEOUT_SECONDS): an attempt
       // must be over before Temporal gives up on it and starts the next one,
       // or both could deliver the message.

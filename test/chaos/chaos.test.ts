@@ -1,21 +1,14 @@
-import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../../src/runtime/embedded-postgres.ts";
-import { findFreePort } from "../../src/runtime/ports.ts";
-import { startTemporalDevServer, type TemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
-import { makeTestCertificate } from "../adapters/http/https-receiver.ts";
-import { adminClient, OPERATOR_TOKEN, operatorClient } from "../support/api-harness.ts";
-import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
+import { operatorClient } from "../support/api-harness.ts";
 import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { HOOK_HOST } from "../webhooks/api-support.ts";
 import { audit, FINAL_STATUSES } from "./audit.ts";
 import { type ChaosReceiver, startChaosReceiver } from "./receiver.ts";
 import { SendStream } from "./send-stream.ts";
 import { ServiceChild } from "./service-child.ts";
+import { type ChaosStack, createSendingCompany, queryOnce, startChaosStack } from "./stack.ts";
 
 /**
  * The chaos suite (`npm run test:chaos`): the service as deployed (an API
@@ -52,50 +45,16 @@ const SETTLE_TIMEOUT_MS = 180_000;
 /** Longer than any retry wait of the service's parts (activity backoff, provider event retries, relays). */
 const STUCK_AFTER_MS = 75_000;
 
-let root: string;
+let stack: ChaosStack;
 let keepRoot = false;
-let postgres: EmbeddedPostgres | undefined;
-let temporal: TemporalDevServer | undefined;
 let receiver: ChaosReceiver;
 let api: ServiceChild;
 let worker: ServiceChild;
 let stream: SendStream | undefined;
-const ports = { pg: 0, temporal: 0, temporalUi: 0, http: 0, grpc: 0, operator: 0 };
-/** What happened when, for the printout and for failure messages. */
-const timeline: string[] = [];
 const started = Date.now();
 
-function note(what: string): void {
-  const line = `${((Date.now() - started) / 1000).toFixed(1).padStart(6)} s  ${what}`;
-  timeline.push(line);
-  console.log(`[chaos] ${line}`);
-}
-
-const pgDir = (): string => path.join(root, "postgres");
-const temporalDir = (): string => path.join(root, "temporal");
-
-async function startPostgres(): Promise<EmbeddedPostgres> {
-  return await startEmbeddedPostgres({ dataDir: pgDir(), port: ports.pg });
-}
-
-async function startTemporal(): Promise<TemporalDevServer> {
-  return await startTemporalDevServer({ dataDir: temporalDir(), port: ports.temporal, uiPort: ports.temporalUi });
-}
-
-/** One statement on a connection of its own; undefined while PostgreSQL is away. */
-async function tryQuery<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[] | undefined> {
-  if (!postgres) return undefined;
-  const client = new pg.Client({ connectionString: postgres.url, connectionTimeoutMillis: 2_000 });
-  client.on("error", () => {});
-  try {
-    await client.connect();
-    return (await client.query<R>(text, values)).rows;
-  } catch {
-    return undefined;
-  } finally {
-    await client.end().catch(() => {});
-  }
-}
+const note = (what: string): void => stack.note(what);
+const tryQuery = <R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[] | undefined> => queryOnce<R>(stack.postgres, text, values);
 
 async function finishedMessages(companyId: string): Promise<number | undefined> {
   const rows = await tryQuery<{ n: number }>(`select count(*)::int as n from message where company_id = $1 and status = any($2::text[])`, [
@@ -112,8 +71,8 @@ async function finishedMessages(companyId: string): Promise<number | undefined> 
  * Answers how many there are (0 when none was seen in time).
  */
 async function handoffInFlight(companyId: string): Promise<number> {
-  if (!postgres) return 0;
-  const client = new pg.Client({ connectionString: postgres.url });
+  if (!stack.postgres) return 0;
+  const client = new pg.Client({ connectionString: stack.postgres.url });
   await client.connect();
   try {
     const deadline = Date.now() + 60_000;
@@ -195,7 +154,7 @@ async function diagnosis(): Promise<string> {
   for (const child of [api, worker]) {
     if (child.unexpectedExits.length > 0) parts.push(`${child.role} exited on its own: ${child.unexpectedExits.join(", ")}\n${await child.tail()}`);
   }
-  return [`timeline:\n${timeline.join("\n")}`, ...parts, `logs: ${root}`].join("\n\n");
+  return [`timeline:\n${stack.timeline.join("\n")}`, ...parts, `logs: ${stack.root}`].join("\n\n");
 }
 
 function assertChildrenAlive(): void {
@@ -259,46 +218,18 @@ async function waitUntilSettled(companyId: string): Promise<string | undefined> 
 }
 
 beforeAll(async () => {
-  root = await mkdtemp(path.join(tmpdir(), "mail-chaos-"));
-  // As root, PostgreSQL runs as the postgres user, who must reach its data directory in here.
-  await chmod(root, 0o755);
-  for (const name of Object.keys(ports) as (keyof typeof ports)[]) ports[name] = await findFreePort();
-
-  const certificate = await makeTestCertificate([HOOK_HOST]);
-  const caFile = path.join(root, "receiver-ca.pem");
-  await writeFile(caFile, certificate.cert);
-  receiver = await startChaosReceiver(certificate);
-  [postgres, temporal] = await Promise.all([startPostgres(), startTemporal()]);
-  note(`PostgreSQL on ${ports.pg}, Temporal on ${ports.temporal}, receiver on ${receiver.port}; logs in ${root}`);
+  stack = await startChaosStack("chaos");
+  receiver = await startChaosReceiver(stack.certificate);
+  [stack.postgres, stack.temporal] = await Promise.all([stack.startPostgres(), stack.startTemporal()]);
+  note(`PostgreSQL on ${stack.ports.pg}, Temporal on ${stack.ports.temporal}, receiver on ${receiver.port}; logs in ${stack.root}`);
 
   const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    MAIL_MODE: "development",
-    DATABASE_URL: postgres.url,
-    TEMPORAL_ADDRESS: temporal.address,
-    TEMPORAL_TASK_QUEUE: "mail-chaos",
-    HOST: "127.0.0.1",
-    HTTP_PORT: String(ports.http),
-    GRPC_PORT: String(ports.grpc),
-    OPERATOR_PORT: String(ports.operator),
-    OPERATOR_TOKEN,
-    API_KEY_PEPPER: "chaos-pepper",
-    DATA_ENCRYPTION_KEY: "chaos-data-encryption-key",
-    CURSOR_SECRET: "chaos-cursor-secret",
-    RUN_WORKER: "false",
-    RELAY_INTERVAL_MS: "300",
-    RATE_LIMIT_PER_MINUTE: "1000000",
-    SENDING_RATE_PER_SECOND: "1000",
-    SENDING_BURST: "1000",
+    ...stack.serviceEnv(),
     // A handoff cut off by a killed worker is retried elsewhere after this long.
     HANDOFF_TIMEOUT_SECONDS: "5",
-    // A key held by a request the killed API never answered is free again after this long.
-    IDEMPOTENCY_LEASE_SECONDS: "8",
-    LOG_LEVEL: "warn",
   };
-  delete env.NODE_ENV;
-  api = new ServiceChild("api", { env, caFile, logDir: root });
-  worker = new ServiceChild("worker", { env, caFile, logDir: root });
+  api = new ServiceChild("api", { env, caFile: stack.caFile, logDir: stack.root });
+  worker = new ServiceChild("worker", { env, caFile: stack.caFile, logDir: stack.root });
   // Together: both apply the migrations at start, one after the other under an advisory lock.
   // The first worker's handoffs answer 2 s after the simulator journaled
   // them, so its SIGKILL surely cuts one off in that window (taken by the
@@ -312,24 +243,15 @@ afterAll(async () => {
   await stream?.stop();
   await api?.close();
   await worker?.close();
-  await temporal?.stop();
-  await postgres?.stop();
   await receiver?.close();
-  if (root && !keepRoot) await rm(root, { recursive: true, force: true });
-  else if (root) console.log(`[chaos] logs and data kept in ${root}`);
+  await stack?.close(keepRoot);
 }, 120_000);
 
 describe("chaos: crashes and outages under a steady stream of sends and webhook deliveries", () => {
   it("loses nothing and doubles nothing", async () => {
     keepRoot = true;
-    const admin = adminClient(`http://127.0.0.1:${ports.operator}`);
-    const { company } = await admin.createCompany({ name: "Chaos Co", entitlements: { api: true, smtp: false } });
-    const companyId = company?.id ?? "";
-    const { secret } = await operatorClient(`http://127.0.0.1:${ports.operator}`, ApiKeysService, companyId).createApiKey({ name: "chaos", scopes: ["mail.transactional.send", "mail.events.read"] });
-    const { domain } = await admin.createSendingDomain({ companyId, domain: "chaos.example" });
-    await admin.verifySendingDomain({ companyId, domainId: domain?.id ?? "", override: true });
-    await admin.createSender({ companyId, email: "receipts@chaos.example", name: "Chaos", makeDefault: true });
-    await admin.adjustCredits({ companyId, amount: BigInt(CREDITS), note: "chaos credits" });
+    const { ports } = stack;
+    const { companyId, secret } = await createSendingCompany(ports.operator, CREDITS);
     const { endpoint } = await operatorClient(`http://127.0.0.1:${ports.operator}`, WebhooksService, companyId).createWebhookEndpoint({
       url: `https://${HOOK_HOST}:${receiver.port}/hooks`,
       events: [...SUBSCRIBED],
@@ -369,18 +291,18 @@ describe("chaos: crashes and outages under a steady stream of sends and webhook 
     await waitForProgress(companyId, "after the API's restart", 15);
 
     note("Temporal: stopping");
-    await temporal?.stop();
-    temporal = undefined;
+    await stack.temporal?.stop();
+    stack.temporal = undefined;
     await sleep(1_000);
-    temporal = await startTemporal();
+    stack.temporal = await stack.startTemporal();
     note("Temporal: started again on its state file");
     await waitForProgress(companyId, "after Temporal's restart", 15);
 
     note("PostgreSQL: immediate shutdown");
-    await postgres?.crash();
-    postgres = undefined;
+    await stack.postgres?.crash();
+    stack.postgres = undefined;
     await sleep(1_000);
-    postgres = await startPostgres();
+    stack.postgres = await stack.startPostgres();
     note("PostgreSQL: started again (crash recovery)");
     await waitForProgress(companyId, "after PostgreSQL's restart", 15);
 
@@ -404,7 +326,7 @@ describe("chaos: crashes and outages under a steady stream of sends and webhook 
     const unsettled = await waitUntilSettled(companyId);
     note(unsettled ?? "settled: nothing under way");
 
-    const pgUrl = postgres.url;
+    const pgUrl = stack.postgres.url;
     const result = await audit({
       databaseUrl: pgUrl,
       companyId,
@@ -422,7 +344,7 @@ describe("chaos: crashes and outages under a steady stream of sends and webhook 
     };
     const width = Math.max(...Object.keys(counts).map((k) => k.length));
     console.log(
-      ["", "Chaos run: counts", ...Object.entries(counts).map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), "", "Timeline", ...timeline.map((t) => `  ${t}`), ""].join("\n"),
+      ["", "Chaos run: counts", ...Object.entries(counts).map(([k, v]) => `  ${k.padEnd(width)}  ${v}`), "", "Timeline", ...stack.timeline.map((t) => `  ${t}`), ""].join("\n"),
     );
 
     if (unsettled !== undefined || result.problems.length > 0) console.log(await diagnosis());

@@ -17,6 +17,8 @@ const READY_TIMEOUT_MS = 120_000;
  */
 export class ServiceChild {
   readonly role: "api" | "worker";
+  /** Its name in the timeline and its log file's name: the role unless told (e.g. two workers). */
+  readonly name: string;
   readonly logFile: string;
   readonly #env: NodeJS.ProcessEnv;
   readonly #caFile: string;
@@ -28,11 +30,12 @@ export class ServiceChild {
   readonly unexpectedExits: string[] = [];
   starts = 0;
 
-  constructor(role: "api" | "worker", options: { env: NodeJS.ProcessEnv; caFile: string; logDir: string }) {
+  constructor(role: "api" | "worker", options: { env: NodeJS.ProcessEnv; caFile: string; logDir: string; name?: string }) {
     this.role = role;
+    this.name = options.name ?? role;
     this.#env = options.env;
     this.#caFile = options.caFile;
-    this.logFile = path.join(options.logDir, `${role}.log`);
+    this.logFile = path.join(options.logDir, `${this.name}.log`);
     this.#log = createWriteStream(this.logFile, { flags: "a" });
   }
 
@@ -42,7 +45,7 @@ export class ServiceChild {
 
   /** Starts the process (with `extraEnv` on top of the common environment) and resolves once it printed `ready`. */
   async start(extraEnv: NodeJS.ProcessEnv = {}): Promise<void> {
-    if (this.#child && this.#child.exitCode === null && this.#child.signalCode === null) throw new Error(`${this.role} already runs`);
+    if (this.#child && this.#child.exitCode === null && this.#child.signalCode === null) throw new Error(`${this.name} already runs`);
     this.starts++;
     this.#killing = false;
     this.#log.write(`\n==== start #${this.starts} at ${new Date().toISOString()}\n`);
@@ -62,7 +65,7 @@ export class ServiceChild {
     if (!child.stdout) throw new Error("spawned without a stdout pipe");
     const lines = createInterface({ input: child.stdout });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.role} not ready within ${READY_TIMEOUT_MS} ms; see ${this.logFile}`)), READY_TIMEOUT_MS);
+      const timer = setTimeout(() => reject(new Error(`${this.name} not ready within ${READY_TIMEOUT_MS} ms; see ${this.logFile}`)), READY_TIMEOUT_MS);
       lines.on("line", (line) => {
         this.#log.write(`${line}\n`);
         if (line === "ready") {
@@ -72,7 +75,7 @@ export class ServiceChild {
       });
       void this.#exited.then(() => {
         clearTimeout(timer);
-        reject(new Error(`${this.role} exited before it was ready; see ${this.logFile}`));
+        reject(new Error(`${this.name} exited before it was ready; see ${this.logFile}`));
       });
     });
   }

@@ -103,6 +103,11 @@ export interface UnstartedMessage {
   readonly recipientDomain: string;
 }
 
+/** MessageStore.claimHandoff's answer. */
+export type HandoffClaim =
+  | { readonly claimed: true }
+  | { readonly claimed: false; readonly status: MessageStatusName; readonly heldForMs: number };
+
 /**
  * The messages of every company. Every call but the provider lookup and the
  * outbox scan is scoped by company id.
@@ -118,6 +123,20 @@ export interface MessageStore {
   load(companyId: string, messageId: string): Promise<StoredMessage | undefined>;
   /** The message and whether its company may send, in one read (a handoff attempt's). */
   loadForHandoff(companyId: string, messageId: string): Promise<HandoffCandidate | undefined>;
+  /**
+   * Takes the handoff lease of a message about to be handed to the email
+   * service: moves it to `processing` (from `queued` or `deferred`, or from
+   * `processing` whose lease ended: a retried attempt) with a lease ending
+   * `leaseMs` from now. While the lease runs, the attempt holding it may be
+   * talking to the relay, so no other attempt may send the message (it
+   * would be a second copy). Answers why not when not claimed: the message
+   * is past its handoff, or another attempt holds the lease `heldForMs` more.
+   */
+  claimHandoff(companyId: string, messageId: string, leaseMs: number): Promise<HandoffClaim>;
+  /** The attempt under way is alive: its lease ends `leaseMs` from now. */
+  renewHandoff(companyId: string, messageId: string, leaseMs: number): Promise<void>;
+  /** The attempt ended without the email service taking the message: the next one need not wait. */
+  releaseHandoff(companyId: string, messageId: string): Promise<void>;
   /** The message a provider event is about (the caller is the provider, not a tenant: no company id). */
   findByProviderMessageId(provider: string, providerMessageId: string): Promise<StoredMessage | undefined>;
   /**

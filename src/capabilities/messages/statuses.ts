@@ -41,9 +41,12 @@ export function isFinal(status: MessageStatusName): boolean {
   return MOVES[status].length === 0;
 }
 
+/** Statuses of a message not handed over yet: a handoff attempt may claim it (`processing`: a retried attempt). */
+export const BEFORE_HANDOFF: readonly MessageStatusName[] = ["queued", "deferred", "processing"];
+
 /** Statuses after which nothing more is handed to the email service. */
 export function isPastHandoff(status: MessageStatusName): boolean {
-  return !["queued", "deferred", "processing"].includes(status);
+  return !BEFORE_HANDOFF.includes(status);
 }
 
 /** Error codes of messages that were not sent (spec: Message.errorCode). */

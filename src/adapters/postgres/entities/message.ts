@@ -49,6 +49,8 @@ export const MessageSchema = defineEntity({
     lastEventAt: p.datetime().nullable(),
     /** Outbox marker: null until the message's workflow is known to exist. */
     workflowStartedAt: p.datetime().nullable(),
+    /** The lease of the handoff attempt under way: no other attempt sends the message before it ends (MessageStore.claimHandoff). */
+    handoffUntil: p.datetime().nullable(),
   },
   uniques: [
     { properties: ["company", "idempotencyKey"], name: "message_company_id_idempotency_key_key" },

@@ -1,9 +1,10 @@
 import type { Pool } from "../sql.ts";
 import { toDate } from "../sql.ts";
 import type { MessageStatusName } from "../../../capabilities/messages/statuses.ts";
-import { statusesBefore } from "../../../capabilities/messages/statuses.ts";
+import { BEFORE_HANDOFF, statusesBefore } from "../../../capabilities/messages/statuses.ts";
 import type {
   HandoffCandidate,
+  HandoffClaim,
   KeyedMessage,
   MessageStore,
   Move,
@@ -235,6 +236,53 @@ export class PostgresMessageStore implements MessageStore {
     const moved = rows[0]?.moved_status ?? null;
     if (moved !== null) return { moved: true, status: moved };
     return { moved: false, status: await this.#currentStatus(pool, companyId, messageId, move.to) };
+  }
+
+  /**
+   * One statement: the conditional update takes the lease; when it cannot
+   * (another attempt holds it, or the message is past its handoff), the
+   * row as the statement saw it says why. A claim that waited for a
+   * concurrent one re-checks the row after it (PostgreSQL re-evaluates the
+   * condition on the new row version), so two attempts never both claim.
+   */
+  async claimHandoff(companyId: string, messageId: string, leaseMs: number): Promise<HandoffClaim> {
+    const pool = await this.#db();
+    const { rows } = await pool.query<{ claimed: boolean; status: MessageStatusName | null; held_for_ms: number | null }>({
+      name: "message_claim_handoff",
+      text: `with claimed as (
+               update message set status = 'processing', handoff_until = now() + make_interval(secs => $3::double precision / 1000)
+                where company_id = $1 and id = $2 and status = any($4::text[])
+                  and (handoff_until is null or handoff_until <= now())
+               returning 1
+             )
+             select exists (select 1 from claimed) as claimed, m.status,
+                    greatest(0, ceil(extract(epoch from (m.handoff_until - now())) * 1000))::int as held_for_ms
+               from (select 1) one left join message m on m.company_id = $1 and m.id = $2`,
+      values: [companyId, messageId, leaseMs, BEFORE_HANDOFF],
+    });
+    const row = rows[0];
+    if (row?.claimed) return { claimed: true };
+    // Read in the statement's snapshot: a claim it waited for may not show; the caller then waits a little anyway.
+    return { claimed: false, status: row?.status ?? "processing", heldForMs: row?.held_for_ms ?? 0 };
+  }
+
+  async renewHandoff(companyId: string, messageId: string, leaseMs: number): Promise<void> {
+    const pool = await this.#db();
+    await pool.query({
+      name: "message_renew_handoff",
+      text: `update message set handoff_until = now() + make_interval(secs => $3::double precision / 1000)
+              where company_id = $1 and id = $2 and status = 'processing'`,
+      values: [companyId, messageId, leaseMs],
+    });
+  }
+
+  async releaseHandoff(companyId: string, messageId: string): Promise<void> {
+    const pool = await this.#db();
+    await pool.query({
+      name: "message_release_handoff",
+      text: `update message set handoff_until = null where company_id = $1 and id = $2 and status = 'processing'`,
+      values: [companyId, messageId],
+    });
   }
 
   async providerEventRecorded(providerEventId: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 import { Context } from "@temporalio/activity";
 import { ApplicationFailure } from "@temporalio/common";
 import type { MessageLifecycle } from "../../../capabilities/messages/lifecycle/message-lifecycle.ts";
-import { TransientHandoffError } from "../../../capabilities/messages/lifecycle/message-lifecycle.ts";
+import { HandoffInProgressError, TransientHandoffError } from "../../../capabilities/messages/lifecycle/message-lifecycle.ts";
 import type { SendingPace } from "../../../capabilities/messages/lifecycle/sending-pace.ts";
 import type { MessageStatusName } from "../../../capabilities/messages/statuses.ts";
 
@@ -44,6 +44,10 @@ export function createMessageActivities(lifecycle: LifecycleSteps, pace: PaceRes
           heartbeat: () => activity.heartbeat(),
         });
       } catch (error) {
+        if (error instanceof HandoffInProgressError) {
+          // Not a failure of the email service: come back when the other attempt's lease ends.
+          throw ApplicationFailure.create({ message: error.message, type: "HandoffInProgress", nextRetryDelay: error.retryInMs });
+        }
         if (error instanceof TransientHandoffError) {
           // Retryable by the workflow's policy; named so the UI shows why.
           throw ApplicationFailure.retryable(error.message, "TransientHandoff");

@@ -1,5 +1,5 @@
 import { ApiError } from "../../../contract/api-error.ts";
-import type { EmailProvider, ProviderEvent } from "../email-provider.ts";
+import type { EmailProvider, OutgoingEmail, ProviderEvent } from "../email-provider.ts";
 import type { MessageStatusName } from "../statuses.ts";
 import { isPastHandoff } from "../statuses.ts";
 import type { HandoffCandidate, MessageStore, Move, StoredMessage } from "../ports.ts";
@@ -14,11 +14,45 @@ import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "./ports.ts"
  * - the handoff passes our message id to the provider, which deduplicates
  *   on it where it can (the simulator durably; SMTP through a fixed
  *   Message-ID header);
+ * - one attempt at a time talks to the provider: the handoff lease
+ *   (MessageStore.claimHandoff) stops a second attempt while the first may
+ *   still be at the relay, and the answer is recorded with retries, so a
+ *   second copy needs the worker to die between the relay's answer and its
+ *   record (docs/chaos.md, "The relay run");
  * - events and webhook events are unique per message and kind.
  */
 export class TransientHandoffError extends Error {
-  override readonly name = "TransientHandoffError";
+  override readonly name: string = "TransientHandoffError";
 }
+
+/**
+ * Another attempt holds the message's handoff lease: it may be talking to
+ * the email service right now, so this one must not send. Retry after
+ * `retryInMs` (the lease's remaining time), when that attempt has either
+ * recorded the handoff or is taken for dead.
+ */
+export class HandoffInProgressError extends TransientHandoffError {
+  override readonly name = "HandoffInProgressError";
+  readonly retryInMs: number;
+
+  constructor(retryInMs: number) {
+    super(`another attempt is handing this message over (its lease ends in ${retryInMs} ms)`);
+    this.retryInMs = retryInMs;
+  }
+}
+
+/**
+ * How long a handoff attempt's lease lasts without renewal, and how often a
+ * running attempt renews it. Shorter than the handoff activity's heartbeat
+ * timeout (10 s, workflows/messages/message-lifecycle.ts) plus its first
+ * retry wait, so the lease of a worker that died has ended by the time
+ * Temporal gives its attempt to another worker: the lease never delays a
+ * takeover, and only stops an attempt while the other one is alive.
+ */
+export const HANDOFF_LEASE_MS = 9_000;
+const LEASE_RENEW_EVERY_MS = 3_000;
+/** How long an attempt keeps trying to record the email service's answer (the database away) before it gives up. */
+const RECORD_ANSWER_WITHIN_MS = 20_000;
 
 export interface LifecycleDependencies {
   readonly store: MessageStore;
@@ -29,6 +63,8 @@ export interface LifecycleDependencies {
   readonly clock?: () => Date;
   /** How often a running handoff calls its `heartbeat`. Default 1000 ms. */
   readonly heartbeatEveryMs?: number;
+  /** The handoff lease (HANDOFF_LEASE_MS unless told; tests shorten it). */
+  readonly handoffLeaseMs?: number;
 }
 
 /** What the runner of a handoff (the Temporal activity) hears while it runs. */
@@ -155,7 +191,7 @@ export class MessageLifecycle {
 
   async #handOff({ message, companyMaySend }: HandoffCandidate): Promise<MessageStatusName> {
     if (isPastHandoff(message.status)) return this.#settled(message);
-    const { store, credits, provider } = this.#deps;
+    const { store, credits } = this.#deps;
     const { companyId, id: messageId } = message;
 
     // A retry may find the credit charged by an attempt that then crashed:
@@ -174,12 +210,34 @@ export class MessageLifecycle {
       return (await store.move(companyId, messageId, this.#notSent(message, "failed", "SENDING_SUSPENDED"))).status;
     }
 
-    await store.move(companyId, messageId, { to: "processing", at: this.#now() });
+    // The lease: from here until the answer is recorded, no other attempt
+    // sends this message (one that Temporal started because this worker
+    // looked dead, one whose activity timed out, a restarted workflow).
+    const leaseMs = this.#deps.handoffLeaseMs ?? HANDOFF_LEASE_MS;
+    const claim = await store.claimHandoff(companyId, messageId, leaseMs);
+    if (!claim.claimed) {
+      if (isPastHandoff(claim.status)) return this.#settled({ ...message, status: claim.status });
+      throw new HandoffInProgressError(Math.max(claim.heldForMs, 1_000));
+    }
     const charge = await credits.chargeForMessage(companyId, messageId);
     if (charge === "insufficient") {
       return (await store.move(companyId, messageId, this.#notSent(message, "failed", "MAIL_CREDITS_EXHAUSTED"))).status;
     }
+    const renewal = setInterval(() => {
+      // A renewal that fails (the database away) lets the lease run out; Temporal still sees this attempt alive by its heartbeats.
+      store.renewHandoff(companyId, messageId, leaseMs).catch(() => {});
+    }, Math.min(LEASE_RENEW_EVERY_MS, leaseMs / 3));
+    try {
+      return await this.#handOver(message, dkim);
+    } finally {
+      clearInterval(renewal);
+    }
+  }
 
+  /** Hands the claimed message to the email service and records its answer. */
+  async #handOver(message: StoredMessage, dkim: OutgoingEmail["dkim"]): Promise<MessageStatusName> {
+    const { store, credits, provider } = this.#deps;
+    const { companyId, id: messageId } = message;
     const result = await provider.send({
       messageId,
       companyId,
@@ -209,25 +267,45 @@ export class MessageLifecycle {
             { event: "sent", data: transactionalData(message, at) },
           ],
         };
-        return (await store.move(companyId, messageId, move)).status;
+        return (await this.#recordAnswer(() => store.move(companyId, messageId, move))).status;
       }
       case "rejected": {
         // Spec: a message permanently rejected by the email service gets its credit back.
-        const moved = await store.move(companyId, messageId, {
+        const moved = await this.#recordAnswer(() => store.move(companyId, messageId, {
           to: "rejected",
           at,
           eventType: "reject",
           detail: result.reason,
           // Spec, Event kinds: `failed` carries the sent fields plus `error`, nothing more (the reason is in the message's events).
           webhooks: [{ event: "failed", data: transactionalData(message, at, { error: "REJECTED" }) }],
-        });
+        }));
         // A separate step: when it fails, the retried activity finds the
         // message `rejected` and finishes it (see #settled).
         await credits.refundMessage(companyId, messageId);
         return moved.status;
       }
       case "failed_transient":
+        // The service did not take it: the next attempt need not wait for this one's lease.
+        await store.releaseHandoff(companyId, messageId).catch(() => {});
         throw new TransientHandoffError(`the email service could not take the message now: ${result.reason}`);
+    }
+  }
+
+  /**
+   * Records the email service's answer, trying again for a while when the
+   * database fails: the service has the message now, and an attempt that
+   * gave up here would be retried and send it a second time. Meanwhile the
+   * attempt is alive for Temporal (heartbeats) and holds the lease.
+   */
+  async #recordAnswer<T>(record: () => Promise<T>): Promise<T> {
+    const giveUpAt = Date.now() + RECORD_ANSWER_WITHIN_MS;
+    for (let waitMs = 100; ; waitMs = Math.min(waitMs * 2, 2_000)) {
+      try {
+        return await record();
+      } catch (error) {
+        if (Date.now() + waitMs > giveUpAt) throw error;
+        await new Promise((resolve) => setTimeout(resolve, waitMs));
+      }
     }
   }
 

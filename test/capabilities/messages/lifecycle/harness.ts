@@ -18,7 +18,11 @@ export interface LifecycleHarness {
   readonly store: PostgresMessageStore;
   /** A company that may send, with one queued message to `recipient`; answers both ids. */
   queue(recipient: string): Promise<{ companyId: string; messageId: string }>;
-  lifecycle(provider: EmailProvider, parts: { credits: CreditsPort; suppressions: SuppressionsPort }): MessageLifecycle;
+  /** A lifecycle on this database (one per simulated worker process); `parts` may replace the signing keys and shorten the handoff lease. */
+  lifecycle(
+    provider: EmailProvider,
+    parts: { credits: CreditsPort; suppressions: SuppressionsPort; signingKeys?: SigningKeysPort; handoffLeaseMs?: number },
+  ): MessageLifecycle;
   close(): Promise<void>;
 }
 
