@@ -1,8 +1,9 @@
 /**
  * Load generators: autocannon for HTTP/1.1 (the REST routes and the bare
- * baseline) and a small loop of concurrent callers for gRPC (autocannon
- * speaks HTTP/1.1 only), both for a fixed duration at a fixed number of
- * connections / callers in flight.
+ * baseline) and, only when ghz is missing (bench/lib/ghz.ts drives gRPC
+ * otherwise), a small loop of concurrent gRPC callers in this process,
+ * whose own CPU then competes with the service's; both for a fixed
+ * duration at a fixed number of connections / callers in flight.
  */
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";

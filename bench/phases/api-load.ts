@@ -14,6 +14,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { findFreePort } from "../../src/runtime/ports.ts";
+import { findGhz, GHZ_INSTALL, ghzLoad } from "../lib/ghz.ts";
 import { grpcSendLoad, httpLoad, type LoadResult } from "../lib/load.ts";
 import { type Child, cpuSnapshot, cpuSpent, startChild } from "../lib/processes.ts";
 import type { Figures } from "../lib/report.ts";
@@ -119,20 +120,80 @@ export async function measureApiLoad(ctx: ApiLoadContext): Promise<ApiLoadPeaks>
      * the service's API process and the Temporal server it starts workflows
      * on, or the baseline; PostgreSQL; the load generator (this process).
      */
-    const cpuLine = (spent: Map<string, number>, seconds: number): string => {
+    const cpuLine = (spent: Map<string, number>, seconds: number, answered: number, server: "api" | "bare"): string => {
       const shown = ["api", "bare", "temporal", "postgres", "load generator"].filter((name) => (spent.get(name) ?? 0) >= 0.05);
-      return `    CPU in the run: ${shown.map((name) => `${name} ${(spent.get(name) ?? 0).toFixed(1)} s`).join(", ")} (of ${(seconds * 2).toFixed(0)} core-seconds)`;
+      // CPU per answer holds up better than rates on a busy machine (REST and gRPC compare on it).
+      const perAnswer = answered > 0 ? `; ${(((spent.get(server) ?? 0) * 1000) / answered).toFixed(2)} ms of ${server} CPU per answer` : "";
+      return `    CPU in the run: ${shown.map((name) => `${name} ${(spent.get(name) ?? 0).toFixed(1)} s`).join(", ")} (of ${(seconds * 2).toFixed(0)} core-seconds)${perAnswer}`;
     };
     let lastCpu = "";
+    /**
+     * BENCH_PROFILE_RUNS=1 with the API started under
+     * bench/hot-path/profile-on-signal.ts (NODE_OPTIONS=--import=...,
+     * HOTPATH_PROFILE_DIR): a CPU profile of the API process during the first
+     * measured REST run and the first gRPC run (api-1, api-2...), for
+     * bench/hot-path/profile-summary.ts.
+     */
+    const profiling = process.env.BENCH_PROFILE_RUNS === "1";
+    let profileNext = false;
+    /** Runs one load, profiled when profileNext was set (the settling after it is not in the profile). */
+    const maybeProfiled = async <T>(measure: () => Promise<T>): Promise<T> => {
+      if (!profileNext) return measure();
+      profileNext = false;
+      process.kill(api.child.pid, "SIGUSR2");
+      try {
+        return await measure();
+      } finally {
+        process.kill(api.child.pid, "SIGUSR2");
+      }
+    };
+    const profiled = async <T>(run: number, measure: () => Promise<T>): Promise<T> => {
+      profileNext = profiling && run === 1;
+      return measure();
+    };
     const send = async (baseUrl: string, seconds: number): Promise<LoadResult> => {
       const before = await cpuSnapshot();
-      const result = await httpLoad({ url: `${baseUrl}/mail/v1/send`, method: "POST", headers, body, connections, seconds });
-      lastCpu = cpuLine(cpuSpent(before, await cpuSnapshot(), { api: api.child.pid, bare: bare.pid, "load generator": process.pid }), seconds);
+      const result = await maybeProfiled(() => httpLoad({ url: `${baseUrl}/mail/v1/send`, method: "POST", headers, body, connections, seconds }));
+      lastCpu = cpuLine(cpuSpent(before, await cpuSnapshot(), { api: api.child.pid, bare: bare.pid, "load generator": process.pid }), seconds, result.ok, baseUrl === api.httpUrl ? "api" : "bare");
       if (baseUrl === api.httpUrl) await settle();
       return result;
     };
+    /**
+     * SendMessage over gRPC with ghz, a Go process (bench/lib/ghz.ts): the
+     * same body, the same key (as `authorization` metadata, as the REST
+     * phase sends it), the same calls in flight and duration as the REST
+     * runs, on one HTTP/2 connection as a gRPC client does. No
+     * Idempotency-Key, like the REST phase. Without ghz, the Node loop of
+     * lib/load.ts, said loudly: its figure carries the client's cost.
+     */
+    const ghz = phases.has("grpc") ? await findGhz() : undefined;
+    if (phases.has("grpc") && !ghz) {
+      print(`!!! ghz not found (GHZ_PATH, PATH, ~/go/bin): gRPC is measured with the Node loop client in this process, whose cost on the same cores lowers the gRPC figure. Install it: ${GHZ_INSTALL}`);
+    }
+    const grpcClient = ghz ? "ghz" : "Node loop";
     const grpc = async (seconds: number): Promise<LoadResult> => {
-      const result = await grpcSendLoad({ baseUrl: api.grpcUrl, secret, body: SEND_BODY, concurrency: connections, seconds });
+      const before = await cpuSnapshot();
+      let result: LoadResult;
+      let spent = new Map<string, number>();
+      if (ghz) {
+        result = await maybeProfiled(() => ghzLoad({
+          ghz,
+          target: new URL(api.grpcUrl).host,
+          call: "mail.v1.MailService/SendMessage",
+          data: SEND_BODY,
+          metadata: { authorization: `Bearer ${secret}` },
+          concurrency: connections,
+          connections: 1,
+          seconds,
+          atDeadline: async (pid) => {
+            spent = cpuSpent(before, await cpuSnapshot(), { api: api.child.pid, "load generator": pid });
+          },
+        }));
+      } else {
+        result = await maybeProfiled(() => grpcSendLoad({ baseUrl: api.grpcUrl, secret, body: SEND_BODY, concurrency: connections, seconds }));
+        spent = cpuSpent(before, await cpuSnapshot(), { api: api.child.pid, "load generator": process.pid });
+      }
+      lastCpu = cpuLine(spent, seconds, result.ok, "api");
       await settle();
       return result;
     };
@@ -150,15 +211,17 @@ export async function measureApiLoad(ctx: ApiLoadContext): Promise<ApiLoadPeaks>
         print(`  run ${run} ${line("bare", bareRun)}`);
         print(lastCpu);
         if (phases.has("send")) {
-          const rest = await send(api.httpUrl, settings.sendSeconds);
+          const rest = await profiled(run, () => send(api.httpUrl, settings.sendSeconds));
           print(`  run ${run} ${line("REST", rest)}`);
           print(lastCpu);
           record(figures, "send.rest", "POST /mail/v1/send REST", BARE, rest, bareRun, { rate: SEND_RATE_TARGET, p99: SEND_P99_TARGET });
         }
         if (phases.has("grpc")) {
-          const overGrpc = await grpc(settings.sendSeconds);
-          print(`  run ${run} ${line("gRPC", overGrpc)}`);
+          const overGrpc = await profiled(run, () => grpc(settings.sendSeconds));
+          print(`  run ${run} ${line(`gRPC (${grpcClient})`, overGrpc)}`);
+          print(lastCpu);
           record(figures, "send.grpc", "SendMessage gRPC", `${BARE} (REST, autocannon)`, overGrpc, bareRun, { rate: SEND_RATE_TARGET, p99: SEND_P99_TARGET });
+          if (!ghz) figures.note("send.grpc.rate", "client: the Node loop in the benchmark's process (ghz not found); not comparable with REST");
         }
       }
     }

@@ -34,6 +34,7 @@ import {
   type SessionAuthenticator,
 } from "./connect/auth-interceptor.ts";
 import { errorsInterceptor } from "./connect/errors-interceptor.ts";
+import { unaryGrpcFastPath } from "./connect/unary-grpc-fast-path.ts";
 import { FailedAuthentications } from "./connect/failed-authentications.ts";
 import { withIdempotency } from "./connect/idempotency-interceptor.ts";
 import { requiredFieldsInterceptor } from "./connect/required-fields-interceptor.ts";
@@ -258,7 +259,10 @@ async function registerApi(app: FastifyInstance, deps: ApiDependencies, authoriz
   metrics?.observeRequests(app, listener);
   healthRoutes(app, deps.readiness, listener === "operator");
 
-  await app.register(fastifyConnectPlugin, { routes: refuseUndecodableRequests(routes), interceptors: withMetrics(), readMaxBytes, jsonOptions: utf8JsonOptions });
+  const connect = { routes: refuseUndecodableRequests(routes), interceptors: withMetrics(), readMaxBytes, jsonOptions: utf8JsonOptions };
+  // Unary gRPC calls take a direct path (src/transport/connect/unary-grpc-fast-path.ts); the rest goes on to Connect's plugin.
+  app.addHook("preHandler", unaryGrpcFastPath(connect));
+  await app.register(fastifyConnectPlugin, connect);
   if (listener === "operator") {
     app.get("/metrics", async (_request, reply) => {
       if (!metrics) return sendApiError(reply, new ApiError("NOT_FOUND", "No metrics in this process."));

@@ -48,8 +48,11 @@ export interface DirectTransportOptions {
 /** The reason the context's signal is aborted with once a call is over (an Error, so no DOMException is built per call). */
 const CALL_ENDED = new ConnectError("the call has ended", Code.Canceled);
 
-/** Captures what `routes` registers, as a ConnectRouter would, without building protocol handlers. */
-function registeredMethods(routes: (router: ConnectRouter) => void): Map<DescMethod, MethodImplSpec> {
+/**
+ * Captures what `routes` registers, as a ConnectRouter would, without building
+ * protocol handlers (also used by the gRPC direct path, connect/unary-grpc-fast-path.ts).
+ */
+export function registeredMethods(routes: (router: ConnectRouter) => void): Map<DescMethod, MethodImplSpec> {
   const methods = new Map<DescMethod, MethodImplSpec>();
   const router: ConnectRouter = {
     handlers: [],
