@@ -214,12 +214,14 @@ async function temporalStages(client: TemporalClient, workflowIds: readonly stri
     const taskStarted = at("workflowTaskStartedEventAttributes");
     const taskCompleted = at("workflowTaskCompletedEventAttributes");
     const activityStarted = at("activityTaskStartedEventAttributes");
-    if (started === undefined || taskStarted === undefined || taskCompleted === undefined || activityStarted === undefined) continue;
+    if (started === undefined || taskStarted === undefined || taskCompleted === undefined) continue;
     steps["to workflow task"]?.push(taskStarted - started);
     steps["workflow task"]?.push(taskCompleted - taskStarted);
-    steps["to activity"]?.push(activityStarted - taskCompleted);
+    // A local activity attempt runs inside the workflow task: there is no activity to go to.
+    if (activityStarted !== undefined) steps["to activity"]?.push(activityStarted - taskCompleted);
   }
   return Object.entries(steps)
+    .filter(([name, values]) => values.length > 0 || name !== "to activity")
     .map(([name, values]) => `${name} ${values.length > 0 ? percentile(values, 50).toFixed(0) : "?"} ms`)
     .join(", ");
 }

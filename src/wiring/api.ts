@@ -176,6 +176,9 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   // The worker in this process has its own pool (worker.ts).
   const worker: WorkerProcess | undefined =
     config.runWorker && config.temporalAddress ? await startWorkerProcess(config, databaseUrl, log, options.webhooksTestOverrides) : undefined;
+  // The webhook relay starts deliveries through that worker's own connection: eager start hands a
+  // delivery's first workflow task straight to it (issue 22, item 3). Undone before the worker stops.
+  if (worker) services.webhooks.dispatcher.startThrough(worker.temporalClient);
 
   let closed: Promise<void> | undefined;
   return {
@@ -191,6 +194,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       closed ??= (async () => {
         await servers.close();
         await deliveryReports.close();
+        services.webhooks.dispatcher.startThrough(undefined);
         await worker?.stop();
         await services.close();
       })();

@@ -24,6 +24,12 @@ export interface WorkerProcess {
   readonly metrics: WorkerMetrics;
   /** PostgreSQL, Temporal (over the worker's connection) and the worker still polling. */
   readonly readiness: Readiness;
+  /**
+   * A Temporal client over the worker's own connection (until stop()): a
+   * relay in this process starts webhook deliveries through it with eager
+   * start (api.ts, when the API process runs the worker).
+   */
+  readonly temporalClient: RunningWorker["client"];
   /** What the worker is doing now (graceful shutdown reports it). */
   status(): ReturnType<RunningWorker["status"]>;
   /** Stops polling, lets activities under way finish (see shutdownGraceMs), closes the pool. */
@@ -98,6 +104,8 @@ export async function startWorkerProcess(
       // Below the pool, so activities never wait for a connection held by
       // their own siblings and a little room stays for the relay.
       maxConcurrentActivityTaskExecutions: Math.max(1, workerPoolMax - 2),
+      // Webhook attempts and the message's `deferred` mark are local activities, on the same pool.
+      maxConcurrentLocalActivityExecutions: Math.max(1, workerPoolMax - 2),
       shutdownGraceMs: activityGraceMs(config.shutdownTimeoutMs),
       activityInterceptors: [metrics.activityInterceptor],
     });
@@ -121,6 +129,7 @@ export async function startWorkerProcess(
     core,
     metrics,
     readiness,
+    temporalClient: worker.client,
     status: () => worker.status(),
     stop() {
       stopped ??= (async () => {

@@ -9,6 +9,7 @@ import {
   Worker,
   type WorkflowBundle,
 } from "@temporalio/worker";
+import { Client } from "@temporalio/client";
 import { type TemporalConnectionSettings, temporalConnectionOptions } from "./client.ts";
 
 /**
@@ -86,6 +87,12 @@ export interface WorkerOptions extends TemporalConnectionSettings {
   /** Activities run at once by this worker; keep it below the activities' database pool. */
   readonly maxConcurrentActivityTaskExecutions?: number;
   /**
+   * Local activities run at once by this worker (the SDK's default is 100).
+   * They use the same database pool as the activities: webhook attempts are
+   * local activities (workflows/webhooks/delivery.ts), so bound them the same way.
+   */
+  readonly maxConcurrentLocalActivityExecutions?: number;
+  /**
    * After stop(): how long activities under way may take to finish before
    * they are cancelled (and retried by Temporal on another worker). Default 0.
    */
@@ -118,6 +125,13 @@ export interface RunningWorker {
   status(): WorkerStatus;
   /** Asks the Temporal frontend for its system info over the worker's own connection (readiness). */
   pingTemporal(): Promise<unknown>;
+  /**
+   * A client over the worker's own connection, usable until stop(). A
+   * workflow started through it with `requestEagerStart` on this worker's
+   * task queue may get its first workflow task in the start's answer, run
+   * by this worker at once, instead of through the task queue and a poll.
+   */
+  readonly client: Client;
 }
 
 /** Past the grace time, cancelled activities get this long to report before the worker gives up on them. */
@@ -144,6 +158,9 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       ...(options.maxConcurrentActivityTaskExecutions !== undefined
         ? { maxConcurrentActivityTaskExecutions: options.maxConcurrentActivityTaskExecutions }
         : {}),
+      ...(options.maxConcurrentLocalActivityExecutions !== undefined
+        ? { maxConcurrentLocalActivityExecutions: options.maxConcurrentLocalActivityExecutions }
+        : {}),
     });
   } catch (error) {
     await connection.close();
@@ -169,5 +186,6 @@ export async function startWorker(options: WorkerOptions): Promise<RunningWorker
       };
     },
     pingTemporal: () => connection.workflowService.getSystemInfo({}),
+    client: new Client({ connection, namespace: options.namespace }),
   };
 }

@@ -69,11 +69,12 @@ export class DeliveryAttempts {
 
   async attempt(request: AttemptRequest): Promise<AttemptAnswer> {
     const { companyId, deliveryId, number } = request;
-    const loaded = await this.#store.loadForAttempt(companyId, deliveryId);
-    if (!loaded) return { state: "gone" };
+    // The delivery and an earlier record of this attempt in one read: it is on the way to the first post.
+    const read = await this.#store.loadAttempt(companyId, deliveryId, number);
+    if (!read) return { state: "gone" };
+    const { loaded, earlier } = read;
     if (loaded.delivery.state === "succeeded") return { state: "succeeded" };
 
-    const earlier = await this.#store.findAttempt(companyId, deliveryId, number);
     if (earlier) return { state: loaded.delivery.state, ...answerFields(earlier.status, earlier.errorClass) };
 
     const attemptedAt = this.#clock();

@@ -167,6 +167,12 @@ export interface WebhookDeliveryStore {
   /** The attempt with that number, if one was recorded (an activity that ran before). */
   findAttempt(companyId: string, deliveryId: string, number: number): Promise<AttemptRecord | null>;
   /**
+   * loadForAttempt and findAttempt in one round trip, what an attempt reads
+   * before its post (issue 22, item 3: every read there delays the first
+   * attempt). Null when the delivery (or its endpoint) is gone.
+   */
+  loadAttempt(companyId: string, deliveryId: string, number: number): Promise<{ readonly loaded: DeliveryToAttempt; readonly earlier: AttemptRecord | null } | null>;
+  /**
    * Records an attempt and moves the delivery, in one transaction. A second
    * record of the same number changes nothing. A succeeded delivery stays
    * succeeded. Answers the delivery afterwards; null when it is gone.

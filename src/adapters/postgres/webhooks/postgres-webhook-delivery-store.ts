@@ -99,6 +99,43 @@ interface AttemptLoadRow extends DeliveryRow {
   data: Record<string, unknown>;
 }
 
+/** AttemptLoadRow with the attempt of the asked number (a left join: all null when none was recorded). */
+interface AttemptLoadWithEarlierRow extends AttemptLoadRow {
+  a_number: number | null;
+  a_attempted_at: string | Date | null;
+  a_duration_ms: number | null;
+  a_status: number | null;
+  a_error_class: string | null;
+}
+
+/** What an attempt reads: the delivery, its endpoint (with the sealed secrets) and the event's data. */
+const ATTEMPT_LOAD_COLUMNS = `${DELIVERY_COLUMNS},
+              e.url as e_url, e.description as e_description, e.events as e_events, e.enabled as e_enabled,
+              e.secret_sealed as e_secret_sealed, e.previous_secret_sealed as e_previous_secret_sealed,
+              e.previous_secret_expires_at as e_previous_secret_expires_at,
+              e.created_at as e_created_at, e.updated_at as e_updated_at,
+              ev.data`;
+const ATTEMPT_LOAD_FROM = `from webhook_delivery d
+         join webhook_endpoint e on e.id = d.endpoint_id and e.company_id = d.company_id
+         join webhook_event ev on ev.id = d.event_id and ev.company_id = d.company_id`;
+
+function toAttempt(row: AttemptLoadRow): DeliveryToAttempt {
+  const endpoint: EndpointRecord = {
+    id: row.endpoint_id,
+    companyId: row.company_id,
+    url: row.e_url,
+    description: row.e_description,
+    events: row.e_events,
+    enabled: row.e_enabled,
+    secretSealed: row.e_secret_sealed,
+    previousSecretSealed: row.e_previous_secret_sealed,
+    previousSecretExpiresAt: toDate(row.e_previous_secret_expires_at),
+    createdAt: toDate(row.e_created_at),
+    updatedAt: toDate(row.e_updated_at),
+  };
+  return { delivery: deliveryRecord(row), endpoint, data: row.data };
+}
+
 export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
   readonly #db: Db;
 
@@ -169,34 +206,43 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
   async loadForAttempt(companyId: string, deliveryId: string): Promise<DeliveryToAttempt | null> {
     if (!isUuid(companyId) || !isUuid(deliveryId)) return null;
     const { rows } = await (await this.#db()).query<AttemptLoadRow>(
-      `select ${DELIVERY_COLUMNS},
-              e.url as e_url, e.description as e_description, e.events as e_events, e.enabled as e_enabled,
-              e.secret_sealed as e_secret_sealed, e.previous_secret_sealed as e_previous_secret_sealed,
-              e.previous_secret_expires_at as e_previous_secret_expires_at,
-              e.created_at as e_created_at, e.updated_at as e_updated_at,
-              ev.data
-         from webhook_delivery d
-         join webhook_endpoint e on e.id = d.endpoint_id and e.company_id = d.company_id
-         join webhook_event ev on ev.id = d.event_id and ev.company_id = d.company_id
+      `select ${ATTEMPT_LOAD_COLUMNS}
+         ${ATTEMPT_LOAD_FROM}
         where d.company_id = $1 and d.id = $2`,
       [companyId, deliveryId],
     );
     const row = rows[0];
+    return row ? toAttempt(row) : null;
+  }
+
+  async loadAttempt(
+    companyId: string,
+    deliveryId: string,
+    number: number,
+  ): Promise<{ readonly loaded: DeliveryToAttempt; readonly earlier: AttemptRecord | null } | null> {
+    if (!isUuid(companyId) || !isUuid(deliveryId)) return null;
+    const { rows } = await (await this.#db()).query<AttemptLoadWithEarlierRow>(
+      `select ${ATTEMPT_LOAD_COLUMNS},
+              a.number as a_number, a.attempted_at as a_attempted_at, a.duration_ms as a_duration_ms,
+              a.status as a_status, a.error_class as a_error_class
+         ${ATTEMPT_LOAD_FROM}
+         left join webhook_attempt a on a.delivery_id = d.id and a.company_id = d.company_id and a.number = $3
+        where d.company_id = $1 and d.id = $2`,
+      [companyId, deliveryId, number],
+    );
+    const row = rows[0];
     if (!row) return null;
-    const endpoint: EndpointRecord = {
-      id: row.endpoint_id,
-      companyId: row.company_id,
-      url: row.e_url,
-      description: row.e_description,
-      events: row.e_events,
-      enabled: row.e_enabled,
-      secretSealed: row.e_secret_sealed,
-      previousSecretSealed: row.e_previous_secret_sealed,
-      previousSecretExpiresAt: toDate(row.e_previous_secret_expires_at),
-      createdAt: toDate(row.e_created_at),
-      updatedAt: toDate(row.e_updated_at),
-    };
-    return { delivery: deliveryRecord(row), endpoint, data: row.data };
+    const earlier =
+      row.a_number === null
+        ? null
+        : attemptRecord({
+            number: row.a_number,
+            attempted_at: row.a_attempted_at ?? new Date(Number.NaN),
+            duration_ms: row.a_duration_ms ?? 0,
+            status: row.a_status,
+            error_class: row.a_error_class,
+          });
+    return { loaded: toAttempt(row), earlier };
   }
 
   async findAttempt(companyId: string, deliveryId: string, number: number): Promise<AttemptRecord | null> {
