@@ -155,13 +155,15 @@ describe("deliveries: message filter, body as sent, dead letters retried one by 
   });
 
   it("a dry run counts the endpoint's dead letters and retries nothing", async () => {
-    const before = hooks.on("/screen/fail").length;
+    // Counted for the dead letter itself: other deliveries to the failing endpoint may still be on their schedule.
+    const hitsOfDeadLetter = (): number => hooks.on("/screen/fail").filter((r) => (JSON.parse(r.body) as { id: string }).id === deadLetter.id).length;
+    const before = hitsOfDeadLetter();
     const dry = await call("POST", `/mail/v1/webhooks/${failing.id}/retry-dead-letters`, { since, dryRun: true });
     expect(dry.status, dry.text).toBe(200);
     expect(dry.json).toMatchObject({ retried: 0, deadLetters: 1 });
     const still = await call("GET", `/mail/v1/webhooks/deliveries/${deadLetter.id}`);
     expect((still.json.delivery as DeliveryJson).state).toBe("dead_letter");
-    expect(hooks.on("/screen/fail").length).toBe(before);
+    expect(hitsOfDeadLetter()).toBe(before);
   });
 
   it("retries one dead letter once the receiver recovers: it is delivered", async () => {
