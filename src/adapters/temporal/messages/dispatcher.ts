@@ -27,6 +27,8 @@ export interface DispatcherOptions {
   readonly provider: string;
   readonly handoffTimeoutSeconds: number;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
+  /** A start's deadline, its retries included (START_DEADLINE_MS unless told; tests shorten it). */
+  readonly startDeadlineMs?: number;
   /** How often the relay looks for undispatched messages. Default 2000 ms. */
   readonly relayIntervalMs?: number;
   /** Workflow starts under way at once for accepted messages. Default 16. */
@@ -37,8 +39,19 @@ export interface DispatcherOptions {
 const MAX_QUEUED = 10_000;
 /** Marks written per statement, at most. */
 const MARK_BATCH = 500;
-/** How long close() waits for the starts under way. */
-const CLOSE_WAIT_MS = 5_000;
+/**
+ * A start's deadline, its retries included. Past it, the Temporal client's
+ * retry of a call (UNAVAILABLE while Temporal is down) ends at once instead
+ * of being scheduled again; what was not started is the relay's.
+ */
+const START_DEADLINE_MS = 10_000;
+/**
+ * close() waits for the starts under way up to their deadline plus this:
+ * the client's longest wait between two tries (5 s, and its jitter). The
+ * owner closes the client after close(); a retry still scheduled then
+ * would throw "Channel has been shut down" from a timer, uncaught.
+ */
+const LONGEST_RETRY_WAIT_MS = 6_500;
 
 export function messageWorkflowId(messageId: string): string {
   return `message-${messageId}`;
@@ -89,7 +102,7 @@ export class MessageDispatcher {
       handoffTimeoutSeconds: o.handoffTimeoutSeconds,
     };
     try {
-      await this.#client.workflow.start(messageLifecycle, {
+      await this.#client.withDeadline(Date.now() + (o.startDeadlineMs ?? START_DEADLINE_MS), () => this.#client.workflow.start(messageLifecycle, {
         workflowId: messageWorkflowId(message.id),
         taskQueue: o.taskQueue,
         args: [input],
@@ -101,7 +114,7 @@ export class MessageDispatcher {
           { key: MAIL_RECIPIENT_DOMAIN, value: message.recipientDomain },
           { key: MAIL_STATUS, value: "queued" },
         ],
-      });
+      }));
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
         o.log.warn({ messageId: message.id, err: error }, "could not start the message workflow; the relay will retry");
@@ -191,7 +204,8 @@ export class MessageDispatcher {
     await this.#relayRunning;
     // Bounded: a start hanging on an unreachable Temporal must not hold the shutdown.
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.settled(), new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)))]);
+    const waitMs = (this.#options.startDeadlineMs ?? START_DEADLINE_MS) + LONGEST_RETRY_WAIT_MS;
+    await Promise.race([this.settled(), new Promise<void>((resolve) => (timer = setTimeout(resolve, waitMs)))]);
     clearTimeout(timer);
   }
 }
