@@ -1,4 +1,5 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
+import { boundedCall } from "../client.ts";
 import type { MessageStore, UnstartedMessage } from "../../../capabilities/messages/ports.ts";
 import { messageLifecycle, type MessageWorkflowInput } from "../../../../workflows/messages/message-lifecycle.ts";
 import { MAIL_COMPANY_ID, MAIL_MESSAGE_ID, MAIL_RECIPIENT_DOMAIN, MAIL_STATUS } from "../../../../workflows/search-attributes.ts";
@@ -102,7 +103,8 @@ export class MessageDispatcher {
       handoffTimeoutSeconds: o.handoffTimeoutSeconds,
     };
     try {
-      await this.#client.withDeadline(Date.now() + (o.startDeadlineMs ?? START_DEADLINE_MS), () => this.#client.workflow.start(messageLifecycle, {
+      // Bounded: the client's close() waits for it, and its retries end at the deadline (boundedCall).
+      await boundedCall(this.#client, o.startDeadlineMs ?? START_DEADLINE_MS, () => this.#client.workflow.start(messageLifecycle, {
         workflowId: messageWorkflowId(message.id),
         taskQueue: o.taskQueue,
         args: [input],

@@ -1,8 +1,12 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
+import { boundedCall } from "../client.ts";
 import { checkSchedule, DEFAULT_DELIVERY_SCHEDULE, type DeliverySchedule } from "../../../capabilities/webhooks/delivery-rules.ts";
 import type { DeliveryToDispatch, WebhookOutbox } from "../../../capabilities/webhooks/ports.ts";
 import { retryDelivery, webhookDelivery, type WebhookDeliveryInput } from "../../../../workflows/webhooks/delivery.ts";
 import { WEBHOOK_COMPANY_ID, WEBHOOK_DELIVERY_STATUS, WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT } from "../../../../workflows/search-attributes.ts";
+
+/** A start's (or retry's) deadline, its client retries included: past it, Temporal is taken as unreachable and the relay tries later. */
+const START_DEADLINE_MS = 10_000;
 
 /**
  * The webhook outbox relay: from recorded events to running delivery
@@ -114,14 +118,16 @@ export class WebhookDeliveryDispatcher {
     const o = this.#options;
     const eager = this.#eagerClient;
     try {
-      await (eager ?? o.client).workflow.start(webhookDelivery, {
+      const client = eager ?? o.client;
+      // Bounded: the client's close() waits for it, and its retries end at the deadline (boundedCall).
+      await boundedCall(client, START_DEADLINE_MS, () => client.workflow.start(webhookDelivery, {
         workflowId: webhookDeliveryWorkflowId(delivery.id),
         taskQueue: o.taskQueue,
         args: [deliveryWorkflowInput(delivery, this.#schedule)],
         workflowIdReusePolicy: "REJECT_DUPLICATE",
         typedSearchAttributes: searchAttributes(delivery, "pending"),
         ...(eager ? { requestEagerStart: true } : {}),
-      });
+      }));
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) {
         o.log.warn({ deliveryId: delivery.id, err: error }, "could not start the webhook delivery workflow; the relay will retry");
@@ -141,7 +147,7 @@ export class WebhookDeliveryDispatcher {
     const o = this.#options;
     if (delivery.retryRequest === null) return true;
     try {
-      await o.client.workflow.signalWithStart(webhookDelivery, {
+      await boundedCall(o.client, START_DEADLINE_MS, () => o.client.workflow.signalWithStart(webhookDelivery, {
         workflowId: webhookDeliveryWorkflowId(delivery.id),
         taskQueue: o.taskQueue,
         args: [deliveryWorkflowInput(delivery, this.#schedule, delivery.attemptCount + 1)],
@@ -149,7 +155,7 @@ export class WebhookDeliveryDispatcher {
         typedSearchAttributes: searchAttributes(delivery, "attempting"),
         signal: retryDelivery,
         signalArgs: [],
-      });
+      }));
     } catch (error) {
       o.log.warn({ deliveryId: delivery.id, err: error }, "could not pass a webhook retry to its workflow; the relay will retry");
       return false;
