@@ -7,6 +7,7 @@
  * cut a long command line).
  */
 import { execFile } from "node:child_process";
+import { access, readFile } from "node:fs/promises";
 import { promisify } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -39,21 +40,71 @@ function parsePs(output: string): ProcessInfo[] {
   return processes;
 }
 
+/** How often `ps` is tried before a failure to run it is reported (fork can fail on a busy machine). */
+const PS_TRIES = 3;
+
+/**
+ * Runs `ps` with `args`. Resolves to its output, or to undefined when it
+ * exits 1 having printed nothing: the way both procps and BSD ps say that
+ * no process matched. Any other failure (ps could not be started, was
+ * killed, printed an error) is retried and then thrown: a probe that failed
+ * must never be read as "that process is gone", or a server still holding
+ * its ports would be taken for stopped.
+ */
+async function ps(args: readonly string[]): Promise<string | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      const { stdout } = await execFileAsync("ps", args, { maxBuffer: 16 * 1024 * 1024 });
+      return stdout;
+    } catch (error) {
+      const failed = error as { code?: unknown; stdout?: unknown; stderr?: unknown };
+      if (failed.code === 1 && !String(failed.stdout ?? "").trim() && !String(failed.stderr ?? "").trim()) return undefined;
+      if (attempt >= PS_TRIES) throw error;
+      await sleep(100 * attempt);
+    }
+  }
+}
+
 /** The process `pid` if it runs (zombies do not), with its command line. */
 export async function runningProcess(pid: number): Promise<ProcessInfo | undefined> {
   if (!Number.isInteger(pid) || pid <= 0) return undefined;
+  const stdout = await ps(["-ww", "-o", PS_FIELDS, "-p", String(pid)]);
+  return stdout === undefined ? undefined : parsePs(stdout).find((p) => p.pid === pid);
+}
+
+/**
+ * True while `pid` runs; a zombie counts as ended (it holds no port or
+ * file). Asks the kernel first (signal 0 needs no fork), then, for a process
+ * that exists, whether it is a zombie: /proc on Linux, `ps` elsewhere.
+ */
+export async function isRunning(pid: number): Promise<boolean> {
   try {
-    const { stdout } = await execFileAsync("ps", ["-ww", "-o", PS_FIELDS, "-p", String(pid)]);
-    return parsePs(stdout).find((p) => p.pid === pid);
+    process.kill(pid, 0);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ESRCH") return false;
+    if (code !== "EPERM") throw error; // EPERM: it exists, owned by another user.
+  }
+  try {
+    return !isZombie(/^\d+ \(.*\) (\S+)/s.exec(await readFile(`/proc/${pid}/stat`, "utf8"))?.[1] ?? "");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT" && (await procMounted())) return false; // Ended meanwhile.
+    return (await runningProcess(pid)) !== undefined; // No /proc (macOS).
+  }
+}
+
+async function procMounted(): Promise<boolean> {
+  try {
+    await access("/proc/self/stat");
+    return true;
   } catch {
-    // ps exits 1 when no such process exists.
-    return undefined;
+    return false;
   }
 }
 
 /** Every running process whose command line satisfies `matches`. */
 export async function findRunningProcesses(matches: (args: string) => boolean): Promise<ProcessInfo[]> {
-  const { stdout } = await execFileAsync("ps", ["-ww", "-A", "-o", PS_FIELDS], { maxBuffer: 16 * 1024 * 1024 });
+  const stdout = (await ps(["-ww", "-A", "-o", PS_FIELDS])) ?? "";
   return parsePs(stdout).filter((p) => p.pid !== process.pid && matches(p.args));
 }
 
@@ -98,7 +149,7 @@ export async function stopProcess(pid: number, options: StopOptions): Promise<vo
   const endedWithin = async (ms: number): Promise<boolean> => {
     const deadline = Date.now() + ms;
     for (;;) {
-      if ((await runningProcess(pid)) === undefined) return true;
+      if (!(await isRunning(pid))) return true;
       if (Date.now() > deadline) return false;
       await sleep(100);
     }

@@ -63,3 +63,8 @@ export async function waitForPort(
     await sleep(100);
   }
 }
+
+/** Polls until nothing accepts connections on host:port, or `deadline` passes (then returns; the caller checks). */
+export async function waitForPortClosed(host: string, port: number, deadline: number): Promise<void> {
+  while ((await isPortOpen(host, port, 500)) && Date.now() < deadline) await sleep(100);
+}

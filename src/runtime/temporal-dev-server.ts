@@ -15,7 +15,7 @@ import { Connection, isGrpcServiceError, type ConnectionOptions } from "@tempora
 import type { SearchAttributeType } from "@temporalio/common";
 import { SEARCH_ATTRIBUTES } from "../../workflows/search-attributes.ts";
 import { assertAbandoned, findRunningProcesses, stopProcess } from "./leftover-process.ts";
-import { findFreePort, isPortOpen, waitForPort } from "./ports.ts";
+import { findFreePort, isPortOpen, waitForPort, waitForPortClosed } from "./ports.ts";
 
 type AddSearchAttributesRequest = Parameters<Connection["operatorService"]["addSearchAttributes"]>[0];
 type IndexedValueType = NonNullable<AddSearchAttributesRequest["searchAttributes"]>[string];
@@ -115,9 +115,11 @@ async function startOnce(opts: TemporalDevServerOptions): Promise<TemporalDevSer
   const log = opts.log ?? (() => {});
   const dbFile = opts.dataDir ? path.join(path.resolve(opts.dataDir), "temporal.db") : undefined;
   if (opts.dataDir) await mkdir(path.resolve(opts.dataDir), { recursive: true });
-  if (dbFile) await stopLeftoverDevServer(dbFile, log);
+  const stoppedLeftover = dbFile !== undefined && (await stopLeftoverDevServer(dbFile, log));
   // Otherwise the readiness checks below could be answered by whatever holds
-  // the port while our server fails to bind it and exits.
+  // the port while our server fails to bind it and exits. A leftover just
+  // stopped is given a moment to let go of it.
+  if (opts.port && stoppedLeftover) await waitForPortClosed(host, opts.port, Date.now() + STOP_GRACE_MS);
   if (opts.port && (await isPortOpen(host, port))) {
     throw new Error(
       `cannot start the Temporal dev server: ${host}:${port} is in use by another process ` +
@@ -201,7 +203,7 @@ async function startOnce(opts: TemporalDevServerOptions): Promise<TemporalDevSer
  * command line and stopped as stop() would; an in-memory dev server has
  * nothing to recognise it by, and no state worth keeping.
  */
-async function stopLeftoverDevServer(dbFile: string, log: (line: string) => void): Promise<void> {
+async function stopLeftoverDevServer(dbFile: string, log: (line: string) => void): Promise<boolean> {
   const ours = `--db-filename ${dbFile}`;
   const leftovers = await findRunningProcesses(
     (args) => args.includes(" server start-dev ") && (args.includes(`${ours} `) || args.endsWith(ours)),
@@ -211,6 +213,7 @@ async function stopLeftoverDevServer(dbFile: string, log: (line: string) => void
     log(`stopping the Temporal dev server (pid ${leftover.pid}) left running on ${dbFile} by an earlier run`);
     await stopProcess(leftover.pid, { signal: "SIGTERM", forceSignal: "SIGKILL", graceMs: STOP_GRACE_MS, group: true });
   }
+  return leftovers.length > 0;
 }
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {

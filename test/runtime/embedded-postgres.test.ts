@@ -9,7 +9,7 @@ import { listenForChanges } from "../../src/adapters/postgres/change-feed.ts";
 import { openOrm } from "../../src/adapters/postgres/orm.ts";
 import { poolOf } from "../../src/adapters/postgres/sql.ts";
 import { assertProgramsRunnable, startEmbeddedPostgres } from "../../src/runtime/embedded-postgres.ts";
-import { findFreePort, isPortOpen } from "../../src/runtime/ports.ts";
+import { findFreePort, isPortOpen, waitForPortClosed } from "../../src/runtime/ports.ts";
 
 /** The postgres user's uid/gid, when these tests run as root (as CI does) and it exists. */
 function postgresUser(): { uid: number; gid: number } | undefined {
@@ -98,8 +98,7 @@ describe("startEmbeddedPostgres", () => {
       process.exit(0);
     `;
     await promisify(execFile)(process.execPath, ["--disable-warning=ExperimentalWarning", "--input-type=module", "-e", script]);
-    const deadline = Date.now() + 15_000;
-    while ((await isPortOpen("127.0.0.1", port)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await waitForPortClosed("127.0.0.1", port, Date.now() + 15_000);
     expect(await isPortOpen("127.0.0.1", port)).toBe(false);
   });
 
