@@ -35,8 +35,8 @@ const READINESS_TIMEOUT_MS = 2000;
 
 /**
  * The composition root of one API process: the domain services, the
- * servers, the outbox relay and (unless RUN_WORKER=false) the Temporal
- * worker. `npm start` (src/main.ts) and the tests both build the service
+ * servers, the message outbox relay and (unless RUN_WORKER=false) the
+ * Temporal worker, with the webhook relay beside it. `npm start` (src/main.ts) and the tests both build the service
  * through here, so what is tested is what runs.
  */
 export interface App extends Omit<Services, "close"> {
@@ -172,13 +172,9 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   const { httpUrl, grpcUrl, operatorUrl } = await servers.listen();
   const inboundSmtpPort = await deliveryReports.start();
   messaging.dispatcher.startRelay();
-  services.webhooks.dispatcher.startRelay();
-  // The worker in this process has its own pool (worker.ts).
+  // The worker in this process has its own pool, and runs the webhook relay (worker.ts).
   const worker: WorkerProcess | undefined =
     config.runWorker && config.temporalAddress ? await startWorkerProcess(config, databaseUrl, log, options.webhooksTestOverrides) : undefined;
-  // The webhook relay starts deliveries through that worker's own connection: eager start hands a
-  // delivery's first workflow task straight to it (issue 22, item 3). Undone before the worker stops.
-  if (worker) services.webhooks.dispatcher.startThrough(worker.temporalClient);
 
   let closed: Promise<void> | undefined;
   return {
@@ -194,7 +190,6 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       closed ??= (async () => {
         await servers.close();
         await deliveryReports.close();
-        services.webhooks.dispatcher.startThrough(undefined);
         await worker?.stop();
         await services.close();
       })();

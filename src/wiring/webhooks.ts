@@ -50,7 +50,7 @@ export interface WebhooksWiring {
   readonly webhooks: Webhooks;
   /** Events other internal services publish (the EventsService). */
   readonly publisher: WebhookEventPublisher;
-  /** The outbox relay: startRelay() in the API process, close() on shutdown (before the Temporal client). */
+  /** The outbox relay: started beside a worker (worker.ts), close() on shutdown (before the Temporal client). */
   readonly dispatcher: WebhookDeliveryDispatcher;
   /** For the worker's activities object. */
   readonly activities: WebhookDeliveryActivities;

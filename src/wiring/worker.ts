@@ -12,8 +12,12 @@ import type { WebhooksTestOverrides } from "./webhooks.ts";
 /**
  * The composition root of a Temporal worker: the sending core on a pool of
  * its own and the worker with every capability's activities, its metrics
- * and its readiness. It loads no Fastify, authentication, rate limiting or
- * idempotency. Used by `npm run worker` (src/worker-main.ts, which serves
+ * and its readiness, and the webhook outbox relay, which starts each
+ * delivery's workflow through this worker's own connection with eager
+ * start: the first workflow task comes back in the start's answer and this
+ * worker runs it at once, the first attempt included, instead of waiting
+ * for a poll (issue 22, item 3). It loads no Fastify, authentication, rate
+ * limiting or idempotency. Used by `npm run worker` (src/worker-main.ts, which serves
  * the metrics and readiness on a listener of its own) and, unless
  * RUN_WORKER=false, by the API process (api.ts), where the separate pool
  * keeps a burst of handoffs from starving the requests.
@@ -24,12 +28,6 @@ export interface WorkerProcess {
   readonly metrics: WorkerMetrics;
   /** PostgreSQL, Temporal (over the worker's connection) and the worker still polling. */
   readonly readiness: Readiness;
-  /**
-   * A Temporal client over the worker's own connection (until stop()): a
-   * relay in this process starts webhook deliveries through it with eager
-   * start (api.ts, when the API process runs the worker).
-   */
-  readonly temporalClient: RunningWorker["client"];
   /** What the worker is doing now (graceful shutdown reports it). */
   status(): ReturnType<RunningWorker["status"]>;
   /** Stops polling, lets activities under way finish (see shutdownGraceMs), closes the pool. */
@@ -124,15 +122,19 @@ export async function startWorkerProcess(
     },
     READINESS_TIMEOUT_MS,
   );
+  const relay = core.webhooks.dispatcher;
+  relay.startThrough(worker.client);
+  relay.startRelay();
   let stopped: Promise<void> | undefined;
   return {
     core,
     metrics,
     readiness,
-    temporalClient: worker.client,
     status: () => worker.status(),
     stop() {
       stopped ??= (async () => {
+        // The relay first: it starts through the worker's connection, which worker.stop() closes.
+        await relay.close();
         await worker.stop();
         await core.close();
       })();

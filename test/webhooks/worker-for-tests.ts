@@ -12,7 +12,7 @@
 import { readFileSync } from "node:fs";
 import { loadConfig } from "../../src/config.ts";
 import { startWorkerProcess } from "../../src/wiring/worker.ts";
-import { testResolver } from "./api-support.ts";
+import { SHORT_SCHEDULE, testResolver } from "./api-support.ts";
 
 async function main(): Promise<void> {
   const [caFile] = process.argv.slice(2);
@@ -24,6 +24,8 @@ async function main(): Promise<void> {
     allowLoopbackForTests: true,
     trustedCaForTests: readFileSync(caFile, "utf8"),
     receiverTimeoutMs: 3_000,
+    // The relay runs here, beside the worker: it hands each delivery the tests' short retry schedule.
+    schedule: SHORT_SCHEDULE,
   });
   console.log(`worker running on task queue ${config.temporalTaskQueue}`);
   const stop = async () => {

@@ -139,6 +139,8 @@ export async function startHostileApi(overrides: Partial<Config> = {}, options: 
     await temporal.stop();
     throw error;
   }
+  // The webhook relay runs beside a worker; with none, this process runs it (plain starts, never worked on).
+  h.app.webhooks.dispatcher.startRelay();
   const transports = new Map<Tenant, Transport>();
 
   const transportOf = (tenant: Tenant): Transport => {

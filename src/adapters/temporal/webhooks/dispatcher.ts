@@ -31,6 +31,11 @@ const START_DEADLINE_MS = 10_000;
  * webhook-work-feed.ts; `kick()` in this process), and every
  * relayIntervalMs as the fallback for a notice lost with its connection.
  * Wake-ups during a pass are folded into one more pass after it.
+ *
+ * Where it runs: in each worker process (src/wiring/worker.ts), starting
+ * through that worker's own connection with eager start (startThrough), so
+ * a delivery's first workflow task comes back in the start's answer and
+ * runs there at once (issue 22, item 3). API processes do not run it.
  */
 export interface WebhookDispatcherOptions {
   readonly client: Client;
@@ -198,11 +203,14 @@ export class WebhookDeliveryDispatcher {
   }
 
   /**
-   * Asks for a pass now (after a manual retry); if a pass is under way,
-   * another follows it. Without startRelay() it is a single pass.
+   * Asks for a pass now (an event published or a retry requested in this
+   * process); if a pass is under way, another follows it. Nothing without
+   * startRelay(): the relay runs beside a worker (src/wiring/worker.ts),
+   * which hears the same work through PostgreSQL NOTIFY and starts it
+   * eagerly; a pass here would race it with a plain start.
    */
   kick(): void {
-    if (this.#stopped) return;
+    if (this.#stopped || !this.#looping) return;
     if (this.#running) {
       this.#again = true;
       return;
