@@ -71,6 +71,14 @@ export function temporalConnectionOptions(settings: Omit<TemporalConnectionSetti
   return options;
 }
 
+/**
+ * The deadline of a relay's workflow start or signal, the client's own
+ * retries included. Past it, a retry of a call that met an unreachable
+ * Temporal (UNAVAILABLE) ends at once instead of being scheduled again, and
+ * what was not started is left to the next relay pass.
+ */
+export const START_DEADLINE_MS = 10_000;
+
 /** The calls made through boundedCall and not settled yet, per client. */
 const boundedCalls = new WeakMap<Client, Set<Promise<unknown>>>();
 

@@ -1,5 +1,5 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
-import { boundedCall } from "../client.ts";
+import { boundedCall, START_DEADLINE_MS } from "../client.ts";
 import type { MessageStore, UnstartedMessage } from "../../../capabilities/messages/ports.ts";
 import { messageLifecycle, type MessageWorkflowInput } from "../../../../workflows/messages/message-lifecycle.ts";
 import { MAIL_COMPANY_ID, MAIL_MESSAGE_ID, MAIL_RECIPIENT_DOMAIN, MAIL_STATUS } from "../../../../workflows/search-attributes.ts";
@@ -40,12 +40,6 @@ export interface DispatcherOptions {
 const MAX_QUEUED = 10_000;
 /** Marks written per statement, at most. */
 const MARK_BATCH = 500;
-/**
- * A start's deadline, its retries included. Past it, the Temporal client's
- * retry of a call (UNAVAILABLE while Temporal is down) ends at once instead
- * of being scheduled again; what was not started is the relay's.
- */
-const START_DEADLINE_MS = 10_000;
 /**
  * close() waits for the starts under way up to their deadline plus this:
  * the client's longest wait between two tries (5 s, and its jitter). The

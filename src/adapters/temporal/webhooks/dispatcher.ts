@@ -1,12 +1,10 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
-import { boundedCall } from "../client.ts";
+import { boundedCall, START_DEADLINE_MS } from "../client.ts";
 import { checkSchedule, DEFAULT_DELIVERY_SCHEDULE, type DeliverySchedule } from "../../../capabilities/webhooks/delivery-rules.ts";
 import type { DeliveryToDispatch, WebhookOutbox } from "../../../capabilities/webhooks/ports.ts";
 import { retryDelivery, webhookDelivery, type WebhookDeliveryInput } from "../../../../workflows/webhooks/delivery.ts";
 import { WEBHOOK_COMPANY_ID, WEBHOOK_DELIVERY_STATUS, WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT } from "../../../../workflows/search-attributes.ts";
 
-/** A start's (or retry's) deadline, its client retries included: past it, Temporal is taken as unreachable and the relay tries later. */
-const START_DEADLINE_MS = 10_000;
 
 /**
  * The webhook outbox relay: from recorded events to running delivery
