@@ -19,7 +19,9 @@ export function EndpointPage() {
   const navigate = useNavigate();
   const refresh = useRefresh(WebhooksService);
   const queries = useQueryClient();
-  const endpoint = useQuery(WebhooksService.method.getWebhookEndpoint, { id }, { retry: false });
+  // Once deleted, never asked for again: a refresh or a re-render while the navigation away is under way would get a 404.
+  const [deleted, setDeleted] = useState(false);
+  const endpoint = useQuery(WebhooksService.method.getWebhookEndpoint, { id }, { retry: false, enabled: !deleted });
   const rotate = useMutation(WebhooksService.method.rotateWebhookSecret);
   const remove = useMutation(WebhooksService.method.deleteWebhookEndpoint);
   const [rotated, setRotated] = useState<RotateWebhookSecretResponse | undefined>(undefined);
@@ -127,10 +129,10 @@ export function EndpointPage() {
           destructive
           onConfirm={async () => {
             await remove.mutateAsync({ id: e.id });
-            // Forget the deleted endpoint first: refreshing the service's answers must not ask for it again
-            // (this page may still be mounted while the navigation below is under way).
-            queries.removeQueries({ queryKey: createConnectQueryKey({ schema: WebhooksService.method.getWebhookEndpoint, input: { id: e.id }, cardinality: "finite" }) });
+            setDeleted(true);
             await navigate("/webhooks");
+            // Forget the deleted endpoint: refreshing the service's answers must not ask for it again.
+            queries.removeQueries({ queryKey: createConnectQueryKey({ schema: WebhooksService.method.getWebhookEndpoint, input: { id: e.id }, cardinality: "finite" }) });
             await refresh();
           }}
         />
