@@ -36,8 +36,9 @@ const READINESS_TIMEOUT_MS = 2000;
 /**
  * The composition root of one API process: the domain services, the
  * servers, the message outbox relay and (unless RUN_WORKER=false) the
- * Temporal worker, with the webhook relay beside it. `npm start` (src/main.ts) and the tests both build the service
- * through here, so what is tested is what runs.
+ * Temporal worker, with the webhook relay beside it. `npm start`
+ * (src/main.ts) and the tests both build the service through here, so what
+ * is tested is what runs.
  */
 export interface App extends Omit<Services, "close"> {
   readonly config: Config;

@@ -5,7 +5,6 @@ import type { DeliveryToDispatch, WebhookOutbox } from "../../../capabilities/we
 import { retryDelivery, webhookDelivery, type WebhookDeliveryInput } from "../../../../workflows/webhooks/delivery.ts";
 import { WEBHOOK_COMPANY_ID, WEBHOOK_DELIVERY_STATUS, WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT } from "../../../../workflows/search-attributes.ts";
 
-
 /**
  * The webhook outbox relay: from recorded events to running delivery
  * workflows, in three steps per pass:
