@@ -23,8 +23,12 @@ describe.skipIf(!chromiumInstalled)("the API keys tab", { timeout: 180_000 }, ()
     screen = await ui.signIn(company?.id ?? "", { email: "olive@keys.example", displayName: "Olive Owner", role: MemberRole.OWNER });
   });
   afterAll(async () => {
-    if (screen) ui.assertClean(screen);
-    await ui?.close();
+    // Closed whatever the page showed: a failed check must not leave the service and its servers running.
+    try {
+      if (screen) ui.assertClean(screen);
+    } finally {
+      await ui?.close();
+    }
   });
 
   async function me(secret: string): Promise<{ status: number; code?: string }> {
