@@ -24,10 +24,10 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
-import { findGhz, GHZ_INSTALL, ghzLoad } from "../lib/ghz.ts";
+import { findGhz, GHZ_INSTALL } from "../lib/ghz.ts";
 import { httpLoad, type LoadResult } from "../lib/load.ts";
 import { cpuSnapshot } from "../lib/processes.ts";
-import { SEND_BODY } from "../phases/api-load.ts";
+import { ghzSendLoad, SEND_BODY } from "../phases/api-load.ts";
 
 const SELF = import.meta.filename;
 
@@ -123,12 +123,10 @@ async function main(): Promise<void> {
       return result;
     };
     const grpc = (target: Target, duration: number): Promise<LoadResult> =>
-      ghzLoad({
+      ghzSendLoad({
         ghz,
-        target: new URL(target.grpcUrl).host,
-        call: "mail.v1.MailService/SendMessage",
-        data: SEND_BODY,
-        metadata: { authorization: `Bearer ${GOOD_KEY}` },
+        grpcUrl: target.grpcUrl,
+        secret: GOOD_KEY,
         concurrency: connections,
         connections: grpcConnections,
         seconds: duration,

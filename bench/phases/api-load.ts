@@ -14,7 +14,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { findFreePort } from "../../src/runtime/ports.ts";
-import { findGhz, GHZ_INSTALL, ghzLoad } from "../lib/ghz.ts";
+import { findGhz, GHZ_INSTALL, type GhzLoad, ghzLoad } from "../lib/ghz.ts";
 import { grpcSendLoad, httpLoad, type LoadResult } from "../lib/load.ts";
 import { type Child, cpuSnapshot, cpuSpent, startChild } from "../lib/processes.ts";
 import type { Figures } from "../lib/report.ts";
@@ -29,6 +29,12 @@ const CREDITS = 100_000_000;
 const SETTLE_TIMEOUT_MS = 120_000;
 
 export const SEND_BODY = { to: "delivered@customer.example", subject: "Your receipt", html: "<p>Thank you for your order.</p>" };
+
+/** SendMessage with SEND_BODY under `secret`, driven by ghz against the gRPC listener at `grpcUrl` (this phase's and bench/hot-path/doors.ts's gRPC load). */
+export function ghzSendLoad(load: Omit<GhzLoad, "target" | "call" | "data" | "metadata"> & { readonly grpcUrl: string; readonly secret: string }): ReturnType<typeof ghzLoad> {
+  const { grpcUrl, secret, ...rest } = load;
+  return ghzLoad({ ...rest, target: new URL(grpcUrl).host, call: "mail.v1.MailService/SendMessage", data: SEND_BODY, metadata: { authorization: `Bearer ${secret}` } });
+}
 
 /** Issue 11's goals for the hot path. */
 const SEND_RATE_TARGET = { ratio: 0.6 };
@@ -176,12 +182,10 @@ export async function measureApiLoad(ctx: ApiLoadContext): Promise<ApiLoadPeaks>
       let result: LoadResult;
       let spent = new Map<string, number>();
       if (ghz) {
-        result = await maybeProfiled(() => ghzLoad({
+        result = await maybeProfiled(() => ghzSendLoad({
           ghz,
-          target: new URL(api.grpcUrl).host,
-          call: "mail.v1.MailService/SendMessage",
-          data: SEND_BODY,
-          metadata: { authorization: `Bearer ${secret}` },
+          grpcUrl: api.grpcUrl,
+          secret,
           concurrency: connections,
           connections: 1,
           seconds,

@@ -65,18 +65,18 @@ export const retryDelivery = defineSignal("retry");
  */
 export const ATTEMPT_ACTIVITY_MAX_TRIES = 5;
 
+/** One attempt's timeout and tries, whether it runs as an activity or a local activity. */
+const ATTEMPT_OPTIONS = {
+  // The receiver has 10 s; DNS, signing and recording fit in the rest.
+  startToCloseTimeout: "30s",
+  retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", maximumAttempts: ATTEMPT_ACTIVITY_MAX_TRIES },
+} as const;
+
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
-  const { attemptDelivery } = proxyActivities<WebhookDeliveryActivities>({
-    // The receiver has 10 s; DNS, signing and recording fit in the rest.
-    startToCloseTimeout: "30s",
-    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", maximumAttempts: ATTEMPT_ACTIVITY_MAX_TRIES },
-  });
-  // The same activity, as a local activity (see `localAttempts`): same timeout, same tries. A retry
-  // whose backoff is under a minute (all of these) waits in the worker, without a timer in the history.
-  const { attemptDelivery: attemptLocally } = proxyLocalActivities<WebhookDeliveryActivities>({
-    startToCloseTimeout: "30s",
-    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", maximumAttempts: ATTEMPT_ACTIVITY_MAX_TRIES },
-  });
+  const { attemptDelivery } = proxyActivities<WebhookDeliveryActivities>(ATTEMPT_OPTIONS);
+  // The same activity, as a local activity (see `localAttempts`). A retry whose backoff is under a
+  // minute (all of these) waits in the worker, without a timer in the history.
+  const { attemptDelivery: attemptLocally } = proxyLocalActivities<WebhookDeliveryActivities>(ATTEMPT_OPTIONS);
   const attemptOnce = input.localAttempts === true ? attemptLocally : attemptDelivery;
   // Recording an attempt that could not run needs only the database: retried until it answers.
   const { attemptDelivery: recordAttemptThatCouldNotRun } = proxyActivities<WebhookDeliveryActivities>({

@@ -164,12 +164,11 @@ export interface WebhookDeliveryStore {
 
   /** Delivery, endpoint and event data for an attempt; null when the delivery (or its endpoint) is gone. */
   loadForAttempt(companyId: string, deliveryId: string): Promise<DeliveryToAttempt | null>;
-  /** The attempt with that number, if one was recorded (an activity that ran before). */
-  findAttempt(companyId: string, deliveryId: string, number: number): Promise<AttemptRecord | null>;
   /**
-   * loadForAttempt and findAttempt in one round trip, what an attempt reads
-   * before its post (issue 22, item 3: every read there delays the first
-   * attempt). Null when the delivery (or its endpoint) is gone.
+   * What an attempt reads before its post, in one round trip (issue 22,
+   * item 3: every read there delays the first attempt): loadForAttempt's
+   * answer, and the attempt with that number if one was recorded (an
+   * activity that ran before). Null when the delivery (or its endpoint) is gone.
    */
   loadAttempt(companyId: string, deliveryId: string, number: number): Promise<{ readonly loaded: DeliveryToAttempt; readonly earlier: AttemptRecord | null } | null>;
   /**

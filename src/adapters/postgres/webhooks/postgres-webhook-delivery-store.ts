@@ -245,17 +245,6 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
     return { loaded: toAttempt(row), earlier };
   }
 
-  async findAttempt(companyId: string, deliveryId: string, number: number): Promise<AttemptRecord | null> {
-    if (!isUuid(companyId) || !isUuid(deliveryId)) return null;
-    const { rows } = await (await this.#db()).query<AttemptRow>(
-      `select number, attempted_at, duration_ms, status, error_class
-         from webhook_attempt
-        where company_id = $1 and delivery_id = $2 and number = $3`,
-      [companyId, deliveryId, number],
-    );
-    return rows[0] ? attemptRecord(rows[0]) : null;
-  }
-
   async recordAttempt(
     companyId: string,
     deliveryId: string,
