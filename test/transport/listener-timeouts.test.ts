@@ -17,7 +17,9 @@ describe("listener timeouts", () => {
 
   beforeAll(async () => {
     api = await startStubApi({
-      timeouts: { requestMs: 800, headersMs: 800, keepAliveMs: 500, http2SessionMs: 1_500, idleMs: 5_000 },
+      // The session limit well past the request deadline: a stall of the test process longer than
+      // the session limit would otherwise let both fire at once, and the session close reset the stream.
+      timeouts: { requestMs: 800, headersMs: 800, keepAliveMs: 500, http2SessionMs: 3_000, idleMs: 5_000 },
     });
   });
   afterAll(async () => api?.close());
