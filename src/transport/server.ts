@@ -242,7 +242,13 @@ function interceptorsFor(authorize: Authorize, log: FastifyInstance["log"], deps
 }
 
 /** Registers every door of `listener` on one Fastify instance. */
-async function registerApi(app: FastifyInstance, deps: ApiDependencies, authorize: Authorize, listener: Listener): Promise<void> {
+async function registerApi(
+  app: FastifyInstance,
+  deps: ApiDependencies,
+  authorize: Authorize,
+  listener: Listener,
+  failedAuthentications: FailedAuthentications,
+): Promise<void> {
   const routes = routesFor(deps, listener);
   const interceptors = interceptorsFor(authorize, app.log, deps);
   const readMaxBytes = deps.config.maxBodyBytes;
@@ -291,7 +297,7 @@ async function registerApi(app: FastifyInstance, deps: ApiDependencies, authoriz
   });
   if (deps.hostedForms) await registerHostedForms(app, deps.hostedForms);
   if (deps.adminScreen !== false) await registerAdminScreen(app, deps.adminScreen ?? {});
-  if (deps.sesNotifications) await registerSesNotifications(app, deps.sesNotifications);
+  if (deps.sesNotifications) await registerSesNotifications(app, deps.sesNotifications, failedAuthentications);
 }
 
 /**
@@ -422,10 +428,10 @@ export async function buildApiServers(deps: ApiDependencies): Promise<ApiServers
   const failedAuthentications = new FailedAuthentications();
   const authorize = authorizerFor(deps, "public", failedAuthentications);
   const operatorAuthorize = authorizerFor(deps, "operator", failedAuthentications);
-  await registerApi(http, deps, authorize, "public");
-  await registerApi(h2c, deps, authorize, "public");
-  await registerApi(operatorHttp, deps, operatorAuthorize, "operator");
-  await registerApi(operatorH2c, deps, operatorAuthorize, "operator");
+  await registerApi(http, deps, authorize, "public", failedAuthentications);
+  await registerApi(h2c, deps, authorize, "public", failedAuthentications);
+  await registerApi(operatorHttp, deps, operatorAuthorize, "operator", failedAuthentications);
+  await registerApi(operatorH2c, deps, operatorAuthorize, "operator", failedAuthentications);
   // Neither operator instance listens: the one operator port hands them its connections.
   const operator = dualProtocolServer(operatorHttp.server as HttpServer, operatorH2c.server as unknown as Http2Server, deps.operatorTls);
 

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import sesLocalModule from "aws-ses-v2-local";
@@ -150,5 +151,29 @@ describe("Amazon SES as the email service", () => {
     const response = await post(sns.subscriptionConfirmation());
     expect(response.status).toBe(200);
     expect(sns.confirmed).toHaveLength(1);
+  });
+
+  // Last: it spends this address's budget of failures, which every door shares (API keys from here wait too).
+  it("an address that keeps sending forged notifications is refused with 429, without fetching anything more", async () => {
+    const bounce = { notificationType: "Bounce", mail: mail(randomUUID()), bounce: { bounceType: "Permanent", timestamp: new Date().toISOString(), bouncedRecipients: [] } };
+    // Each names a certificate nobody has seen on the SNS host: the validator would fetch every one.
+    const forged = () => post(sns.notification(bounce, { certUrl: `https://sns.us-east-1.amazonaws.com/SimpleNotificationService-${randomUUID().replaceAll("-", "")}.pem` }));
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i += 1) statuses.push((await forged()).status);
+    const refused = statuses.filter((status) => status === 403).length;
+    // 30 failures per address and minute (the earlier tests of this file spent a few of them).
+    expect(refused).toBeGreaterThan(0);
+    expect(refused).toBeLessThanOrEqual(30);
+    expect(statuses.slice(refused).every((status) => status === 429)).toBe(true);
+
+    const fetchedBefore = sns.requested.length;
+    const limited = await forged();
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(limited.headers.get("x-request-id")).toBeTruthy();
+    expect(((await limited.json()) as { error: { code: string } }).error.code).toBe("RATE_LIMITED");
+    // A well-signed one from the same address waits too; nothing was fetched for either.
+    expect((await post(sns.notification(bounce))).status).toBe(429);
+    expect(sns.requested.length).toBe(fetchedBefore);
   });
 });

@@ -19,6 +19,8 @@ export interface FakeSns {
   readonly agent: Agent;
   /** Subscription URLs that were fetched (confirmations). */
   readonly confirmed: string[];
+  /** Every path asked of the SNS host, certificates included. */
+  readonly requested: string[];
   notification(message: unknown, options?: { certUrl?: string; tamper?: boolean }): Record<string, string>;
   subscriptionConfirmation(): Record<string, string>;
   close(): Promise<void>;
@@ -42,7 +44,9 @@ export async function startFakeSns(region = "us-east-1"): Promise<FakeSns> {
   });
   const certPath = `/SimpleNotificationService-${randomUUID().replaceAll("-", "")}.pem`;
   const confirmed: string[] = [];
+  const requested: string[] = [];
   const server = createServer({ key: tls.private, cert: tls.cert }, (request, response) => {
+    requested.push(request.url ?? "");
     if (request.url === certPath) return response.writeHead(200, { "content-type": "application/x-pem-file" }).end(signing.cert);
     if (request.url?.startsWith("/?Action=ConfirmSubscription")) {
       confirmed.push(request.url);
@@ -69,6 +73,7 @@ export async function startFakeSns(region = "us-east-1"): Promise<FakeSns> {
     certUrl,
     agent,
     confirmed,
+    requested,
     notification(message, options = {}) {
       const fields: Record<string, string> = {
         Type: "Notification",

@@ -7,6 +7,14 @@
  * (the library also insists on an amazonaws.com host). Anything that fails
  * a check answers 403 FORBIDDEN and changes nothing.
  *
+ * Each refusal counts against the client's address in the budget of failed
+ * authentications that API keys and sessions count against too
+ * (failed-authentications.ts): an address over it is answered 429
+ * RATE_LIMITED, with Retry-After, before its body is read, so a flood of
+ * forged notifications (each naming a new certificate URL on the SNS host,
+ * which the validator would fetch) costs one lookup in memory each. SNS
+ * itself never fails a check, so it is never limited.
+ *
  * A SubscriptionConfirmation is confirmed by fetching its SubscribeURL
  * (same host rule). Tests reach a local HTTPS server through `agent` (a test
  * override, never from the environment), which is where a certificate URL
@@ -18,6 +26,8 @@ import type { FastifyInstance } from "fastify";
 import Validator from "sns-payload-validator";
 import { ApiError } from "../../contract/api-error.ts";
 import type { DeliveryReports } from "../../capabilities/delivery-reports/receive-reports.ts";
+import { FailedAuthentications } from "../connect/failed-authentications.ts";
+import { RETRY_AFTER_HEADER } from "../../contract/names.ts";
 import { sendApiError } from "./error-reply.ts";
 
 export const SES_NOTIFICATIONS_PATH = "/mail/v1/providers/ses/notifications";
@@ -72,12 +82,29 @@ export function isSnsUrl(raw: unknown, region: string): boolean {
   return url.protocol === "https:" && url.port === "" && (host === `sns.${region}.amazonaws.com` || host === `sns.${region}.amazonaws.com.cn`);
 }
 
-export async function registerSesNotifications(app: FastifyInstance, deps: SesNotificationsDependencies): Promise<void> {
+export async function registerSesNotifications(
+  app: FastifyInstance,
+  deps: SesNotificationsDependencies,
+  failures: FailedAuthentications = new FailedAuthentications(),
+): Promise<void> {
   const validator = new Validator({ useCache: true, maxCerts: 20, ...(deps.agent ? { requestAgent: deps.agent } : {}) });
   await app.register(async (scope) => {
     // SNS posts JSON as text/plain; read every body as text here, within the limit.
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "string", bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
+    // Before the body is read: an address over its budget of failures costs nothing more.
+    scope.addHook("onRequest", async (request, reply) => {
+      const wait = failures.retryAfterSeconds(request.ip);
+      if (wait === 0) return undefined;
+      return sendApiError(
+        reply,
+        new ApiError("RATE_LIMITED", `Too many refused notifications from this address. Retry after ${wait} s.`, { [RETRY_AFTER_HEADER]: String(wait) }),
+      );
+    });
+    // Every refusal counts against the address.
+    scope.addHook("onSend", async (request, reply) => {
+      if (reply.statusCode === 403) failures.recordFailure(request.ip);
+    });
     scope.post(SES_NOTIFICATIONS_PATH, { bodyLimit: MAX_BODY_BYTES }, async (request, reply) => {
       let envelope: SnsEnvelope;
       try {
