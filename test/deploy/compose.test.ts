@@ -17,11 +17,13 @@ import { CONFIG_VARIABLES, ConfigError, DEVELOPMENT_ONLY_VARIABLES, loadConfig }
 import {
   type ComposeService,
   composeFile,
+  composeOverride,
   dockerfileStages,
   envFile,
   interpolate,
   interpolatedNames,
   mentionedIn,
+  mergedService,
   readRepoFile,
   ROOT,
   serviceEnvironment,
@@ -306,6 +308,53 @@ describe("docker-compose.yml", () => {
       }
     }
     expect(readRepoFile("docker-compose.yml")).not.toMatch(/change-?me|dev-only/i);
+  });
+});
+
+describe("deploy/compose.inbound-smtp.yml", () => {
+  const OVERRIDE = "deploy/compose.inbound-smtp.yml";
+  const override = composeOverride(OVERRIDE);
+  const api = mergedService(service("api"), override.services.api ?? {});
+  const withTlsDir = () => ({ ...filledDotEnv(), INBOUND_SMTP_TLS_DIR: "/etc/mail-api/inbound-smtp-tls" });
+
+  it("is valid against the Compose Specification's JSON schema, and changes the API only", () => {
+    const { $schema: _, ...schema } = JSON.parse(readRepoFile("test/deploy/compose-spec.json")) as Record<string, unknown>;
+    const validate = new Ajv({ allErrors: true, strict: false }).compile(schema);
+    validate(override);
+    expect(validate.errors ?? []).toEqual([]);
+    expect(Object.keys(override.services)).toEqual(["api"]);
+  });
+
+  it("publishes port 25 to the API's listener, beside its HTTP port, on every address unless MAIL_SMTP_PUBLISH_ADDRESS says otherwise", () => {
+    expect(api.ports).toEqual(["${MAIL_PUBLISH_ADDRESS:-127.0.0.1}:8080:8080", "${MAIL_SMTP_PUBLISH_ADDRESS:-0.0.0.0}:25:2525"]);
+    const smtp = String(api.ports?.[1]);
+    expect(interpolate(smtp, dotEnvExample)).toBe("0.0.0.0:25:2525");
+    expect(interpolate(smtp, { MAIL_SMTP_PUBLISH_ADDRESS: "203.0.113.25" })).toBe("203.0.113.25:25:2525");
+  });
+
+  it("starts the listener in production, on the published port, with STARTTLS from the mounted directory", () => {
+    const env = serviceEnvironment(api, withTlsDir());
+    const config = loadIn(env);
+    if (config instanceof ConfigError) throw new Error(config.message);
+    expect(config.deliveryReports?.inboundSmtp).toMatchObject({
+      enabled: true,
+      host: "0.0.0.0",
+      port: 2525,
+      tlsCertFile: "/run/inbound-smtp-tls/inbound-smtp.crt",
+      tlsKeyFile: "/run/inbound-smtp-tls/inbound-smtp.key",
+    });
+    const mount = String(api.volumes?.at(-1));
+    expect(interpolate(mount, withTlsDir())).toBe("/etc/mail-api/inbound-smtp-tls:/run/inbound-smtp-tls:ro");
+    // Without the directory Compose refuses to start, naming it.
+    expect(() => interpolate(mount, filledDotEnv())).toThrow(/INBOUND_SMTP_TLS_DIR/);
+    // Without STARTTLS, production refuses the listener: the mount is not optional.
+    const { INBOUND_SMTP_TLS_CERT_FILE: _cert, INBOUND_SMTP_TLS_KEY_FILE: _key, ...withoutTls } = env;
+    expect(loadIn(withoutTls)).toBeInstanceOf(ConfigError);
+  });
+
+  it("has its variables in .env.example", () => {
+    const mentioned = mentionedIn(readRepoFile(".env.example"));
+    expect([...interpolatedNames(readRepoFile(OVERRIDE))].filter((name) => !mentioned.has(name))).toEqual([]);
   });
 });
 

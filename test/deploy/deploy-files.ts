@@ -38,6 +38,26 @@ export function composeFile(): ComposeFile {
   return parse(readRepoFile("docker-compose.yml"), { merge: true }) as ComposeFile;
 }
 
+/** A compose file other than docker-compose.yml (an override), as Compose reads it. */
+export function composeOverride(path: string): ComposeFile {
+  return parse(readRepoFile(path), { merge: true }) as ComposeFile;
+}
+
+/**
+ * A service of an override file laid over the base's, by Compose's merge
+ * rules for the fields used here: `environment` merged by name (the
+ * override wins), `ports` and `volumes` appended, anything else replaced.
+ */
+export function mergedService(base: ComposeService, override: ComposeService): ComposeService {
+  return {
+    ...base,
+    ...override,
+    environment: { ...base.environment, ...override.environment },
+    ports: [...(base.ports ?? []), ...(override.ports ?? [])],
+    volumes: [...(base.volumes ?? []), ...(override.volumes ?? [])],
+  };
+}
+
 /** `NAME=value` lines of an env file (comments and blank lines skipped). */
 export function envFile(path: string): Record<string, string> {
   return parseEnv(readRepoFile(path)) as Record<string, string>;
