@@ -19,7 +19,7 @@ import { randomBytes } from "node:crypto";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTemporalDevServer, type TemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
-import { createTestDatabase, type TestDatabase } from "../support/test-database.ts";
+import { createTestDatabase, TEST_APPLICATION_NAME, type TestDatabase } from "../support/test-database.ts";
 import { eventually, jsonLines, sample } from "../deploy/processes.ts";
 import {
   type ApiProcess,
@@ -35,6 +35,11 @@ import {
 
 const MESSAGES = 48;
 const CREDITS = 1000;
+/** Small pools, so that the stream fills them, and README's connection count (below) is put to the test. */
+const API_POOL_MAX = 3;
+const WORKER_POOL_MAX = 3;
+/** README, "Scaling": API processes × (API_POOL_MAX + 2) + workers × (WORKER_POOL_MAX + 1). */
+const MOST_CONNECTIONS = 2 * (API_POOL_MAX + 2) + 2 * (WORKER_POOL_MAX + 1);
 
 /** Simulator recipients (README, "The email service behind us"), and what each ends as. */
 const KINDS = [
@@ -61,14 +66,17 @@ describe("two API processes and two workers on one database and one namespace", 
   let apis: ApiProcess[] = [];
   let workers: WorkerProcess[] = [];
   let sender: Sender;
+  const samplers: { stop(): Promise<number> }[] = [];
 
   beforeAll(async () => {
     [temporal, db] = await Promise.all([startTemporalDevServer(), createTestDatabase()]);
     const shared: Shared = { databaseUrl: db.url, temporalAddress: temporal.address, taskQueue: `scale-${randomBytes(3).toString("hex")}` };
     // All four at once: the migrations and the search attributes are applied by whichever comes first.
+    const apiEnv = { API_POOL_MAX: String(API_POOL_MAX) };
+    const workerEnv = { WORKER_POOL_MAX: String(WORKER_POOL_MAX) };
     [apis, workers] = await Promise.all([
-      Promise.all([startApi(shared), startApi(shared)]),
-      Promise.all([startWorker(shared), startWorker(shared)]),
+      Promise.all([startApi(shared, apiEnv), startApi(shared, apiEnv)]),
+      Promise.all([startWorker(shared, workerEnv), startWorker(shared, workerEnv)]),
     ]);
     for (const worker of workers) {
       await eventually(() => fetch(new URL("/readyz", worker.url)).then((r) => r.status), (status) => status === 200, 30_000, "worker ready");
@@ -77,6 +85,7 @@ describe("two API processes and two workers on one database and one namespace", 
   }, 300_000);
 
   afterAll(async () => {
+    await Promise.allSettled(samplers.map((sampler) => sampler.stop()));
     await Promise.all([...apis, ...workers].map((p) => p.process.kill()));
     await temporal?.stop();
     await db?.drop();
@@ -93,7 +102,33 @@ describe("two API processes and two workers on one database and one namespace", 
     return (await response.json()) as Accepted;
   }
 
+  /** The most connections the four processes held at once, sampled every 100 ms (the test's own left out); stopped by afterAll at the latest. */
+  function sampleConnections(): { stop(): Promise<number> } {
+    let most = 0;
+    let stopped = false;
+    const sampling: Promise<void> = (async () => {
+      while (!stopped) {
+        const { rows } = await db.query<{ n: string }>(
+          "select count(*) as n from pg_stat_activity where datname = current_database() and application_name <> $1",
+          [TEST_APPLICATION_NAME],
+        );
+        most = Math.max(most, Number(rows[0]?.n ?? 0));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })();
+    const sampler = {
+      async stop() {
+        stopped = true;
+        await sampling;
+        return most;
+      },
+    };
+    samplers.push(sampler);
+    return sampler;
+  }
+
   it("shares the work with no duplicate message, handoff, event or charge", async () => {
+    const connections = sampleConnections();
     // ---- the stream: every send to one API process, some retried on the other
     const ids = new Map<number, string>();
     const retries: Promise<void>[] = [];
@@ -226,6 +261,12 @@ describe("two API processes and two workers on one database and one namespace", 
     for (const [n, count] of handedOffBy.entries()) expect(count, `worker ${n + 1}`).toBeGreaterThan(0);
     expect(handedOffBy.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(MESSAGES);
     for (const worker of workers) expect(sample(await scrape(worker.sdkMetricsUrl), "temporal_request")).toBeGreaterThan(0);
+
+    // ---- PostgreSQL connections: never more than README's count (pools plus the LISTEN feeds)
+    const most = await connections.stop();
+    expect(most).toBeLessThanOrEqual(MOST_CONNECTIONS);
+    // The stream filled the pools: the count was approached, not met by idle processes.
+    expect(most).toBeGreaterThan(MOST_CONNECTIONS / 2);
   });
 
   it("stops every process gracefully at SIGTERM", async () => {

@@ -16,8 +16,11 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
+/** The application_name of the tests' own connections (`TestDatabase.query`), as pg_stat_activity shows it. */
+export const TEST_APPLICATION_NAME = "mail-tests";
+
 async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
+  const client = new pg.Client({ connectionString: url, application_name: TEST_APPLICATION_NAME });
   await client.connect();
   try {
     return await run(client);
