@@ -16,7 +16,6 @@ import { startApp } from "./wiring/api.ts";
 import { shutDownOnSignals } from "./wiring/shutdown.ts";
 import { ConfigError, loadConfig, startupWarnings } from "./config.ts";
 import { registerSearchAttributes } from "./wiring/search-attributes.ts";
-import { installTemporalRuntime } from "./adapters/temporal/worker.ts";
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -34,7 +33,11 @@ async function main(): Promise<void> {
   for (const warning of startupWarnings(config)) console.warn(warning);
 
   // Before any worker exists: the SDK's metrics exporter, and no signal handling of its own.
-  if (config.runWorker) installTemporalRuntime({ metricsAddress: config.temporalMetricsAddress });
+  // The worker SDK is loaded only when this process runs a worker.
+  if (config.runWorker) {
+    const { installTemporalRuntime } = await import("./adapters/temporal/worker.ts");
+    installTemporalRuntime({ metricsAddress: config.temporalMetricsAddress });
+  }
   await registerSearchAttributes(config, temporalAddress, (line) => console.warn(line));
   const app = await startApp({ config, databaseUrl });
   // Before the ready line: whoever reads it may signal at once.

@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { FastifyServerOptions } from "fastify";
 import type { Config } from "../config.ts";
 import { openServices, type ServiceLog, type Services } from "./services.ts";
-import { startWorkerProcess, type WorkerProcess } from "./worker.ts";
+import type { WorkerProcess } from "./worker.ts";
 import type { WebhooksTestOverrides } from "./webhooks.ts";
 import { createDeliveryReports, type DeliveryReportsTestOverrides } from "./delivery-reports.ts";
 import { deliveryReportsServiceImpl } from "../transport/connect/delivery-reports/index.ts";
@@ -173,9 +173,12 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   const { httpUrl, grpcUrl, operatorUrl } = await servers.listen();
   const inboundSmtpPort = await deliveryReports.start();
   messaging.dispatcher.startRelay();
-  // The worker in this process has its own pool, and runs the webhook relay (worker.ts).
+  // The worker in this process has its own pool, and runs the webhook relay (worker.ts). Loaded
+  // only here: an API process with RUN_WORKER=false never loads the Temporal worker SDK (memory).
   const worker: WorkerProcess | undefined =
-    config.runWorker && config.temporalAddress ? await startWorkerProcess(config, databaseUrl, log, options.webhooksTestOverrides) : undefined;
+    config.runWorker && config.temporalAddress
+      ? await (await import("./worker.ts")).startWorkerProcess(config, databaseUrl, log, options.webhooksTestOverrides)
+      : undefined;
 
   let closed: Promise<void> | undefined;
   return {

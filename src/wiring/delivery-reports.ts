@@ -3,7 +3,6 @@ import { readFileSync } from "node:fs";
 import type { Agent } from "node:https";
 import type { Config } from "../config.ts";
 import type { Pool } from "../adapters/postgres/sql.ts";
-import { parseInboundReport } from "../adapters/email/report-parser.ts";
 import { createSesProvider } from "../adapters/email/ses-provider.ts";
 import { postgresDeliveryReportStore } from "../adapters/postgres/delivery-reports/report-store.ts";
 import { DeliveryReports } from "../capabilities/delivery-reports/receive-reports.ts";
@@ -11,7 +10,7 @@ import type { ProviderEventsPort } from "../capabilities/delivery-reports/ports.
 import { VerpAddresses } from "../capabilities/delivery-reports/verp.ts";
 import type { EmailProvider, OutgoingEmail } from "../capabilities/messages/email-provider.ts";
 import { returnPathDomainFor } from "../capabilities/sending-setup/dns-records.ts";
-import { createInboundSmtpListener, type InboundSmtpListener } from "../transport/inbound-smtp/listener.ts";
+import type { InboundSmtpListener } from "../transport/inbound-smtp/listener.ts";
 import type { SesNotificationsDependencies } from "../transport/http/ses-notifications.ts";
 
 /**
@@ -120,6 +119,11 @@ export function createDeliveryReports(deps: DeliveryReportsDeps): DeliveryReport
         inbound.tlsCertFile && inbound.tlsKeyFile
           ? { cert: readFileSync(inbound.tlsCertFile), key: readFileSync(inbound.tlsKeyFile) }
           : undefined;
+      // The SMTP server and the MIME reader are loaded only when the listener is on (memory).
+      const [{ createInboundSmtpListener }, { parseInboundReport }] = await Promise.all([
+        import("../transport/inbound-smtp/listener.ts"),
+        import("../adapters/email/report-parser.ts"),
+      ]);
       listener = createInboundSmtpListener(
         {
           host: inbound.host,

@@ -16,6 +16,7 @@
  *   (each process's own /metrics).
  */
 import { randomBytes } from "node:crypto";
+import { readFile } from "node:fs/promises";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTemporalDevServer, type TemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
@@ -267,6 +268,13 @@ describe("two API processes and two workers on one database and one namespace", 
     expect(most).toBeLessThanOrEqual(MOST_CONNECTIONS);
     // The stream filled the pools: the count was approached, not met by idle processes.
     expect(most).toBeGreaterThan(MOST_CONNECTIONS / 2);
+  });
+
+  it("loads the Temporal worker SDK (its native core) in the workers only", async () => {
+    // The worker SDK's Rust core is a shared library: a process that loaded it maps the file.
+    const mapsCore = async (pid: number | undefined): Promise<boolean> => (await readFile(`/proc/${pid}/maps`, "utf8")).includes("@temporalio/core-bridge");
+    for (const [n, a] of apis.entries()) expect(await mapsCore(a.process.child.pid), `API ${n + 1}`).toBe(false);
+    for (const [n, worker] of workers.entries()) expect(await mapsCore(worker.process.child.pid), `worker ${n + 1}`).toBe(true);
   });
 
   it("stops every process gracefully at SIGTERM", async () => {

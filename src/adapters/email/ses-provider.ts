@@ -9,12 +9,12 @@
  * `mail.messageId`. SES cannot deduplicate a handoff, so, like SMTP, every
  * attempt carries the same Message-ID header, and concurrent sends of one
  * message in this process share one call.
+ *
+ * The AWS SDK is loaded at the first handoff, not with this module: the
+ * processes that never hand a message to SES (the API processes, every
+ * process with another EMAIL_PROVIDER) do not carry it.
  */
-import {
-  SendEmailCommand,
-  SESv2Client,
-  SESv2ServiceException,
-} from "@aws-sdk/client-sesv2";
+import type { SESv2Client } from "@aws-sdk/client-sesv2";
 import nodemailer from "nodemailer";
 import type { EmailProvider, HandoffResult, OutgoingEmail } from "../../capabilities/messages/email-provider.ts";
 import { extraHeaders, smtpMessageId } from "./smtp-provider.ts";
@@ -36,13 +36,20 @@ export interface SesProviderOptions {
 /** SES errors that say the message itself can never be sent. */
 const PERMANENT = new Set(["MessageRejected", "BadRequestException", "NotFoundException"]);
 
+type SesSdk = typeof import("@aws-sdk/client-sesv2");
+
 export function createSesProvider(options: SesProviderOptions): EmailProvider {
-  const client = new SESv2Client({
-    region: options.region,
-    ...(options.endpoint ? { endpoint: options.endpoint } : {}),
-    ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
-    maxAttempts: 2,
-  });
+  let loaded: Promise<{ readonly sdk: SesSdk; readonly client: SESv2Client }> | undefined;
+  const ses = () =>
+    (loaded ??= import("@aws-sdk/client-sesv2").then((sdk) => ({
+      sdk,
+      client: new sdk.SESv2Client({
+        region: options.region,
+        ...(options.endpoint ? { endpoint: options.endpoint } : {}),
+        ...(options.credentials ? { credentials: { ...options.credentials } } : {}),
+        maxAttempts: 2,
+      }),
+    })));
   // Builds (and DKIM-signs) the raw message; nothing is sent by it.
   const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows", disableFileAccess: true, disableUrlAccess: true });
   const inFlight = new Map<string, Promise<HandoffResult>>();
@@ -68,9 +75,10 @@ export function createSesProvider(options: SesProviderOptions): EmailProvider {
     } catch (error) {
       return { outcome: "rejected", permanent: true, reason: `the message could not be built: ${String(error).slice(0, 200)}` };
     }
+    const { sdk, client } = await ses();
     try {
       const answer = await client.send(
-        new SendEmailCommand({
+        new sdk.SendEmailCommand({
           FromEmailAddress: email.from.email,
           Destination: { ToAddresses: [email.to.email] },
           Content: { Raw: { Data: raw } },
@@ -81,7 +89,7 @@ export function createSesProvider(options: SesProviderOptions): EmailProvider {
       if (!answer.MessageId) return { outcome: "failed_transient", reason: "SES answered without a MessageId" };
       return { outcome: "accepted", providerMessageId: answer.MessageId };
     } catch (error) {
-      if (error instanceof SESv2ServiceException && PERMANENT.has(error.name)) {
+      if (error instanceof sdk.SESv2ServiceException && PERMANENT.has(error.name)) {
         return { outcome: "rejected", permanent: true, reason: `SES ${error.name}: ${error.message}`.slice(0, 300) };
       }
       // Throttling, our account paused or unverified, network: not this message's fault.
@@ -110,7 +118,7 @@ export function createSesProvider(options: SesProviderOptions): EmailProvider {
     async close() {
       closed = true;
       await Promise.allSettled([...inFlight.values()]);
-      client.destroy();
+      if (loaded) (await loaded).client.destroy();
       composer.close();
     },
   };
