@@ -118,7 +118,8 @@ export function createSesProvider(options: SesProviderOptions): EmailProvider {
     async close() {
       closed = true;
       await Promise.allSettled([...inFlight.values()]);
-      if (loaded) (await loaded).client.destroy();
+      // A failed load left no client to close.
+      await loaded?.then(({ client }) => client.destroy(), () => undefined);
       composer.close();
     },
   };
