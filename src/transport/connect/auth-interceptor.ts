@@ -116,14 +116,8 @@ export function createAuthorizer(options: AuthOptions): Authorize {
   /** Refuses an address over its failure budget, and counts this attempt's refusal. */
   async function guarded<T>(header: Headers, attempt: () => Promise<T> | T): Promise<T> {
     const address = header.get(CLIENT_ADDRESS_HEADER) ?? "";
-    const wait = failures.retryAfterSeconds(address);
-    if (wait > 0) {
-      throw new ApiError(
-        "RATE_LIMITED",
-        `Too many failed authentications from this address. Retry after ${wait} s.`,
-        { [RETRY_AFTER_HEADER]: String(wait) },
-      );
-    }
+    const refused = failures.refusal(address);
+    if (refused) throw refused;
     try {
       return await attempt();
     } catch (error) {

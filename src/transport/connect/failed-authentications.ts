@@ -1,4 +1,6 @@
 import { isIPv4, isIPv6 } from "node:net";
+import { ApiError } from "../../contract/api-error.ts";
+import { RETRY_AFTER_HEADER } from "../../contract/names.ts";
 
 /**
  * Failed authentications per client address, in this process's memory.
@@ -48,6 +50,15 @@ export class FailedAuthentications {
     const window = this.#current(addressKey(address));
     if (!window || window.failures < this.maxFailures) return 0;
     return Math.max(1, Math.ceil((window.startedAt + this.#windowMs - this.#now()) / 1000));
+  }
+
+  /** The answer to `address` while it is over its budget (429 RATE_LIMITED with Retry-After); undefined while it may try. */
+  refusal(address: string): ApiError | undefined {
+    const wait = this.retryAfterSeconds(address);
+    if (wait === 0) return undefined;
+    return new ApiError("RATE_LIMITED", `Too many failed authentications from this address. Retry after ${wait} s.`, {
+      [RETRY_AFTER_HEADER]: String(wait),
+    });
   }
 
   /** Counts one refused key or token presented from `address`. */

@@ -26,8 +26,7 @@ import type { FastifyInstance } from "fastify";
 import Validator from "sns-payload-validator";
 import { ApiError } from "../../contract/api-error.ts";
 import type { DeliveryReports } from "../../capabilities/delivery-reports/receive-reports.ts";
-import { FailedAuthentications } from "../connect/failed-authentications.ts";
-import { RETRY_AFTER_HEADER } from "../../contract/names.ts";
+import type { FailedAuthentications } from "../connect/failed-authentications.ts";
 import { sendApiError } from "./error-reply.ts";
 
 export const SES_NOTIFICATIONS_PATH = "/mail/v1/providers/ses/notifications";
@@ -82,11 +81,8 @@ export function isSnsUrl(raw: unknown, region: string): boolean {
   return url.protocol === "https:" && url.port === "" && (host === `sns.${region}.amazonaws.com` || host === `sns.${region}.amazonaws.com.cn`);
 }
 
-export async function registerSesNotifications(
-  app: FastifyInstance,
-  deps: SesNotificationsDependencies,
-  failures: FailedAuthentications = new FailedAuthentications(),
-): Promise<void> {
+/** `failures`: the budget of failed authentications per address that every door of the process shares. */
+export async function registerSesNotifications(app: FastifyInstance, deps: SesNotificationsDependencies, failures: FailedAuthentications): Promise<void> {
   const validator = new Validator({ useCache: true, maxCerts: 20, ...(deps.agent ? { requestAgent: deps.agent } : {}) });
   await app.register(async (scope) => {
     // SNS posts JSON as text/plain; read every body as text here, within the limit.
@@ -94,12 +90,8 @@ export async function registerSesNotifications(
     scope.addContentTypeParser("*", { parseAs: "string", bodyLimit: MAX_BODY_BYTES }, (_request, body, done) => done(null, body));
     // Before the body is read: an address over its budget of failures costs nothing more.
     scope.addHook("onRequest", async (request, reply) => {
-      const wait = failures.retryAfterSeconds(request.ip);
-      if (wait === 0) return undefined;
-      return sendApiError(
-        reply,
-        new ApiError("RATE_LIMITED", `Too many refused notifications from this address. Retry after ${wait} s.`, { [RETRY_AFTER_HEADER]: String(wait) }),
-      );
+      const refused = failures.refusal(request.ip);
+      return refused ? sendApiError(reply, refused) : undefined;
     });
     // Every refusal counts against the address.
     scope.addHook("onSend", async (request, reply) => {
