@@ -17,7 +17,6 @@ import { CONFIG_VARIABLES, ConfigError, DEVELOPMENT_ONLY_VARIABLES, loadConfig }
 import {
   type ComposeService,
   composeFile,
-  composeOverride,
   dockerfileStages,
   envFile,
   interpolate,
@@ -313,7 +312,7 @@ describe("docker-compose.yml", () => {
 
 describe("deploy/compose.inbound-smtp.yml", () => {
   const OVERRIDE = "deploy/compose.inbound-smtp.yml";
-  const override = composeOverride(OVERRIDE);
+  const override = composeFile(OVERRIDE);
   const api = mergedService(service("api"), override.services.api ?? {});
   const withTlsDir = () => ({ ...filledDotEnv(), INBOUND_SMTP_TLS_DIR: "/etc/mail-api/inbound-smtp-tls" });
 

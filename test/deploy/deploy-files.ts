@@ -33,13 +33,8 @@ export interface ComposeFile {
   volumes?: Record<string, unknown>;
 }
 
-/** docker-compose.yml as Compose reads it, before interpolation (merge keys resolved). */
-export function composeFile(): ComposeFile {
-  return parse(readRepoFile("docker-compose.yml"), { merge: true }) as ComposeFile;
-}
-
-/** A compose file other than docker-compose.yml (an override), as Compose reads it. */
-export function composeOverride(path: string): ComposeFile {
+/** docker-compose.yml (or an override file) as Compose reads it, before interpolation (merge keys resolved). */
+export function composeFile(path = "docker-compose.yml"): ComposeFile {
   return parse(readRepoFile(path), { merge: true }) as ComposeFile;
 }
 
