@@ -1,34 +1,17 @@
 import { getOption } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ErrorCodeSchema } from "../gen/mail/v1/errors_pb.js";
+import { type ErrorCode, ErrorCodeSchema } from "../gen/mail/v1/errors_pb.js";
 import { grpc_code, http_status } from "../gen/mail/v1/options_pb.js";
 import { ErrorInfoSchema } from "../gen/google/rpc/error_details_pb.js";
 import { create } from "@bufbuild/protobuf";
 
 /**
  * The stable error codes of the contract (proto/mail/v1/errors.proto), by
- * their public name (`VALIDATION_ERROR`, ...). The HTTP status and the gRPC
- * code of each are read from the enum value options, so they are declared
- * once, in the contract.
+ * their public name (`VALIDATION_ERROR`, ...), derived from the generated
+ * enum. The HTTP status and the gRPC code of each are read from the enum
+ * value options, so they are declared once, in the contract.
  */
-export type ErrorCodeName =
-  | "VALIDATION_ERROR"
-  | "AUTHENTICATION_REQUIRED"
-  | "API_KEY_INVALID"
-  | "API_KEY_EXPIRED"
-  | "INSUFFICIENT_CREDITS"
-  | "FORBIDDEN"
-  | "FEATURE_NOT_ENTITLED"
-  | "NOT_FOUND"
-  | "SENDER_NOT_VERIFIED"
-  | "IDEMPOTENCY_CONFLICT"
-  | "PAYLOAD_TOO_LARGE"
-  | "RATE_LIMITED"
-  | "WEBHOOK_HOST_NOT_ALLOWED"
-  | "INTERNAL_ERROR"
-  | "NOT_IMPLEMENTED"
-  | "SERVICE_UNAVAILABLE"
-  | "SIGN_IN_LINK_INVALID";
+export type ErrorCodeName = Exclude<keyof typeof ErrorCode, "UNSPECIFIED">;
 
 export const ERROR_DOMAIN = "mail.v1";
 const PREFIX = "ERROR_CODE_";

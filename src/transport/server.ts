@@ -219,7 +219,7 @@ function exceptHealth(interceptor: Interceptor): Interceptor {
   };
 }
 
-/** One per listener kind; every listener of a process shares the failed-authentication counts. */
+/** One per listener kind, each with the failed-authentication counts of its kind of listener. */
 function authorizerFor(deps: ApiDependencies, listener: Listener, failedAuthentications: FailedAuthentications): Authorize {
   return createAuthorizer({
     authenticator: deps.authenticator,
@@ -425,13 +425,16 @@ export async function buildApiServers(deps: ApiDependencies): Promise<ApiServers
   const h2c = h2cListener(deps, timeouts, "public");
   const operatorHttp = http1Listener(deps, timeouts, "operator");
   const operatorH2c = h2cListener(deps, timeouts, "operator");
+  // The public listeners share one budget of failed authentications per client address; the operator
+  // listener keeps its own, so that no public client's bad keys (or a shared proxy address) lock out mailctl.
   const failedAuthentications = new FailedAuthentications();
+  const operatorFailedAuthentications = new FailedAuthentications();
   const authorize = authorizerFor(deps, "public", failedAuthentications);
-  const operatorAuthorize = authorizerFor(deps, "operator", failedAuthentications);
+  const operatorAuthorize = authorizerFor(deps, "operator", operatorFailedAuthentications);
   await registerApi(http, deps, authorize, "public", failedAuthentications);
   await registerApi(h2c, deps, authorize, "public", failedAuthentications);
-  await registerApi(operatorHttp, deps, operatorAuthorize, "operator", failedAuthentications);
-  await registerApi(operatorH2c, deps, operatorAuthorize, "operator", failedAuthentications);
+  await registerApi(operatorHttp, deps, operatorAuthorize, "operator", operatorFailedAuthentications);
+  await registerApi(operatorH2c, deps, operatorAuthorize, "operator", operatorFailedAuthentications);
   // Neither operator instance listens: the one operator port hands them its connections.
   const operator = dualProtocolServer(operatorHttp.server as HttpServer, operatorH2c.server as unknown as Http2Server, deps.operatorTls);
 

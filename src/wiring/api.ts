@@ -131,7 +131,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       confirmationSecret: config.confirmationSecret,
       ...(config.signupLimits ? { limits: config.signupLimits } : {}),
       ...(config.confirmationsPerCompanyPerHour === undefined ? {} : { confirmationsPerCompanyPerHour: config.confirmationsPerCompanyPerHour }),
-      sending: { senders: sendingSetup.senders, templates: sendingSetup.templates, wallet: credits, dispatcher: messaging.dispatcher },
+      sending: { senders: sendingSetup.senders, templates: sendingSetup.templates, wallet: credits, dispatcher: messaging.dispatcher, sealer: services.sealer },
       log,
     }),
     listsService: listsServiceImpl(services.contacts.lists),

@@ -24,6 +24,7 @@ import { acceptSend, type AcceptSendDependencies } from "../capabilities/message
 import type { SenderDirectoryPort, TemplatesPort, WalletPort } from "../capabilities/messages/accept/ports.ts";
 import type { NewMessage, StoredMessage } from "../capabilities/messages/ports.ts";
 import type { RateLimiter } from "../capabilities/rate-limit/index.ts";
+import type { SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
 import { SendMessageRequestSchema } from "../gen/mail/v1/mail_pb.js";
 
 export interface FormsWiringOptions {
@@ -78,6 +79,8 @@ export interface MessageStarter {
 
 export interface ConfirmationMailerWiring {
   readonly db: () => Promise<Pool>;
+  /** Seals the bodies of the service's own mail (the process's one sealer). */
+  readonly sealer: SecretSealer;
   readonly senders: SenderDirectoryPort;
   readonly templates: TemplatesPort;
   readonly wallet: WalletPort;
@@ -86,14 +89,15 @@ export interface ConfirmationMailerWiring {
 }
 
 /**
- * The message store of sends that no API key made (the confirmation
- * emails): `api_key_id` stays null. The accept use case takes a caller
- * with a key id (POST /mail/v1/send always has one); this keeps its
- * signature as it is.
+ * The message store of the service's own mail (confirmations, sign-in
+ * links): no API key made it (`api_key_id` stays null), and it is system
+ * mail (sealed at rest, its content withheld from every read). The accept
+ * use case takes a caller with a key id (POST /mail/v1/send always has
+ * one); this keeps its signature as it is.
  */
-class KeylessMessageStore extends PostgresMessageStore {
+class SystemMailStore extends PostgresMessageStore {
   override insertQueued(message: NewMessage): ReturnType<PostgresMessageStore["insertQueued"]> {
-    return super.insertQueued({ ...message, apiKeyId: null });
+    return super.insertQueued({ ...message, apiKeyId: null, system: true });
   }
 }
 
@@ -106,7 +110,7 @@ class KeylessMessageStore extends PostgresMessageStore {
  */
 export function createConfirmationMailer(wiring: ConfirmationMailerWiring): ConfirmationMailer {
   const deps: AcceptSendDependencies = {
-    store: new KeylessMessageStore(wiring.db),
+    store: new SystemMailStore(wiring.db, { sealer: wiring.sealer }),
     senders: wiring.senders,
     templates: wiring.templates,
     wallet: wiring.wallet,

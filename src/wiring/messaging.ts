@@ -14,6 +14,7 @@ import type { SendKey } from "../capabilities/idempotency/index.ts";
 import type { SenderDirectoryPort, TemplatesPort, WalletPort } from "../capabilities/messages/accept/ports.ts";
 import { MessageLifecycle } from "../capabilities/messages/lifecycle/message-lifecycle.ts";
 import { PostgresMessageStore } from "../adapters/postgres/messages/message-store.ts";
+import type { SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
 import { postgresMessageLog } from "../adapters/postgres/messages/message-log.ts";
 import { postgresMessageContent } from "../adapters/postgres/messages/message-content.ts";
 import { postgresSendingPaceStore } from "../adapters/postgres/messages/sending-pace-store.ts";
@@ -35,6 +36,8 @@ export interface MessagingDependencies {
   readonly suppressions: SuppressionsPort;
   readonly senders: SenderDirectoryPort & SigningKeysPort;
   readonly templates: TemplatesPort;
+  /** Seals and opens the bodies of the service's own mail (the process's one sealer). */
+  readonly sealer: SecretSealer;
   /** The process's shared Temporal client (services.ts owns and closes it). */
   readonly temporal: TemporalWorkflowClient;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
@@ -98,7 +101,7 @@ export function smtpHandoffDeadlineMs(handoffTimeoutSeconds: number): number {
 
 export function createMessaging(deps: MessagingDependencies): Messaging {
   const { config, db } = deps;
-  const store = new PostgresMessageStore(db);
+  const store = new PostgresMessageStore(db, { sealer: deps.sealer });
   // The provider reports outcomes through the intake, which needs the
   // lifecycle, which needs the provider: the late binding breaks the cycle.
   const late: { intake?: ProviderEventsIntake } = {};

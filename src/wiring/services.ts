@@ -24,6 +24,7 @@ import { createIntegrationsCapability } from "./integrations.ts";
 import { createWebhooksWiring, type WebhooksTestOverrides, type WebhooksWiring } from "./webhooks.ts";
 import { createMembersWiring, type MembersWiring } from "./members.ts";
 import { createConfirmationMailer } from "./forms.ts";
+import { createSecretSealer, type SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
 
 /**
  * What both kinds of process need, on an open, migrated database of their
@@ -46,6 +47,8 @@ export interface SendingCore {
   readonly contacts: ContactsCapability;
   /** The shared Temporal client (readiness asks it too). */
   readonly temporalClient: TemporalClient["client"];
+  /** The process's sealer of stored secrets (DATA_ENCRYPTION_KEY[S]). */
+  readonly sealer: SecretSealer;
   close(): Promise<void>;
 }
 
@@ -83,6 +86,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
   // (bound below, once messaging exists; nothing can change before).
   let sendersChanged = (): void => {};
   const sendingSetup = createSendingSetup(orm, config, { onSendersChanged: () => sendersChanged() });
+  const sealer = createSecretSealer(config.dataEncryptionKey, config.dataEncryptionKeys);
   const credits = createCredits(orm);
   const suppressions = createSuppressions(orm);
   const contacts = createContactsCapability(orm, config);
@@ -111,6 +115,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     },
     senders: sendingSetup.senders,
     templates: sendingSetup.templates,
+    sealer,
     log,
     handsOffMessages: options.handsOffMessages ?? true,
   });
@@ -131,6 +136,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     webhooks,
     contacts,
     temporalClient: temporal.client,
+    sealer,
     async close() {
       await messaging.close();
       await webhooks.close();
@@ -178,6 +184,7 @@ export async function openServices(
     // Sign-in emails take the service's own send path, from SYSTEM_SENDER_COMPANY_ID's default sender.
     mailer: createConfirmationMailer({
       db: poolOf(orm),
+      sealer: core.sealer,
       senders: core.sendingSetup.senders,
       templates: core.sendingSetup.templates,
       wallet: core.credits,

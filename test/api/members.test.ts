@@ -114,9 +114,12 @@ describe("company members and roles (issue 19, item 1)", () => {
       expect(answer.status, method).toBe(404);
       expect(reasonOf(answer)).toBe("NOT_FOUND");
     }
-    // REST (the session cookie under the same browser rules).
-    const { "content-type": _json, ...restHeaders } = browserHeaders(owner.origin, owner.cookie, owner.address);
-    const rest = await h.fetch(`/mail/v1/members/${foreign}`, { method: "DELETE", headers: restHeaders });
+    // REST (the session cookie under the same browser rules: a POST route).
+    const rest = await h.fetch(`/mail/v1/members/${foreign}/end-sessions`, {
+      method: "POST",
+      headers: browserHeaders(owner.origin, owner.cookie, owner.address),
+      body: "{}",
+    });
     expect(rest.status).toBe(404);
     expect(((await rest.json()) as { error: { code: string } }).error.code).toBe("NOT_FOUND");
     // gRPC: an operator acting for this company.

@@ -1,4 +1,5 @@
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
+import { API_KEY_SCOPES } from "./scopes.ts";
 import { generateApiKey, hashApiKey } from "./api-keys.ts";
 import type { AuditContext } from "../audit/types.ts";
 import type { AccountsStore, ApiKeyRecord, ApiKeyReplacement, CompanyRecord, KeyAuditNote, NewApiKey } from "./ports.ts";
@@ -48,15 +49,18 @@ export interface KeyAdminCommand {
   readonly audit: AuditContext;
 }
 
-export interface CreateApiKeyCommand extends KeyAdminCommand {
+/** A change that yields a secret: the scopes the caller may put on a key (grantableScopes); others answer 403 FORBIDDEN. */
+export interface SecretMintingCommand extends KeyAdminCommand {
+  readonly grantableScopes: readonly string[];
+}
+
+export interface CreateApiKeyCommand extends SecretMintingCommand {
   readonly name: string;
   readonly scopes: readonly string[];
   readonly expiresAt?: Date | null | undefined;
-  /** The scopes the caller holds: a key can be given only those (403 FORBIDDEN otherwise). */
-  readonly callerScopes: readonly string[];
 }
 
-export interface RotateApiKeyCommand extends KeyAdminCommand {
+export interface RotateApiKeyCommand extends SecretMintingCommand {
   readonly keyId: string;
   readonly graceHours?: number | undefined;
 }
@@ -129,13 +133,13 @@ export class AccountsService {
   /** The company's own key creation: only scopes the caller holds. */
   createKey(command: CreateApiKeyCommand): Promise<CreatedApiKey> {
     const keyScopes = validScopes("scopes", command.scopes);
-    const missing = keyScopes.filter((scope) => !command.callerScopes.includes(scope));
-    if (missing.length > 0) throw new ApiError("FORBIDDEN", `You cannot grant scopes you do not hold: ${missing.join(", ")}.`);
+    requireGrantable(keyScopes, command.grantableScopes);
     return this.createApiKey(command.companyId, command.name, keyScopes, command.expiresAt, command.audit);
   }
 
+  /** The company's own rotation: the new secret carries the old key's scopes, so the caller must be able to grant them all. */
   rotateKey(command: RotateApiKeyCommand): Promise<RotatedApiKey> {
-    return this.rotateApiKey(command.companyId, command.keyId, command.graceHours, command.audit);
+    return this.#rotate(command.companyId, command.keyId, command.graceHours, command.audit, command.grantableScopes);
   }
 
   revokeKey(command: RevokeApiKeyCommand): Promise<ApiKeyView> {
@@ -148,7 +152,11 @@ export class AccountsService {
    * (default config.keyRotationGraceHours; 0 ends it at once), or until its
    * own expiry if that comes first; afterwards it answers API_KEY_EXPIRED.
    */
-  async rotateApiKey(companyId: string, keyId: string, graceHours?: number, audit?: AuditContext): Promise<RotatedApiKey> {
+  rotateApiKey(companyId: string, keyId: string, graceHours?: number, audit?: AuditContext): Promise<RotatedApiKey> {
+    return this.#rotate(companyId, keyId, graceHours, audit, API_KEY_SCOPES);
+  }
+
+  async #rotate(companyId: string, keyId: string, graceHours: number | undefined, audit: AuditContext | undefined, grantable: readonly string[]): Promise<RotatedApiKey> {
     const grace = validGraceHours("graceHours", graceHours ?? this.#options.keyRotationGraceHours);
     let secret = "";
     let now = this.#options.clock();
@@ -162,6 +170,7 @@ export class AccountsService {
       if (old.replacedById) {
         throw new ValidationError([{ field: "keyId", problem: "the key was already rotated; rotate its successor instead" }]);
       }
+      requireGrantable(old.scopes, grantable);
       const fresh = this.#newKey({ name: old.name, scopes: old.scopes, expiresAt: null, createdBy: `${audit?.actor.label ?? "operator"} (rotation of ${old.prefix})` });
       secret = fresh.secret;
       const graceEnd = new Date(now.getTime() + grace * HOUR_MS);
@@ -234,4 +243,10 @@ function noSuchCompany(): ApiError {
 
 function noSuchKey(): ApiError {
   return new ApiError("NOT_FOUND", "No such API key.");
+}
+
+/** Refuses a key carrying a scope the caller may not grant (grantableScopes). */
+function requireGrantable(scopes: readonly string[], grantable: readonly string[]): void {
+  const missing = scopes.filter((scope) => !grantable.includes(scope));
+  if (missing.length > 0) throw new ApiError("FORBIDDEN", `You cannot grant scopes you do not hold: ${missing.join(", ")}.`);
 }

@@ -1,5 +1,6 @@
 import type { AuditActor } from "../audit/types.ts";
 import type { MemberRole } from "../members/types.ts";
+import { API_KEY_SCOPES } from "./scopes.ts";
 import type { AuthenticatedKey } from "./types.ts";
 
 /**
@@ -32,4 +33,15 @@ export function auditActorOf(principal: Principal): AuditActor {
     case "key":
       return { kind: "api_key", label: principal.keyPrefix };
   }
+}
+
+/**
+ * The one rule of which scopes a principal may put on a key, on every path
+ * that yields a secret (creating a key, rotating one): an operator any scope
+ * of the catalogue (`mailctl key create`); a member or a key only the scopes
+ * it holds itself, so an administrator, who does not send, can never mint a
+ * sending key.
+ */
+export function grantableScopes(principal: Principal): readonly string[] {
+  return principal.actor.kind === "operator" ? API_KEY_SCOPES : principal.scopes;
 }

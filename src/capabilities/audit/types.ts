@@ -31,6 +31,7 @@ export type AuditAction =
   | "member.removed"
   | "member.sessions_ended"
   | "member.sign_in_link_created"
+  | "member.sign_in_link_emailed"
   | "contact_list.created"
   | "contact_list.renamed"
   | "contact_list.deleted"

@@ -106,21 +106,39 @@ export class MembersService {
     return member;
   }
 
-  /** Adds (or finds) a member and mints a link: emailed by the system sender when there is one, else answered. */
+  /**
+   * Invites a new member with a role the inviter may grant (only owners
+   * invite owners), and mints their first link: emailed by the system sender
+   * when there is one, else answered for the inviter to hand over (the audit
+   * row says which). A sign-in link to an existing member's account never
+   * reaches anyone but that member's address: with a system sender they are
+   * emailed a new link and the answer carries none; without one the invite
+   * answers 409 MEMBER_ALREADY_EXISTS. A member invited earlier who has never
+   * signed in is invited again with their role, if the inviter may grant it.
+   */
   async invite(command: InviteMemberCommand): Promise<InviteMemberResult> {
     const email = validEmail(command.email);
     const role = command.role ?? "member";
     if (!isMemberRole(role)) throw new ValidationError([{ field: "role", problem: "must be owner, admin or member" }]);
     if (role === "owner") requireOwner(command.acting, "invite an owner");
     const displayName = validDisplayName(command.displayName);
-    const { member } = await this.#o.store.upsert(
+    const linkShown = this.#o.mailer === undefined;
+    const { member, created } = await this.#o.store.upsert(
       command.companyId,
       { email, displayName, role },
       false,
-      note(command.acting, "member.invited", { email, role }),
+      note(command.acting, "member.invited", { email, role, linkShown }),
     );
+    if (created) return this.#mint(command.companyId, member, undefined, true);
     if (member.disabled) throw new ValidationError([{ field: "email", problem: "the member is disabled; enable them first" }]);
-    return this.#mint(command.companyId, member, undefined, true);
+    if (member.lastSignInAt === null && mayGrant(command.acting, member.role)) {
+      const again = note(command.acting, "member.invited", { email, role: member.role, linkShown, again: true });
+      return this.#mint(command.companyId, member, again, true);
+    }
+    if (this.#o.mailer) {
+      return this.#mint(command.companyId, member, note(command.acting, "member.sign_in_link_emailed", { email }), true);
+    }
+    throw new ApiError("MEMBER_ALREADY_EXISTS", "This address already belongs to a member: they sign in with a link sent to it, or an operator creates one.");
   }
 
   /** Operators: adds a member with a role (the first owner), or sets an existing member's role. */
@@ -157,15 +175,14 @@ export class MembersService {
       command.companyId,
       command.memberId,
       (current, activeOwners) => {
+        // Only an owner changes anything of an owner (role, name, enabled), or makes one.
+        if (current.role === "owner") requireOwner(command.acting, "change an owner");
         const patch: { role?: MemberRole; disabled?: boolean; displayName?: string } = {};
         if (command.role !== undefined && command.role !== current.role) {
-          if (command.role === "owner" || current.role === "owner") requireOwner(command.acting, "make or unmake owners");
+          if (command.role === "owner") requireOwner(command.acting, "make owners");
           patch.role = command.role;
         }
-        if (command.disabled !== undefined && command.disabled !== current.disabled) {
-          if (current.role === "owner") requireOwner(command.acting, "disable an owner");
-          patch.disabled = command.disabled;
-        }
+        if (command.disabled !== undefined && command.disabled !== current.disabled) patch.disabled = command.disabled;
         if (displayName !== undefined) patch.displayName = displayName;
         const stopsOwning = current.role === "owner" && !current.disabled && (patch.role !== undefined || patch.disabled === true);
         if (stopsOwning && activeOwners <= 1) throw lastOwner();
@@ -192,7 +209,14 @@ export class MembersService {
   }
 
   async endSessions(command: MemberCommand): Promise<number> {
-    const ended = await this.#o.store.endSessions(command.companyId, command.memberId, note(command.acting, "member.sessions_ended", {}));
+    const ended = await this.#o.store.endSessions(
+      command.companyId,
+      command.memberId,
+      (current) => {
+        if (current.role === "owner") requireOwner(command.acting, "end an owner's sessions");
+      },
+      note(command.acting, "member.sessions_ended", {}),
+    );
     if (ended === null) throw noSuchMember();
     return ended;
   }
@@ -230,6 +254,11 @@ export class MembersService {
 
 function note(acting: Acting, action: AuditNote["action"], details: AuditNote["details"]): AuditNote {
   return { context: acting.audit, action, details };
+}
+
+/** Whether the actor may hand out `role`: an owner or an operator any role, others any but owner. */
+function mayGrant(acting: Acting, role: MemberRole): boolean {
+  return role !== "owner" || acting.role === undefined || acting.role === "owner";
 }
 
 function requireOwner(acting: Acting, what: string): void {

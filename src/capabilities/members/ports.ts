@@ -39,8 +39,8 @@ export interface MembersStore {
   update(companyId: string, memberId: string, decide: (current: MemberRecord, activeOwners: number) => MemberPatch, audit: AuditNote): Promise<MemberRecord | null>;
   /** Removes a member (sessions and links go with it), after `check` under the same lock. */
   remove(companyId: string, memberId: string, check: (current: MemberRecord, activeOwners: number) => void, audit: AuditNote): Promise<MemberRecord | null>;
-  /** Ends every session of a member; null when there is no such member. */
-  endSessions(companyId: string, memberId: string, audit: AuditNote): Promise<number | null>;
+  /** Ends every session of a member, after `check` under the lock of update and remove; null when there is no such member. */
+  endSessions(companyId: string, memberId: string, check: (current: MemberRecord) => void, audit: AuditNote): Promise<number | null>;
   /** Stores a new link (its token's hash) for a member; the audit row when given. */
   createLink(companyId: string, memberId: string, link: { tokenHash: Buffer; expiresAt: Date }, audit: AuditNote | undefined): Promise<void>;
   /** Takes the member's one-email-per-minute slot: true when no link was emailed to them since `notBefore`. */

@@ -29,6 +29,12 @@ export interface NewMessage {
   readonly text: string | null;
   readonly templateId: string | null;
   readonly tags: Readonly<Record<string, string>>;
+  /**
+   * The service's own mail (sign-in links, invitations, double opt-in
+   * confirmations, owner notices): its one-time links must reach the
+   * recipient only, so its content is sealed at rest and withheld from every read.
+   */
+  readonly system?: boolean;
 }
 
 /** A recorded message, with what the lifecycle needs to hand it off. */

@@ -1,4 +1,5 @@
 import { ApiError } from "../../contract/api-error.ts";
+import { REQUEST_ORIGIN_HEADER } from "../http/request-context.ts";
 
 /**
  * The member session's cookie (issue 19): `__Host-` prefixed (Secure, Path=/,
@@ -35,31 +36,33 @@ export function sessionCookieValue(header: string | null): string | undefined {
  * The browser rules of every call made with the session cookie (and of the
  * sign-in exchange): Connect protocol only (`Connect-Protocol-Version: 1`, a
  * header no cross-site form can send and that forces a CORS preflight,
- * which we never answer), POST only (never a GET for anything), and an
- * Origin that is ours (PUBLIC_BASE_URL's, or the request's own Host).
- * Refusals are 403 FORBIDDEN.
+ * which we never answer), POST only (never a GET, nor a JSON route's GET,
+ * PATCH or DELETE), and an Origin that is ours: PUBLIC_BASE_URL's, or the
+ * request's own origin, scheme, host and port alike. Refusals are 403
+ * FORBIDDEN, on every listener and HTTP version.
  */
 export function checkBrowserCall(header: Headers, requestMethod: string | undefined, allowedOrigins: readonly string[]): void {
   if (requestMethod !== undefined && requestMethod.toUpperCase() !== "POST") {
-    throw new ApiError("FORBIDDEN", "Session calls are POST requests of the Connect protocol; GET is refused.");
+    throw new ApiError("FORBIDDEN", "Session calls are POST requests of the Connect protocol; other methods are refused.");
   }
   if (header.get("connect-protocol-version") !== "1") {
     throw new ApiError("FORBIDDEN", "Session calls need the header Connect-Protocol-Version: 1 (the Connect protocol).");
   }
   const origin = header.get("origin");
-  if (!origin || !originAllowed(origin, header.get("host") ?? header.get(":authority"), allowedOrigins)) {
+  if (!origin || !originAllowed(origin, header.get(REQUEST_ORIGIN_HEADER), allowedOrigins)) {
     throw new ApiError("FORBIDDEN", "Session calls must come from the administration screen's own origin.");
   }
 }
 
-function originAllowed(origin: string, host: string | null, allowedOrigins: readonly string[]): boolean {
+/** The browser's Origin is exactly one we serve: the same scheme, host and port. */
+function originAllowed(origin: string, requestOrigin: string | null, allowedOrigins: readonly string[]): boolean {
   let parsed: URL;
   try {
     parsed = new URL(origin);
   } catch {
     return false;
   }
-  if (parsed.origin !== origin) return false;
-  if (allowedOrigins.includes(parsed.origin)) return true;
-  return host !== null && (parsed.protocol === "https:" || parsed.protocol === "http:") && parsed.host === host.toLowerCase();
+  // A browser sends the serialised origin; anything else (a path, a default port spelled out) is not one.
+  if (parsed.origin !== origin || (parsed.protocol !== "https:" && parsed.protocol !== "http:")) return false;
+  return allowedOrigins.includes(parsed.origin) || (!!requestOrigin && parsed.origin === requestOrigin);
 }

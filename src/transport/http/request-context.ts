@@ -13,6 +13,16 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{8,128}$/;
  */
 export const CLIENT_ADDRESS_HEADER = "x-mail-client-address";
 
+/**
+ * Request header through which the server hands the request's own origin
+ * (`scheme://host[:port]`, as the server or its trusted proxies saw it) to
+ * the RPCs: the session door compares a browser's Origin with it. Set by the
+ * server on every request, overwriting a client's value, because HTTP/2
+ * carries the host in the `:authority` pseudo-header, which the RPCs'
+ * Headers cannot hold.
+ */
+export const REQUEST_ORIGIN_HEADER = "x-mail-request-origin";
+
 /** Fastify's genReqId: reuse a sane incoming X-Request-Id, else a new UUID. */
 export function requestIdFor(raw: { headers: Record<string, string | string[] | undefined> }): string {
   const incoming = raw.headers[REQUEST_ID_HEADER];
@@ -38,6 +48,18 @@ export function addResponseHeaders(app: FastifyInstance): void {
     request.headers[REQUEST_ID_HEADER] = request.id;
     // Always the server's own reading of the peer (or of the trusted proxies' X-Forwarded-For): a client's value is overwritten.
     request.headers[CLIENT_ADDRESS_HEADER] = request.ip ?? "";
+    request.headers[REQUEST_ORIGIN_HEADER] = requestOrigin(request);
     reply.headers(commonAnswerHeaders(request.id));
   });
+}
+
+/** The origin this request was made to: its scheme and host (X-Forwarded-Proto / -Host from trusted proxies only); empty when it has no host. */
+function requestOrigin(request: FastifyRequest): string {
+  const host = request.host;
+  if (!host) return "";
+  try {
+    return new URL(`${request.protocol}://${host}`).origin;
+  } catch {
+    return "";
+  }
 }

@@ -1,5 +1,6 @@
 import type { DescMessage, DescMethod, DescService, JsonObject, MessageShape } from "@bufbuild/protobuf";
-import { type CallOptions, type Transport, createClient } from "@connectrpc/connect";
+import { type CallOptions, type Transport, createClient, createContextValues } from "@connectrpc/connect";
+import { kBridgedHttpMethod } from "./direct-transport.ts";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import { messageFromPublicJson, messageToPublicJson } from "../../contract/json-codec.ts";
@@ -15,7 +16,7 @@ import { type HttpBinding, type OperationSpec, operationsOf } from "../../contra
 import { boundedApiError } from "../bounded-errors.ts";
 import type { Authorize } from "../connect/auth-interceptor.ts";
 import { sendApiError } from "../http/error-reply.ts";
-import { CLIENT_ADDRESS_HEADER } from "../http/request-context.ts";
+import { CLIENT_ADDRESS_HEADER, REQUEST_ORIGIN_HEADER } from "../http/request-context.ts";
 import { toApiError } from "../http/to-api-error.ts";
 
 /**
@@ -50,7 +51,7 @@ const FORWARDED_REQUEST_HEADERS = [
   // A member session (issue 19) and what its browser rules check: Origin against Host, the Connect protocol header.
   "cookie",
   "origin",
-  "host",
+  REQUEST_ORIGIN_HEADER,
   "connect-protocol-version",
 ];
 /** Response headers of the RPC that the bridge passes back. */
@@ -133,7 +134,7 @@ async function refuseRequest(
   if (apiError.httpStatus >= 500) return sendApiError(reply, apiError);
   let headers: Readonly<Record<string, string>>;
   try {
-    ({ headers } = await authorize(method, forwardedHeaders(request)));
+    ({ headers } = await authorize(method, forwardedHeaders(request), request.method));
   } catch (authError) {
     return sendApiError(reply, toApiError(authError, request));
   }
@@ -161,6 +162,7 @@ function route(app: FastifyInstance, op: OperationSpec, call: UnaryCall, authori
       try {
         const response = await call(message, {
           headers: forwardedHeaders(request),
+          contextValues: createContextValues().set(kBridgedHttpMethod, request.method),
           onHeader: (headers) => {
             responseHeaders = headers;
           },

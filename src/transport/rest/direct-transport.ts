@@ -11,6 +11,7 @@ import {
   Code,
   ConnectError,
   type ConnectRouter,
+  createContextKey,
   createContextValues,
   createHandlerContext,
   createMethodImplSpec,
@@ -44,6 +45,14 @@ export interface DirectTransportOptions {
   /** The router's interceptors, outermost first (the same list as the Connect plugin's). */
   readonly interceptors: readonly Interceptor[];
 }
+
+/**
+ * The HTTP method of the bridged request (the route's own: GET, POST, PATCH,
+ * DELETE), handed to the handler context as its request method, so that the
+ * rules that depend on it (a member session calls with POST only) see the
+ * method the client used.
+ */
+export const kBridgedHttpMethod = createContextKey<string>("POST", { description: "the bridged request's HTTP method" });
 
 /** The reason the context's signal is aborted with once a call is over (an Error, so no DOMException is built per call). */
 const CALL_ENDED = new ConnectError("the call has ended", Code.Canceled);
@@ -96,16 +105,17 @@ export function createDirectTransport(routes: (router: ConnectRouter) => void, o
     ): Promise<UnaryResponse<I, O>> {
       const spec = methods.get(method);
       if (!spec || spec.kind !== "unary") throw new ConnectError(`${method.parent.typeName}.${method.name} is not served`, Code.Unimplemented);
+      const values = contextValues ?? createContextValues();
       const context = createHandlerContext({
         service: method.parent,
         method,
         protocolName: "rest-bridge",
-        requestMethod: "POST",
+        requestMethod: values.get(kBridgedHttpMethod),
         url: `/${method.parent.typeName}/${method.name}`,
         requestHeader: header,
         ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         ...(signal ? { requestSignal: signal } : {}),
-        contextValues: contextValues ?? createContextValues(),
+        contextValues: values,
       });
       try {
         // The bridge hands over a complete message; anything else is completed as the protocol would.

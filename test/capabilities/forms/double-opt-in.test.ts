@@ -16,6 +16,8 @@ import { createContactsCapability } from "../../../src/wiring/contacts.ts";
 import { createCredits } from "../../../src/wiring/credits.ts";
 import { createConfirmationMailer, createDoubleOptInCapability, createHostedSignupCapability } from "../../../src/wiring/forms.ts";
 import { createSendingSetup } from "../../../src/wiring/sending-setup.ts";
+import { createSecretSealer } from "../../../src/capabilities/sending-setup/key-sealing.ts";
+import { PostgresMessageStore } from "../../../src/adapters/postgres/messages/message-store.ts";
 import { CURSOR_SECRET } from "../contacts/harness.ts";
 import { openFormsHarness, type FormsHarness } from "./harness.ts";
 
@@ -60,6 +62,9 @@ interface MessageRow {
   from_email: string;
 }
 
+const config = loadConfig({});
+const sealer = createSecretSealer(config.dataEncryptionKey, config.dataEncryptionKeys);
+
 describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
   let h: FormsHarness;
   let contacts: Contacts;
@@ -75,10 +80,11 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
     const now = () => new Date(clock);
     // One clock for every capability: a sign-up's consent time must not look "in the future" to the contacts.
     contacts = createContactsCapability(h.orm, { cursorSecret: CURSOR_SECRET }, { now }).contacts;
-    const setup = createSendingSetup(h.orm, loadConfig({}));
+    const setup = createSendingSetup(h.orm, config);
     const log = { warn: (details: Record<string, unknown>, message: string) => warnings.push({ details, message }) };
     const mailer = createConfirmationMailer({
       db: poolOf(h.orm),
+      sealer,
       senders: setup.senders,
       templates: setup.templates,
       wallet: createCredits(h.orm),
@@ -126,9 +132,21 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
     return signup.submit(form.publicId, { values: { [TOKEN_FIELD]: opened.token, ...values }, clientIp: "203.0.113.9" });
   }
 
+  /** The confirmation emails to `recipient`, their bodies opened as the handoff opens them (at rest they are sealed). */
   async function messagesTo(companyId: string, recipient: string): Promise<MessageRow[]> {
-    const { rows } = await h.db.query<MessageRow>(`select * from message where company_id = $1 and lower(recipient) = lower($2) order by created_at`, [companyId, recipient]);
-    return rows;
+    const { rows } = await h.db.query<MessageRow & { system: boolean }>(
+      `select * from message where company_id = $1 and lower(recipient) = lower($2) order by created_at`,
+      [companyId, recipient],
+    );
+    const store = new PostgresMessageStore(poolOf(h.orm), { sealer });
+    return Promise.all(
+      rows.map(async (row) => {
+        expect(row.system).toBe(true);
+        expect(`${row.html} ${row.text_body}`).not.toContain("/confirm?token=");
+        const opened = await store.load(companyId, row.id);
+        return { ...row, html: opened?.html ?? "", text_body: opened?.text ?? "" };
+      }),
+    );
   }
 
   function tokenIn(message: MessageRow | undefined): string {

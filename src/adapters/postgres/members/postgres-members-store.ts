@@ -166,11 +166,12 @@ export class PostgresMembersStore implements MembersStore {
     });
   }
 
-  endSessions(companyId: string, memberId: string, audit: AuditNote): Promise<number | null> {
+  endSessions(companyId: string, memberId: string, check: (current: MemberRecord) => void, audit: AuditNote): Promise<number | null> {
     if (!isUuid(companyId) || !isUuid(memberId)) return Promise.resolve(null);
     return inTransaction(this.#pool, async (client) => {
-      const exists = await client.query(`select 1 from member where company_id = $1 and id = $2`, [companyId, memberId]);
-      if (exists.rowCount === 0) return null;
+      const locked = await lockForChange(client, companyId, memberId);
+      if (!locked) return null;
+      check(locked.member);
       const { rowCount } = await client.query(`delete from member_session where company_id = $1 and member_id = $2`, [companyId, memberId]);
       const ended = rowCount ?? 0;
       await insertAuditRow(client, companyId, { ...audit, details: { ...audit.details, ended }, targetType: "member", targetId: memberId }, new Date());

@@ -1,5 +1,6 @@
 import type { Pool } from "../sql.ts";
 import { toDate } from "../sql.ts";
+import type { SecretSealer } from "../../../capabilities/sending-setup/key-sealing.ts";
 import type { MessageStatusName } from "../../../capabilities/messages/statuses.ts";
 import { BEFORE_HANDOFF, statusesBefore } from "../../../capabilities/messages/statuses.ts";
 import type {
@@ -47,11 +48,13 @@ interface MessageRow {
   provider_message_id: string | null;
   error_code: string | null;
   created_at: string | Date;
+  /** The service's own mail: html and text_body are sealed. */
+  system: boolean;
   /** Read by the idempotency-key lookups only. */
   request_fingerprint?: Buffer | null;
 }
 
-function fromRow(row: MessageRow): StoredMessage {
+function fromRow(row: MessageRow, open: (sealed: string | null) => string | null): StoredMessage {
   return {
     id: row.id,
     companyId: row.company_id,
@@ -64,8 +67,8 @@ function fromRow(row: MessageRow): StoredMessage {
     fromName: row.from_name,
     replyTo: row.reply_to,
     subject: row.subject,
-    html: row.html,
-    text: row.text_body,
+    html: open(row.html),
+    text: open(row.text_body),
     provider: row.provider,
     providerMessageId: row.provider_message_id,
     errorCode: row.error_code,
@@ -73,19 +76,53 @@ function fromRow(row: MessageRow): StoredMessage {
   };
 }
 
-function keyedFromRow(row: MessageRow): KeyedMessage {
-  return { ...fromRow(row), requestFingerprint: row.request_fingerprint ? new Uint8Array(row.request_fingerprint) : null };
+/** Where a system message's body is sealed to: this message of this company only. */
+function sealingContext(companyId: string, messageId: string): string {
+  return `message-body:${companyId}:${messageId}`;
 }
 
 export function recipientDomainOf(address: string): string {
   return address.slice(address.lastIndexOf("@") + 1).toLowerCase();
 }
 
+export interface MessageStoreOptions {
+  /**
+   * Seals the bodies of the service's own mail (NewMessage.system): their
+   * one-time links are then unreadable in the database, its backups and
+   * every read; only the handoff opens them. Without it, system mail is refused.
+   */
+  readonly sealer?: SecretSealer;
+}
+
 export class PostgresMessageStore implements MessageStore {
   readonly #db: Db;
+  readonly #sealer: SecretSealer | undefined;
 
-  constructor(db: Db) {
+  constructor(db: Db, options: MessageStoreOptions = {}) {
     this.#db = db;
+    this.#sealer = options.sealer;
+  }
+
+  #fromRow(row: MessageRow): StoredMessage {
+    if (!row.system) return fromRow(row, (value) => value);
+    const sealer = this.#requireSealer();
+    const context = sealingContext(row.company_id, row.id);
+    return fromRow(row, (sealed) => (sealed === null ? null : sealer.unseal(sealed, context)));
+  }
+
+  #keyedFromRow(row: MessageRow): KeyedMessage {
+    return { ...this.#fromRow(row), requestFingerprint: row.request_fingerprint ? new Uint8Array(row.request_fingerprint) : null };
+  }
+
+  #requireSealer(): SecretSealer {
+    if (!this.#sealer) throw new Error("the service's own mail needs a sealer (DATA_ENCRYPTION_KEY)");
+    return this.#sealer;
+  }
+
+  /** The body as stored: sealed for the service's own mail. */
+  #storedBody(message: NewMessage, value: string | null): string | null {
+    if (!message.system || value === null) return value;
+    return this.#requireSealer().seal(value, sealingContext(message.companyId, message.id));
   }
 
   /**
@@ -100,8 +137,8 @@ export class PostgresMessageStore implements MessageStore {
       name: "message_insert_queued",
       text: `insert into message (id, company_id, api_key_id, idempotency_key, recipient, recipient_name,
                recipient_domain, sender_id, from_email, from_name, reply_to, subject, html, text_body, template_id, tags, status,
-               request_fingerprint)
-             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', $17)
+               request_fingerprint, system)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', $17, $18)
              on conflict (company_id, idempotency_key) do nothing
              returning *`,
       values: [
@@ -117,15 +154,16 @@ export class PostgresMessageStore implements MessageStore {
         message.fromName,
         message.replyTo,
         message.subject,
-        message.html,
-        message.text,
+        this.#storedBody(message, message.html),
+        this.#storedBody(message, message.text),
         message.templateId,
         JSON.stringify(message.tags),
         message.requestFingerprint ? Buffer.from(message.requestFingerprint) : null,
+        message.system === true,
       ],
     });
     const row = inserted.rows[0];
-    if (row) return { message: keyedFromRow(row), created: true };
+    if (row) return { message: this.#keyedFromRow(row), created: true };
     const existing = await this.findByIdempotencyKey(message.companyId, message.idempotencyKey ?? "");
     if (!existing) throw new Error("idempotency conflict without an existing message");
     return { message: existing, created: false };
@@ -138,7 +176,7 @@ export class PostgresMessageStore implements MessageStore {
       text: `select * from message where company_id = $1 and idempotency_key = $2`,
       values: [companyId, key],
     });
-    return rows[0] ? keyedFromRow(rows[0]) : undefined;
+    return rows[0] ? this.#keyedFromRow(rows[0]) : undefined;
   }
 
   async load(companyId: string, messageId: string): Promise<StoredMessage | undefined> {
@@ -148,7 +186,7 @@ export class PostgresMessageStore implements MessageStore {
       text: `select * from message where company_id = $1 and id = $2`,
       values: [companyId, messageId],
     });
-    return rows[0] ? fromRow(rows[0]) : undefined;
+    return rows[0] ? this.#fromRow(rows[0]) : undefined;
   }
 
   /**
@@ -165,7 +203,7 @@ export class PostgresMessageStore implements MessageStore {
       values: [companyId, messageId],
     });
     const row = rows[0];
-    return row ? { message: fromRow(row), companyMaySend: row.company_may_send === true } : undefined;
+    return row ? { message: this.#fromRow(row), companyMaySend: row.company_may_send === true } : undefined;
   }
 
   /**
@@ -180,7 +218,7 @@ export class PostgresMessageStore implements MessageStore {
       text: `select * from message where provider = $1 and provider_message_id = $2`,
       values: [provider, providerMessageId],
     });
-    return rows[0] ? fromRow(rows[0]) : undefined;
+    return rows[0] ? this.#fromRow(rows[0]) : undefined;
   }
 
   /** Messages whose workflow is not known to exist yet (the outbox), oldest first. */

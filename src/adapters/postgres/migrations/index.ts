@@ -17,6 +17,7 @@ import { Migration20251129000000_members_sessions_audit } from "./Migration20251
 import { Migration20251130000000_delivery_reports } from "./Migration20251130000000_delivery_reports.ts";
 import { Migration20251201000000_webhook_work_notices } from "./Migration20251201000000_webhook_work_notices.ts";
 import { Migration20251202000000_handoff_lease } from "./Migration20251202000000_handoff_lease.ts";
+import { Migration20251203000000_system_mail } from "./Migration20251203000000_system_mail.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -45,4 +46,5 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20251130000000_delivery_reports", class: Migration20251130000000_delivery_reports },
   { name: "Migration20251201000000_webhook_work_notices", class: Migration20251201000000_webhook_work_notices },
   { name: "Migration20251202000000_handoff_lease", class: Migration20251202000000_handoff_lease },
+  { name: "Migration20251203000000_system_mail", class: Migration20251203000000_system_mail },
 ];

@@ -11,6 +11,8 @@ export interface MessageContentRecord {
   readonly fromEmail: string;
   readonly fromName: string | null;
   readonly replyTo: string | null;
+  /** The service's own mail: its content carries one-time links and is never shown (html and text null). */
+  readonly withheld: boolean;
 }
 
 export interface MessageContentReader {

@@ -146,6 +146,14 @@ export enum ErrorCode {
    * @generated from enum value: ERROR_CODE_SIGN_IN_LINK_INVALID = 30;
    */
   SIGN_IN_LINK_INVALID = 30,
+
+  /**
+   * An invite named an address that already belongs to a member of the
+   * company: a sign-in link to their account is only ever sent to it.
+   *
+   * @generated from enum value: ERROR_CODE_MEMBER_ALREADY_EXISTS = 31;
+   */
+  MEMBER_ALREADY_EXISTS = 31,
 }
 
 /**

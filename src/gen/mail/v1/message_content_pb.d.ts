@@ -73,6 +73,15 @@ export declare type GetMessageContentResponse = Message<"mail.v1.GetMessageConte
    * @generated from field: optional string reply_to = 6;
    */
   replyTo?: string | undefined;
+
+  /**
+   * True for the service's own mail (sign-in links, invitations, double
+   * opt-in confirmations, owner notices): its content carries one-time links
+   * meant for the recipient alone, so it is never shown; html and text are absent.
+   *
+   * @generated from field: bool withheld = 7;
+   */
+  withheld: boolean;
 };
 
 /**

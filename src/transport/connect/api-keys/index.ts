@@ -1,8 +1,9 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { API_KEY_SCOPES, type AccountsService, type ApiKeyStatus as DomainKeyStatus, type ApiKeyView } from "../../../capabilities/accounts/index.ts";
+import { type AccountsService, type ApiKeyStatus as DomainKeyStatus, type ApiKeyView } from "../../../capabilities/accounts/index.ts";
 import { type ApiKey, ApiKeySchema, ApiKeyStatus, ApiKeysService } from "../../../gen/mail/v1/api_keys_pb.js";
+import { grantableScopes } from "../../../capabilities/accounts/principal.ts";
 import { auditContextOf, callerOf } from "../context.ts";
 import { optionalTimestamp } from "../timestamps.ts";
 
@@ -48,13 +49,19 @@ export function apiKeysServiceImpl(accounts: AccountsService): ServiceImpl<typeo
         name: req.name,
         scopes: req.scopes,
         expiresAt: req.expiresAt ? timestampDate(req.expiresAt) : null,
-        // An operator may grant any scope (as `mailctl key create` does); a member only those their role holds.
-        callerScopes: caller.actor.kind === "operator" ? API_KEY_SCOPES : caller.scopes,
+        grantableScopes: grantableScopes(caller),
       });
       return { key: apiKeyMessage(created.key), secret: created.secret };
     },
     async rotateApiKey(req, ctx) {
-      const rotated = await accounts.rotateKey({ companyId: callerOf(ctx).companyId, audit: auditContextOf(ctx), keyId: req.id, graceHours: req.graceHours });
+      const caller = callerOf(ctx);
+      const rotated = await accounts.rotateKey({
+        companyId: caller.companyId,
+        audit: auditContextOf(ctx),
+        keyId: req.id,
+        graceHours: req.graceHours,
+        grantableScopes: grantableScopes(caller),
+      });
       return { key: apiKeyMessage(rotated.key), secret: rotated.secret, replaced: apiKeyMessage(rotated.previous) };
     },
     async revokeApiKey(req, ctx) {

@@ -19,6 +19,7 @@ export function messageContentServiceImpl(content: MessageContentReader): Servic
         fromEmail: message.fromEmail,
         fromName: message.fromName ?? undefined,
         replyTo: message.replyTo ?? undefined,
+        withheld: message.withheld,
       };
     },
   };

@@ -19,6 +19,11 @@ export function MessageContent({ messageId }: { messageId: string }) {
         <p role="alert" className="error">
           {errorMessage(query.error)}
         </p>
+      ) : query.data.withheld ? (
+        <p>
+          This is the service&apos;s own mail (a sign-in link, an invitation or a confirmation). Its links are meant for the recipient alone, so
+          its content is never shown.
+        </p>
       ) : (
         <>
           <p className="muted">
