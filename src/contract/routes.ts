@@ -1,4 +1,5 @@
 import { type DescMethod, type DescService, getOption, hasOption } from "@bufbuild/protobuf";
+import { MethodOptions_IdempotencyLevel } from "@bufbuild/protobuf/wkt";
 import { http } from "../gen/google/api/annotations_pb.js";
 import {
   member_session,
@@ -46,6 +47,8 @@ export interface OperationSpec {
   /** 0: the service-wide default. */
   readonly rateLimitPerMinute: number;
   readonly http: HttpBinding | undefined;
+  /** The RPC changes nothing (`idempotency_level = NO_SIDE_EFFECTS` in the contract): a read. */
+  readonly readsOnly: boolean;
 }
 
 export interface HttpBinding {
@@ -103,6 +106,7 @@ export function operationSpec(method: DescMethod): OperationSpec {
       successStatus: getOption(method, success_status) || 200,
       rateLimitPerMinute: getOption(method, rate_limit_per_minute),
       http: httpBinding(method),
+      readsOnly: method.idempotency === MethodOptions_IdempotencyLevel.NO_SIDE_EFFECTS,
     };
     cache.set(method, spec);
   }

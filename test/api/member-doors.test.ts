@@ -161,6 +161,36 @@ describe("member doors: what an administrator can do to owners and other members
     expect(own.status).toBe(200);
   });
 
+  it("a company without the mail API: its screen reads and manages members, changes nothing else, and its keys answer FEATURE_NOT_ENTITLED", async () => {
+    const { company } = await h.admin.createCompany({ name: "No API Co", entitlements: { api: false, smtp: false } });
+    const unentitled = company?.id ?? "";
+    const boss = await signedIn(h, unentitled, "boss@no-api.example", "owner");
+    for (const [service, method] of [
+      ["mail.v1.MailService", "ListMessages"],
+      ["mail.v1.ApiKeysService", "ListApiKeys"],
+      ["mail.v1.WebhooksService", "ListWebhookEndpoints"],
+      ["mail.v1.AuditService", "ListAuditEvents"],
+    ] as const) {
+      expect((await boss.call(service, method)).status, `${service}/${method}`).toBe(200);
+    }
+    expect((await boss.call("mail.v1.MembersService", "InviteMember", { email: "colleague@no-api.example" })).status).toBe(200);
+    for (const [service, method, body] of [
+      ["mail.v1.ApiKeysService", "CreateApiKey", { name: "sender", scopes: ["mail.events.read"] }],
+      ["mail.v1.WebhooksService", "CreateWebhookEndpoint", { url: "https://hooks.example/x", events: ["sent"] }],
+      ["mail.v1.ListsService", "CreateContactList", { name: "Customers" }],
+      ["mail.v1.TemplatesService", "PutTemplate", { name: "receipt", subject: "Hi", html: "<p>Hi</p>" }],
+    ] as const) {
+      const refused = await boss.call(service, method, body);
+      expect(refused.status, `${service}/${method}`).toBe(403);
+      expect(reasonOf(refused)).toBe("FEATURE_NOT_ENTITLED");
+    }
+    // The operator grants it a key all the same: the key is refused (spec: FEATURE_NOT_ENTITLED).
+    const { secret } = await h.newKey(unentitled, ["mail.events.read"]);
+    const asKey = await h.fetch("/mail/v1/me", bearer(secret));
+    expect(asKey.status).toBe(403);
+    expect(((await asKey.json()) as { error: { code: string } }).error.code).toBe("FEATURE_NOT_ENTITLED");
+  });
+
   it("API keys still answer as before on the JSON routes", async () => {
     const { secret } = await h.newKey(companyId, ["mail.events.read"]);
     expect((await h.fetch("/mail/v1/messages", bearer(secret))).status).toBe(200);

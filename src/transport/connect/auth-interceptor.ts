@@ -18,9 +18,14 @@ import { IDEMPOTENCY_KEY_HEADER } from "../../contract/names.ts";
 import type { RateLimitDecision, RateLimiter } from "../../capabilities/rate-limit/types.ts";
 import { boundedApiError } from "../bounded-errors.ts";
 import { CLIENT_ADDRESS_HEADER } from "../http/request-context.ts";
+import { MembersService } from "../../gen/mail/v1/members_pb.js";
+import { SessionService } from "../../gen/mail/v1/sessions_pb.js";
 import { kCaller } from "./context.ts";
 import { FailedAuthentications } from "./failed-authentications.ts";
 import { checkBrowserCall, COMPANY_HEADER, sessionCookieValue } from "./session-cookie.ts";
+
+/** The services that manage a company's people, open to its sessions whatever its plan. */
+const PEOPLE_SERVICES: ReadonlySet<string> = new Set([MembersService.typeName, SessionService.typeName]);
 
 /** Resolves a session cookie's value to a live session (SessionsService). */
 export interface SessionAuthenticator {
@@ -143,8 +148,14 @@ export function createAuthorizer(options: AuthOptions): Authorize {
     });
   }
 
-  /** The member session behind the cookie, under the browser rules; 401 when there is none. */
-  async function sessionPrincipal(header: Headers, requestMethod: string | undefined, cookie: string): Promise<Principal> {
+  /**
+   * The member session behind the cookie, under the browser rules; 401 when
+   * there is none. A company without the mail API (the entitlement `api`)
+   * keeps its screen for reading and for its own people (members, the
+   * session door); any other change answers 403 FEATURE_NOT_ENTITLED, so
+   * nothing is set up to send.
+   */
+  async function sessionPrincipal(header: Headers, requestMethod: string | undefined, cookie: string, method: DescMethod): Promise<Principal> {
     checkBrowserCall(header, requestMethod, allowedOrigins);
     const sessions = options.sessions;
     const session = await guarded(header, async () => {
@@ -153,6 +164,9 @@ export function createAuthorizer(options: AuthOptions): Authorize {
       return found;
     });
     const { member, company } = session;
+    if (!company.entitlements.api && !operationSpec(method).readsOnly && !PEOPLE_SERVICES.has(method.parent.typeName)) {
+      throw new ApiError("FEATURE_NOT_ENTITLED", "The mail API is not enabled for this company: its screen reads, and changes nothing but its members.");
+    }
     return {
       keyId: "",
       keyName: member.displayName || member.email,
@@ -216,7 +230,7 @@ export function createAuthorizer(options: AuthOptions): Authorize {
         if (listener !== "public" || cookie === undefined) {
           throw new ApiError("AUTHENTICATION_REQUIRED", "No valid session: sign in again with a sign-in link.");
         }
-        const caller = await sessionPrincipal(header, requestMethod, cookie);
+        const caller = await sessionPrincipal(header, requestMethod, cookie, method);
         return { caller, headers: await takeBudget(`member:${caller.actor.kind === "member" ? caller.actor.memberId : ""}`, method) };
       }
       case "key":
@@ -229,7 +243,7 @@ export function createAuthorizer(options: AuthOptions): Authorize {
     }
 
     if (cookie !== undefined) {
-      const caller = await sessionPrincipal(header, requestMethod, cookie);
+      const caller = await sessionPrincipal(header, requestMethod, cookie, method);
       const headers = await takeBudget(`member:${caller.actor.kind === "member" ? caller.actor.memberId : ""}`, method);
       if (!caller.scopes.includes(access.scope)) {
         throw new ApiError("FORBIDDEN", `Your role does not allow this (it needs ${access.scope}).`, headers);
