@@ -106,11 +106,25 @@ export function createInboundSmtpListener(options: InboundSmtpOptions, deps: Inb
       callback();
     },
     onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      // What is kept never passes the limit: past it, the rest is read and
+      // dropped as it arrives, and the client hears 552 at the end of DATA
+      // (a dropped connection would have its MTA send it all again later).
+      let chunks: Buffer[] = [];
+      let received = 0;
+      let oversized = false;
+      stream.on("data", (chunk: Buffer) => {
+        received += chunk.length;
+        if (oversized) return;
+        if (received > options.maxMessageBytes) {
+          oversized = true;
+          chunks = [];
+          return;
+        }
+        chunks.push(chunk);
+      });
       stream.on("error", (error: Error) => callback(error));
       stream.on("end", () => {
-        if (stream.sizeExceeded) return callback(smtpError(552, "5.3.4 Message too big for a delivery report"));
+        if (oversized || stream.sizeExceeded) return callback(smtpError(552, "5.3.4 Message too big for a delivery report"));
         const raw = Buffer.concat(chunks);
         const recipients = session.envelope.rcptTo.map((r) => r.address);
         void receive(raw, recipients).then(
