@@ -21,7 +21,9 @@ const MESSAGE_ID = "7f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f";
 function fakeStore(kept: KeptReport[], handedOff = true): DeliveryReportStore {
   return {
     messageById: async (messageId) =>
-      messageId === MESSAGE_ID ? { companyId: "c1", messageId, provider: "smtp", providerMessageId: handedOff ? `${messageId}@mail.test` : null } : undefined,
+      messageId === MESSAGE_ID
+        ? { companyId: "c1", messageId, provider: "smtp", providerMessageId: handedOff ? `${messageId}@mail.test` : null, sendingDomain: "shop.test" }
+        : undefined,
     messageByProviderId: async () => undefined,
     keep: async (report) => {
       kept.push(report);

@@ -3,8 +3,10 @@
  * bounces and success notifications, and feedback-loop (ARF) reports, sent
  * to our VERP return paths (`b-<token>@bounces.<domain>`, whose MX points
  * here). It is not a mail server:
- *   - RCPT TO must be a return path with a valid token (checked without the
- *     database); anything else is refused with 550, so it never relays;
+ *   - RCPT TO must be a return path whose token is valid on its domain (the
+ *     return-path domain its message left with; checked without the
+ *     database, see DeliveryReports.isOurReturnPath); anything else is
+ *     refused with 550, so it never relays;
  *   - no AUTH; STARTTLS with the configured certificate;
  *   - a size limit, a limit of simultaneous connections, a per-address limit
  *     of messages per minute, at most 5 recipients per message;
@@ -100,10 +102,13 @@ export function createInboundSmtpListener(options: InboundSmtpOptions, deps: Inb
     },
     onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, "4.5.3 Too many recipients"));
-      if (!deps.reports.isOurReturnPath(address.address)) {
-        return callback(smtpError(550, "5.1.1 No such return path; this server does not relay"));
-      }
-      callback();
+      void deps.reports.isOurReturnPath(address.address).then(
+        (ours) => callback(ours ? undefined : smtpError(550, "5.1.1 No such return path; this server does not relay")),
+        (error: unknown) => {
+          deps.log.warn({ err: error }, "inbound SMTP: a return path could not be checked");
+          callback(smtpError(451, "4.3.0 Temporary failure, try again later"));
+        },
+      );
     },
     onData(stream, session, callback) {
       // What is kept never passes the limit: past it, the rest is read and
