@@ -106,7 +106,7 @@ export function createInboundSmtpListener(options: InboundSmtpOptions, deps: Inb
         (ours) => callback(ours ? undefined : smtpError(550, "5.1.1 No such return path; this server does not relay")),
         (error: unknown) => {
           deps.log.warn({ err: error }, "inbound SMTP: a return path could not be checked");
-          callback(smtpError(451, "4.3.0 Temporary failure, try again later"));
+          callback(smtpError(451, "4.3.0 The return path cannot be checked now, try again later"));
         },
       );
     },
