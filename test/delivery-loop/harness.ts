@@ -1,8 +1,18 @@
+import { createHmac } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import type { Config } from "../../src/config.ts";
 
 export const VERP_SECRET = "test-verp-secret-0123456789abcdef";
+
+/**
+ * A return path of the older form, whose MAC covers the message id alone
+ * and not the domain: what mail still in flight carries.
+ */
+export function idOnlyReturnPath(messageId: string, domain: string, key = VERP_SECRET): string {
+  const hex = messageId.toLowerCase().replaceAll("-", "");
+  return `b-${hex}${createHmac("sha256", key).update(`mail.v1.verp:${hex}`).digest("hex").slice(0, 16)}@${domain}`;
+}
 
 /** The delivery loop's settings for a test: VERP on, the inbound listener on `inboundPort` (0: any free port). */
 export function deliveryReportsConfig(inboundPort: number, overrides: Partial<NonNullable<Config["deliveryReports"]>["inboundSmtp"]> = {}): NonNullable<Config["deliveryReports"]> {

@@ -7,7 +7,7 @@ import { OPERATOR_TOKEN } from "../support/api-harness.ts";
 import { type RoutedReceiver, startRoutedReceiver, verifiedBody, webhooksOverrides } from "../webhooks/api-support.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
-import { deliveryReportsConfig, type RecipientMx, startRecipientMx } from "./harness.ts";
+import { deliveryReportsConfig, idOnlyReturnPath, type RecipientMx, startRecipientMx } from "./harness.ts";
 import { arf, autoReply, dsn } from "./reports.ts";
 
 const operator: Interceptor = (next) => (req) => {
@@ -131,6 +131,37 @@ describe("the inbound SMTP listener for delivery reports", () => {
     expect(message.events.map((e) => e.type)).toEqual(["sent", "delivery"]);
     const { suppressions } = await h.admin.listSuppressions({ companyId: a.companyId });
     expect(suppressions.map((x) => x.email)).not.toContain("ok-forged@customer.test");
+  });
+
+  it("a genuine token on a foreign domain is refused at RCPT TO and never taken as a bounce; on its own domain it is", async () => {
+    const { id, returnPath } = await sent(a, "ok-moved@customer.test");
+    const [local, domain = ""] = returnPath.split("@");
+    const sendingDomain = domain.replace(/^bounces\./, "");
+    for (const foreign of [`${local}@evil.example`, `${local}@bounces.evil.example`, `${local}@${sendingDomain}`]) {
+      const report = dsn({ to: foreign, recipient: "ok-moved@customer.test", action: "failed", status: "5.1.1", originalMessageId: `${id}@mail.service.test` });
+      expect(await post(foreign, report)).toMatch(/^refused: 550/);
+    }
+    expect((await h.waitForMessage(a.secret, id, () => true)).status).toBe("sent");
+    expect((await unmatchedReports(a.companyId)).filter((r) => r.message_id === id)).toEqual([]);
+    expect((await h.admin.listSuppressions({ companyId: a.companyId })).suppressions.map((x) => x.email)).not.toContain("ok-moved@customer.test");
+
+    const report = dsn({ to: returnPath, recipient: "ok-moved@customer.test", action: "failed", status: "5.1.1", originalMessageId: `${id}@mail.service.test` });
+    expect(await post(returnPath, report)).toMatch(/^250/);
+    const message = await h.waitForMessage(a.secret, id, (m) => m.status === "bounced");
+    expect(message.events.map((e) => e.type)).toEqual(["sent", "bounce"]);
+  });
+
+  it("a return path of the older id-only form, as mail in flight carries, works on its message's return-path domain only", async () => {
+    const { id, returnPath } = await sent(b, "ok-inflight@customer.test");
+    const domain = returnPath.slice(returnPath.indexOf("@") + 1);
+    const foreign = idOnlyReturnPath(id, "bounces.evil.example");
+    const onForeign = dsn({ to: foreign, recipient: "ok-inflight@customer.test", action: "failed", status: "5.1.1", originalMessageId: `${id}@mail.service.test` });
+    expect(await post(foreign, onForeign)).toMatch(/^refused: 550/);
+    const inFlight = idOnlyReturnPath(id, domain);
+    const delivered = dsn({ to: inFlight, recipient: "ok-inflight@customer.test", action: "delivered", status: "2.0.0", originalMessageId: `${id}@mail.service.test` });
+    expect(await post(inFlight, delivered)).toMatch(/^250/);
+    const message = await h.waitForMessage(b.secret, id, (m) => m.status === "delivered");
+    expect(message.events.map((e) => e.type)).toEqual(["sent", "delivery"]);
   });
 
   it("a bounce for another company's message changes neither message", async () => {

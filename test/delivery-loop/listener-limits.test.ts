@@ -7,6 +7,7 @@ import { DeliveryReports } from "../../src/capabilities/delivery-reports/receive
 import { VerpAddresses } from "../../src/capabilities/delivery-reports/verp.ts";
 import type { ProviderEvent } from "../../src/capabilities/messages/email-provider.ts";
 import { createInboundSmtpListener, type InboundSmtpListener } from "../../src/transport/inbound-smtp/listener.ts";
+import { idOnlyReturnPath } from "./harness.ts";
 import { autoReply, dsn } from "./reports.ts";
 
 /**
@@ -15,13 +16,18 @@ import { autoReply, dsn } from "./reports.ts";
  * The report store beside it is an in-memory fake (the database path is
  * covered by inbound-reports.test.ts).
  */
-const verp = new VerpAddresses("listener-test-verp-secret-0123456789");
+const VERP_KEY = "listener-test-verp-secret-0123456789";
+const verp = new VerpAddresses(VERP_KEY);
 const MESSAGE_ID = "7f1c2d3e-4b5a-4c6d-8e9f-0a1b2c3d4e5f";
 
-function fakeStore(kept: KeptReport[], handedOff = true): DeliveryReportStore {
+function fakeStore(kept: KeptReport[], handedOff = true, databaseAway = false): DeliveryReportStore {
   return {
-    messageById: async (messageId) =>
-      messageId === MESSAGE_ID ? { companyId: "c1", messageId, provider: "smtp", providerMessageId: handedOff ? `${messageId}@mail.test` : null } : undefined,
+    messageById: async (messageId) => {
+      if (databaseAway) throw new Error("connection refused");
+      return messageId === MESSAGE_ID
+        ? { companyId: "c1", messageId, provider: "smtp", providerMessageId: handedOff ? `${messageId}@mail.test` : null, sendingDomain: "shop.test" }
+        : undefined;
+    },
     messageByProviderId: async () => undefined,
     keep: async (report) => {
       kept.push(report);
@@ -39,12 +45,12 @@ afterEach(async () => {
 const events: ProviderEvent[] = [];
 
 async function start(
-  options: { tls?: { key: string; cert: string }; maxMessageBytes?: number; messagesPerMinute?: number; handedOff?: boolean },
+  options: { tls?: { key: string; cert: string }; maxMessageBytes?: number; messagesPerMinute?: number; handedOff?: boolean; databaseAway?: boolean },
   kept: KeptReport[],
 ): Promise<number> {
   const reports = new DeliveryReports({
     verp,
-    store: fakeStore(kept, options.handedOff ?? true),
+    store: fakeStore(kept, options.handedOff ?? true, options.databaseAway ?? false),
     providerEvents: { report: async (event) => (events.push(event), { applied: true, messageId: MESSAGE_ID }) },
   });
   listener = createInboundSmtpListener(
@@ -62,14 +68,13 @@ async function start(
   return listener.listen();
 }
 
-async function post(port: number, raw: string, tls?: { ca: string }): Promise<string> {
+async function post(port: number, raw: string, tls?: { ca: string }, to = verp.addressFor(MESSAGE_ID, "bounces.shop.test")): Promise<string> {
   const client = nodemailer.createTransport({
     host: "127.0.0.1",
     port,
     secure: false,
     ...(tls ? { requireTLS: true, tls: { ca: tls.ca, servername: "feedback.mail.test" } } : { ignoreTLS: true }),
   });
-  const to = verp.addressFor(MESSAGE_ID, "bounces.shop.test");
   try {
     return (await client.sendMail({ envelope: { from: "mailer-daemon@mx.test", to }, raw })).response;
   } catch (error) {
@@ -116,6 +121,14 @@ describe("the inbound SMTP listener's limits", () => {
     const report = dsn({ to, recipient: "gone@customer.test", action: "failed", status: "5.1.1", originalMessageId: `${MESSAGE_ID}@mail.test` });
     expect(await post(port, report)).toMatch(/^refused: 451/);
     expect(events.length).toBe(before);
+    expect(kept).toEqual([]);
+  });
+
+  it("answers 451 at RCPT TO when a return path cannot be checked, so the relay retries", async () => {
+    const kept: KeptReport[] = [];
+    const port = await start({ databaseAway: true }, kept);
+    // Only an address of the older id-only form needs its message read.
+    expect(await post(port, autoReply("x"), undefined, idOnlyReturnPath(MESSAGE_ID, "bounces.shop.test", VERP_KEY))).toMatch(/^refused: 451 4\.3\.0 The return path cannot be checked now/);
     expect(kept).toEqual([]);
   });
 });

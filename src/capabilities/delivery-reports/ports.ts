@@ -32,6 +32,8 @@ export interface ReportedMessage {
   readonly messageId: string;
   readonly provider: string | null;
   readonly providerMessageId: string | null;
+  /** The domain of its From address (lower case): the sending domain it goes out from. */
+  readonly sendingDomain: string;
 }
 
 export type KeptReportKind = NotedReportKind | "unmatched";

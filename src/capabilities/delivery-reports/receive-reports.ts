@@ -1,5 +1,6 @@
 import { ApiError, type FieldProblem, ValidationError } from "../../contract/api-error.ts";
 import type { ProviderEventType } from "../messages/email-provider.ts";
+import { returnPathDomainFor } from "../sending-setup/dns-records.ts";
 import { meaningOfDsn, meaningOfFeedback, meaningOfSesNotification, type ReportMeaning } from "./mapping.ts";
 import type {
   DeliveryReportStore,
@@ -36,7 +37,7 @@ export interface ListReportsQuery {
 
 /** A report that came in by SMTP to VERP return paths. */
 export interface InboundReportCommand {
-  /** The RCPT TO addresses (each already accepted by `isOurReturnPath`). */
+  /** The RCPT TO addresses (each already accepted by `isOurReturnPath`, and checked again). */
   readonly recipients: readonly string[];
   readonly report: InboundReport;
   readonly summary: ReportSummary;
@@ -78,9 +79,13 @@ export class DeliveryReports {
     this.#deps = deps;
   }
 
-  /** RCPT TO check of the inbound listener: only addresses with a valid token (no database read). */
-  isOurReturnPath(address: string): boolean {
-    return this.#deps.verp.messageIdOf(address) !== undefined;
+  /**
+   * RCPT TO check of the inbound listener: only addresses whose token is
+   * valid on their domain, the return-path domain their message left with
+   * (no database read, except for an address of the older id-only form).
+   */
+  async isOurReturnPath(address: string): Promise<boolean> {
+    return (await this.#messageIdFor(address)) !== undefined;
   }
 
   /** Operators: the reports kept (7 days), newest first. */
@@ -98,9 +103,8 @@ export class DeliveryReports {
   }
 
   async receiveInbound(command: InboundReportCommand): Promise<ReportOutcome[]> {
-    const ids = [...new Set(command.recipients.map((address) => this.#deps.verp.messageIdOf(address)))].filter(
-      (id): id is string => id !== undefined,
-    );
+    const named = await Promise.all(command.recipients.map((address) => this.#messageIdFor(address)));
+    const ids = [...new Set(named)].filter((id): id is string => id !== undefined);
     if (ids.length === 0) {
       await this.#keepUnmatched("smtp", command, "no valid return-path token among the recipients");
       return ["unmatched"];
@@ -121,6 +125,16 @@ export class DeliveryReports {
       return "unmatched";
     }
     return this.#apply(message, meaning, `ses:${command.notificationId}`, command.occurredAt, command.detail, base);
+  }
+
+  /** The message a return path names, when its token is ours and so is its domain for that message. */
+  async #messageIdFor(address: string): Promise<string | undefined> {
+    const token = this.#deps.verp.read(address);
+    if (!token) return undefined;
+    if (token.domainSigned) return token.messageId;
+    // The older id-only form: the domain must be the return-path domain of the message's sending domain.
+    const message = await this.#deps.store.messageById(token.messageId);
+    return message && returnPathDomainFor(message.sendingDomain) === token.domain ? token.messageId : undefined;
   }
 
   async #receiveFor(messageId: string, command: InboundReportCommand): Promise<ReportOutcome> {

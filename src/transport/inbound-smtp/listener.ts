@@ -3,8 +3,10 @@
  * bounces and success notifications, and feedback-loop (ARF) reports, sent
  * to our VERP return paths (`b-<token>@bounces.<domain>`, whose MX points
  * here). It is not a mail server:
- *   - RCPT TO must be a return path with a valid token (checked without the
- *     database); anything else is refused with 550, so it never relays;
+ *   - RCPT TO must be a return path whose token is valid on its domain (the
+ *     return-path domain its message left with; checked without the
+ *     database, see DeliveryReports.isOurReturnPath); anything else is
+ *     refused with 550, so it never relays;
  *   - no AUTH; STARTTLS with the configured certificate;
  *   - a size limit, a limit of simultaneous connections, a per-address limit
  *     of messages per minute, at most 5 recipients per message;
@@ -100,17 +102,34 @@ export function createInboundSmtpListener(options: InboundSmtpOptions, deps: Inb
     },
     onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, "4.5.3 Too many recipients"));
-      if (!deps.reports.isOurReturnPath(address.address)) {
-        return callback(smtpError(550, "5.1.1 No such return path; this server does not relay"));
-      }
-      callback();
+      void deps.reports.isOurReturnPath(address.address).then(
+        (ours) => callback(ours ? undefined : smtpError(550, "5.1.1 No such return path; this server does not relay")),
+        (error: unknown) => {
+          deps.log.warn({ err: error }, "inbound SMTP: a return path could not be checked");
+          callback(smtpError(451, "4.3.0 The return path cannot be checked now, try again later"));
+        },
+      );
     },
     onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      // What is kept never passes the limit: past it, the rest is read and
+      // dropped as it arrives, and the client hears 552 at the end of DATA
+      // (a dropped connection would have its MTA send it all again later).
+      let chunks: Buffer[] = [];
+      let received = 0;
+      let oversized = false;
+      stream.on("data", (chunk: Buffer) => {
+        received += chunk.length;
+        if (oversized) return;
+        if (received > options.maxMessageBytes) {
+          oversized = true;
+          chunks = [];
+          return;
+        }
+        chunks.push(chunk);
+      });
       stream.on("error", (error: Error) => callback(error));
       stream.on("end", () => {
-        if (stream.sizeExceeded) return callback(smtpError(552, "5.3.4 Message too big for a delivery report"));
+        if (oversized || stream.sizeExceeded) return callback(smtpError(552, "5.3.4 Message too big for a delivery report"));
         const raw = Buffer.concat(chunks);
         const recipients = session.envelope.rcptTo.map((r) => r.address);
         void receive(raw, recipients).then(

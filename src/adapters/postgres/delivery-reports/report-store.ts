@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Pool } from "../sql.ts";
 import { toDate } from "../sql.ts";
+import { recipientDomainOf } from "../messages/message-store.ts";
 import {
   type DeliveryReportStore,
   type KeptReportKind,
@@ -14,6 +15,7 @@ interface MessageRow {
   id: string;
   provider: string | null;
   provider_message_id: string | null;
+  from_email: string;
 }
 
 interface ReportRow {
@@ -33,7 +35,13 @@ interface ReportRow {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function reported(row: MessageRow): ReportedMessage {
-  return { companyId: row.company_id, messageId: row.id, provider: row.provider, providerMessageId: row.provider_message_id };
+  return {
+    companyId: row.company_id,
+    messageId: row.id,
+    provider: row.provider,
+    providerMessageId: row.provider_message_id,
+    sendingDomain: recipientDomainOf(row.from_email),
+  };
 }
 
 /** Plain SQL: the lookups of the message a report names, and the kept reports. */
@@ -44,7 +52,7 @@ export function postgresDeliveryReportStore(db: () => Promise<Pool>): DeliveryRe
       const pool = await db();
       // By id alone: the id comes from a VERP address whose MAC was checked (see the port).
       const { rows } = await pool.query<MessageRow>(
-        "select company_id, id, provider, provider_message_id from message where id = $1",
+        "select company_id, id, provider, provider_message_id, from_email from message where id = $1",
         [messageId],
       );
       return rows[0] ? reported(rows[0]) : undefined;
@@ -53,7 +61,7 @@ export function postgresDeliveryReportStore(db: () => Promise<Pool>): DeliveryRe
     async messageByProviderId(provider, providerMessageId) {
       const pool = await db();
       const { rows } = await pool.query<MessageRow>(
-        "select company_id, id, provider, provider_message_id from message where provider = $1 and provider_message_id = $2 limit 1",
+        "select company_id, id, provider, provider_message_id, from_email from message where provider = $1 and provider_message_id = $2 limit 1",
         [provider, providerMessageId],
       );
       return rows[0] ? reported(rows[0]) : undefined;
