@@ -132,7 +132,7 @@ export function productionProblems(env: NodeJS.ProcessEnv): string[] {
     problems.push("TEMPORAL_ADDRESS is not set: production needs a Temporal cluster (the dev server is for development)");
   }
 
-  // Issue 18 item 8 and issue 21 item 4: a production process names a real
+  // A production process names a real
   // email service, is reached at an https address, keeps the operator
   // listener on this machine and trusts only the proxies it names.
   const provider = set("EMAIL_PROVIDER");

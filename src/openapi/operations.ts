@@ -12,7 +12,7 @@ import { fieldByPath, parameterSchema, queryParameterSchema, type SchemaRegistry
 import type { JsonObject, OperationObject, SchemaObject } from "./types.ts";
 
 export const SECURITY_SCHEME = "bearerAuth";
-/** A member's session (issue 19): the cookie the administration screen holds. */
+/** A member's session: the cookie the administration screen holds. */
 export const SESSION_SECURITY_SCHEME = "memberSession";
 const IDEMPOTENCY_KEY_PARAM = "IdempotencyKey";
 /** Limit of the Idempotency-Key header (spec, Limits); not a field of any message. */

@@ -107,7 +107,7 @@ export interface ApiDependencies {
   /** Delivery reports that changed no status, for operators (operator token; gRPC/Connect only). Not served when absent. */
   readonly deliveryReportsService?: ServiceImpl<typeof DeliveryReportsService>;
   /**
-   * Company members, sign-in and the audit log (issue 19): the session door
+   * Company members, sign-in and the audit log: the session door
    * (SessionService, Connect from the browser only), MembersService,
    * ApiKeysService, AuditService; the session lookup behind the cookie and
    * the company lookup of operators acting for a company. Not served when absent.

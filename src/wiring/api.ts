@@ -144,7 +144,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     }),
     // Each campaign.click is also a click of the ledger conversions are attributed from.
     eventsService: eventsServiceImpl({ publisher: services.webhooks.publisher, clicks: services.conversions }),
-    // Members, sign-in and the audit log (issue 19): the session door and the company's people services.
+    // Members, sign-in and the audit log: the session door and the company's people services.
     people: {
       sessionService: sessionServiceImpl({
         sessions: services.members.sessions,

@@ -32,7 +32,7 @@ export interface MembersWiring {
 /** Housekeeping runs hourly: audit rows past 400 days, ended sessions, old links. */
 const HOUSEKEEPING_MS = 3_600_000;
 
-/** Members, sign-in and sessions, and the audit log (issue 19) on an open ORM. */
+/** Members, sign-in and sessions, and the audit log on an open ORM. */
 export function createMembersWiring(options: MembersWiringOptions): MembersWiring {
   const clock = options.clock ?? (() => new Date());
   const pool = poolOf(options.orm);

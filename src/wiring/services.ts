@@ -154,7 +154,7 @@ export interface Services extends SendingCore {
   readonly conversions: ConversionsService;
   readonly forms: SignupForms;
   readonly integrations: StoreIntegrations;
-  /** Company members, sign-in links and sessions, and the audit log (issue 19). */
+  /** Company members, sign-in links and sessions, and the audit log. */
   readonly members: MembersWiring;
 }
 

@@ -61,7 +61,7 @@ export function createWebhooksWiring(deps: WebhooksDependencies): WebhooksWiring
   const { config } = deps;
   const o = deps.testOverrides ?? {};
   const stores = postgresWebhookStores(deps.orm);
-  // Asynchronous DNS with its own deadline, never the thread pool's getaddrinfo (issue 18, item 5).
+  // Asynchronous DNS with its own deadline, never the thread pool's getaddrinfo.
   const policy = new WebhookTargetPolicy({
     resolver:
       o.resolver ??
@@ -95,7 +95,7 @@ export function createWebhooksWiring(deps: WebhooksDependencies): WebhooksWiring
     ...(o.schedule ? { schedule: o.schedule } : {}),
     log: deps.log,
     relayIntervalMs: config.relayIntervalMs,
-    // The relay wakes on NOTIFY (issue 22, item 3); polling stays as the fallback.
+    // The relay wakes on NOTIFY; polling stays as the fallback.
     wakeUps: (wake) =>
       listenForWebhookWork(poolOf(deps.orm), {
         changed: wake,

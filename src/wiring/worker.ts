@@ -16,7 +16,7 @@ import type { WebhooksTestOverrides } from "./webhooks.ts";
  * delivery's workflow through this worker's own connection with eager
  * start: the first workflow task comes back in the start's answer and this
  * worker runs it at once, the first attempt included, instead of waiting
- * for a poll (issue 22, item 3). It loads no Fastify, authentication, rate
+ * for a poll. It loads no Fastify, authentication, rate
  * limiting or idempotency. Used by `npm run worker` (src/worker-main.ts,
  * which serves the metrics and readiness on a listener of its own) and, unless
  * RUN_WORKER=false, by the API process (api.ts), where the separate pool

@@ -41,7 +41,7 @@ export interface WebhookDeliveryInput {
   /**
    * Each attempt is a local activity: it runs in the workflow task of the
    * worker that holds the workflow, instead of going back to the server and
-   * through the task queue to an activity poller (issue 22, item 3: that
+   * through the task queue to an activity poller (that
    * trip was about 40 ms of the 90 ms from event to first attempt). The
    * relay sets it on every run it starts; a history without it (a workflow
    * started before this change) goes on with remote activities, so it
@@ -59,8 +59,7 @@ export const retryDelivery = defineSignal("retry");
  * Tries of one attempt's activity (about 15 s of backoff). The maximum
  * matters for an attempt that can never run, such as an endpoint secret that
  * no configured data encryption key opens: without it the activity would be
- * retried for ever and the delivery never become a dead letter (issue 18,
- * item 8). The attempt is then recorded as failed without a request, and the
+ * retried for ever and the delivery never become a dead letter. The attempt is then recorded as failed without a request, and the
  * round goes on as after any failure.
  */
 export const ATTEMPT_ACTIVITY_MAX_TRIES = 5;

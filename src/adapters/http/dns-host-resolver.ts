@@ -7,7 +7,7 @@ import type { HostResolver, ResolvedAddress } from "../../capabilities/webhooks/
  * `dns.lookup` runs getaddrinfo on libuv's 4-thread pool without a timeout:
  * a slow or silent nameserver would hold those threads (shared with file
  * and crypto work) for every tenant of the process, and a lookup would
- * start before the delivery's 10 s timer (issue 18, item 5). Here each
+ * start before the delivery's 10 s timer. Here each
  * lookup has its own Resolver, `timeoutMs` per try and `tries` tries, and is
  * cancelled at `timeoutMs` overall whatever the library does.
  *

@@ -4,7 +4,7 @@ import { API_KEY_SCOPES } from "./scopes.ts";
 import type { AuthenticatedKey } from "./types.ts";
 
 /**
- * Who is behind a call, however it came in (issue 19, item 3): an API key,
+ * Who is behind a call, however it came in: an API key,
  * a member's session, or an operator acting for a named company. One auth
  * step (src/transport/connect/auth-interceptor.ts) makes it; handlers and
  * use cases read the company and the scopes and never ask which way in it

@@ -3,7 +3,7 @@ import { ValidationError } from "../../contract/api-error.ts";
 import type { AuditFilters, AuditLogStore } from "./ports.ts";
 import type { AuditEventRecord } from "./types.ts";
 
-/** Spec of issue 19: the audit log is kept 400 days. */
+/** The audit log is kept 400 days. */
 export const AUDIT_RETENTION_DAYS = 400;
 const DAY_MS = 86_400_000;
 const DEFAULT_LIMIT = 50;

@@ -1,5 +1,5 @@
 /**
- * The audit log (issue 19): every administrative change of a company,
+ * The audit log: every administrative change of a company,
  * written in the same transaction as the change, with who made it and from
  * where. Never a secret: `details` holds names, scopes and roles only.
  */

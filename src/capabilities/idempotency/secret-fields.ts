@@ -1,7 +1,7 @@
 import { clearField, clone, type DescField, type DescMessage, isFieldSet, type MessageShape } from "@bufbuild/protobuf";
 
 /**
- * Secrets are never kept for idempotent replays (issue 18, item 3): a
+ * Secrets are never kept for idempotent replays: a
  * response field that holds a secret (a webhook signing secret, an API key
  * secret, a sign-in link token) is declared in the contract with the
  * standard protobuf option `[debug_redact = true]`, and this is the one

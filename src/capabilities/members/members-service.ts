@@ -6,7 +6,7 @@ import type { AuditNote, MemberPatch, MembersStore, SignInMailer } from "./ports
 import { newToken, tokenHash } from "./tokens.ts";
 import { isMemberRole, type MemberRecord, type MemberRole } from "./types.ts";
 
-/** A sign-in link is valid 15 minutes (issue 19). */
+/** A sign-in link is valid 15 minutes. */
 export const SIGN_IN_LINK_TTL_MS = 15 * 60_000;
 /** At most one sign-in email per address per minute. */
 const EMAIL_INTERVAL_MS = 60_000;
@@ -88,7 +88,7 @@ export interface MemberCommand {
   readonly acting: Acting;
 }
 
-/** Company members and their sign-in links (issue 19, items 1 and 2). */
+/** Company members and their sign-in links. */
 export class MembersService {
   readonly #o: MembersServiceOptions;
 

@@ -2,7 +2,7 @@ import { API_KEY_SCOPES } from "../accounts/scopes.ts";
 import type { MemberRole } from "./types.ts";
 
 /**
- * The one place a role becomes scopes (issue 19, item 3). `member`: the read
+ * The one place a role becomes scopes. `member`: the read
  * scopes (Mail access: the message log, contacts). `admin` and `owner`:
  * every scope but `mail.transactional.send` (sends are attributed to API
  * keys; a person sends through a key they create), so including mail.admin.

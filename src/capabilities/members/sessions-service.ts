@@ -31,7 +31,7 @@ export interface ExchangeSignInLinkResult {
   readonly session: SessionRecord;
 }
 
-/** Sign-in by one-time link and the sessions it opens (issue 19, item 2). */
+/** Sign-in by one-time link and the sessions it opens. */
 export class SessionsService {
   readonly #o: SessionsServiceOptions;
 

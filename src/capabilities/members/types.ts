@@ -1,6 +1,6 @@
 import type { CompanyEntitlements } from "../accounts/types.ts";
 
-/** Roles of a company member (issue 19): Mail access = any member; Mail administration = owner or admin. */
+/** Roles of a company member: Mail access = any member; Mail administration = owner or admin. */
 export const MEMBER_ROLES = ["owner", "admin", "member"] as const;
 export type MemberRole = (typeof MEMBER_ROLES)[number];
 

@@ -19,7 +19,7 @@ import type { WebhookTargetPolicy } from "./ssrf-policy.ts";
  *   rotate only; it is stored sealed, bound to the endpoint.
  * - After a rotation the previous secret signs too for 24 hours.
  * - At most `limits.perCompany` endpoints per company and `limits.perHost`
- *   per URL host (issue 18, item 4: one key could otherwise multiply every
+ *   per URL host (one key could otherwise multiply every
  *   event onto one victim URL): 400 VALIDATION_ERROR naming the limit.
  * - A refused host is answered with WEBHOOK_HOST_NOT_ALLOWED and nothing
  *   more (never a resolved address); the detail rides on the error

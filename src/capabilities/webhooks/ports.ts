@@ -165,8 +165,8 @@ export interface WebhookDeliveryStore {
   /** Delivery, endpoint and event data for an attempt; null when the delivery (or its endpoint) is gone. */
   loadForAttempt(companyId: string, deliveryId: string): Promise<DeliveryToAttempt | null>;
   /**
-   * What an attempt reads before its post, in one round trip (issue 22,
-   * item 3: every read there delays the first attempt): loadForAttempt's
+   * What an attempt reads before its post, in one round trip (every read
+   * there delays the first attempt): loadForAttempt's
    * answer, and the attempt with that number if one was recorded (an
    * activity that ran before). Null when the delivery (or its endpoint) is gone.
    */

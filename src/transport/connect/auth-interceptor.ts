@@ -103,7 +103,7 @@ export type Authorize = (method: DescMethod, header: Headers, requestMethod?: st
  * (403 FEATURE_NOT_ENTITLED) and the key's scope (403 FORBIDDEN) are checked.
  * An operation whose contract declares no access is never served.
  *
- * The one principal step (issue 19): a company RPC (`required_scope`) is
+ * The one principal step: a company RPC (`required_scope`) is
  * let in for one Principal, made from an API key (its scopes; refused by a
  * `refuse_api_keys` service), a member session cookie (the browser rules of
  * session-cookie.ts first; scopes from the role; public listener only), or

@@ -2,7 +2,7 @@ import { ApiError } from "../../contract/api-error.ts";
 import { REQUEST_ORIGIN_HEADER } from "../http/request-context.ts";
 
 /**
- * The member session's cookie (issue 19): `__Host-` prefixed (Secure, Path=/,
+ * The member session's cookie: `__Host-` prefixed (Secure, Path=/,
  * no Domain), HttpOnly, SameSite=Strict. Browsers accept Secure cookies on
  * https:// and on http://localhost / 127.0.0.1, so the screen works in
  * development without TLS; any other plain-http host cannot keep a session.

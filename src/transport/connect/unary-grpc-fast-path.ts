@@ -21,7 +21,7 @@ import { registeredMethods } from "../rest/direct-transport.ts";
  * (@connectrpc/connect-fastify, which serves every route), for the common
  * gRPC call: a unary RPC over HTTP/2, one uncompressed protobuf message.
  *
- * Why (issue 22, item 5): Connect's gRPC handler treats a unary call as a
+ * Why: Connect's gRPC handler treats a unary call as a
  * stream. The request body goes through half a dozen async-iterable
  * transforms (split, decompress, parse the envelope, invoke, serialize,
  * compress, join, catch), the answer through as many more and a promise

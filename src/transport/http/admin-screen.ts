@@ -7,7 +7,7 @@ import { ApiError } from "../../contract/api-error.ts";
 import { sendApiError } from "./error-reply.ts";
 
 /**
- * The administration screen (issue 20): the single-page application built
+ * The administration screen: the single-page application built
  * from web/ by `npm run build:admin` into dist/admin, served on the public
  * HTTP listeners under /admin/.
  *
@@ -18,7 +18,7 @@ import { sendApiError } from "./error-reply.ts";
  *
  * Every /admin answer carries the CSP below: scripts, styles and calls from
  * the service's own origin only, no inline script or style, no framing.
- * The screen signs in with the member sessions of issue 19 and calls the
+ * The screen signs in with the member sessions and calls the
  * company services over Connect like any client; nothing here reads data.
  */
 export const ADMIN_SCREEN_PATH = "/admin";

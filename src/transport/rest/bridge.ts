@@ -48,7 +48,7 @@ const FORWARDED_REQUEST_HEADERS = [
   REQUEST_ID_HEADER,
   CLIENT_ADDRESS_HEADER,
   "user-agent",
-  // A member session (issue 19) and what its browser rules check: Origin against Host, the Connect protocol header.
+  // A member session and what its browser rules check: Origin against Host, the Connect protocol header.
   "cookie",
   "origin",
   REQUEST_ORIGIN_HEADER,

@@ -3,7 +3,7 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { CompanySchema } from "./company.ts";
 
 /**
- * A person of a company (issue 19): signs in with one-time links, gets the
+ * A person of a company: signs in with one-time links, gets the
  * scopes of `role`. Table `member`; the DDL is in
  * ../migrations/Migration20251129000000_members_sessions_audit.ts.
  */

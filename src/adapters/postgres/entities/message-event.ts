@@ -5,7 +5,7 @@ import { MessageSchema } from "./message.ts";
  * One entry of a message's history: a lifecycle move of ours (`sent`,
  * `failed`, ...; at most one of each type per message) or an event reported
  * by the provider (deduplicated by `providerEventId`). Written by raw SQL
- * with the move it records (src/domain/messages/lifecycle/message-store.ts).
+ * with the move it records (src/adapters/postgres/messages/message-store.ts).
  * Table `message_event`.
  */
 export const MessageEventSchema = defineEntity({

@@ -5,7 +5,7 @@ import { SenderSchema } from "./sender.ts";
 
 /**
  * One message accepted for sending, and its current status. Written by raw
- * SQL (src/domain/messages/lifecycle/message-store.ts: every status move
+ * SQL (src/adapters/postgres/messages/message-store.ts: every status move
  * together with its message_event and webhook_event rows in one
  * transaction); the entity exists so the ORM metadata describes the schema.
  * Table `message`; the DDL is in ../migrations/Migration20251122000000_sending.ts.

@@ -5,7 +5,7 @@ import { CompanySchema } from "./company.ts";
 /**
  * A company's sending domain (`example.com`) with its DKIM key and the state
  * of the last DNS check. `dkimPrivateKeySealed` is the PEM sealed with
- * AES-256-GCM (src/domain/sending/setup/key-sealing.ts): the database never
+ * AES-256-GCM (src/capabilities/sending-setup/key-sealing.ts): the database never
  * holds a usable signing key. Table `sending_domain`; the DDL is in
  * ../migrations/Migration20251122000000_sending.ts.
  */

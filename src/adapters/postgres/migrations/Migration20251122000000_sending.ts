@@ -18,7 +18,7 @@ export class Migration20251122000000_sending extends Migration {
         return_path_domain text not null,
         dkim_selector text not null,
         dkim_public_key text not null,
-        -- AES-256-GCM sealed PEM (see src/domain/sending/setup); never plain text.
+        -- AES-256-GCM sealed PEM (see src/capabilities/sending-setup); never plain text.
         dkim_private_key_sealed text not null,
         dkim_verified boolean not null default false,
         spf_verified boolean not null default false,

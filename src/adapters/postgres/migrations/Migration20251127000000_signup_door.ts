@@ -1,7 +1,7 @@
 import { Migration } from "@mikro-orm/migrations";
 
 /**
- * The hosted sign-up door (issue 18 items 1 and 2):
+ * The hosted sign-up door:
  *
  * - signup_form_token_use: each form token is taken once (its MAC, the
  *   form it belongs to, when it was taken); rows older than the token's

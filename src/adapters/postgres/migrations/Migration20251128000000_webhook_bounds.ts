@@ -1,7 +1,7 @@
 import { Migration } from "@mikro-orm/migrations";
 
 /**
- * Webhooks, issue 18 items 4-6 and the administration screen's needs:
+ * Webhooks: their bounds, and the administration screen's needs:
  *
  * - attempts record `timeout`, `network` or `endpoint_disabled` only: the
  *   finer classes recorded before (connection_refused, tls_error,

@@ -2,7 +2,7 @@ import { Migration } from "@mikro-orm/migrations";
 
 /**
  * Company members, their one-time sign-in links and server-side sessions,
- * the audit log, and who created each API key (issue 19).
+ * the audit log, and who created each API key.
  *
  * Secrets are never stored: a link's token and a session's cookie value are
  * 32 random bytes of which only SHA-256 is kept (`token_hash`,

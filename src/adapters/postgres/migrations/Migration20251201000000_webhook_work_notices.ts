@@ -2,8 +2,7 @@ import { Migration } from "@mikro-orm/migrations";
 
 /**
  * The webhook outbox relay (src/adapters/temporal/webhooks/dispatcher.ts)
- * wakes on a notice instead of waiting for its next polling pass (issue 22,
- * item 3): channel mail_webhook_work is NOTIFYed on commit when there is
+ * wakes on a notice instead of waiting for its next polling pass: channel mail_webhook_work is NOTIFYed on commit when there is
  * work for it, whoever wrote it (the API's EventsService, a worker's
  * lifecycle activity, an operator's SQL):
  *

@@ -2,7 +2,7 @@ import { Migration } from "@mikro-orm/migrations";
 
 /**
  * message.handoff_until: the lease of the attempt that is handing the
- * message to the email service (issue 22, item 1). Until then that attempt
+ * message to the email service. Until then that attempt
  * may still be talking to the relay, so no other attempt sends the message
  * (a second copy at the relay); the attempt renews it while it runs, and
  * lets it go when the relay did not take the message. Nullable without a

@@ -32,7 +32,7 @@ import { WEBHOOK_COMPANY_ID, WEBHOOK_DELIVERY_STATUS, WEBHOOK_ENDPOINT_ID, WEBHO
  * Where it runs: in each worker process (src/wiring/worker.ts), starting
  * through that worker's own connection with eager start (startThrough), so
  * a delivery's first workflow task comes back in the start's answer and
- * runs there at once (issue 22, item 3). API processes do not run it.
+ * runs there at once. API processes do not run it.
  */
 export interface WebhookDispatcherOptions {
   readonly client: Client;
@@ -72,7 +72,7 @@ export function deliveryWorkflowInput(
     maxAttempts: schedule.maxAttempts,
     waitsSeconds: [...schedule.waitsSeconds],
     deadLetterWaitSeconds: schedule.deadLetterWaitSeconds,
-    // Attempts as local activities: no trip through the task queue before each one (issue 22, item 3).
+    // Attempts as local activities: no trip through the task queue before each one.
     localAttempts: true,
   };
 }
@@ -108,7 +108,7 @@ export class WebhookDeliveryDispatcher {
    * this process polling the same task queue (RunningWorker.client): Temporal
    * then answers the start with the workflow's first task, which that worker
    * runs at once, without the trip through the task queue to a poller
-   * (issue 22, item 3). Temporal falls back to the task queue by itself when
+   *. Temporal falls back to the task queue by itself when
    * that worker has no free slot. Set it back before that worker stops.
    */
   startThrough(client: Client | undefined): void {

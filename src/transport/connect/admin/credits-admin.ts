@@ -7,7 +7,7 @@ import { AdminService, type LedgerEntry as LedgerEntryMessage, LedgerEntrySchema
 
 /**
  * AdminService handlers of Mail credits. The operator token is checked by
- * the auth interceptor; the rules are in src/domain/credits.
+ * the auth interceptor; the rules are in src/capabilities/credits.
  */
 function ledgerEntryMessage(entry: LedgerEntry): LedgerEntryMessage {
   return create(LedgerEntrySchema, {

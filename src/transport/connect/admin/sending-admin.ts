@@ -16,7 +16,7 @@ import { operatorAuditOf } from "../context.ts";
  * AdminService handlers of sending domains and senders (a company's templates
  * are the TemplatesService's, src/transport/connect/templates). The
  * operator token is checked by the auth interceptor; the rules are in
- * src/domain/sending/setup. Served over gRPC and Connect only.
+ * src/capabilities/sending-setup. Served over gRPC and Connect only.
  */
 function sendingDomainMessage(view: SendingDomainView): SendingDomain {
   return create(SendingDomainSchema, {

@@ -6,7 +6,7 @@ import { AdminService, type Suppression, SuppressionSchema } from "../../../gen/
 
 /**
  * AdminService handlers of the suppression list. The operator token is
- * checked by the auth interceptor; the rules are in src/domain/suppressions.
+ * checked by the auth interceptor; the rules are in src/capabilities/suppressions.
  */
 function suppressionMessage(entry: SuppressionEntry): Suppression {
   return create(SuppressionSchema, {
