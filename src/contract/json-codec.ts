@@ -176,6 +176,8 @@ const MAX_TIMESTAMP_MS = 253_402_300_799_999;
 /** A UTF-16 surrogate without its pair: valid in JSON (`"\ud800"`), not Unicode text. */
 const UNPAIRED_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 export const NOT_TEXT = "must be Unicode text (it holds an unpaired surrogate)";
+/** A key of a JSON body that names no field of its message, on every door. */
+export const UNKNOWN_FIELD = "is not a known field";
 /** Free-form values (Struct, Value, ListValue) deeper than this are refused here, naming the field (protobuf-es stops at 100, naming none). */
 const MAX_FREE_FORM_DEPTH = 64;
 
@@ -336,7 +338,7 @@ class Reader {
       const fieldPath = path ? `${path}.${key}` : key;
       const field = fieldsByName(desc).get(key);
       if (!field) {
-        this.problem(fieldPath, "is not a known field");
+        this.problem(fieldPath, UNKNOWN_FIELD);
         continue;
       }
       // null means "not set" for every field, as in canonical protobuf JSON.
@@ -386,4 +388,78 @@ export function messageFromPublicJson<Desc extends DescMessage>(
     // The reader checks every type fromJson does; keep a named answer anyway.
     throw new ValidationError([{ field: "body", problem: error instanceof Error ? error.message : "is invalid" }]);
   }
+}
+
+// ------------------------------------------------------------------ canonical JSON
+
+/** A canonical protobuf JSON body, minus what its decoding refuses by name, and those problems. */
+export interface CanonicalJsonCheck {
+  /** Keys that name no field, and enum values by names the enum lacks, by JSON path. */
+  readonly problems: readonly FieldProblem[];
+  /** The body without them. */
+  readonly known: JsonValue;
+}
+
+/**
+ * Names, by JSON path, what protobuf JSON decoding (protobuf-es, with
+ * unknown fields refused) refuses by name only, without a path: keys that
+ * name no field of their message, and enum values written as names the
+ * enum does not have. This is the canonical form Connect's JSON codec reads
+ * (fields by JSON or proto name, enum values by their full names or by
+ * number); the public form has its own reader above. Well-known types are
+ * left to the decoder: their JSON has no field names to miss.
+ */
+export function checkCanonicalJson(desc: DescMessage, json: JsonValue): CanonicalJsonCheck {
+  const problems: FieldProblem[] = [];
+  return { problems, known: canonicalMessage(desc, json, "", problems) };
+}
+
+function canonicalMessage(desc: DescMessage, json: JsonValue, prefix: string, problems: FieldProblem[]): JsonValue {
+  if (!isObject(json) || desc.typeName.startsWith("google.protobuf.")) return json;
+  const known: JsonObject = {};
+  for (const [key, value] of Object.entries(json)) {
+    const path = `${prefix}${key}`;
+    const field = fieldsByName(desc).get(key);
+    if (!field) {
+      problems.push({ field: path, problem: UNKNOWN_FIELD });
+      continue;
+    }
+    const kept = canonicalField(field, value, path, problems);
+    if (kept !== undefined) known[key] = kept;
+  }
+  return known;
+}
+
+function canonicalField(field: DescField, value: JsonValue, path: string, problems: FieldProblem[]): JsonValue | undefined {
+  switch (field.fieldKind) {
+    case "enum":
+      return canonicalEnum(field.enum, value, path, problems);
+    case "message":
+      return canonicalMessage(field.message, value, `${path}.`, problems);
+    case "list":
+      if (!Array.isArray(value) || field.listKind === "scalar") return value;
+      return value.flatMap((item, i) => {
+        const kept =
+          field.listKind === "enum" ? canonicalEnum(field.enum, item, `${path}[${i}]`, problems) : canonicalMessage(field.message, item, `${path}[${i}].`, problems);
+        return kept === undefined ? [] : [kept];
+      });
+    case "map": {
+      if (!isObject(value) || field.mapKind === "scalar") return value;
+      const known: JsonObject = {};
+      for (const [key, item] of Object.entries(value)) {
+        const kept =
+          field.mapKind === "enum" ? canonicalEnum(field.enum, item, `${path}.${key}`, problems) : canonicalMessage(field.message, item, `${path}.${key}.`, problems);
+        if (kept !== undefined) known[key] = kept;
+      }
+      return known;
+    }
+    default:
+      return value;
+  }
+}
+
+function canonicalEnum(desc: DescEnum, value: JsonValue, path: string, problems: FieldProblem[]): JsonValue | undefined {
+  if (typeof value !== "string" || desc.values.some((v) => v.name === value || v.jsonName === value)) return value;
+  problems.push({ field: path, problem: `must be one of ${desc.values.filter((v) => v.number !== 0).map((v) => v.name).join(", ")}` });
+  return undefined;
 }

@@ -1,6 +1,6 @@
-import { type DescField, getOption } from "@bufbuild/protobuf";
+import type { DescField } from "@bufbuild/protobuf";
 import { SendMessageRequestSchema } from "../gen/mail/v1/mail_pb.js";
-import { max_length } from "../gen/mail/v1/options_pb.js";
+import { fieldRulesOf, maxLengthOf } from "./field-rules.ts";
 
 /**
  * Names and limits of the public HTTP conventions that are not fields of
@@ -44,12 +44,13 @@ export const IDEMPOTENCY_KEY_HEADER_MAX_LENGTH = 200;
 
 /**
  * Spec, Limits: "send idempotency key: at most 160 characters". The
- * contract declares it on SendMessageRequest.idempotency_key; read from there.
+ * contract declares it on SendMessageRequest.idempotency_key (its
+ * `string.max_len` rule); read from there.
  */
 export const SEND_IDEMPOTENCY_KEY_MAX_LENGTH: number = contractMaxLength(SendMessageRequestSchema.field.idempotencyKey);
 
 function contractMaxLength(field: DescField | undefined): number {
-  const value = field ? getOption(field, max_length) : 0;
-  if (!value) throw new Error("contract: SendMessageRequest.idempotency_key has no max_length");
+  const value = field ? maxLengthOf(fieldRulesOf(field)) : undefined;
+  if (!value) throw new Error("contract: SendMessageRequest.idempotency_key has no string.max_len rule");
   return value;
 }

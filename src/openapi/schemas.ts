@@ -7,8 +7,10 @@
 import { getOption, ScalarType } from "@bufbuild/protobuf";
 import type { DescEnum, DescField, DescMessage, DescService } from "@bufbuild/protobuf";
 import { FeatureSet_FieldPresence } from "@bufbuild/protobuf/wkt";
+import type { FieldRules } from "../gen/buf/validate/validate_pb.js";
 import { field_behavior, FieldBehavior } from "../gen/google/api/field_behavior_pb.js";
-import { max_length, openapi_schema } from "../gen/mail/v1/options_pb.js";
+import { openapi_schema } from "../gen/mail/v1/options_pb.js";
+import { fieldRulesOf } from "../contract/field-rules.ts";
 import { enumJsonValues } from "../contract/json-codec.ts";
 import { operationSpec } from "../contract/routes.ts";
 import { commentOf, withDescription } from "./comments.ts";
@@ -87,10 +89,11 @@ export class SchemaRegistry {
     const override = getOption(field, openapi_schema);
     if (override !== "") return withDescription(parseSchemaOverride(field, override), commentOf(field));
 
+    const rules = fieldRulesOf(field);
     let schema: SchemaObject;
     switch (field.fieldKind) {
       case "scalar":
-        schema = withMaxLength(scalarSchema(field.scalar), field);
+        schema = withRules(scalarSchema(field.scalar), rules);
         break;
       case "enum":
         schema = enumSchema(field.enum);
@@ -99,20 +102,27 @@ export class SchemaRegistry {
         schema = this.messageSchemaRef(field.message, mode);
         break;
       case "list": {
+        const repeated = rules?.type.case === "repeated" ? rules.type.value : undefined;
         let items: SchemaObject;
-        if (field.listKind === "scalar") items = withMaxLength(scalarSchema(field.scalar), field);
+        if (field.listKind === "scalar") items = withRules(scalarSchema(field.scalar), repeated?.items);
         else if (field.listKind === "enum") items = enumSchema(field.enum);
         else items = this.messageSchemaRef(field.message, mode);
         schema = { type: "array", items };
+        if (repeated && repeated.minItems > 0n) schema.minItems = Number(repeated.minItems);
+        if (repeated && repeated.maxItems > 0n) schema.maxItems = Number(repeated.maxItems);
         break;
       }
       case "map": {
         // JSON object keys are always strings, whatever the proto key type.
+        // OpenAPI 3.0 has no keyword for the keys (propertyNames is 3.1): their rules are enforced, not shown.
+        const map = rules?.type.case === "map" ? rules.type.value : undefined;
         let values: SchemaObject;
-        if (field.mapKind === "scalar") values = withMaxLength(scalarSchema(field.scalar), field);
+        if (field.mapKind === "scalar") values = withRules(scalarSchema(field.scalar), map?.values);
         else if (field.mapKind === "enum") values = enumSchema(field.enum);
         else values = this.messageSchemaRef(field.message, mode);
         schema = { type: "object", additionalProperties: values };
+        if (map && map.minPairs > 0n) schema.minProperties = Number(map.minPairs);
+        if (map && map.maxPairs > 0n) schema.maxProperties = Number(map.maxPairs);
         break;
       }
     }
@@ -176,7 +186,7 @@ export function parameterSchema(field: DescField): SchemaObject {
 export function queryParameterSchema(field: DescField): SchemaObject | undefined {
   switch (field.fieldKind) {
     case "scalar":
-      return withMaxLength(scalarSchema(field.scalar), field);
+      return withRules(scalarSchema(field.scalar), fieldRulesOf(field));
     case "enum":
       return enumSchema(field.enum);
     case "message":
@@ -281,10 +291,41 @@ function enumSchema(desc: DescEnum): SchemaObject {
   return { type: "string", enum: enumJsonValues(desc) };
 }
 
-function withMaxLength(schema: SchemaObject, field: DescField): SchemaObject {
-  const max = getOption(field, max_length);
-  return max > 0 && schema.type === "string" ? { ...schema, maxLength: max } : schema;
+/**
+ * A scalar's schema with the bounds of its `(buf.validate.field)` rules
+ * (src/contract/field-rules.ts): string lengths as minLength / maxLength,
+ * 32-bit integer ranges as minimum / maximum. 64-bit integers are strings
+ * in JSON, where a numeric bound has no keyword.
+ */
+function withRules(schema: SchemaObject, rules: FieldRules | undefined): SchemaObject {
+  const type = rules?.type;
+  if (type === undefined || type.case === undefined) return schema;
+  if (type.case === "string" && schema.type === "string") {
+    const bounded: SchemaObject = { ...schema };
+    if (type.value.minLen > 0n) bounded.minLength = Number(type.value.minLen);
+    if (type.value.maxLen > 0n) bounded.maxLength = Number(type.value.maxLen);
+    return bounded;
+  }
+  if (INT32_RULES.has(type.case) && schema.type === "integer") {
+    const { greaterThan, lessThan } = type.value as { greaterThan: Bound; lessThan: Bound };
+    const bounded: SchemaObject = { ...schema };
+    if (greaterThan.case !== undefined) {
+      bounded.minimum = greaterThan.value;
+      if (greaterThan.case === "gt") bounded.exclusiveMinimum = true;
+    }
+    if (lessThan.case !== undefined) {
+      bounded.maximum = lessThan.value;
+      if (lessThan.case === "lt") bounded.exclusiveMaximum = true;
+    }
+    return bounded;
+  }
+  return schema;
 }
+
+/** The rule kinds of integers JSON writes as numbers. */
+const INT32_RULES: ReadonlySet<string> = new Set(["int32", "uint32", "sint32", "fixed32", "sfixed32"]);
+/** One side of a range rule (`gt` / `gte`, `lt` / `lte`). */
+type Bound = { case: string; value: number } | { case: undefined; value?: undefined };
 
 /**
  * Adds `null` to the values a schema accepts (OpenAPI 3.0 has no `type: null`).

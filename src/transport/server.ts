@@ -37,7 +37,7 @@ import { errorsInterceptor } from "./connect/errors-interceptor.ts";
 import { unaryGrpcFastPath } from "./connect/unary-grpc-fast-path.ts";
 import { FailedAuthentications } from "./connect/failed-authentications.ts";
 import { withIdempotency } from "./connect/idempotency-interceptor.ts";
-import { requiredFieldsInterceptor } from "./connect/required-fields-interceptor.ts";
+import { contractValidationInterceptor } from "./connect/contract-validation-interceptor.ts";
 import { wireValuesInterceptor } from "./connect/wire-values-interceptor.ts";
 import { type MailServiceDeps, mailServiceImpl } from "./connect/mail/index.ts";
 import { sendApiError } from "./http/error-reply.ts";
@@ -48,7 +48,7 @@ import {
   http2RequestDeadline,
   type ListenerTimeouts,
 } from "./http/listener-timeouts.ts";
-import { utf8JsonBodies, utf8JsonOptions } from "./http/json-body.ts";
+import { connectJsonOptions, utf8JsonBodies } from "./http/json-body.ts";
 import { redactedRequest } from "./http/log-redaction.ts";
 import { refuseUndecodableRequests } from "./http/undecodable-requests.ts";
 import { coalescedStdout } from "./http/coalesced-stdout.ts";
@@ -236,7 +236,7 @@ function interceptorsFor(authorize: Authorize, log: FastifyInstance["log"], deps
   return [
     errorsInterceptor({ error: (details, message) => log.error(details, message) }, deps.classifyUnexpected),
     exceptHealth(authInterceptor(authorize)),
-    exceptHealth(requiredFieldsInterceptor()),
+    exceptHealth(contractValidationInterceptor()),
     exceptHealth(wireValuesInterceptor()),
   ];
 }
@@ -265,7 +265,7 @@ async function registerApi(
   metrics?.observeRequests(app, listener);
   healthRoutes(app, deps.readiness, listener === "operator");
 
-  const connect = { routes: refuseUndecodableRequests(routes), interceptors: withMetrics(), readMaxBytes, jsonOptions: utf8JsonOptions };
+  const connect = { routes: refuseUndecodableRequests(routes), interceptors: withMetrics(), readMaxBytes, jsonOptions: connectJsonOptions };
   // Unary gRPC calls take a direct path (src/transport/connect/unary-grpc-fast-path.ts); the rest goes on to Connect's plugin.
   app.addHook("preHandler", unaryGrpcFastPath(connect));
   await app.register(fastifyConnectPlugin, connect);

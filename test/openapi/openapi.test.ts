@@ -292,7 +292,7 @@ describe("generated OpenAPI document", () => {
     expect(at(schema("Consent"), "required")).toEqual(["source", "at", "reference"]);
   });
 
-  it("applies the openapi_schema and max_length field options", () => {
+  it("applies the openapi_schema option and the (buf.validate.field) rules", () => {
     const send = schema("SendMessageRequest");
     expect(at(send, "properties", "to", "oneOf", 0)).toEqual({ type: "string", format: "email" });
     expect(at(send, "properties", "to", "oneOf", 1, "properties", "name", "maxLength")).toBe(120);
@@ -305,6 +305,13 @@ describe("generated OpenAPI document", () => {
     expect(at(send, "properties", "html", "maxLength")).toBe(400000);
     expect(at(send, "properties", "text", "maxLength")).toBe(100000);
     expect(at(send, "properties", "idempotencyKey", "maxLength")).toBe(160);
+    // A map's values, a list's size, a 32-bit integer's range.
+    expect(at(send, "properties", "tags", "additionalProperties")).toEqual({ type: "string", maxLength: 120 });
+    expect(at(schema("CreateFormRequest"), "properties", "fields", "maxItems")).toBe(30);
+    const limit = (operation(doc, "get", "/mail/v1/messages").parameters ?? []).find((p) => at(p, "name") === "limit");
+    expect(at(limit, "schema")).toEqual({ type: "integer", format: "int32", minimum: 1, maximum: 100 });
+    const rotate = operation(doc, "post", "/mail/v1/api-keys/{id}/rotate");
+    expect(at(rotate.requestBody, "content", "application/json", "schema", "properties", "graceHours")).toMatchObject({ minimum: 0, maximum: 8760 });
   });
 
   it("takes Idempotency-Key on every POST, and only there", () => {

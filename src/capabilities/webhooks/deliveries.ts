@@ -55,6 +55,25 @@ export interface WebhookDeliveriesOptions {
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
 
+/**
+ * The rules of a deliveries query, without I/O: its page size, or one
+ * ValidationError naming every bad filter.
+ */
+export function checkDeliveryListQuery(query: DeliveryListQuery): number {
+  const problems: FieldProblem[] = [];
+  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
+    problems.push({ field: "limit", problem: `must be between 1 and ${MAX_PAGE_SIZE}` });
+  }
+  if (query.event !== undefined && !isWebhookEventName(query.event)) problems.push({ field: "event", problem: "is not an event name" });
+  if (query.since && query.until && query.until <= query.since) problems.push({ field: "until", problem: "must be after since" });
+  if (query.messageId !== undefined && (query.messageId.trim() === "" || query.messageId.length > 100)) {
+    problems.push({ field: "messageId", problem: "must be a message id" });
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  return limit;
+}
+
 export class WebhookDeliveries {
   readonly #options: WebhookDeliveriesOptions;
   readonly #clock: () => Date;
@@ -65,18 +84,7 @@ export class WebhookDeliveries {
   }
 
   async list(companyId: string, query: DeliveryListQuery): Promise<DeliveryPage> {
-    const problems: FieldProblem[] = [];
-    const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-      problems.push({ field: "limit", problem: `must be between 1 and ${MAX_PAGE_SIZE}` });
-    }
-    if (query.event !== undefined && !isWebhookEventName(query.event)) problems.push({ field: "event", problem: "is not an event name" });
-    if (query.since && query.until && query.until <= query.since) problems.push({ field: "until", problem: "must be after since" });
-    if (query.messageId !== undefined && (query.messageId.trim() === "" || query.messageId.length > 100)) {
-      problems.push({ field: "messageId", problem: "must be a message id" });
-    }
-    if (problems.length > 0) throw new ValidationError(problems);
-
+    const limit = checkDeliveryListQuery(query);
     const filters: DeliveryFilters = {
       ...(query.endpointId !== undefined ? { endpointId: query.endpointId } : {}),
       ...(query.state !== undefined ? { state: query.state } : {}),

@@ -9,7 +9,7 @@ import type { WebhookDeliveryStore, WebhookEndpointStore } from "./ports.ts";
 import type { WebhookTargetPolicy } from "./ssrf-policy.ts";
 
 export { DeliveryAttempts, type AttemptAnswer, type AttemptRequest, type RecordedErrorClass, deliveryBody } from "./attempts.ts";
-export { WebhookDeliveries, type DeliveryDetail, type DeliveryListQuery, type DeliveryPage } from "./deliveries.ts";
+export { checkDeliveryListQuery, WebhookDeliveries, type DeliveryDetail, type DeliveryListQuery, type DeliveryPage } from "./deliveries.ts";
 export {
   WebhookEndpoints,
   HostRefusedError,

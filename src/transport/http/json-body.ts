@@ -28,10 +28,22 @@ export function utf8JsonBodies(scope: FastifyInstance): void {
 }
 
 /**
- * Connect's JSON options for the gRPC, gRPC-Web and Connect doors: the
- * same UTF-8 rule (its default decoder replaces invalid bytes too). A
- * request that does not decode is answered by undecodable-requests.ts.
+ * Connect's JSON options for the gRPC, gRPC-Web and Connect doors, the
+ * rules of the REST bridge's bodies:
+ *
+ * - the same UTF-8 rule (its default decoder replaces invalid bytes too);
+ * - keys that name no field are refused, not ignored (Connect ignores them
+ *   by default), and so are enum values by names the enum lacks: a
+ *   misspelt field must not pass as "not sent". The REST bridge names them
+ *   in its 400; undecodable-requests.ts has Connect's answer name them the
+ *   same way, after authentication. (Unknown fields of a binary protobuf
+ *   message stay accepted: that is protobuf's forward compatibility, a
+ *   newer client's fields reaching an older server, and no JSON key was
+ *   misspelt.)
+ *
+ * A request that does not decode is answered by undecodable-requests.ts.
  */
-export const utf8JsonOptions: Partial<JsonReadOptions> & { readonly textDecoder: { decode(input?: Uint8Array): string } } = {
+export const connectJsonOptions: Partial<JsonReadOptions> & { readonly textDecoder: { decode(input?: Uint8Array): string } } = {
   textDecoder: new TextDecoder("utf-8", { fatal: true }),
+  ignoreUnknownFields: false,
 };

@@ -1,10 +1,13 @@
-import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
+import type { DescMessage, JsonValue } from "@bufbuild/protobuf";
+import { Code, ConnectError, type ConnectRouter, createContextValues } from "@connectrpc/connect";
 import { createAsyncIterable, type UniversalHandler, type UniversalServerRequest, type UniversalServerResponse } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, errorFromJsonBytes, errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
 import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { trailerFlag, trailerParse, trailerSerialize } from "@connectrpc/connect/protocol-grpc-web";
 import { ValidationError } from "../../contract/api-error.ts";
+import { checkCanonicalJson } from "../../contract/json-codec.ts";
 import { boundedApiError } from "../bounded-errors.ts";
+import { kUnknownJsonFields } from "../connect/context.ts";
 
 /**
  * A request body that does not decode is the caller's mistake, answered
@@ -22,7 +25,19 @@ import { boundedApiError } from "../bounded-errors.ts";
  * ErrorInfo: an error of ours always has one), on every protocol: gRPC
  * (trailers), gRPC-Web (the trailer frame) and Connect (the JSON error).
  * Any other answer passes through untouched, so the happy path costs one
- * header lookup.
+ * header lookup (and, for a Connect JSON body, keeping its chunks on the
+ * way, for the case below).
+ *
+ * A Connect JSON body that decodes but for keys naming no field, or enum
+ * values by names the enum lacks (http/json-body.ts refuses both), is
+ * answered like the REST bridge answers one: it is decoded again without
+ * them and the call runs on, authentication and rate limit first, to the
+ * contract validation, which answers 400 naming each of them by its JSON
+ * path (kUnknownJsonFields). Nothing else runs: the handler never sees a
+ * call whose body named an unknown field. (The health check and server
+ * reflection, open and unvalidated, answer such a call as before, the
+ * unknown keys ignored. JSON inside gRPC or gRPC-Web envelopes, which no
+ * client of ours sends, keeps the `body` answer.)
  */
 const DECODE_FAILURES: readonly RegExp[] = [
   /^parse binary: /,
@@ -74,25 +89,98 @@ async function* rewriteGrpcWebBody(body: AsyncIterable<Uint8Array>): AsyncIterab
   for await (const chunk of body) yield rewriteGrpcWebFrame(chunk);
 }
 
-/** Connect unary: the error is the JSON body (one chunk) of a 4xx/5xx answer. */
-async function rewriteConnect(response: UniversalServerResponse): Promise<UniversalServerResponse> {
+/** A Connect unary answer, its body read when it is an error (the JSON body, one chunk, of a 4xx/5xx answer). */
+interface ConnectAnswer {
+  readonly response: UniversalServerResponse;
+  readonly error?: ConnectError;
+}
+
+async function readConnectAnswer(response: UniversalServerResponse): Promise<ConnectAnswer> {
   const body = response.body;
-  if (response.status < 400 || !body || !response.header?.get("content-type")?.startsWith("application/json")) return response;
+  if (response.status < 400 || !body || !response.header?.get("content-type")?.startsWith("application/json")) return { response };
   const chunks: Uint8Array[] = [];
   for await (const chunk of body) chunks.push(chunk);
   const bytes = Buffer.concat(chunks);
-  let replacement: ConnectError | undefined;
+  const read = { ...response, body: createAsyncIterable([bytes]) };
   try {
-    const error = errorFromJsonBytes(bytes, undefined, new ConnectError("", Code.Unknown));
-    replacement = decodeFailure(error.code, error.rawMessage, error.details.length > 0);
+    return { response: read, error: errorFromJsonBytes(bytes, undefined, new ConnectError("", Code.Unknown)) };
   } catch {
-    replacement = undefined;
+    return { response: read };
   }
-  if (!replacement) return { ...response, body: createAsyncIterable([bytes]) };
+}
+
+function answerConnect({ response, error }: ConnectAnswer): UniversalServerResponse {
+  const replacement = error && decodeFailure(error.code, error.rawMessage, error.details.length > 0);
+  if (!replacement) return response;
   const json = errorToJsonBytes(replacement, {});
   const header = new Headers(response.header);
   header.set("content-length", String(json.byteLength));
   return { ...response, status: codeToHttpStatus(replacement.code), header, body: createAsyncIterable([json]) };
+}
+
+async function rewriteConnect(response: UniversalServerResponse): Promise<UniversalServerResponse> {
+  return answerConnect(await readConnectAnswer(response));
+}
+
+/** How protobuf-es words a key naming no field, and an enum value by a name the enum lacks. */
+const NAMED_REFUSALS: readonly RegExp[] = [/^cannot decode message \S+ from JSON: key .* is unknown$/s, /^cannot decode enum \S+ from JSON: /];
+
+/** A Connect unary call with a JSON body (the protocol the screen and Connect clients use). */
+function isConnectJson(request: UniversalServerRequest): boolean {
+  return request.method === "POST" && /^application\/json(?:;|$)/i.test(request.header.get("content-type") ?? "");
+}
+
+function isByteStream(body: UniversalServerRequest["body"]): body is AsyncIterable<Uint8Array> {
+  return typeof body === "object" && body !== null && Symbol.asyncIterator in body;
+}
+
+/** The body as Connect reads it, its chunks kept in `chunks` on the way. */
+async function* recorded(body: AsyncIterable<Uint8Array>, chunks: Uint8Array[]): AsyncIterable<Uint8Array> {
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    yield chunk;
+  }
+}
+
+/**
+ * The request again, without the keys and enum names its JSON body named
+ * that `input` lacks, and with those named for the contract validation; or
+ * undefined when the body named none (or cannot be read again).
+ */
+function withoutUnknownFields(request: UniversalServerRequest, input: DescMessage, body: JsonValue | undefined): UniversalServerRequest | undefined {
+  if (body === undefined) return undefined;
+  const { problems, known } = checkCanonicalJson(input, body);
+  if (problems.length === 0) return undefined;
+  const contextValues = request.contextValues ?? createContextValues();
+  contextValues.set(kUnknownJsonFields, problems);
+  const bytes = new TextEncoder().encode(JSON.stringify(known));
+  const header = new Headers(request.header);
+  if (header.has("content-length")) header.set("content-length", String(bytes.byteLength));
+  return { ...request, header, body: createAsyncIterable([bytes]), contextValues };
+}
+
+function parsedJson(chunks: readonly Uint8Array[]): JsonValue | undefined {
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString("utf8")) as JsonValue;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Connect's refusal of a key or an enum name (no ErrorInfo: not an error of ours). */
+function refusedByName(error: ConnectError | undefined): boolean {
+  return error !== undefined && error.details.length === 0 && NAMED_REFUSALS.some((pattern) => pattern.test(error.rawMessage));
+}
+
+/** A Connect JSON call: refused by name (unknown keys, enum names) after authentication, or answered as any other. */
+async function serveConnectJson(handler: UniversalHandler, request: UniversalServerRequest): Promise<UniversalServerResponse> {
+  const chunks: Uint8Array[] = [];
+  const body = request.body;
+  const stream = isByteStream(body);
+  const first = await readConnectAnswer(await handler(stream ? { ...request, body: recorded(body, chunks) } : request));
+  if (!refusedByName(first.error)) return answerConnect(first);
+  const again = withoutUnknownFields(request, handler.method.input, stream ? parsedJson(chunks) : body);
+  return again ? rewrite(await handler(again)) : answerConnect(first);
 }
 
 async function rewrite(response: UniversalServerResponse): Promise<UniversalServerResponse> {
@@ -108,7 +196,8 @@ async function rewrite(response: UniversalServerResponse): Promise<UniversalServ
 }
 
 function refusing(handler: UniversalHandler): UniversalHandler {
-  const wrapped = async (request: UniversalServerRequest) => rewrite(await handler(request));
+  const wrapped = async (request: UniversalServerRequest) =>
+    isConnectJson(request) ? serveConnectJson(handler, request) : rewrite(await handler(request));
   return Object.assign(wrapped, {
     requestPath: handler.requestPath,
     method: handler.method,

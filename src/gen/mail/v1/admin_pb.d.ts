@@ -73,6 +73,8 @@ export declare const CompanySchema: GenMessage<Company>;
  */
 export declare type CreateCompanyRequest = Message<"mail.v1.CreateCompanyRequest"> & {
   /**
+   * 1 to 200 characters.
+   *
    * @generated from field: string name = 1;
    */
   name: string;
@@ -693,7 +695,7 @@ export declare type AdjustCreditsRequest = Message<"mail.v1.AdjustCreditsRequest
   amount: bigint;
 
   /**
-   * Why, for the ledger.
+   * Why, for the ledger; at most 500 characters.
    *
    * @generated from field: string note = 3;
    */

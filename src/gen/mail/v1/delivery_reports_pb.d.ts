@@ -110,7 +110,7 @@ export declare type ListDeliveryReportsRequest = Message<"mail.v1.ListDeliveryRe
   kind: string;
 
   /**
-   * At most this many (default 50, at most 500).
+   * At most this many, up to 500; 0 (or absent): 50.
    *
    * @generated from field: int32 limit = 3;
    */

@@ -312,7 +312,8 @@ export declare type ListMessagesRequest = Message$1<"mail.v1.ListMessagesRequest
   status?: MessageStatus | undefined;
 
   /**
-   * Part of the recipient or subject.
+   * Part of the recipient or subject, at most 500 characters (a subject's
+   * length: a longer one matches nothing).
    *
    * @generated from field: optional string q = 4;
    */
@@ -326,7 +327,7 @@ export declare type ListMessagesRequest = Message$1<"mail.v1.ListMessagesRequest
   since?: Timestamp | undefined;
 
   /**
-   * Only messages carrying this tag key.
+   * Only messages carrying this tag key (at most 40 characters, like a key).
    *
    * @generated from field: optional string tag = 6;
    */
@@ -681,7 +682,7 @@ export declare type ListContactsRequest = Message$1<"mail.v1.ListContactsRequest
   q?: string | undefined;
 
   /**
-   * Only contacts with this tag.
+   * Only contacts with this tag (at most 40 characters, like a tag).
    *
    * @generated from field: optional string tag = 5;
    */
@@ -1588,6 +1589,9 @@ export declare const ConversionOutcomeSchema: GenEnum<ConversionOutcome>;
  * `idempotency-key` metadata). A field marked
  * `(google.api.field_behavior) = REQUIRED` must be sent and not empty; a
  * request without one answers 400 VALIDATION_ERROR naming each such field.
+ * A field with a `(buf.validate.field)` rule (a length, a range) holds to
+ * it; a request that breaks one answers 400 VALIDATION_ERROR naming the
+ * field. A JSON body may hold only the fields of its message.
  *
  * @generated from service mail.v1.MailService
  */

@@ -95,11 +95,3 @@ export declare const grpc_code: GenExtension<EnumValueOptions, Code>;
  */
 export declare const openapi_schema: GenExtension<FieldOptions, string>;
 
-/**
- * Maximum length of a string field, in characters (documented in OpenAPI
- * and enforced by the domain validation).
- *
- * @generated from extension: uint32 max_length = 51021;
- */
-export declare const max_length: GenExtension<FieldOptions, number>;
-

@@ -65,10 +65,14 @@ export declare type Template = Message<"mail.v1.Template"> & {
 export declare const TemplateSchema: GenMessage<Template>;
 
 /**
+ * The limits of a send's subject, html and text apply.
+ *
  * @generated from message mail.v1.PutTemplateRequest
  */
 export declare type PutTemplateRequest = Message<"mail.v1.PutTemplateRequest"> & {
   /**
+   * 1 to 200 characters.
+   *
    * @generated from field: string name = 1;
    */
   name: string;

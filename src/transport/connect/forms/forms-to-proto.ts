@@ -1,5 +1,6 @@
 import { create } from "@bufbuild/protobuf";
-import type { FormFieldDraft, PublishedForm } from "../../../capabilities/forms/index.ts";
+import type { FormFieldDraft, PublishedForm, SignupFormDraft } from "../../../capabilities/forms/index.ts";
+import type { CreateFormRequest } from "../../../gen/mail/v1/forms_pb.js";
 import { type Form, FormFieldSchema, FormSchema, type FormField } from "../../../gen/mail/v1/mail_pb.js";
 
 /** A published form as the contract's Form message (GET /mail/v1/forms, the SignupFormsService). */
@@ -20,4 +21,9 @@ export function toFormProto(form: PublishedForm): Form {
 /** An operator's field design, unvalidated (the capability checks it). */
 export function fieldDraftOf(field: FormField): FormFieldDraft {
   return { name: field.name, label: field.label, type: field.type, required: field.required, options: field.options };
+}
+
+/** A CreateForm request as the capability's draft, unvalidated. */
+export function formDraftOf(req: CreateFormRequest): SignupFormDraft {
+  return { name: req.name, fields: req.fields.map(fieldDraftOf), consentText: req.consentText, doubleOptIn: req.doubleOptIn, language: req.language };
 }

@@ -2,7 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { SignupForms } from "../../../capabilities/forms/index.ts";
 import type { SignupFormsService } from "../../../gen/mail/v1/forms_pb.js";
 import { auditContextOf, callerOf } from "../context.ts";
-import { fieldDraftOf, toFormProto } from "./forms-to-proto.ts";
+import { formDraftOf, toFormProto } from "./forms-to-proto.ts";
 
 /**
  * The SignupFormsService (scope mail.admin, checked by the auth interceptor
@@ -13,13 +13,7 @@ import { fieldDraftOf, toFormProto } from "./forms-to-proto.ts";
 export function signupFormsServiceImpl(forms: Pick<SignupForms, "createForm" | "deactivateForm">): ServiceImpl<typeof SignupFormsService> {
   return {
     async createForm(req, ctx) {
-      const form = await forms.createForm(callerOf(ctx).companyId, {
-        name: req.name,
-        fields: req.fields.map(fieldDraftOf),
-        consentText: req.consentText,
-        doubleOptIn: req.doubleOptIn,
-        language: req.language,
-      }, auditContextOf(ctx));
+      const form = await forms.createForm(callerOf(ctx).companyId, formDraftOf(req), auditContextOf(ctx));
       return { form: toFormProto(form) };
     },
     async deactivateForm(req, ctx) {

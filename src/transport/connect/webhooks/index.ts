@@ -4,7 +4,7 @@ import { HostRefusedError, type WebhookDeliveries, type WebhookEndpoints, type W
 import { REQUEST_ID_HEADER } from "../../../contract/names.ts";
 import type { WebhooksService } from "../../../gen/mail/v1/webhooks_pb.js";
 import { auditContextOf, callerOf } from "../context.ts";
-import { deliveryStateFromProto, toAttemptProto, toDeliveryProto, toEndpointProto } from "./webhooks-to-proto.ts";
+import { deliveryListQueryOf, toAttemptProto, toDeliveryProto, toEndpointProto } from "./webhooks-to-proto.ts";
 
 /** What the WebhooksService handlers call. */
 export interface WebhooksServiceDeps {
@@ -75,16 +75,7 @@ export function webhooksServiceImpl(deps: WebhooksServiceDeps): ServiceImpl<type
       return { endpoint: toEndpointProto(rotated.endpoint), secret: rotated.secret };
     },
     async listWebhookDeliveries(req, ctx) {
-      const page = await deliveries.list(callerOf(ctx).companyId, {
-        limit: req.limit,
-        cursor: req.cursor,
-        endpointId: req.endpointId,
-        state: deliveryStateFromProto(req.state),
-        event: req.event,
-        since: req.since ? timestampDate(req.since) : undefined,
-        until: req.until ? timestampDate(req.until) : undefined,
-        messageId: req.messageId,
-      });
+      const page = await deliveries.list(callerOf(ctx).companyId, deliveryListQueryOf(req));
       return { items: page.items.map(toDeliveryProto), nextCursor: page.nextCursor ?? undefined };
     },
     async getWebhookDelivery(req, ctx) {

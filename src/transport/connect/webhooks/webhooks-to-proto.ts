@@ -1,10 +1,11 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { AttemptRecord, DeliveryRecord, DeliveryState, EndpointView } from "../../../capabilities/webhooks/index.ts";
+import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { AttemptRecord, DeliveryListQuery, DeliveryRecord, DeliveryState, EndpointView } from "../../../capabilities/webhooks/index.ts";
 import { isDeliveryState } from "../../../capabilities/webhooks/index.ts";
 import { ValidationError } from "../../../contract/api-error.ts";
 import { enumJsonValues, enumValueFromJson, enumValueToJson } from "../../../contract/json-codec.ts";
 import {
+  type ListWebhookDeliveriesRequest,
   type WebhookAttempt,
   WebhookAttemptSchema,
   type WebhookDelivery,
@@ -57,6 +58,20 @@ export function deliveryStateFromProto(state: WebhookDeliveryState | undefined):
     throw new ValidationError([{ field: "state", problem: `must be one of ${enumJsonValues(WebhookDeliveryStateSchema).join(", ")}` }]);
   }
   return name;
+}
+
+/** The deliveries query of a ListWebhookDeliveries request. */
+export function deliveryListQueryOf(req: ListWebhookDeliveriesRequest): DeliveryListQuery {
+  return {
+    limit: req.limit,
+    cursor: req.cursor,
+    endpointId: req.endpointId,
+    state: deliveryStateFromProto(req.state),
+    event: req.event,
+    since: req.since ? timestampDate(req.since) : undefined,
+    until: req.until ? timestampDate(req.until) : undefined,
+    messageId: req.messageId,
+  };
 }
 
 export function toDeliveryProto(record: DeliveryRecord): WebhookDelivery {

@@ -1,36 +1,27 @@
 import { type DescField, type DescMessage, getOption, isMessage, type Message } from "@bufbuild/protobuf";
 import { isReflectMessage, reflect, type ReflectMessage } from "@bufbuild/protobuf/reflect";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import type { Interceptor } from "@connectrpc/connect";
-import { type FieldProblem, ValidationError } from "../../contract/api-error.ts";
+import type { FieldProblem } from "../../contract/api-error.ts";
 import { field_behavior, FieldBehavior } from "../../gen/google/api/field_behavior_pb.js";
 
 /**
- * Rejects a call whose request lacks a field the contract marks
- * `(google.api.field_behavior) = REQUIRED`, with one 400 VALIDATION_ERROR
- * naming each missing field, before any handler runs. The same marks make
- * those fields `required` in the OpenAPI document, so the document and the
- * service agree by construction. It runs inside authentication (no key is
- * still 401), on every door: gRPC, Connect, gRPC-Web and the REST bridge.
+ * What "required" means for a request: the fields the contract marks
+ * `(google.api.field_behavior) = REQUIRED`, which the contract validation
+ * (contract-validation-interceptor.ts) refuses when missing, before any
+ * handler, with one 400 VALIDATION_ERROR naming each missing field, on every
+ * door. The same marks make those fields `required` in the OpenAPI
+ * document, so the document and the service agree by construction.
  *
  * "Missing" is proto3's notion of unset: an absent message, an empty list or
  * map, a zero value of a field without explicit presence (`""`, `0`, the
  * `*_UNSPECIFIED` enum value), and also a google.protobuf.Value holding JSON
  * null. Problems read `<field>: is required`, with the field's JSON path, as
  * the send validation words a missing `to`: a missing field is named once,
- * here, and the handler's own validation only sees requests that have it.
+ * there, and the handler's own validation only sees requests that have it.
+ *
+ * Answers the REQUIRED fields `message` lacks, nested messages, lists and
+ * maps included, in field order.
  */
-export function requiredFieldsInterceptor(): Interceptor {
-  return (next) => async (req) => {
-    if (!req.stream) {
-      const problems = missingRequiredFields(req.method.input, req.message);
-      if (problems.length > 0) throw new ValidationError(problems);
-    }
-    return next(req);
-  };
-}
-
-/** The REQUIRED fields `message` lacks, nested messages, lists and maps included, in field order. */
 export function missingRequiredFields(desc: DescMessage, message: Message): FieldProblem[] {
   const problems: FieldProblem[] = [];
   if (planOf(desc).length > 0) walk(reflect(desc, message), "", problems);

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiErrorFrom } from "../../../src/contract/api-error.ts";
 import { field_behavior, FieldBehavior } from "../../../src/gen/google/api/field_behavior_pb.js";
 import { MailService } from "../../../src/gen/mail/v1/mail_pb.js";
-import { missingRequiredFields } from "../../../src/transport/connect/required-fields-interceptor.ts";
+import { missingRequiredFields } from "../../../src/transport/connect/required-fields.ts";
 import { type ApiHarness, bearer, startApiHarness } from "../../support/api-harness.ts";
 
 interface ErrorBody {
