@@ -16,6 +16,8 @@ import { adminClient, ALL_SCOPES, type ApiHarness, bearer, OPERATOR_TOKEN, opera
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { createDoubleOptInForm, waitForConfirmationMail } from "../forms/support.ts";
 import { type RoutedReceiver, startRoutedReceiver, verifies, waitUntil, webhooksOverrides } from "../webhooks/api-support.ts";
+import { PostgresMessageStore } from "../../src/adapters/postgres/messages/message-store.ts";
+import { poolOf } from "../../src/adapters/postgres/sql.ts";
 
 /**
  * Rotating the service's keys (README, "Rotating keys"), over real
@@ -199,7 +201,7 @@ describe("rotating keys on running processes", () => {
     const { companyId } = await h.newCompanyWithKey(ALL_SCOPES, "Retiring Ltd");
     const legacyProcess = await otherProcess({ dataEncryptionKey: LEGACY, dataEncryptionKeys: [] });
     const domainName = `retire-${randomUUID().slice(0, 8)}.example`;
-    await legacyProcess.admin.createSendingDomain({ companyId, domain: domainName });
+    const { domain } = await legacyProcess.admin.createSendingDomain({ companyId, domain: domainName });
     const k1Process = await otherProcess({ dataEncryptionKey: undefined, dataEncryptionKeys: [K1] });
     const created = await k1Process.forCompany(WebhooksService, companyId).createWebhookEndpoint({ url: hooks.urlFor("/retire"), events: ["order.paid"] });
     const endpointId = created.endpoint?.id ?? "";
@@ -212,6 +214,33 @@ describe("rotating keys on running processes", () => {
         ?.sealed ?? "";
     expect(await dkimOf()).toMatch(/^v1\./);
     expect((await sealedOf(endpointId)).current).toMatch(/^v2\.k1\./);
+    // A sign-in email of the service's own, queued by a k1 process: its body is sealed under k1.
+    await legacyProcess.admin.verifySendingDomain({ companyId, domainId: domain?.id ?? "", override: true });
+    const { sender } = await legacyProcess.admin.createSender({ companyId, email: `no-reply@${domainName}` });
+    const systemMail = await new PostgresMessageStore(poolOf(k1Process.app.orm), { sealer: k1Process.app.sealer }).insertQueued({
+      id: randomUUID(),
+      companyId,
+      apiKeyId: null,
+      idempotencyKey: null,
+      recipient: "member@retiring.example",
+      recipientName: null,
+      senderId: sender?.id ?? "",
+      fromEmail: `no-reply@${domainName}`,
+      fromName: null,
+      replyTo: null,
+      subject: "Sign in",
+      html: "<p>https://mail.example/admin/sign-in#token=secret</p>",
+      text: "https://mail.example/admin/sign-in#token=secret",
+      templateId: null,
+      tags: {},
+      system: true,
+    });
+    const bodyOf = async (): Promise<{ html: string; text_body: string }> =>
+      (await h.db.query<{ html: string; text_body: string }>("select html, text_body from message where id = $1", [systemMail.message.id])).rows[0] ?? {
+        html: "",
+        text_body: "",
+      };
+    expect((await bodyOf()).html).toMatch(/^v2\.k1\./);
 
     // The operator's command, as a process, with the new key list (k2 first) and the legacy key.
     const run = spawnSync(process.execPath, ["--disable-warning=ExperimentalWarning", "src/adapters/postgres/reseal-secrets.ts"], {
@@ -234,6 +263,9 @@ describe("rotating keys on running processes", () => {
     expect(await dkimOf()).toMatch(/^v2\.k2\./);
     expect((await sealedOf(endpointId)).current).toMatch(/^v2\.k2\./);
     expect((await sealedOf(lost.endpoint?.id ?? "")).current).toMatch(/^v2\.k9\./);
+    expect((await bodyOf()).html).toMatch(/^v2\.k2\./);
+    expect((await bodyOf()).text_body).toMatch(/^v2\.k2\./);
+    expect(run.stdout + run.stderr).not.toContain("token=secret");
 
     // Now k2 alone (no legacy key, no k1) opens them, in their own contexts: the old keys can be dropped.
     const onlyK2 = createSecretSealer(undefined, [K2]);

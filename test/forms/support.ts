@@ -5,6 +5,7 @@ import type { Config } from "../../src/config.ts";
 import type { Form } from "../../src/gen/mail/v1/mail_pb.js";
 import { bearer } from "../support/api-harness.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
+import { messageBody } from "../support/message-bodies.ts";
 
 /**
  * What the double opt-in tests over HTTP share: a real API process with its
@@ -85,8 +86,8 @@ export interface ReceivedMail {
 export async function waitForConfirmationMail(h: SendingHarness, companyId: string, email: string, secret: string): Promise<ReceivedMail> {
   const deadline = Date.now() + 45_000;
   while (Date.now() < deadline) {
-    const { rows } = await h.db.query<{ id: string; subject: string; html: string; text_body: string }>(
-      `select m.id, m.subject, m.html, m.text_body
+    const { rows } = await h.db.query<{ id: string; subject: string }>(
+      `select m.id, m.subject
          from message m join simulator_handoff s on s.message_id = m.id and s.outcome = 'accepted'
         where m.company_id = $1 and lower(m.recipient) = lower($2) and m.tags->>'mail_kind' = 'signup-confirmation'
         order by m.created_at desc limit 1`,
@@ -95,9 +96,10 @@ export async function waitForConfirmationMail(h: SendingHarness, companyId: stri
     const row = rows[0];
     if (row) {
       await h.waitForMessage(secret, row.id, (m) => m.status === "delivered");
-      const link = /href="([^"]+\/confirm\?token=[^"]+)"/.exec(row.html)?.[1];
+      const { html, text } = await messageBody(h.app, companyId, row.id);
+      const link = /href="([^"]+\/confirm\?token=[^"]+)"/.exec(html)?.[1];
       if (!link) throw new Error("no confirmation link in the email");
-      return { messageId: row.id, subject: row.subject, html: row.html, text: row.text_body, link: link.replace(/&#38;|&amp;/g, "&") };
+      return { messageId: row.id, subject: row.subject, html, text, link: link.replace(/&#38;|&amp;/g, "&") };
     }
     await new Promise((resolve) => setTimeout(resolve, 200));
   }

@@ -21,16 +21,19 @@ import { ConfigError, loadConfig } from "../../config.ts";
 import { dkimSealContext } from "../../capabilities/sending-setup/domains.ts";
 import { createSecretSealer, type KeyringSealer } from "../../capabilities/sending-setup/key-sealing.ts";
 import { secretSealContext } from "../../capabilities/webhooks/endpoints.ts";
+import { messageBodySealContext } from "./messages/message-store.ts";
 import { openOrm } from "./orm.ts";
 import { type Pool, poolOf } from "./sql.ts";
 import { inTransaction } from "./transaction.ts";
 
 interface SealedColumn {
-  readonly table: "sending_domain" | "webhook_endpoint";
-  readonly column: "dkim_private_key_sealed" | "secret_sealed" | "previous_secret_sealed";
+  readonly table: "sending_domain" | "webhook_endpoint" | "message";
+  readonly column: "dkim_private_key_sealed" | "secret_sealed" | "previous_secret_sealed" | "html" | "text_body";
   /** The context a row's value is sealed under, from its company id and its `owner` column. */
   readonly owner: "domain" | "id";
   readonly context: (companyId: string, owner: string) => string;
+  /** Only the rows whose value is sealed (a column holding plain values too). */
+  readonly sealedRows?: "system";
 }
 
 /** Every column that holds a sealed secret. */
@@ -38,6 +41,9 @@ const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: "sending_domain", column: "dkim_private_key_sealed", owner: "domain", context: dkimSealContext },
   { table: "webhook_endpoint", column: "secret_sealed", owner: "id", context: secretSealContext },
   { table: "webhook_endpoint", column: "previous_secret_sealed", owner: "id", context: secretSealContext },
+  // The bodies of the service's own mail (sign-in links, confirmations).
+  { table: "message", column: "html", owner: "id", context: messageBodySealContext, sealedRows: "system" },
+  { table: "message", column: "text_body", owner: "id", context: messageBodySealContext, sealedRows: "system" },
 ];
 
 export interface ResealReport {
@@ -53,12 +59,12 @@ export interface ResealReport {
 
 export async function resealStoredSecrets(pool: Pool | (() => Promise<Pool>), sealer: KeyringSealer): Promise<ResealReport[]> {
   const reports: ResealReport[] = [];
-  for (const { table, column, owner, context } of SEALED_COLUMNS) {
+  for (const { table, column, owner, context, sealedRows } of SEALED_COLUMNS) {
     reports.push(
       await inTransaction(pool, async (client) => {
         const { rows } = await client.query<{ id: string; company_id: string; owner: string; sealed: string }>(
           `select id::text as id, company_id::text as company_id, ${owner}::text as owner, ${column} as sealed
-             from ${table} where ${column} is not null order by id for update`,
+             from ${table} where ${column} is not null ${sealedRows ? `and ${sealedRows}` : ""} order by id for update`,
         );
         let resealed = 0;
         let current = 0;

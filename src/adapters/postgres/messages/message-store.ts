@@ -77,7 +77,7 @@ function fromRow(row: MessageRow, open: (sealed: string | null) => string | null
 }
 
 /** Where a system message's body is sealed to: this message of this company only. */
-function sealingContext(companyId: string, messageId: string): string {
+export function messageBodySealContext(companyId: string, messageId: string): string {
   return `message-body:${companyId}:${messageId}`;
 }
 
@@ -106,7 +106,7 @@ export class PostgresMessageStore implements MessageStore {
   #fromRow(row: MessageRow): StoredMessage {
     if (!row.system) return fromRow(row, (value) => value);
     const sealer = this.#requireSealer();
-    const context = sealingContext(row.company_id, row.id);
+    const context = messageBodySealContext(row.company_id, row.id);
     return fromRow(row, (sealed) => (sealed === null ? null : sealer.unseal(sealed, context)));
   }
 
@@ -122,7 +122,7 @@ export class PostgresMessageStore implements MessageStore {
   /** The body as stored: sealed for the service's own mail. */
   #storedBody(message: NewMessage, value: string | null): string | null {
     if (!message.system || value === null) return value;
-    return this.#requireSealer().seal(value, sealingContext(message.companyId, message.id));
+    return this.#requireSealer().seal(value, messageBodySealContext(message.companyId, message.id));
   }
 
   /**
