@@ -11,6 +11,7 @@ import type { FieldRules } from "../gen/buf/validate/validate_pb.js";
 import { field_behavior, FieldBehavior } from "../gen/google/api/field_behavior_pb.js";
 import { openapi_schema } from "../gen/mail/v1/options_pb.js";
 import { fieldRulesOf } from "../contract/field-rules.ts";
+import { wireEnumValuesOf } from "../contract/enums.ts";
 import { enumJsonValues } from "../contract/json-codec.ts";
 import { operationSpec } from "../contract/routes.ts";
 import { commentOf, withDescription } from "./comments.ts";
@@ -93,7 +94,7 @@ export class SchemaRegistry {
     let schema: SchemaObject;
     switch (field.fieldKind) {
       case "scalar":
-        schema = withRules(scalarSchema(field.scalar), rules);
+        schema = withWireEnum(withRules(scalarSchema(field.scalar), rules), field);
         break;
       case "enum":
         schema = enumSchema(field.enum);
@@ -104,7 +105,7 @@ export class SchemaRegistry {
       case "list": {
         const repeated = rules?.type.case === "repeated" ? rules.type.value : undefined;
         let items: SchemaObject;
-        if (field.listKind === "scalar") items = withRules(scalarSchema(field.scalar), repeated?.items);
+        if (field.listKind === "scalar") items = withWireEnum(withRules(scalarSchema(field.scalar), repeated?.items), field);
         else if (field.listKind === "enum") items = enumSchema(field.enum);
         else items = this.messageSchemaRef(field.message, mode);
         schema = { type: "array", items };
@@ -284,6 +285,12 @@ function scalarSchema(scalar: ScalarType): SchemaObject {
     case ScalarType.FIXED64:
       return { type: "string", format: "uint64", pattern: "^[0-9]+$" };
   }
+}
+
+/** A string field whose values are an enum's wire names (`wire_enum`, e.g. webhook events): those names as its enum. */
+function withWireEnum(schema: SchemaObject, field: DescField): SchemaObject {
+  const values = wireEnumValuesOf(field);
+  return values && schema.type === "string" ? { ...schema, enum: [...values] } : schema;
 }
 
 /** Enum values as the REST bridge writes them (src/contract/json-codec.ts). */

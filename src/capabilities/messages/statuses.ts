@@ -1,44 +1,31 @@
+import { MESSAGE_STATUS_TABLE, type MessageStatusName } from "../../contract/enums.ts";
+
+export type { MessageStatusName };
+
 /**
  * Message statuses (spec: States and transitions) and the moves between
- * them. A move not listed here is refused, so late or repeated provider
- * events can never take a message backwards (a `delivered` arriving after a
- * `complained` records the event but keeps the status).
+ * them, declared once in the contract (`mail.v1.MessageStatus`, option
+ * `moves_to`). A move not listed there is refused, so late or repeated
+ * provider events can never take a message backwards (a `delivered`
+ * arriving after a `complained` records the event but keeps the status).
  */
-export type MessageStatusName =
-  | "queued"
-  | "deferred"
-  | "processing"
-  | "sent"
-  | "delivered"
-  | "bounced"
-  | "complained"
-  | "rejected"
-  | "failed"
-  | "suppressed";
+const MOVES: ReadonlyMap<MessageStatusName, readonly MessageStatusName[]> = new Map(MESSAGE_STATUS_TABLE.map((s) => [s.name, s.movesTo]));
 
-const MOVES: Readonly<Record<MessageStatusName, readonly MessageStatusName[]>> = {
-  queued: ["deferred", "processing", "failed", "suppressed"],
-  deferred: ["processing", "failed", "suppressed"],
-  processing: ["sent", "rejected", "failed"],
-  // Spec: "any -> rejected" when the email service permanently rejects; after
-  // the handoff that is a service that accepted, then refused to deliver
-  // (SES's Reject). A delivered message is past it.
-  sent: ["delivered", "bounced", "complained", "rejected"],
-  delivered: ["bounced", "complained"],
-  bounced: [],
-  complained: [],
-  rejected: [],
-  failed: [],
-  suppressed: [],
-};
+/** Every status, in the contract's order (as stored in `message.status`). */
+export const MESSAGE_STATUSES: readonly MessageStatusName[] = MESSAGE_STATUS_TABLE.map((s) => s.name);
+
+export function isMessageStatus(value: string): value is MessageStatusName {
+  return MOVES.has(value as MessageStatusName);
+}
 
 /** The statuses a message may be in when it moves to `to`. */
 export function statusesBefore(to: MessageStatusName): MessageStatusName[] {
-  return (Object.keys(MOVES) as MessageStatusName[]).filter((from) => MOVES[from].includes(to));
+  return MESSAGE_STATUSES.filter((from) => MOVES.get(from)?.includes(to));
 }
 
+/** No move leaves it: nothing more happens to the message's status. */
 export function isFinal(status: MessageStatusName): boolean {
-  return MOVES[status].length === 0;
+  return (MOVES.get(status) ?? []).length === 0;
 }
 
 /** Statuses of a message not handed over yet: a handoff attempt may claim it (`processing`: a retried attempt). */

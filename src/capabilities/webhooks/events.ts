@@ -1,28 +1,15 @@
-/**
- * The event kinds an endpoint can subscribe to (spec: Event kinds). The
- * outbox (webhook_event) is written by the capabilities whose changes the
- * events report; an endpoint receives only the kinds it subscribed to.
- */
-export const WEBHOOK_EVENT_NAMES = [
-  "sent",
-  "delivered",
-  "bounced",
-  "complaint",
-  "failed",
-  "opened",
-  "clicked",
-  "unsubscribed",
-  "message.accepted",
-  "campaign.sent",
-  "campaign.click",
-  "contact.updated",
-  "conversion.recorded",
-  "order.event",
-  "order.created",
-  "order.paid",
-] as const;
+import { WEBHOOK_EVENT_NAMES } from "../../contract/enums.ts";
 
-export type WebhookEventName = (typeof WEBHOOK_EVENT_NAMES)[number];
+/**
+ * The event kinds an endpoint can subscribe to (spec: Event kinds),
+ * declared once in the contract (`mail.v1.WebhookEvent`). The outbox
+ * (webhook_event) is written by the capabilities whose changes the events
+ * report; an endpoint receives only the kinds it subscribed to.
+ */
+export { WEBHOOK_EVENT_NAMES };
+
+/** A webhook event's wire name (`sent`, `message.accepted`, ...): one of WEBHOOK_EVENT_NAMES. */
+export type WebhookEventName = string;
 
 const KNOWN: ReadonlySet<string> = new Set(WEBHOOK_EVENT_NAMES);
 

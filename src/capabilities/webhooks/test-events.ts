@@ -103,5 +103,8 @@ export function exampleData(event: WebhookEventName, at: Date): Record<string, u
     case "order.created":
     case "order.paid":
       return { ...common, orderId: randomUUID(), total: 0, currency: "EUR" };
+    default:
+      // A kind added to the contract without an example here still gets a signed, marked delivery.
+      return { ...common, occurredAt: at.toISOString() };
   }
 }

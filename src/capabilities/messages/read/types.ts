@@ -1,27 +1,7 @@
 import type { MessageStatusName } from "../statuses.ts";
 
 export type { MessageStatusName };
-
-/** Every status once; a Record so that the compiler notices a status added to statuses.ts. */
-const STATUSES: Readonly<Record<MessageStatusName, true>> = {
-  queued: true,
-  deferred: true,
-  processing: true,
-  sent: true,
-  delivered: true,
-  bounced: true,
-  complained: true,
-  rejected: true,
-  failed: true,
-  suppressed: true,
-};
-
-/** The message statuses of the contract, as stored in `message.status`, in the contract's order. */
-export const MESSAGE_STATUSES = Object.keys(STATUSES) as readonly MessageStatusName[];
-
-export function isMessageStatus(value: string): value is MessageStatusName {
-  return Object.hasOwn(STATUSES, value);
-}
+export { isMessageStatus, MESSAGE_STATUSES } from "../statuses.ts";
 
 /** A delivery event of a message. */
 export interface MessageEventRecord {

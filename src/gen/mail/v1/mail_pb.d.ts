@@ -1332,6 +1332,12 @@ export declare const RecordConversionResponseSchema: GenMessage<RecordConversion
 
 /**
  * Status of a transactional message.
+ * Message statuses (spec: States and transitions). Their wire form is the
+ * value's name after the prefix, lower-cased (`queued`). `moves_to` lists the
+ * statuses each may move to; one without is final. `sent -> rejected`: an
+ * email service that accepted, then refused to deliver (SES's Reject); the
+ * spec's "any -> rejected". `delivered -> bounced | complained`: a late
+ * bounce or a complaint after delivery.
  *
  * @generated from enum mail.v1.MessageStatus
  */

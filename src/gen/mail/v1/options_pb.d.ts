@@ -87,6 +87,25 @@ export declare const http_status: GenExtension<EnumValueOptions, number>;
 export declare const grpc_code: GenExtension<EnumValueOptions, Code>;
 
 /**
+ * Message statuses: the statuses a message may move to from this one
+ * (spec: Moves that are stated, and the moves the service adds). A move
+ * not listed is refused, so a late or repeated report never takes a
+ * message backwards; a status with none is final. The server builds its
+ * moves from this, and the screen knows from it when a message is final.
+ *
+ * @generated from extension: repeated string moves_to = 51012;
+ */
+export declare const moves_to: GenExtension<EnumValueOptions, string[]>;
+
+/**
+ * The public name of an enum value whose wire form is a string (a webhook
+ * event `message.accepted`): what JSON, the server and the screen use.
+ *
+ * @generated from extension: string wire_name = 51013;
+ */
+export declare const wire_name: GenExtension<EnumValueOptions, string>;
+
+/**
  * An OpenAPI schema (JSON) that replaces the one derived from the field's
  * type, for fields whose JSON form is richer than their protobuf type
  * (for example `to`, a string or an object).
@@ -94,4 +113,13 @@ export declare const grpc_code: GenExtension<EnumValueOptions, Code>;
  * @generated from extension: string openapi_schema = 51020;
  */
 export declare const openapi_schema: GenExtension<FieldOptions, string>;
+
+/**
+ * A string field whose values are the wire names of this enum's values
+ * (its full name, e.g. `mail.v1.WebhookEvent`): the OpenAPI document lists
+ * them as the field's enum, and the server validates against the same enum.
+ *
+ * @generated from extension: string wire_enum = 51022;
+ */
+export declare const wire_enum: GenExtension<FieldOptions, string>;
 

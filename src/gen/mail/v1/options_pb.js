@@ -10,7 +10,7 @@ import { file_google_rpc_code } from "../../google/rpc/code_pb.js";
  * Describes the file mail/v1/options.proto.
  */
 export const file_mail_v1_options = /*@__PURE__*/
-  fileDesc("ChVtYWlsL3YxL29wdGlvbnMucHJvdG8SB21haWwudjE6RwoOcmVxdWlyZWRfc2NvcGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi5jgMgASgJUg1yZXF1aXJlZFNjb3BlOkcKDnN1Y2Nlc3Nfc3RhdHVzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYuo4DIAEoDVINc3VjY2Vzc1N0YXR1czpTChVyYXRlX2xpbWl0X3Blcl9taW51dGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi7jgMgASgNUhJyYXRlTGltaXRQZXJNaW51dGU6OAoGcHVibGljEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvI4DIAEoCFIGcHVibGljOkcKDm1lbWJlcl9zZXNzaW9uEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvY4DIAEoCFINbWVtYmVyU2Vzc2lvbjpGCg1vcGVyYXRvcl9vbmx5Eh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGNaOAyABKAhSDG9wZXJhdG9yT25seTpJCg9yZWZ1c2VfYXBpX2tleXMSHy5nb29nbGUucHJvdG9idWYuU2VydmljZU9wdGlvbnMY144DIAEoCFINcmVmdXNlQXBpS2V5czpECgtodHRwX3N0YXR1cxIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGMKOAyABKA1SCmh0dHBTdGF0dXM6UgoJZ3JwY19jb2RlEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYw44DIAEoDjIQLmdvb2dsZS5ycGMuQ29kZVIIZ3JwY0NvZGU6RgoOb3BlbmFwaV9zY2hlbWESHS5nb29nbGUucHJvdG9idWYuRmllbGRPcHRpb25zGMyOAyABKAlSDW9wZW5hcGlTY2hlbWFiBnByb3RvMw", [file_google_protobuf_descriptor, file_google_rpc_code]);
+  fileDesc("ChVtYWlsL3YxL29wdGlvbnMucHJvdG8SB21haWwudjE6RwoOcmVxdWlyZWRfc2NvcGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi5jgMgASgJUg1yZXF1aXJlZFNjb3BlOkcKDnN1Y2Nlc3Nfc3RhdHVzEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYuo4DIAEoDVINc3VjY2Vzc1N0YXR1czpTChVyYXRlX2xpbWl0X3Blcl9taW51dGUSHi5nb29nbGUucHJvdG9idWYuTWV0aG9kT3B0aW9ucxi7jgMgASgNUhJyYXRlTGltaXRQZXJNaW51dGU6OAoGcHVibGljEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvI4DIAEoCFIGcHVibGljOkcKDm1lbWJlcl9zZXNzaW9uEh4uZ29vZ2xlLnByb3RvYnVmLk1ldGhvZE9wdGlvbnMYvY4DIAEoCFINbWVtYmVyU2Vzc2lvbjpGCg1vcGVyYXRvcl9vbmx5Eh8uZ29vZ2xlLnByb3RvYnVmLlNlcnZpY2VPcHRpb25zGNaOAyABKAhSDG9wZXJhdG9yT25seTpJCg9yZWZ1c2VfYXBpX2tleXMSHy5nb29nbGUucHJvdG9idWYuU2VydmljZU9wdGlvbnMY144DIAEoCFINcmVmdXNlQXBpS2V5czpECgtodHRwX3N0YXR1cxIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGMKOAyABKA1SCmh0dHBTdGF0dXM6UgoJZ3JwY19jb2RlEiEuZ29vZ2xlLnByb3RvYnVmLkVudW1WYWx1ZU9wdGlvbnMYw44DIAEoDjIQLmdvb2dsZS5ycGMuQ29kZVIIZ3JwY0NvZGU6PgoIbW92ZXNfdG8SIS5nb29nbGUucHJvdG9idWYuRW51bVZhbHVlT3B0aW9ucxjEjgMgAygJUgdtb3Zlc1RvOkAKCXdpcmVfbmFtZRIhLmdvb2dsZS5wcm90b2J1Zi5FbnVtVmFsdWVPcHRpb25zGMWOAyABKAlSCHdpcmVOYW1lOkYKDm9wZW5hcGlfc2NoZW1hEh0uZ29vZ2xlLnByb3RvYnVmLkZpZWxkT3B0aW9ucxjMjgMgASgJUg1vcGVuYXBpU2NoZW1hOjwKCXdpcmVfZW51bRIdLmdvb2dsZS5wcm90b2J1Zi5GaWVsZE9wdGlvbnMYzo4DIAEoCVIId2lyZUVudW1iBnByb3RvMw", [file_google_protobuf_descriptor, file_google_rpc_code]);
 
 /**
  * The API key scope a caller needs. Every RPC declares who may call it:
@@ -97,6 +97,27 @@ export const grpc_code = /*@__PURE__*/
   extDesc(file_mail_v1_options, 8);
 
 /**
+ * Message statuses: the statuses a message may move to from this one
+ * (spec: Moves that are stated, and the moves the service adds). A move
+ * not listed is refused, so a late or repeated report never takes a
+ * message backwards; a status with none is final. The server builds its
+ * moves from this, and the screen knows from it when a message is final.
+ *
+ * @generated from extension: repeated string moves_to = 51012;
+ */
+export const moves_to = /*@__PURE__*/
+  extDesc(file_mail_v1_options, 9);
+
+/**
+ * The public name of an enum value whose wire form is a string (a webhook
+ * event `message.accepted`): what JSON, the server and the screen use.
+ *
+ * @generated from extension: string wire_name = 51013;
+ */
+export const wire_name = /*@__PURE__*/
+  extDesc(file_mail_v1_options, 10);
+
+/**
  * An OpenAPI schema (JSON) that replaces the one derived from the field's
  * type, for fields whose JSON form is richer than their protobuf type
  * (for example `to`, a string or an object).
@@ -104,5 +125,15 @@ export const grpc_code = /*@__PURE__*/
  * @generated from extension: string openapi_schema = 51020;
  */
 export const openapi_schema = /*@__PURE__*/
-  extDesc(file_mail_v1_options, 9);
+  extDesc(file_mail_v1_options, 11);
+
+/**
+ * A string field whose values are the wire names of this enum's values
+ * (its full name, e.g. `mail.v1.WebhookEvent`): the OpenAPI document lists
+ * them as the field's enum, and the server validates against the same enum.
+ *
+ * @generated from extension: string wire_enum = 51022;
+ */
+export const wire_enum = /*@__PURE__*/
+  extDesc(file_mail_v1_options, 12);
 

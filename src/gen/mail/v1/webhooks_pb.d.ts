@@ -12,8 +12,6 @@ import type { Timestamp } from "@bufbuild/protobuf/wkt";
 export declare const file_mail_v1_webhooks: GenFile;
 
 /**
- * A webhook endpoint. Never contains its secret.
- *
  * @generated from message mail.v1.WebhookEndpoint
  */
 export declare type WebhookEndpoint = Message<"mail.v1.WebhookEndpoint"> & {
@@ -35,10 +33,7 @@ export declare type WebhookEndpoint = Message<"mail.v1.WebhookEndpoint"> & {
   description?: string | undefined;
 
   /**
-   * Subscribed events: any of `sent`, `delivered`, `bounced`, `complaint`,
-   * `failed`, `opened`, `clicked`, `unsubscribed`, `message.accepted`,
-   * `campaign.sent`, `campaign.click`, `contact.updated`,
-   * `conversion.recorded`, `order.event`, `order.created`, `order.paid`.
+   * Subscribed events (WebhookEvent names).
    *
    * @generated from field: repeated string events = 4;
    */
@@ -832,6 +827,138 @@ export declare type SendTestWebhookEventResponse = Message<"mail.v1.SendTestWebh
  * Use `create(SendTestWebhookEventResponseSchema)` to create a new message.
  */
 export declare const SendTestWebhookEventResponseSchema: GenMessage<SendTestWebhookEventResponse>;
+
+/**
+ * A webhook endpoint. Never contains its secret.
+ * The events a webhook endpoint subscribes to (spec: Event kinds), each with
+ * its wire name (`wire_name`, e.g. `message.accepted`): the `events` and
+ * `event` fields of this service take those names.
+ *
+ * @generated from enum mail.v1.WebhookEvent
+ */
+export enum WebhookEvent {
+  /**
+   * @generated from enum value: WEBHOOK_EVENT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The email service accepted a message (transactional or campaign).
+   *
+   * @generated from enum value: WEBHOOK_EVENT_SENT = 1;
+   */
+  SENT = 1,
+
+  /**
+   * The recipient's mail server accepted it.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_DELIVERED = 2;
+   */
+  DELIVERED = 2,
+
+  /**
+   * A permanent bounce; the address is suppressed.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_BOUNCED = 3;
+   */
+  BOUNCED = 3,
+
+  /**
+   * The recipient reported spam; the address is suppressed.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_COMPLAINT = 4;
+   */
+  COMPLAINT = 4,
+
+  /**
+   * Not sent, or refused by the email service.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_FAILED = 5;
+   */
+  FAILED = 5,
+
+  /**
+   * A campaign recipient opened for the first time.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_OPENED = 6;
+   */
+  OPENED = 6,
+
+  /**
+   * A campaign recipient clicked a tracked link for the first time.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_CLICKED = 7;
+   */
+  CLICKED = 7,
+
+  /**
+   * A campaign recipient unsubscribed.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_UNSUBSCRIBED = 8;
+   */
+  UNSUBSCRIBED = 8,
+
+  /**
+   * The email service accepted a transactional message.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_MESSAGE_ACCEPTED = 9;
+   */
+  MESSAGE_ACCEPTED = 9,
+
+  /**
+   * A campaign finished sending.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_CAMPAIGN_SENT = 10;
+   */
+  CAMPAIGN_SENT = 10,
+
+  /**
+   * Every click on a tracked campaign link.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_CAMPAIGN_CLICK = 11;
+   */
+  CAMPAIGN_CLICK = 11,
+
+  /**
+   * A contact was created or changed through the API or a store connection.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_CONTACT_UPDATED = 12;
+   */
+  CONTACT_UPDATED = 12,
+
+  /**
+   * A conversion was recorded or adjusted.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_CONVERSION_RECORDED = 13;
+   */
+  CONVERSION_RECORDED = 13,
+
+  /**
+   * A connected store sent any order event.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_ORDER_EVENT = 14;
+   */
+  ORDER_EVENT = 14,
+
+  /**
+   * A connected store reported a new order.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_ORDER_CREATED = 15;
+   */
+  ORDER_CREATED = 15,
+
+  /**
+   * A connected store reported a paid order.
+   *
+   * @generated from enum value: WEBHOOK_EVENT_ORDER_PAID = 16;
+   */
+  ORDER_PAID = 16,
+}
+
+/**
+ * Describes the enum mail.v1.WebhookEvent.
+ */
+export declare const WebhookEventSchema: GenEnum<WebhookEvent>;
 
 /**
  * State of a delivery.

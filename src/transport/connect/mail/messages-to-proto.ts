@@ -1,24 +1,14 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { MessageEventSchema, MessageSchema, MessageStatus, type Message } from "../../../gen/mail/v1/mail_pb.js";
-import type { MessageRecord, MessageStatusName } from "../../../capabilities/messages/read/types.ts";
+import type { MessageRecord } from "../../../capabilities/messages/read/types.ts";
+import { MESSAGE_STATUS_TABLE } from "../../../contract/enums.ts";
 
-const STATUS: Readonly<Record<MessageStatusName, MessageStatus>> = {
-  queued: MessageStatus.QUEUED,
-  deferred: MessageStatus.DEFERRED,
-  processing: MessageStatus.PROCESSING,
-  sent: MessageStatus.SENT,
-  delivered: MessageStatus.DELIVERED,
-  bounced: MessageStatus.BOUNCED,
-  complained: MessageStatus.COMPLAINED,
-  rejected: MessageStatus.REJECTED,
-  failed: MessageStatus.FAILED,
-  suppressed: MessageStatus.SUPPRESSED,
-};
+const STATUS: ReadonlyMap<string, MessageStatus> = new Map(MESSAGE_STATUS_TABLE.map((s) => [s.name, s.value]));
 
 /** A stored status as the contract enum; a value the contract does not know is UNSPECIFIED, not an error. */
 export function messageStatusToProto(status: string): MessageStatus {
-  return Object.hasOwn(STATUS, status) ? STATUS[status as MessageStatusName] : MessageStatus.UNSPECIFIED;
+  return STATUS.get(status) ?? MessageStatus.UNSPECIFIED;
 }
 
 /** A message record as the contract's `Message`; null fields stay unset (JSON: absent). */

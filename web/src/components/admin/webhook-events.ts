@@ -1,10 +1,13 @@
-import { WEBHOOK_EVENT_NAMES } from "../../../../src/capabilities/webhooks/events.ts";
+import { getOption } from "@bufbuild/protobuf";
+import { wire_name } from "@gen/mail/v1/options_pb.js";
+import { WebhookEventSchema } from "@gen/mail/v1/webhooks_pb.js";
 
 /**
  * The event kinds an endpoint can subscribe to, grouped for the picker.
- * The names come from the one list the service validates against; this
- * file only says which group each belongs to (a name it does not know
- * lands in "Other", so a new kind is never hidden).
+ * The names come from the contract (`mail.v1.WebhookEvent`), which the
+ * service validates against too; this file only says which group each
+ * belongs to (a name it does not know lands in "Other", so a new kind is
+ * never hidden).
  */
 const GROUP_OF: Readonly<Record<string, string>> = {
   sent: "Transactional and campaign messages",
@@ -25,7 +28,7 @@ const GROUP_OF: Readonly<Record<string, string>> = {
   "order.paid": "Store orders",
 };
 
-export const WEBHOOK_EVENTS: readonly string[] = WEBHOOK_EVENT_NAMES;
+export const WEBHOOK_EVENTS: readonly string[] = WebhookEventSchema.values.map((v) => getOption(v, wire_name)).filter((name) => name !== "");
 
 export interface EventGroup {
   readonly name: string;

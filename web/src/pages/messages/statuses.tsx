@@ -1,4 +1,6 @@
+import { getOption } from "@bufbuild/protobuf";
 import { MessageStatus, MessageStatusSchema } from "@gen/mail/v1/mail_pb.js";
+import { moves_to } from "@gen/mail/v1/options_pb.js";
 
 /** The message statuses of the contract, by the name the REST answers and the URL use (`queued`, `sent`, ...). */
 export const STATUSES: readonly { readonly name: string; readonly value: MessageStatus }[] = MessageStatusSchema.values
@@ -13,15 +15,12 @@ export function statusOf(name: string | null): MessageStatus | undefined {
   return STATUSES.find((s) => s.name === name)?.value;
 }
 
-/** Statuses after which nothing more happens to a message (the timeline stops refreshing). */
-const FINAL = new Set<MessageStatus>([
-  MessageStatus.DELIVERED,
-  MessageStatus.BOUNCED,
-  MessageStatus.COMPLAINED,
-  MessageStatus.REJECTED,
-  MessageStatus.FAILED,
-  MessageStatus.SUPPRESSED,
-]);
+/**
+ * Statuses after which nothing more happens to a message (the timeline stops
+ * refreshing): those the contract lets move nowhere (`moves_to`). A
+ * `delivered` message may still bounce or draw a complaint, so it is not one.
+ */
+const FINAL = new Set<MessageStatus>(MessageStatusSchema.values.filter((v) => getOption(v, moves_to).length === 0).map((v) => v.number as MessageStatus));
 
 export function isFinalStatus(value: MessageStatus): boolean {
   return FINAL.has(value);
