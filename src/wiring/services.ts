@@ -182,15 +182,7 @@ export async function openServices(
     rateLimiter,
     accounts: accounts.service,
     // Sign-in emails take the service's own send path, from SYSTEM_SENDER_COMPANY_ID's default sender.
-    mailer: createConfirmationMailer({
-      db: poolOf(orm),
-      sealer: core.sealer,
-      senders: core.sendingSetup.senders,
-      templates: core.sendingSetup.templates,
-      wallet: core.credits,
-      dispatcher: core.messaging.dispatcher,
-      log,
-    }),
+    mailer: createConfirmationMailer(core.messaging.acceptance),
     log,
   });
   return {

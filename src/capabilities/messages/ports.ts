@@ -1,7 +1,7 @@
+import type { KeysetPosition } from "../shared/keyset-cursor.ts";
+import type { Positioned } from "../shared/paging.ts";
 import type { MessageFilters } from "./read/filters.ts";
-import type { LogPosition } from "./read/cursor.ts";
-import type { MessageRecord } from "./read/types.ts";
-import type { MessageContentRecord } from "./read/message-content.ts";
+import type { MessageContentRecord, MessageRecord } from "./read/types.ts";
 import type { MessageErrorCode, MessageStatusName } from "./statuses.ts";
 
 /**
@@ -10,13 +10,13 @@ import type { MessageErrorCode, MessageStatusName } from "./statuses.ts";
  * the EmailProvider port of email-provider.ts.
  */
 
-/** A message as accepted by POST /mail/v1/send, before it is recorded. */
+/** A message as accepted (POST /mail/v1/send, the service's own mail), before it is recorded. */
 export interface NewMessage {
   readonly id: string;
   readonly companyId: string;
   readonly apiKeyId: string | null;
   readonly idempotencyKey: string | null;
-  /** The send's fingerprint (sendRequestFingerprint), kept with the key; absent without a key. */
+  /** The send's fingerprint (accept/send-fingerprint.ts), kept with the key; absent without a key. */
   readonly requestFingerprint?: Uint8Array | null;
   readonly recipient: string;
   readonly recipientName: string | null;
@@ -170,26 +170,20 @@ export interface MessageStore {
   markWorkflowsStarted(messages: readonly Pick<UnstartedMessage, "companyId" | "id">[]): Promise<void>;
 }
 
-/** A message of the log with where it sits in the log (for the next page's cursor). */
-export interface LoggedMessage {
-  readonly record: MessageRecord;
-  readonly position: LogPosition;
-}
-
 /** The read side of the message log. */
-export interface MessageLog {
+export interface MessageLogStore {
   /** One message of the company with its events, oldest first. `id` is a UUID. */
   message(companyId: string, id: string): Promise<MessageRecord | undefined>;
   /**
    * Up to `limit` messages of the company matching `filters`, newest first
    * (created_at desc, id desc), strictly after `after`, each with its
-   * events; `more` tells whether messages follow the page.
+   * events and where it sits in the log (the next page's cursor).
    */
-  page(companyId: string, filters: MessageFilters, after: LogPosition | null, limit: number): Promise<{ items: LoggedMessage[]; more: boolean }>;
+  page(companyId: string, filters: MessageFilters, after: KeysetPosition | null, limit: number): Promise<Positioned<MessageRecord>[]>;
 }
 
 /** The content of the message log's messages (the administration screen shows it). */
-export interface MessageContentLog {
+export interface MessageContentStore {
   /** The content of one message of the company as it was sent. `id` is a UUID. */
   content(companyId: string, id: string): Promise<MessageContentRecord | undefined>;
 }

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ContactRecord, ListContactsOptions } from "../../../src/capabilities/contacts/index.ts";
 import { createContactCursorCodec } from "../../../src/capabilities/contacts/cursor.ts";
-import { createCursorCodec } from "../../../src/capabilities/messages/read/cursor.ts";
+import { MESSAGE_LOG_CURSOR } from "../../../src/capabilities/messages/read/index.ts";
+import { createKeysetCursorCodec } from "../../../src/capabilities/shared/keyset-cursor.ts";
 import { apiErrorOf, CURSOR_SECRET, fieldsNamed, openContactsHarness, type ContactsHarness } from "./harness.ts";
 
 describe("GET /mail/v1/contacts and /mail/v1/contacts/{id}", () => {
@@ -141,7 +142,7 @@ describe("GET /mail/v1/contacts and /mail/v1/contacts/{id}", () => {
         edited,
         "garbage",
         createContactCursorCodec("another-secret").encode(companyId, "x", position),
-        createCursorCodec(CURSOR_SECRET).encode(companyId, "x", position),
+        createKeysetCursorCodec(CURSOR_SECRET, MESSAGE_LOG_CURSOR).encode(companyId, "x", position),
       ];
       for (const bad of forged) expect(await fieldsNamed(h.contacts.listContacts(companyId, { tag: "t", cursor: bad }))).toEqual(["cursor"]);
       // Valid, but for other filters or for another company.

@@ -27,5 +27,6 @@ export interface TemplatesPort {
 }
 
 export interface WalletPort {
+  /** At least one credit left (src/capabilities/credits). */
   hasCredits(companyId: string): Promise<boolean>;
 }

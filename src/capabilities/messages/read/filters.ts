@@ -1,9 +1,7 @@
-import { createHash } from "node:crypto";
-import { ValidationError, type FieldProblem } from "../../../contract/api-error.ts";
-import { isMessageStatus, MESSAGE_STATUSES, type ListMessagesOptions, type MessageStatusName } from "./types.ts";
+import type { FieldProblem } from "../../../contract/api-error.ts";
+import { pageSize, refuseProblems } from "../../shared/paging.ts";
+import { isMessageStatus, type ListMessagesCommand, MESSAGE_STATUSES, type MessageStatusName } from "./types.ts";
 
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 100;
 /**
  * A subject has at most 500 characters (and an address far fewer), so a
  * longer `q` can never match; refusing it also caps the cost of the ILIKE scan.
@@ -24,13 +22,9 @@ export interface ParsedListOptions {
 }
 
 /** Validates everything but the cursor (that needs the filters); names every bad field at once. */
-export function parseListOptions(options: ListMessagesOptions): ParsedListOptions {
+export function parseListOptions(options: Omit<ListMessagesCommand, "companyId" | "cursor">): ParsedListOptions {
   const problems: FieldProblem[] = [];
-
-  const limit = options.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    problems.push({ field: "limit", problem: `must be an integer from 1 to ${MAX_LIMIT}` });
-  }
+  const limit = pageSize(options.limit, problems);
 
   let status: MessageStatusName | undefined;
   if (options.status !== undefined) {
@@ -55,25 +49,13 @@ export function parseListOptions(options: ListMessagesOptions): ParsedListOption
     problems.push({ field: "since", problem: "must be a valid date-time" });
   }
 
-  if (problems.length > 0) throw new ValidationError(problems);
+  refuseProblems(problems);
   return { limit, filters: { status, q, since, tag: options.tag } };
 }
 
-/**
- * A short hash of the filters, carried in the cursor so that a cursor cannot
- * be replayed with other filters (its position would mean nothing there).
- * Hashed rather than copied: the search text stays out of the cursor and the
- * cursor keeps a fixed size. The limit is not part of it: changing the page
- * size between pages is harmless.
- */
-export function filterFingerprint(filters: MessageFilters): string {
-  const canonical = JSON.stringify([
-    filters.status ?? null,
-    filters.q ?? null,
-    filters.since?.toISOString() ?? null,
-    filters.tag ?? null,
-  ]);
-  return createHash("sha256").update(canonical).digest().subarray(0, 16).toString("base64url");
+/** The filters in the fixed order of the cursor's fingerprint (paging kit, filterFingerprint). */
+export function fingerprintedFilters(filters: MessageFilters): readonly (string | Date | undefined)[] {
+  return [filters.status, filters.q, filters.since, filters.tag];
 }
 
 /** `q` as an ILIKE pattern: a literal substring, with the pattern characters escaped. */

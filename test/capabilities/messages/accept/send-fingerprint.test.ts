@@ -1,14 +1,17 @@
 import { fromJson, type JsonObject } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { sendRequestFingerprint } from "../../../../src/capabilities/idempotency/index.ts";
+import { sendFingerprint } from "../../../../src/capabilities/messages/accept/send-fingerprint.ts";
 import { SendMessageRequestSchema } from "../../../../src/gen/mail/v1/mail_pb.js";
+import { sendCommandOf } from "../../../../src/transport/connect/mail/mapping.ts";
 
 /**
  * A message keeps the fingerprint of the send that created it; a retry with
  * the same key is the original message only when its fingerprint is the
  * same bytes. These were computed for these requests by the code that
  * stored the messages there are: a change that gives other bytes turns
- * every retry of an earlier send into 409 IDEMPOTENCY_CONFLICT.
+ * every retry of an earlier send into 409 IDEMPOTENCY_CONFLICT. Each
+ * request takes the path of a send: its JSON body decoded as the REST
+ * bridge decodes it, mapped to the send command, fingerprinted.
  */
 const PINNED: ReadonlyArray<{ readonly name: string; readonly body: JsonObject; readonly fingerprint: string }> = [
   {
@@ -56,8 +59,22 @@ const PINNED: ReadonlyArray<{ readonly name: string; readonly body: JsonObject; 
   },
 ];
 
+function fingerprintOf(body: JsonObject, keyHeader: string | null = null): string {
+  const command = sendCommandOf(fromJson(SendMessageRequestSchema, body), { companyId: "c", keyId: "k" }, keyHeader);
+  return sendFingerprint(command).toString("hex");
+}
+
 describe("the fingerprint a message keeps with its idempotency key", () => {
   it.each(PINNED)("is the same bytes as ever: $name", ({ body, fingerprint }) => {
-    expect(sendRequestFingerprint(fromJson(SendMessageRequestSchema, body)).toString("hex")).toBe(fingerprint);
+    expect(fingerprintOf(body)).toBe(fingerprint);
+  });
+
+  it("is the same for the key in the header, in the body, or from another API key", () => {
+    const [first] = PINNED;
+    if (!first) throw new Error("no pinned send");
+    expect(fingerprintOf(first.body, "order-9")).toBe(first.fingerprint);
+    expect(fingerprintOf({ ...first.body, idempotencyKey: "order-9" }, "order-9")).toBe(first.fingerprint);
+    const command = sendCommandOf(fromJson(SendMessageRequestSchema, first.body), { companyId: "c", keyId: "another key" }, null);
+    expect(sendFingerprint(command).toString("hex")).toBe(first.fingerprint);
   });
 });
