@@ -37,7 +37,7 @@ async function seedDemoCompany(app: App): Promise<void> {
   const domain = await app.sendingSetup.domains.createDomain(company.id, "demo.example");
   await app.sendingSetup.domains.verifyDomain(company.id, domain.id, { override: true });
   await app.sendingSetup.senders.createSender(company.id, { email: "hello@demo.example", name: "Demo", makeDefault: true });
-  await app.credits.adjust(company.id, 1000, "demo credits");
+  await app.credits.adjust({ companyId: company.id, amount: 1000, note: "demo credits" });
   // Its first owner, who signs in to the administration screen with a one-time link (printed below at every start).
   await app.members.members.add({
     companyId: company.id,

@@ -56,7 +56,6 @@ export interface Messaging {
   /** The message log and the content of a message as sent (GetMessageContent, for the administration screen). */
   readonly log: MessageLog;
   readonly lifecycle: MessageLifecycle;
-  readonly pace: SendingPace;
   readonly dispatcher: MessageDispatcher;
   readonly providerEvents: ProviderEventsIntake;
   readonly provider: EmailProvider;
@@ -114,6 +113,7 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     credits: deps.credits,
     suppressions: deps.suppressions,
     signingKeys: deps.senders,
+    pace: new SendingPace(postgresSendingPaceStore(db), { ratePerSecond: config.sendingRatePerSecond, burst: config.sendingBurst }),
   });
   const dispatcher = new MessageDispatcher({
     client: deps.temporal,
@@ -153,7 +153,6 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     acceptance,
     log: new MessageLog({ store: postgresMessageLog(db), contents: postgresMessageContent(db), cursorSecret: config.cursorSecret }),
     lifecycle,
-    pace: new SendingPace(postgresSendingPaceStore(db), { ratePerSecond: config.sendingRatePerSecond, burst: config.sendingBurst }),
     dispatcher,
     providerEvents: intake,
     provider,

@@ -1,6 +1,6 @@
 import type { Config } from "../config.ts";
 import { type Accounts, createAccounts } from "./accounts.ts";
-import type { CreditsService } from "../capabilities/credits/index.ts";
+import type { Credits } from "../capabilities/credits/index.ts";
 import { createCredits } from "./credits.ts";
 import type { IdempotencyGuard } from "../capabilities/idempotency/index.ts";
 import { createIdempotency } from "./idempotency.ts";
@@ -9,7 +9,7 @@ import type { FixedWindowRateLimiter } from "../capabilities/rate-limit/index.ts
 import { createRateLimiter } from "./rate-limit.ts";
 import type { SendingSetup } from "../capabilities/sending-setup/index.ts";
 import { createSendingSetup } from "./sending-setup.ts";
-import type { SuppressionsService } from "../capabilities/suppressions/index.ts";
+import type { Suppressions } from "../capabilities/suppressions/index.ts";
 import { createSuppressions } from "./suppressions.ts";
 import { type MikroORM, migrate, openOrm } from "../adapters/postgres/orm.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
@@ -38,8 +38,8 @@ export interface SendingCore {
   readonly orm: MikroORM;
   /** Sending domains, senders (checkSender, resolveSender) and templates (getTemplate). */
   readonly sendingSetup: SendingSetup;
-  readonly credits: CreditsService;
-  readonly suppressions: SuppressionsService;
+  readonly credits: Credits;
+  readonly suppressions: Suppressions;
   readonly messaging: Messaging;
   /** Webhook endpoints, deliveries, their outbox relay and activities. */
   readonly webhooks: WebhooksWiring;
@@ -106,10 +106,10 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     // A hard bounce or a complaint also moves the matching contact to
     // `bounced` / `complained` (spec: Contact status rules).
     suppressions: {
-      isSuppressed: (companyId, email) => suppressions.isSuppressed(companyId, email),
-      async suppress(companyId, email, reason, messageId) {
-        const added = await suppressions.suppress(companyId, email, reason, messageId);
-        await contacts.contacts.markContactFromSuppression(companyId, email, reason);
+      isSuppressed: (query) => suppressions.isSuppressed(query),
+      async suppress(command) {
+        const added = await suppressions.suppress(command);
+        await contacts.contacts.markContactFromSuppression(command.companyId, command.email, command.reason);
         return added;
       },
     },

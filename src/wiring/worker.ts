@@ -96,7 +96,7 @@ export async function startWorkerProcess(
       namespace: config.temporalNamespace,
       taskQueue: config.temporalTaskQueue,
       activities: {
-        ...createMessageActivities(core.messaging.lifecycle, core.messaging.pace),
+        ...createMessageActivities({ lifecycle: core.messaging.lifecycle }),
         ...webhookActivities,
       },
       // Below the pool, so activities never wait for a connection held by

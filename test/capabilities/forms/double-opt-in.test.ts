@@ -118,7 +118,7 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
         [companyId],
       );
     }
-    if ((options.credits ?? 10) > 0) await createCredits(h.orm).adjust(companyId, options.credits ?? 10, "test credits");
+    if ((options.credits ?? 10) > 0) await createCredits(h.orm).adjust({ companyId, amount: options.credits ?? 10, note: "test credits" });
     return companyId;
   }
 

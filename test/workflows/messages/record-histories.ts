@@ -13,7 +13,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { TestWorkflowEnvironment } from "@temporalio/testing";
 import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
-import { createMessageActivities, type LifecycleSteps, type PaceReservations } from "../../../src/adapters/temporal/messages/activities.ts";
+import { createMessageActivities, type MessageActivityDependencies } from "../../../src/adapters/temporal/messages/activities.ts";
+import type { PacePort } from "../../../src/capabilities/messages/lifecycle/ports.ts";
 import { MessageDispatcher, messageWorkflowId } from "../../../src/adapters/temporal/messages/dispatcher.ts";
 import { workflowBundle } from "../../../src/adapters/temporal/worker.ts";
 import { TransientHandoffError } from "../../../src/capabilities/messages/lifecycle/message-lifecycle.ts";
@@ -40,12 +41,12 @@ const PATHS: Record<string, Path> = {
 
 const scripts = new Map<string, Path>();
 
-const lifecycle: LifecycleSteps = {
-  async attemptHandOff(_companyId, messageId, reserve) {
+const lifecycle: MessageActivityDependencies["lifecycle"] = {
+  async attemptHandOff({ companyId, messageId, provider }) {
     const script = scripts.get(messageId);
     if (!script) throw new Error(`no script for ${messageId}`);
     if (script.handOffs[0] === "suppressed") return { status: "suppressed", waitMs: 0 };
-    const waitMs = await reserve();
+    const waitMs = await pace.reserve({ provider, companyId });
     if (waitMs > 0) return { status: "queued", waitMs };
     const next = script.handOffs.shift() ?? "sent";
     if (next instanceof Error) throw next;
@@ -57,8 +58,8 @@ const lifecycle: LifecycleSteps = {
 };
 
 /** The provider name is the message id, so the pace reads that message's script. */
-const pace: PaceReservations = {
-  async reserve(provider) {
+const pace: PacePort = {
+  async reserve({ provider }) {
     return scripts.get(provider)?.paceWaits.shift() ?? 0;
   },
 };
@@ -74,7 +75,7 @@ const worker = await Worker.create({
   connection: env.nativeConnection,
   taskQueue,
   workflowBundle: await workflowBundle(),
-  activities: createMessageActivities(lifecycle, pace),
+  activities: createMessageActivities({ lifecycle }),
 });
 const out = path.join(path.dirname(fileURLToPath(import.meta.url)), "histories");
 await mkdir(out, { recursive: true });

@@ -66,7 +66,7 @@ export class MessageAcceptance {
 
     const content = await this.#compose(companyId, send);
     const sender = await deps.senders.checkSender(companyId, send.senderId);
-    if (!(await deps.wallet.hasCredits(companyId))) {
+    if (!(await deps.wallet.hasCredits({ companyId }))) {
       throw new ApiError("INSUFFICIENT_CREDITS", "No Mail credits left: nothing was queued. Add credits and send again.");
     }
 

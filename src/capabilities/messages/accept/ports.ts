@@ -28,5 +28,5 @@ export interface TemplatesPort {
 
 export interface WalletPort {
   /** At least one credit left (src/capabilities/credits). */
-  hasCredits(companyId: string): Promise<boolean>;
+  hasCredits(query: { readonly companyId: string }): Promise<boolean>;
 }

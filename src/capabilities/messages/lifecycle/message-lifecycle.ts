@@ -3,7 +3,7 @@ import type { EmailProvider, OutgoingEmail, ProviderEvent } from "../email-provi
 import type { MessageStatusName } from "../statuses.ts";
 import { isPastHandoff } from "../statuses.ts";
 import type { HandoffCandidate, MessageStore, Move, StoredMessage } from "../ports.ts";
-import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "./ports.ts";
+import type { CreditsPort, PacePort, SigningKeysPort, SuppressionsPort } from "./ports.ts";
 
 /**
  * The steps of a message's life, each idempotent, so the Temporal activities
@@ -60,11 +60,46 @@ export interface LifecycleDependencies {
   readonly credits: CreditsPort;
   readonly suppressions: SuppressionsPort;
   readonly signingKeys: SigningKeysPort;
+  /** The sending pace (SendingPace). */
+  readonly pace: PacePort;
   readonly clock?: () => Date;
   /** How often a running handoff calls its `heartbeat`. Default 1000 ms. */
   readonly heartbeatEveryMs?: number;
-  /** The handoff lease (HANDOFF_LEASE_MS unless told; tests shorten it). */
+  /** The handoff lease: HANDOFF_LEASE_MS unless told. */
   readonly handoffLeaseMs?: number;
+}
+
+/** One message of a company. */
+export interface MessageRef {
+  readonly companyId: string;
+  readonly messageId: string;
+}
+
+/** Charges the message's credit and hands it to the email service. */
+export interface HandOffCommand extends MessageRef {
+  /** Told the attempt is alive while it runs (the Temporal activity's heartbeats). */
+  readonly progress?: HandOffProgress | undefined;
+}
+
+/** One attempt of sending a message, as its workflow runs it. */
+export interface HandOffAttemptCommand extends HandOffCommand {
+  /** The email service the message goes to: the key of its sending pace. */
+  readonly provider: string;
+}
+
+export interface HandOffAttemptResult {
+  readonly status: MessageStatusName;
+  /** Milliseconds to wait for the sending pace; 0 when the attempt is over. */
+  readonly waitMs: number;
+}
+
+/** What applying a provider event did (undefined from applyProviderEvent: no message has that provider message id). */
+export interface ProviderEventOutcome {
+  /** False for a repeated report: nothing changed. */
+  readonly applied: boolean;
+  readonly messageId: string;
+  readonly companyId: string;
+  readonly status: MessageStatusName;
 }
 
 /** What the runner of a handoff (the Temporal activity) hears while it runs. */
@@ -94,12 +129,6 @@ export class MessageLifecycle {
     return this.#deps.provider.name;
   }
 
-  async #load(companyId: string, messageId: string): Promise<StoredMessage> {
-    const message = await this.#deps.store.load(companyId, messageId);
-    if (!message) throw new Error(`message ${messageId} of company ${companyId} does not exist`);
-    return message;
-  }
-
   #notSent(message: StoredMessage, to: "failed" | "suppressed", errorCode: "MAIL_CREDITS_EXHAUSTED" | "SENDING_SUSPENDED" | "SUPPRESSED"): Move {
     const at = this.#now();
     return {
@@ -119,21 +148,13 @@ export class MessageLifecycle {
    * here, and the refund is idempotent.
    */
   async #settled(message: StoredMessage): Promise<MessageStatusName> {
-    if (message.status === "rejected") await this.#deps.credits.refundMessage(message.companyId, message.id);
+    if (message.status === "rejected") await this.#deps.credits.refundMessage({ companyId: message.companyId, messageId: message.id });
     return message.status;
   }
 
-  /** Ends the message as `suppressed` when its address bounced or complained before. */
-  async checkSuppression(companyId: string, messageId: string): Promise<MessageStatusName> {
-    const message = await this.#load(companyId, messageId);
-    if (isPastHandoff(message.status)) return this.#settled(message);
-    if (!(await this.#deps.suppressions.isSuppressed(companyId, message.recipient))) return message.status;
-    return (await this.#deps.store.move(companyId, messageId, this.#notSent(message, "suppressed", "SUPPRESSED"))).status;
-  }
-
   /** The message waits for the sending pace: visibly `deferred`. */
-  async markDeferred(companyId: string, messageId: string): Promise<MessageStatusName> {
-    return (await this.#deps.store.move(companyId, messageId, { to: "deferred", at: this.#now(), eventType: "deferred" })).status;
+  async markDeferred(command: MessageRef): Promise<MessageStatusName> {
+    return (await this.#deps.store.move(command.companyId, command.messageId, { to: "deferred", at: this.#now(), eventType: "deferred" })).status;
   }
 
   /**
@@ -141,37 +162,33 @@ export class MessageLifecycle {
    * the status afterwards; throws TransientHandoffError when the service
    * could not take it right now (the activity is retried, never charged again).
    */
-  async handOff(companyId: string, messageId: string, progress?: HandOffProgress): Promise<MessageStatusName> {
-    return this.#beating(progress, async () => this.#handOff(await this.#loadCandidate(companyId, messageId)));
+  async handOff(command: HandOffCommand): Promise<MessageStatusName> {
+    return this.#beating(command.progress, async () => this.#handOff(await this.#loadCandidate(command)));
   }
 
   /**
    * One attempt of sending, as the message's workflow runs it (one activity
    * per message in the common case): ends the message as `suppressed` if
-   * its address is; else asks the sending pace for a slot (`reserve`
-   * answers 0 when one was taken, or how long to wait for one: then nothing
-   * else is done); else hands it off (handOff). The message is read once
-   * for the whole attempt.
+   * its address is; else asks the sending pace for a slot (it answers 0
+   * when one was taken, or how long to wait for one: then nothing else is
+   * done); else hands it off (handOff). The message is read once for the
+   * whole attempt.
    */
-  async attemptHandOff(
-    companyId: string,
-    messageId: string,
-    reserve: () => Promise<number>,
-    progress?: HandOffProgress,
-  ): Promise<{ status: MessageStatusName; waitMs: number }> {
-    const candidate = await this.#loadCandidate(companyId, messageId);
+  async attemptHandOff(command: HandOffAttemptCommand): Promise<HandOffAttemptResult> {
+    const { companyId, messageId } = command;
+    const candidate = await this.#loadCandidate(command);
     const { message } = candidate;
     if (isPastHandoff(message.status)) return { status: await this.#settled(message), waitMs: 0 };
-    if (await this.#deps.suppressions.isSuppressed(companyId, message.recipient)) {
+    if (await this.#deps.suppressions.isSuppressed({ companyId, email: message.recipient })) {
       const moved = await this.#deps.store.move(companyId, messageId, this.#notSent(message, "suppressed", "SUPPRESSED"));
       return { status: moved.status, waitMs: 0 };
     }
-    const waitMs = await reserve();
+    const waitMs = await this.#deps.pace.reserve({ provider: command.provider, companyId });
     if (waitMs > 0) return { status: message.status, waitMs };
-    return { status: await this.#beating(progress, () => this.#handOff(candidate)), waitMs: 0 };
+    return { status: await this.#beating(command.progress, () => this.#handOff(candidate)), waitMs: 0 };
   }
 
-  async #loadCandidate(companyId: string, messageId: string): Promise<HandoffCandidate> {
+  async #loadCandidate({ companyId, messageId }: MessageRef): Promise<HandoffCandidate> {
     const candidate = await this.#deps.store.loadForHandoff(companyId, messageId);
     if (!candidate) throw new Error(`message ${messageId} of company ${companyId} does not exist`);
     return candidate;
@@ -196,8 +213,9 @@ export class MessageLifecycle {
 
     // A retry may find the credit charged by an attempt that then crashed:
     // the refunds below return it (they do nothing when nothing was charged).
+    const credit = { companyId, messageId };
     if (!companyMaySend) {
-      await credits.refundMessage(companyId, messageId);
+      await credits.refundMessage(credit);
       return (await store.move(companyId, messageId, this.#notSent(message, "failed", "SENDING_SUSPENDED"))).status;
     }
     let dkim;
@@ -206,7 +224,7 @@ export class MessageLifecycle {
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       // The sender or its domain can no longer send (deleted, unverified).
-      await credits.refundMessage(companyId, messageId);
+      await credits.refundMessage(credit);
       return (await store.move(companyId, messageId, this.#notSent(message, "failed", "SENDING_SUSPENDED"))).status;
     }
 
@@ -219,7 +237,7 @@ export class MessageLifecycle {
       if (isPastHandoff(claim.status)) return this.#settled({ ...message, status: claim.status });
       throw new HandoffInProgressError(Math.max(claim.heldForMs, 1_000));
     }
-    const charge = await credits.chargeForMessage(companyId, messageId);
+    const charge = await credits.chargeForMessage(credit);
     if (charge === "insufficient") {
       return (await store.move(companyId, messageId, this.#notSent(message, "failed", "MAIL_CREDITS_EXHAUSTED"))).status;
     }
@@ -281,7 +299,7 @@ export class MessageLifecycle {
         }));
         // A separate step: when it fails, the retried activity finds the
         // message `rejected` and finishes it (see #settled).
-        await credits.refundMessage(companyId, messageId);
+        await credits.refundMessage({ companyId, messageId });
         return moved.status;
       }
       case "failed_transient":
@@ -315,7 +333,7 @@ export class MessageLifecycle {
    * `applied: false`. Unknown provider message id: undefined (the caller
    * may report again later, e.g. when the event raced the handoff record).
    */
-  async applyProviderEvent(event: ProviderEvent): Promise<{ applied: boolean; messageId: string; companyId: string; status: MessageStatusName } | undefined> {
+  async applyProviderEvent(event: ProviderEvent): Promise<ProviderEventOutcome | undefined> {
     const message = await this.#deps.store.findByProviderMessageId(this.#deps.provider.name, event.providerMessageId);
     if (!message) return undefined;
     const data = transactionalData(message, event.occurredAt);
@@ -339,12 +357,17 @@ export class MessageLifecycle {
       if (await store.providerEventRecorded(event.providerEventId)) {
         return { applied: false, status: message.status, messageId: message.id, companyId: message.companyId };
       }
-      await suppressions.suppress(message.companyId, message.recipient, event.type === "bounced" ? "bounce" : "complaint", message.id);
+      await suppressions.suppress({
+        companyId: message.companyId,
+        email: message.recipient,
+        reason: event.type === "bounced" ? "bounce" : "complaint",
+        messageId: message.id,
+      });
     }
     const result = await store.moveForProviderEvent(message.companyId, message.id, move);
     // Spec: a permanently rejected message gets its credit back. Idempotent, so
     // a repeated report finishes a refund that failed after the move.
-    if (result.status === "rejected") await this.#deps.credits.refundMessage(message.companyId, message.id);
+    if (result.status === "rejected") await this.#deps.credits.refundMessage({ companyId: message.companyId, messageId: message.id });
     return { ...result, messageId: message.id, companyId: message.companyId };
   }
 }

@@ -1,4 +1,5 @@
 import type { SendingPaceStore } from "../ports.ts";
+import type { PacePort } from "./ports.ts";
 
 /**
  * The sending pace: a token bucket per provider, shared by every worker
@@ -13,7 +14,13 @@ export interface PaceSettings {
   readonly burst: number;
 }
 
-export class SendingPace {
+/** A slot of one email service's pace, for a company's message (fair between companies) or for anyone. */
+export interface ReserveCommand {
+  readonly provider: string;
+  readonly companyId?: string | undefined;
+}
+
+export class SendingPace implements PacePort {
   readonly #store: SendingPaceStore;
   readonly #settings: PaceSettings;
 
@@ -30,9 +37,9 @@ export class SendingPace {
    * company's burst delays another company's message by at most about one
    * pace interval (1 / ratePerSecond), however many messages the burst holds.
    */
-  async reserve(provider: string, companyId?: string): Promise<number> {
+  async reserve(command: ReserveCommand): Promise<number> {
     const { ratePerSecond, burst } = this.#settings;
-    const { available, needed = 1 } = await this.#store.take(provider, ratePerSecond, burst, companyId);
+    const { available, needed = 1 } = await this.#store.take(command.provider, ratePerSecond, burst, command.companyId);
     if (available >= needed) return 0;
     // The time until the bucket holds the tokens owed first and one for this caller.
     return Math.max(1, Math.ceil(((needed - available) / ratePerSecond) * 1000));

@@ -11,7 +11,7 @@ import {
 import type { SigningKeysPort } from "../../../../src/capabilities/messages/lifecycle/ports.ts";
 import type { MessageStore } from "../../../../src/capabilities/messages/ports.ts";
 import { type SmtpSink, startSmtpSink } from "../../../support/smtp-sink.ts";
-import { type LifecycleHarness, startLifecycleHarness, TestCredits, TestSuppressions } from "./harness.ts";
+import { type LifecycleHarness, OPEN_PACE, startLifecycleHarness, TestCredits, TestSuppressions } from "./harness.ts";
 
 /**
  * The handoff lease (issue 22, item 1), counted at a real SMTP server: two
@@ -26,7 +26,6 @@ const { privateKey } = generateKeyPairSync("rsa", { modulusLength: 1024 });
 const SIGNING_KEYS: SigningKeysPort = {
   resolveSender: async () => ({ dkim: { domainName: "shop.example", keySelector: "mail", privateKey: privateKey.export({ type: "pkcs8", format: "pem" }).toString() } }),
 };
-const noWait = (): Promise<number> => Promise.resolve(0);
 
 describe("the handoff lease: one attempt at a time talks to the relay", () => {
   let h: LifecycleHarness;
@@ -43,6 +42,7 @@ describe("the handoff lease: one attempt at a time talks to the relay", () => {
       credits: new TestCredits(),
       suppressions: new TestSuppressions(),
       signingKeys: SIGNING_KEYS,
+      pace: OPEN_PACE,
       ...(options.handoffLeaseMs !== undefined ? { handoffLeaseMs: options.handoffLeaseMs } : {}),
     });
   }
@@ -60,17 +60,17 @@ describe("the handoff lease: one attempt at a time talks to the relay", () => {
   it("a second attempt while the first is at the relay waits for it, then finds the message sent: one copy", async () => {
     const { companyId, messageId } = await h.queue("ada@customer.example");
     const [a, b] = [worker(), worker()];
-    const first = a.attemptHandOff(companyId, messageId, noWait);
+    const first = a.attemptHandOff({ companyId, messageId, provider: "smtp" });
     await expect.poll(() => sink.unanswered().some((t) => t.messageId.startsWith(messageId)), { timeout: 20_000, interval: 10 }).toBe(true);
 
     // Temporal took worker A for dead (or its attempt timed out) and gave the message to worker B.
-    const second = await b.attemptHandOff(companyId, messageId, noWait).catch((error: unknown) => error);
+    const second = await b.attemptHandOff({ companyId, messageId, provider: "smtp" }).catch((error: unknown) => error);
     expect(second).toBeInstanceOf(HandoffInProgressError);
     expect((second as HandoffInProgressError).retryInMs).toBeGreaterThan(0);
 
     expect(await first).toEqual({ status: "sent", waitMs: 0 });
     // B's retry, after the lease: the message is sent, nothing is handed over again.
-    expect(await b.attemptHandOff(companyId, messageId, noWait)).toEqual({ status: "sent", waitMs: 0 });
+    expect(await b.attemptHandOff({ companyId, messageId, provider: "smtp" })).toEqual({ status: "sent", waitMs: 0 });
     expect(copiesOf(messageId)).toBe(1);
   });
 
@@ -79,9 +79,9 @@ describe("the handoff lease: one attempt at a time talks to the relay", () => {
     // A worker claimed the message and died before it reached the relay.
     expect(await h.store.claimHandoff(companyId, messageId, 300)).toEqual({ claimed: true });
     const b = worker();
-    expect(await b.attemptHandOff(companyId, messageId, noWait).catch((error: unknown) => error)).toBeInstanceOf(HandoffInProgressError);
+    expect(await b.attemptHandOff({ companyId, messageId, provider: "smtp" }).catch((error: unknown) => error)).toBeInstanceOf(HandoffInProgressError);
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(await b.attemptHandOff(companyId, messageId, noWait)).toEqual({ status: "sent", waitMs: 0 });
+    expect(await b.attemptHandOff({ companyId, messageId, provider: "smtp" })).toEqual({ status: "sent", waitMs: 0 });
     expect(copiesOf(messageId)).toBe(1);
   });
 
@@ -99,7 +99,7 @@ describe("the handoff lease: one attempt at a time talks to the relay", () => {
       }
     }
     const flaky = new FlakyStore(h.pool);
-    expect(await worker({ store: flaky }).attemptHandOff(companyId, messageId, noWait)).toEqual({ status: "sent", waitMs: 0 });
+    expect(await worker({ store: flaky }).attemptHandOff({ companyId, messageId, provider: "smtp" })).toEqual({ status: "sent", waitMs: 0 });
     expect(failures).toBe(0);
     expect(copiesOf(messageId)).toBe(1);
   });
@@ -112,11 +112,11 @@ describe("the handoff lease: one attempt at a time talks to the relay", () => {
       send: async () => (++calls === 1 ? { outcome: "failed_transient", reason: "451 4.3.0 try again later" } : { outcome: "accepted", providerMessageId: `${messageId}@${MESSAGE_ID_DOMAIN}` }),
       close: async () => {},
     };
-    const lifecycle = new MessageLifecycle({ store: h.store, provider: busy, credits: new TestCredits(), suppressions: new TestSuppressions(), signingKeys: SIGNING_KEYS });
-    const failed = await lifecycle.attemptHandOff(companyId, messageId, noWait).catch((error: unknown) => error);
+    const lifecycle = new MessageLifecycle({ store: h.store, provider: busy, credits: new TestCredits(), suppressions: new TestSuppressions(), signingKeys: SIGNING_KEYS, pace: OPEN_PACE });
+    const failed = await lifecycle.attemptHandOff({ companyId, messageId, provider: "smtp" }).catch((error: unknown) => error);
     expect(failed).toBeInstanceOf(TransientHandoffError);
     expect(failed).not.toBeInstanceOf(HandoffInProgressError);
-    expect(await lifecycle.attemptHandOff(companyId, messageId, noWait)).toEqual({ status: "sent", waitMs: 0 });
+    expect(await lifecycle.attemptHandOff({ companyId, messageId, provider: "smtp" })).toEqual({ status: "sent", waitMs: 0 });
     expect(calls).toBe(2);
   });
 });
