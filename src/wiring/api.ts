@@ -4,7 +4,7 @@ import type { Config } from "../config.ts";
 import { openServices, type ServiceLog, type Services } from "./services.ts";
 import type { WorkerProcess } from "./worker.ts";
 import type { WebhooksTestOverrides } from "./webhooks.ts";
-import { createDeliveryReports, type DeliveryReportsTestOverrides } from "./delivery-reports.ts";
+import { createDeliveryReports, type DeliveryReportsOptions } from "./delivery-reports.ts";
 import { deliveryReportsServiceImpl } from "../transport/connect/delivery-reports/index.ts";
 import { webhooksServiceImpl } from "../transport/connect/webhooks/index.ts";
 import { listsServiceImpl } from "../transport/connect/contacts/index.ts";
@@ -62,8 +62,8 @@ export interface StartAppOptions {
   readonly logger?: FastifyServerOptions["logger"];
   /** Test-only webhook settings (loopback receivers, short schedules); never from the environment. */
   readonly webhooksTestOverrides?: WebhooksTestOverrides;
-  /** Test-only delivery-report settings (the SNS certificate agent); never from the environment. */
-  readonly deliveryReportsTestOverrides?: DeliveryReportsTestOverrides;
+  /** The delivery loop's settings passed in code (the HTTPS agent SNS is reached through). */
+  readonly deliveryReports?: DeliveryReportsOptions;
 }
 
 export async function startApp(options: StartAppOptions): Promise<App> {
@@ -88,7 +88,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     db: poolOf(services.orm),
     providerEvents: messaging.providerEvents,
     log,
-    ...(options.deliveryReportsTestOverrides ? { testOverrides: options.deliveryReportsTestOverrides } : {}),
+    options: options.deliveryReports,
   });
   const pool = poolOf(services.orm);
   const readiness = readinessOf({ postgres: postgresProbe(pool), temporal: temporalProbe(services.temporalClient) }, READINESS_TIMEOUT_MS);

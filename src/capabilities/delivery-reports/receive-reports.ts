@@ -28,11 +28,17 @@ export type ReportOutcome = "applied" | "duplicate" | "noted" | "unmatched" | "r
 const KEPT_KINDS: readonly KeptReportKind[] = ["unmatched", "delayed", "soft_bounce", "rejected_by_provider"];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export interface ListReportsQuery {
-  readonly companyId?: string;
-  readonly kind?: string;
-  /** 0 or unset: 50. */
-  readonly limit?: number;
+/** Operators' list of the kept reports: of one company and one kind when given (empty: any). */
+export interface ListReportsCommand {
+  readonly companyId?: string | undefined;
+  readonly kind?: string | undefined;
+  /** 1 to 500; 0 or unset: 50. */
+  readonly limit?: number | undefined;
+}
+
+/** An address an inbound report is sent to (SMTP RCPT TO). */
+export interface ReturnPathQuery {
+  readonly address: string;
 }
 
 /** A report that came in by SMTP to VERP return paths. */
@@ -84,12 +90,12 @@ export class DeliveryReports {
    * valid on their domain, the return-path domain their message left with
    * (no database read, except for an address of the older id-only form).
    */
-  async isOurReturnPath(address: string): Promise<boolean> {
-    return (await this.#messageIdFor(address)) !== undefined;
+  async isOurReturnPath(query: ReturnPathQuery): Promise<boolean> {
+    return (await this.#messageIdFor(query.address)) !== undefined;
   }
 
   /** Operators: the reports kept (7 days), newest first. */
-  async list(query: ListReportsQuery): Promise<StoredReport[]> {
+  async list(query: ListReportsCommand): Promise<StoredReport[]> {
     const problems: FieldProblem[] = [];
     if (query.companyId && !UUID.test(query.companyId)) problems.push({ field: "companyId", problem: "must be a company id" });
     if (query.kind && !KEPT_KINDS.includes(query.kind as KeptReportKind)) problems.push({ field: "kind", problem: `must be one of ${KEPT_KINDS.join(", ")}` });
