@@ -14,7 +14,7 @@ import { type SmtpSink, startSmtpSink } from "../../../support/smtp-sink.ts";
 import { type LifecycleHarness, OPEN_PACE, startLifecycleHarness, TestCredits, TestSuppressions } from "./harness.ts";
 
 /**
- * The handoff lease (issue 22, item 1), counted at a real SMTP server: two
+ * The handoff lease, counted at a real SMTP server: two
  * worker processes (two lifecycles, each with its own SMTP connection pool)
  * on one database, and a relay that answers each message 2 s after its
  * final ".". Without the lease, the second attempt of a message whose first
