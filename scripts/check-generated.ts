@@ -5,7 +5,9 @@
  *
  * Without arguments it checks the server's code (buf.gen.yaml: src/gen and
  * its descriptor set) and the TypeScript client's (clients/typescript).
- * With arguments, only the named buf.gen templates.
+ * With arguments, only the named buf.gen templates (the Go client's,
+ * clients/go/buf.gen.yaml, needs protoc-gen-go and protoc-gen-connect-go on
+ * PATH, so test/clients/go.test.ts checks it).
  *
  * buf generates into a temporary directory (`buf generate -o`, which
  * prefixes every `out:` of the template) and the result is compared byte for
