@@ -109,7 +109,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
       isSuppressed: (companyId, email) => suppressions.isSuppressed(companyId, email),
       async suppress(companyId, email, reason, messageId) {
         const added = await suppressions.suppress(companyId, email, reason, messageId);
-        await contacts.contacts.markContactFromSuppression(companyId, email, reason);
+        await contacts.contacts.markFromSuppression({ companyId, email, reason });
         return added;
       },
     },
