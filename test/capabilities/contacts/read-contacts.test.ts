@@ -152,6 +152,22 @@ describe("GET /mail/v1/contacts and /mail/v1/contacts/{id}", () => {
       expect(await fieldsNamed(h.contacts.list({ companyId: other, tag: "t", cursor }))).toEqual(["cursor"]);
     });
 
+    it("pages with a cursor of the fixed format, so cursors in flight survive a deploy", async () => {
+      // MAC context mail.v1.contacts.cursor.v1, fingerprint of (status, q, tag, listId): issued for this company,
+      // filter tag=golden, after (2030-01-01T12:00:00.000000Z, ffffffff-…).
+      const companyId = "5e0c7a52-0c1d-4d6e-9f3a-2b7c8d9e0f11";
+      const issued =
+        "eyJjIjoiNWUwYzdhNTItMGMxZC00ZDZlLTlmM2EtMmI3YzhkOWUwZjExIiwiZiI6IkI5Q2RPcVRsbG8teGFWV3ZaRXpaUEEiLCJ0IjoiMjAzMC0wMS0wMVQxMjowMDowMC4wMDAwMDBaIiwiaSI6ImZmZmZmZmZmLWZmZmYtNGZmZi1iZmZmLWZmZmZmZmZmZmZmZiJ9oK20WjXzHVrB5tpV7_D4LazP4BOtWV8yUPufHeQu2ik";
+      await h.db.query(`insert into company (id, name) values ($1, 'Golden')`, [companyId]);
+      await h.contacts.upsert({ companyId, email: "before@example.com", tags: ["golden"] });
+      await h.contacts.upsert({ companyId, email: "after@example.com", tags: ["golden"] });
+      await h.db.query(`update contact set created_at = '2029-12-31T00:00:00Z' where company_id = $1 and email = 'before@example.com'`, [companyId]);
+      await h.db.query(`update contact set created_at = '2030-01-02T00:00:00Z' where company_id = $1 and email = 'after@example.com'`, [companyId]);
+      const page = await h.contacts.list({ companyId, tag: "golden", cursor: issued });
+      expect(page.items.map((c) => c.email)).toEqual(["before@example.com"]);
+      expect(await fieldsNamed(h.contacts.list({ companyId, tag: "other", cursor: issued }))).toEqual(["cursor"]);
+    });
+
     it("shows only the company's own contacts", async () => {
       const a = await h.newCompany();
       const b = await h.newCompany();
