@@ -24,6 +24,8 @@ const NO_FOCUSED_TESTS = [
 export default defineConfig([
   globalIgnores([
     "src/gen/**", // buf output, checked by scripts/check-generated.ts instead
+    "clients/typescript/src/gen/**", // the same, for the TypeScript client
+    "clients/typescript/dist/**", // the client's build (npm run clients:build)
     "**/node_modules/**",
     "coverage/**",
     "dist/**",

@@ -41,11 +41,13 @@ import { pgPool } from "../src/adapters/postgres/sql.ts";
 import { migrate, openOrm } from "../src/adapters/postgres/orm.ts";
 import { postgresContactStore } from "../src/adapters/postgres/contacts/postgres-contact-store.ts";
 import { PostgresContactListStore } from "../src/adapters/postgres/contacts/postgres-contact-list-store.ts";
-import { createContacts, type ListContactsOptions } from "../src/capabilities/contacts/index.ts";
-import { createContactCursorCodec } from "../src/capabilities/contacts/cursor.ts";
-import { filterFingerprint, parseListOptions } from "../src/capabilities/contacts/filters.ts";
+import { CONTACT_CURSOR, contactFiltersFingerprint, Contacts, type ListContactsCommand, parseListQuery } from "../src/capabilities/contacts/index.ts";
+import { createKeysetCursorCodec } from "../src/capabilities/shared/keyset-cursor.ts";
 import { createScratchDatabase, type ScratchDatabase } from "./lib/database.ts";
 import { explainScenarios, keyLines, recordingPool, type RecordedStatement, type Scenario } from "./lib/explain.ts";
+
+/** A list query of the bench's company. */
+type ListContactsOptions = Omit<ListContactsCommand, "companyId">;
 
 const SECRET = "bench-cursor-secret";
 const RUNS = 5;
@@ -185,7 +187,7 @@ async function main(): Promise<void> {
 
     const recorded: RecordedStatement[] = [];
     const recording = () => Promise.resolve(recordingPool(pool, recorded));
-    const contacts = createContacts({ contacts: postgresContactStore(recording), lists: new PostgresContactListStore(orm) }, { cursorSecret: SECRET });
+    const contacts = new Contacts({ contacts: postgresContactStore(recording), lists: new PostgresContactListStore(orm), cursorSecret: SECRET });
 
     // Halfway through the company's contacts, newest first: a cursor as the
     // use case would have issued it for the page ending there, with the
@@ -195,15 +197,15 @@ async function main(): Promise<void> {
          from contact where company_id = $1 order by created_at desc, id desc offset $2 limit 1`,
       [companyId, Math.floor(Number(biggest[0]?.n) / 2)],
     );
-    const codec = createContactCursorCodec(SECRET);
+    const codec = createKeysetCursorCodec(SECRET, CONTACT_CURSOR);
     const deep = (options: ListContactsOptions): ListContactsOptions => ({
       ...options,
-      cursor: codec.encode(companyId, filterFingerprint(parseListOptions(options).filters), {
+      cursor: codec.encode(companyId, contactFiltersFingerprint(parseListQuery(options).filters), {
         createdAt: middle[0]?.position_at ?? "",
         id: middle[0]?.id ?? "",
       }),
     });
-    const first = await contacts.listContacts(companyId);
+    const first = await contacts.list({ companyId });
     const newest = first.items[0];
     if (!newest) throw new Error("no contacts");
 
@@ -240,11 +242,11 @@ async function main(): Promise<void> {
     ];
     const scenarios: Scenario[] = listScenarios.map(([title, options]) => ({
       title,
-      run: async () => (await contacts.listContacts(companyId, options)).items.length,
+      run: async () => (await contacts.list({ companyId, ...options })).items.length,
     }));
     scenarios.push(
-      { title: "GET by id", run: async () => ((await contacts.getContact(companyId, newest.id)) ? 1 : 0) },
-      { title: "GET by email (mixed case)", run: async () => ((await contacts.getContact(companyId, newest.email.toUpperCase())) ? 1 : 0) },
+      { title: "GET by id", run: async () => ((await contacts.get({ companyId, idOrEmail: newest.id })) ? 1 : 0) },
+      { title: "GET by email (mixed case)", run: async () => ((await contacts.get({ companyId, idOrEmail: newest.email.toUpperCase() })) ? 1 : 0) },
     );
     const results = await explainScenarios(scenarios, { pool, recorded, runs: RUNS, seqScanRows: 20_000 });
 

@@ -12,6 +12,7 @@
  */
 import { migrate, openOrm } from "../src/adapters/postgres/orm.ts";
 import { pgPool } from "../src/adapters/postgres/sql.ts";
+import { OPERATOR_ACTOR } from "../src/capabilities/audit/types.ts";
 import { createContactsCapability } from "../src/wiring/contacts.ts";
 
 async function timed(title: string, writes: number, run: () => Promise<unknown>): Promise<void> {
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
     const { rows } = await pool.query<{ id: string }>(`insert into company (name) values ('Bench upsert') returning id`);
     const companyId = rows[0]?.id ?? "";
     const { contacts, lists } = createContactsCapability(orm, { cursorSecret: "bench" });
-    const list = await lists.create(companyId, "Bench");
+    const list = await lists.create({ companyId, name: "Bench", audit: { actor: OPERATOR_ACTOR, requestId: "bench", clientIp: "" } });
 
     const all = (write: (writer: number, i: number) => Promise<unknown>) =>
       Promise.all(
@@ -43,16 +44,16 @@ async function main(): Promise<void> {
       );
 
     await timed("create, distinct addresses", writers * each, () =>
-      all((w, i) => contacts.upsertContact(companyId, { email: `w${w}-${i}@example.com`, firstName: "New", tags: ["a"], listIds: [list.id] })),
+      all((w, i) => contacts.upsert({ companyId, email: `w${w}-${i}@example.com`, firstName: "New", tags: ["a"], listIds: [list.id] })),
     );
     await timed("update, distinct addresses (changes: one event each)", writers * each, () =>
-      all((w, i) => contacts.upsertContact(companyId, { email: `w${w}-${i}@example.com`, firstName: "Changed", consent: { source: "bench" } })),
+      all((w, i) => contacts.upsert({ companyId, email: `w${w}-${i}@example.com`, firstName: "Changed", consent: { source: "bench" } })),
     );
     await timed("rewrite, nothing changes (no event)", writers * each, () =>
-      all((w, i) => contacts.upsertContact(companyId, { email: `w${w}-${i}@example.com`, firstName: "Changed" })),
+      all((w, i) => contacts.upsert({ companyId, email: `w${w}-${i}@example.com`, firstName: "Changed" })),
     );
     await timed("one hot address, every writer", writers * each, () =>
-      all((w, i) => contacts.upsertContact(companyId, { email: "hot@example.com", attributes: { n: w * each + i } })),
+      all((w, i) => contacts.upsert({ companyId, email: "hot@example.com", attributes: { n: w * each + i } })),
     );
     const { rows: counts } = await pool.query<{ contacts: string; events: string }>(
       `select (select count(*) from contact where company_id = $1) as contacts,

@@ -9,8 +9,8 @@
  *   verification override, no clear-text SMTP credentials; loadConfig
  *   refuses to start with one line per problem (src/config/production-rules.ts).
  *
- * Every variable is parsed once, here, by src/config/env-schema.ts; README.md
- * lists them all.
+ * Every variable is parsed once, here, by src/config/env-schema.ts, which
+ * also documents each one; docs/configuration.md is generated from it.
  */
 import { createHash } from "node:crypto";
 import { DEVELOPMENT_SECRETS, productionProblems } from "./config/production-rules.ts";
@@ -114,7 +114,7 @@ export interface Config {
   readonly dataEncryptionKey: string | undefined;
   /**
    * Data encryption keys with ids (DATA_ENCRYPTION_KEYS, `k2:…,k1:…`): the
-   * first seals, every one opens what it sealed (README, "Rotating keys").
+   * first seals, every one opens what it sealed (docs/operations.md, "Rotating keys").
    */
   readonly dataEncryptionKeys: readonly SealingKey[];
   /** The SPF include that covers our sending servers (`include:<spfInclude>`). */
@@ -133,7 +133,7 @@ export interface Config {
    * (a trial deployment that must not send); every start then warns.
    */
   readonly allowSimulatorInProduction: boolean;
-  /** The email service: `simulator` (default, see README) or `smtp`. */
+  /** The email service: `simulator` (default, see docs/delivery-loop.md), `smtp` or `ses`. */
   readonly emailProvider: "simulator" | "smtp" | "ses";
   readonly smtp: {
     readonly host: string;

@@ -2,7 +2,7 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import type { Config } from "../config.ts";
 import { PostgresContactListStore, postgresContactStore } from "../adapters/postgres/contacts/index.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
-import { type ContactLists, type Contacts, createContactLists, createContacts } from "../capabilities/contacts/index.ts";
+import { ContactLists, Contacts } from "../capabilities/contacts/index.ts";
 
 /** The contacts capability on an open ORM: contacts (POST/GET /mail/v1/contacts) and their lists (ListsService). */
 export interface ContactsCapability {
@@ -11,8 +11,8 @@ export interface ContactsCapability {
 }
 
 export interface ContactsWiringOptions {
-  /** The clock of the writes (tests pass their own). */
-  readonly now?: () => Date;
+  /** The time of the contact writes; the system clock when absent. */
+  readonly clock?: () => Date;
 }
 
 export function createContactsCapability(
@@ -22,10 +22,7 @@ export function createContactsCapability(
 ): ContactsCapability {
   const listStore = new PostgresContactListStore(orm);
   return {
-    contacts: createContacts(
-      { contacts: postgresContactStore(poolOf(orm)), lists: listStore },
-      { cursorSecret: config.cursorSecret, ...(options.now ? { now: options.now } : {}) },
-    ),
-    lists: createContactLists(listStore),
+    contacts: new Contacts({ contacts: postgresContactStore(poolOf(orm)), lists: listStore, cursorSecret: config.cursorSecret, clock: options.clock }),
+    lists: new ContactLists({ store: listStore }),
   };
 }

@@ -1,19 +1,15 @@
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { postgresContactStore } from "../adapters/postgres/contacts/index.ts";
 import { postgresConfirmationBudget, postgresSignupFormStore, postgresUsedFormTokens } from "../adapters/postgres/forms/index.ts";
 import { type Pool, poolOf } from "../adapters/postgres/sql.ts";
 import type { Contacts } from "../capabilities/contacts/index.ts";
-import { createPendingConfirmations } from "../capabilities/contacts/confirm-pending.ts";
-import { createSignupForms, type SignupForms } from "../capabilities/forms/index.ts";
+import { SignupForms } from "../capabilities/forms/index.ts";
 import {
   type ConfirmationLog,
   type ConfirmationMailer,
   createConfirmationTokens,
-  createDoubleOptIn,
   createFormTokens,
-  createHostedSignup,
-  type DoubleOptIn,
-  type HostedSignup,
+  DoubleOptIn,
+  HostedSignup,
   type SignupConfirmations,
   type SignupLimits,
 } from "../capabilities/forms/hosted/index.ts";
@@ -23,16 +19,11 @@ import type { RateLimiter } from "../capabilities/rate-limit/index.ts";
 export interface FormsWiringOptions {
   /** Base of the hosted form addresses: PUBLIC_BASE_URL, or the API's own base URL. */
   readonly publicBaseUrl: string;
-  /** Tests pass a predictable public id generator. */
-  readonly newPublicId?: () => string;
 }
 
 /** The sign-up forms capability on an open ORM (GET /mail/v1/forms, the SignupFormsService, the hosted page). */
 export function createFormsCapability(orm: MikroORM, options: FormsWiringOptions): SignupForms {
-  return createSignupForms(postgresSignupFormStore(poolOf(orm)), {
-    publicBaseUrl: options.publicBaseUrl,
-    ...(options.newPublicId ? { newPublicId: options.newPublicId } : {}),
-  });
+  return new SignupForms({ store: postgresSignupFormStore(poolOf(orm)), publicBaseUrl: options.publicBaseUrl });
 }
 
 export interface HostedSignupWiring {
@@ -48,20 +39,21 @@ export interface HostedSignupWiring {
   readonly db?: () => Promise<Pool>;
   /** SIGNUP_PER_CLIENT_PER_MINUTE, SIGNUP_PER_FORM_PER_MINUTE, SIGNUP_PER_COMPANY_PER_MINUTE; unset: the defaults. */
   readonly limits?: SignupLimits;
-  readonly now?: () => Date;
+  /** The time of the page tokens and the consent; the system clock when absent. */
+  readonly clock?: () => Date;
 }
 
 /** The hosted form page's use cases; hand them to registerHostedForms (src/transport/connect/forms/hosted). */
 export function createHostedSignupCapability(wiring: HostedSignupWiring): HostedSignup {
-  return createHostedSignup({
+  return new HostedSignup({
     forms: wiring.forms,
     contacts: wiring.contacts,
     rateLimiter: wiring.rateLimiter,
     tokens: createFormTokens(wiring.tokenSecret),
-    ...(wiring.db ? { usedTokens: postgresUsedFormTokens(wiring.db) } : {}),
-    ...(wiring.limits ? { limits: wiring.limits } : {}),
-    ...(wiring.confirmations ? { confirmations: wiring.confirmations } : {}),
-    ...(wiring.now ? { now: wiring.now } : {}),
+    usedTokens: wiring.db && postgresUsedFormTokens(wiring.db),
+    limits: wiring.limits,
+    confirmations: wiring.confirmations,
+    clock: wiring.clock,
   });
 }
 
@@ -102,23 +94,23 @@ export interface DoubleOptInWiring {
   readonly log: ConfirmationLog;
   /** CONFIRMATION_EMAILS_PER_COMPANY_PER_HOUR; unset: no cap. */
   readonly confirmationsPerCompanyPerHour?: number;
-  readonly now?: () => Date;
+  /** The time of the links and the confirmations; the system clock when absent. */
+  readonly clock?: () => Date;
 }
 
 /** The double opt-in: the confirmation emails and the confirmation pages' use cases. */
 export function createDoubleOptInCapability(wiring: DoubleOptInWiring): DoubleOptIn {
-  const now = wiring.now ? { now: wiring.now } : {};
-  return createDoubleOptIn({
+  return new DoubleOptIn({
     forms: wiring.forms,
     contacts: wiring.contacts,
-    pending: createPendingConfirmations(postgresContactStore(poolOf(wiring.orm)), now),
     tokens: createConfirmationTokens(wiring.tokenSecret),
     mailer: wiring.mailer,
     log: wiring.log,
-    ...(wiring.confirmationsPerCompanyPerHour === undefined
-      ? {}
-      : { budget: { store: postgresConfirmationBudget(poolOf(wiring.orm)), perCompanyPerHour: wiring.confirmationsPerCompanyPerHour } }),
-    ...now,
+    budget:
+      wiring.confirmationsPerCompanyPerHour === undefined
+        ? undefined
+        : { store: postgresConfirmationBudget(poolOf(wiring.orm)), perCompanyPerHour: wiring.confirmationsPerCompanyPerHour },
+    clock: wiring.clock,
   });
 }
 

@@ -15,7 +15,7 @@ import { type MikroORM, migrate, openOrm } from "../adapters/postgres/orm.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
 import { createTemporalClient, type TemporalClient } from "../adapters/temporal/client.ts";
 import { type ContactsCapability, createContactsCapability } from "./contacts.ts";
-import type { ConversionsService } from "../capabilities/conversions/index.ts";
+import type { Conversions } from "../capabilities/conversions/index.ts";
 import { createConversions } from "./conversions.ts";
 import type { SignupForms } from "../capabilities/forms/index.ts";
 import type { StoreIntegrations } from "../capabilities/integrations/index.ts";
@@ -109,7 +109,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
       isSuppressed: (query) => suppressions.isSuppressed(query),
       async suppress(command) {
         const added = await suppressions.suppress(command);
-        await contacts.contacts.markContactFromSuppression(command.companyId, command.email, command.reason);
+        await contacts.contacts.markFromSuppression({ companyId: command.companyId, email: command.email, reason: command.reason });
         return added;
       },
     },
@@ -151,7 +151,7 @@ export interface Services extends SendingCore {
   readonly accounts: Accounts;
   readonly rateLimiter: FixedWindowRateLimiter;
   readonly idempotency: IdempotencyGuard;
-  readonly conversions: ConversionsService;
+  readonly conversions: Conversions;
   readonly forms: SignupForms;
   readonly integrations: StoreIntegrations;
   /** Company members, sign-in links and sessions, and the audit log. */

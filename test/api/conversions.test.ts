@@ -142,11 +142,11 @@ describe("POST /mail/v1/conversions", () => {
     const email = `clicker-${randomUUID()}@example.com`;
     // The EventsService records clicks through the capability; here it is built on the service's own database.
     const clicks = createConversions(h.app.orm);
-    await clicks.recordClick(companyId, { clickId: randomUUID(), campaignId: "spring", linkId: "hero", email, suspect: false, occurredAt: new Date(AT.getTime() - DAY) });
-    await clicks.recordClick(companyId, { clickId: randomUUID(), campaignId: "bot", linkId: "x", email, suspect: true, occurredAt: new Date(AT.getTime() - 1_000) });
+    await clicks.recordClick({ companyId, clickId: randomUUID(), campaignId: "spring", linkId: "hero", email, suspect: false, occurredAt: new Date(AT.getTime() - DAY) });
+    await clicks.recordClick({ companyId, clickId: randomUUID(), campaignId: "bot", linkId: "x", email, suspect: true, occurredAt: new Date(AT.getTime() - 1_000) });
     const answer = await post({ eventId: randomUUID(), eventType: "purchase", email, revenue: "15", occurredAt: AT.toISOString() });
     expect(answer.body.conversion).toMatchObject({ campaignId: "spring", linkId: "hero", clickedAt: new Date(AT.getTime() - DAY).toISOString() });
-    const report = await clicks.revenueByCampaign(companyId);
+    const report = await clicks.revenueByCampaign({ companyId });
     expect(report.find((r) => r.campaignId === "spring")).toMatchObject({ currency: "USD", conversions: 1, gross: 150_000n, net: 150_000n });
   });
 

@@ -20,7 +20,7 @@ import { PostgresMessageStore } from "../../src/adapters/postgres/messages/messa
 import { poolOf } from "../../src/adapters/postgres/sql.ts";
 
 /**
- * Rotating the service's keys (README, "Rotating keys"), over real
+ * Rotating the service's keys (docs/operations.md, "Rotating keys"), over real
  * processes on one PostgreSQL and one Temporal server:
  *
  * - the data encryption keys have ids: a value sealed under k1 still opens

@@ -1,7 +1,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createContactCursorCodec } from "../../src/capabilities/contacts/cursor.ts";
+import { CONTACT_CURSOR } from "../../src/capabilities/contacts/index.ts";
 import { MESSAGE_LOG_CURSOR } from "../../src/capabilities/messages/read/index.ts";
 import { createKeysetCursorCodec } from "../../src/capabilities/shared/keyset-cursor.ts";
 import { createDeliveryCursorCodec } from "../../src/capabilities/webhooks/delivery-cursor.ts";
@@ -60,7 +60,7 @@ interface PagedRoute {
 
 const PAGED: readonly PagedRoute[] = [
   { name: "GET /mail/v1/messages", path: "/mail/v1/messages", otherFilter: "tag=seed", codec: (secret) => createKeysetCursorCodec(secret, MESSAGE_LOG_CURSOR) },
-  { name: "GET /mail/v1/contacts", path: "/mail/v1/contacts", otherFilter: "tag=seed", codec: createContactCursorCodec },
+  { name: "GET /mail/v1/contacts", path: "/mail/v1/contacts", otherFilter: "tag=seed", codec: (secret) => createKeysetCursorCodec(secret, CONTACT_CURSOR) },
   { name: "GET /mail/v1/webhooks/deliveries", path: "/mail/v1/webhooks/deliveries", otherFilter: "event=contact.updated", codec: createDeliveryCursorCodec },
 ];
 

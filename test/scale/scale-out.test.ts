@@ -36,13 +36,13 @@ import {
 
 const MESSAGES = 48;
 const CREDITS = 1000;
-/** Small pools, so that the stream fills them, and README's connection count (below) is put to the test. */
+/** Small pools, so that the stream fills them, and the connection count of docs/operations.md (below) is put to the test. */
 const API_POOL_MAX = 3;
 const WORKER_POOL_MAX = 3;
-/** README, "Scaling": API processes × (API_POOL_MAX + 2) + workers × (WORKER_POOL_MAX + 1). */
+/** docs/operations.md, "Scaling out": API processes × (API_POOL_MAX + 2) + workers × (WORKER_POOL_MAX + 1). */
 const MOST_CONNECTIONS = 2 * (API_POOL_MAX + 2) + 2 * (WORKER_POOL_MAX + 1);
 
-/** Simulator recipients (README, "The email service behind us"), and what each ends as. */
+/** Simulator recipients (docs/delivery-loop.md, "The email service behind us"), and what each ends as. */
 const KINDS = [
   { local: "delivered", final: "delivered", events: ["delivered"] },
   { local: "bounce", final: "bounced", events: ["bounced"] },
@@ -263,7 +263,7 @@ describe("two API processes and two workers on one database and one namespace", 
     expect(handedOffBy.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(MESSAGES);
     for (const worker of workers) expect(sample(await scrape(worker.sdkMetricsUrl), "temporal_request")).toBeGreaterThan(0);
 
-    // ---- PostgreSQL connections: never more than README's count (pools plus the LISTEN feeds)
+    // ---- PostgreSQL connections: never more than the documented count (pools plus the LISTEN feeds)
     const most = await connections.stop();
     expect(most).toBeLessThanOrEqual(MOST_CONNECTIONS);
     // The stream filled the pools: the count was approached, not met by idle processes.

@@ -1,6 +1,6 @@
 /**
  * Seals every stored secret again under the current data encryption key, so
- * that an old key can be retired (README, "Rotating keys"):
+ * that an old key can be retired (docs/operations.md, "Rotating keys"):
  *
  *   node src/adapters/postgres/reseal-secrets.ts      (DATABASE_URL, DATA_ENCRYPTION_KEY(S))
  *

@@ -1,9 +1,6 @@
-import { randomUUID } from "node:crypto";
-import { contactEmail } from "./email.ts";
-import { isUuid } from "./filters.ts";
-import type { ContactDecision, ContactStore } from "./ports.ts";
+import type { ContactDecision } from "./ports.ts";
 import { isKeptStatus } from "./status-rules.ts";
-import type { ChangeSource, ConsentRecord, ContactRecord } from "./types.ts";
+import type { ConfirmPendingCommand, ContactRecord } from "./types.ts";
 
 /**
  * The confirmation of a pending contact (double opt-in): a `pending`
@@ -18,33 +15,10 @@ import type { ChangeSource, ConsentRecord, ContactRecord } from "./types.ts";
  * `suppressed`, `bounced` and `complained` are kept (spec: Contact status
  * rules), whatever the confirmation says.
  *
- * Added for the sign-up forms (src/capabilities/forms/hosted): a small use
- * case of its own beside the Contacts API, whose upsert cannot say
- * "subscribe only if still pending" (it would subscribe from any
+ * A use case of its own (Contacts.confirmPending) beside the upsert, which
+ * cannot say "subscribe only if still pending" (it would subscribe from any
  * non-protected status, and record a new consent on every click).
  */
-export interface PendingConfirmation {
-  readonly contactId: string;
-  readonly consent: ConsentRecord;
-  /** `source` of the `contact.updated` event (`form` for a hosted form). */
-  readonly eventSource: ChangeSource;
-}
-
-export type PendingConfirmationOutcome =
-  | { readonly kind: "subscribed"; readonly contact: ContactRecord }
-  | { readonly kind: "already-subscribed"; readonly contact: ContactRecord }
-  /** The contact has a status the confirmation may not overwrite. */
-  | { readonly kind: "kept"; readonly contact: ContactRecord }
-  | { readonly kind: "not-found" };
-
-export interface PendingConfirmations {
-  confirmPending(companyId: string, confirmation: PendingConfirmation): Promise<PendingConfirmationOutcome>;
-}
-
-export interface PendingConfirmationsOptions {
-  readonly now?: () => Date;
-}
-
 export type PendingDecisionKind = "subscribed" | "already-subscribed" | "kept";
 
 /**
@@ -53,7 +27,7 @@ export type PendingDecisionKind = "subscribed" | "already-subscribed" | "kept";
  */
 export function decidePendingConfirmation(
   current: ContactRecord,
-  confirmation: PendingConfirmation,
+  confirmation: Pick<ConfirmPendingCommand, "consent" | "eventSource">,
   writeId: string,
   now: Date,
 ): { readonly kind: PendingDecisionKind; readonly decision: ContactDecision } {
@@ -81,39 +55,6 @@ export function decidePendingConfirmation(
         },
         dedupeKey: `contact:${current.id}:${writeId}`,
       },
-    },
-  };
-}
-
-export function createPendingConfirmations(store: ContactStore, options: PendingConfirmationsOptions = {}): PendingConfirmations {
-  const now = options.now ?? (() => new Date());
-  return {
-    async confirmPending(companyId, confirmation) {
-      if (!isUuid(companyId) || !isUuid(confirmation.contactId)) return { kind: "not-found" };
-      const found = await store.findById(companyId, confirmation.contactId.toLowerCase());
-      if (!found) return { kind: "not-found" };
-      if (found.status !== "pending") return { kind: isKeptStatus(found.status) ? "kept" : "already-subscribed", contact: found };
-
-      const checked = contactEmail(found.email);
-      const writeId = randomUUID();
-      let kind: PendingDecisionKind = "already-subscribed";
-      const outcome = await store.write({
-        companyId,
-        key: checked.ok ? checked.key : found.email.toLowerCase(),
-        // The store offers every write an insert first. Contacts are never
-        // deleted, so the row is there and the insert does nothing; were it
-        // gone, it would come back as it was read, with its own id.
-        newId: found.id,
-        // Memberships are not touched (the state keeps the contact's lists).
-        listIds: [],
-        decide: (current) => {
-          const decided = decidePendingConfirmation(current ?? found, confirmation, writeId, now());
-          kind = decided.kind;
-          return decided.decision;
-        },
-      });
-      if (outcome.kind !== "written") throw new Error("a confirmation names no list");
-      return { kind, contact: outcome.contact };
     },
   };
 }

@@ -1,11 +1,17 @@
-import { createHash } from "node:crypto";
-import { ValidationError, type FieldProblem } from "../../contract/api-error.ts";
-import { CONTACT_STATUSES, isContactStatus, type ContactStatusName, type ListContactsOptions } from "./types.ts";
+import type { FieldProblem } from "../../contract/api-error.ts";
+import type { KeysetCursorKind } from "../shared/keyset-cursor.ts";
+import { filterFingerprint, pageSize, refuseProblems } from "../shared/paging.ts";
+import { CONTACT_STATUSES, isContactStatus, type ContactStatusName, type ListContactsCommand } from "./types.ts";
 
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 100;
 /** An address has at most 254 characters and a name 100: a longer `q` cannot match. */
 export const MAX_Q_LENGTH = 200;
+
+/**
+ * Cursors of GET /mail/v1/contacts: the one keyset codec with a MAC context
+ * of their own, so that a cursor of another list never verifies here and
+ * the other way round, even under the same secret.
+ */
+export const CONTACT_CURSOR: KeysetCursorKind = { context: "mail.v1.contacts.cursor.v1", label: "contacts", filters: "status, q, tag and listId" };
 
 /** The filters of a contact-list query, validated. A cursor is only valid with the same filters. */
 export interface ContactFilters {
@@ -16,7 +22,7 @@ export interface ContactFilters {
   readonly listId: string | undefined;
 }
 
-export interface ParsedListOptions {
+export interface ParsedListQuery {
   readonly limit: number;
   readonly filters: ContactFilters;
 }
@@ -33,41 +39,32 @@ export function isUuid(value: string): boolean {
  * A listId that is not a UUID is passed on as is: it names no list, which
  * the use case answers with 404 like any unknown list.
  */
-export function parseListOptions(options: ListContactsOptions): ParsedListOptions {
+export function parseListQuery(query: Omit<ListContactsCommand, "companyId" | "cursor">): ParsedListQuery {
   const problems: FieldProblem[] = [];
-
-  const limit = options.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    problems.push({ field: "limit", problem: `must be an integer from 1 to ${MAX_LIMIT}` });
-  }
+  const limit = pageSize(query.limit, problems);
 
   let status: ContactStatusName | undefined;
-  if (options.status !== undefined) {
-    if (isContactStatus(options.status)) status = options.status;
+  if (query.status !== undefined) {
+    if (isContactStatus(query.status)) status = query.status;
     else problems.push({ field: "status", problem: `must be one of ${CONTACT_STATUSES.join(", ")}` });
   }
 
   // An empty search or tag is what `?q=` sends: no filter.
-  const q = options.q === undefined || options.q === "" ? undefined : options.q;
+  const q = query.q === undefined || query.q === "" ? undefined : query.q;
   if (q !== undefined && q.length > MAX_Q_LENGTH) problems.push({ field: "q", problem: `must be at most ${MAX_Q_LENGTH} characters` });
   // PostgreSQL text cannot hold NUL: a 400 rather than a failed statement.
   if (q?.includes("\0")) problems.push({ field: "q", problem: "must not contain NUL characters" });
-  const tag = options.tag === undefined || options.tag === "" ? undefined : options.tag;
+  const tag = query.tag === undefined || query.tag === "" ? undefined : query.tag;
   if (tag?.includes("\0")) problems.push({ field: "tag", problem: "must not contain NUL characters" });
-  const listId = options.listId === undefined || options.listId === "" ? undefined : options.listId.toLowerCase();
+  const listId = query.listId === undefined || query.listId === "" ? undefined : query.listId.toLowerCase();
 
-  if (problems.length > 0) throw new ValidationError(problems);
+  refuseProblems(problems);
   return { limit, filters: { status, q, tag, listId } };
 }
 
-/**
- * A short hash of the filters, carried in the cursor so that it cannot be
- * replayed with other filters. Hashed, not copied: the search text stays
- * out of the cursor. The limit is not part of it.
- */
-export function filterFingerprint(filters: ContactFilters): string {
-  const canonical = JSON.stringify([filters.status ?? null, filters.q ?? null, filters.tag ?? null, filters.listId ?? null]);
-  return createHash("sha256").update(canonical).digest().subarray(0, 16).toString("base64url");
+/** The fingerprint a contact cursor carries: the paging kit's, over the filters in this order. */
+export function contactFiltersFingerprint(filters: ContactFilters): string {
+  return filterFingerprint([filters.status, filters.q, filters.tag, filters.listId]);
 }
 
 /** `q` as an ILIKE pattern: a literal substring, with the pattern characters escaped. */

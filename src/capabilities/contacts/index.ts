@@ -1,14 +1,16 @@
-export { createContacts, type Contacts, type ContactsDependencies, type ContactsOptions } from "./contacts-service.ts";
-export { createContactLists, MAX_LIST_NAME, type ContactLists } from "./lists.ts";
+export { Contacts, type ContactsDependencies } from "./contacts.ts";
+export { ContactLists, MAX_LIST_NAME } from "./lists.ts";
 export type { ContactListStore, ContactStore } from "./ports.ts";
 export { CONTACT_LIMITS } from "./validate-write.ts";
-export { DEFAULT_LIMIT, MAX_LIMIT } from "./filters.ts";
+export { CONTACT_CURSOR, contactFiltersFingerprint, parseListQuery, type ContactFilters } from "./filters.ts";
 export {
   CONTACT_STATUSES,
   isContactStatus,
   WRITABLE_STATUSES,
   type AttributeValue,
   type ChangeSource,
+  type ConfirmPendingCommand,
+  type ConfirmPendingResult,
   type ConsentRecord,
   type ContactListRecord,
   type ContactPage,
@@ -16,8 +18,14 @@ export {
   type ContactState,
   type ContactStatusName,
   type ContactWrite,
-  type ListContactsOptions,
+  type CreateContactListCommand,
+  type DeleteContactListCommand,
+  type GetContactCommand,
+  type ListContactListsCommand,
+  type ListContactsCommand,
+  type MarkFromSuppressionCommand,
+  type RenameContactListCommand,
   type SuppressionReason,
-  type UpsertAnswer,
-  type WriteOrigin,
+  type UpsertContactCommand,
+  type UpsertContactResult,
 } from "./types.ts";

@@ -2,26 +2,16 @@ import { randomUUID } from "node:crypto";
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import { exceedsCodePoints } from "../messages/compose/text-rules.ts";
 import { isUuid } from "./filters.ts";
-import type { AuditContext } from "../audit/types.ts";
 import type { ContactListStore } from "./ports.ts";
-import type { ContactListRecord } from "./types.ts";
+import type {
+  ContactListRecord,
+  CreateContactListCommand,
+  DeleteContactListCommand,
+  ListContactListsCommand,
+  RenameContactListCommand,
+} from "./types.ts";
 
 export const MAX_LIST_NAME = 100;
-
-/** The contact lists of a company (ListsService). Membership is written with the contact (listIds). */
-export interface ContactLists {
-  /**
-   * 400 VALIDATION_ERROR naming `name` when it is blank, too long or taken (case-insensitively).
-   * With `audit` (who acts), the change's audit row is written in its transaction; so for rename and delete.
-   */
-  create(companyId: string, name: string, audit?: AuditContext): Promise<ContactListRecord>;
-  /** NOT_FOUND for an unknown or another company's list. */
-  rename(companyId: string, id: string, name: string, audit?: AuditContext): Promise<ContactListRecord>;
-  /** Deletes the list and its memberships (the contacts stay). NOT_FOUND for an unknown or another company's list. */
-  delete(companyId: string, id: string, audit?: AuditContext): Promise<void>;
-  /** Oldest first. */
-  list(companyId: string): Promise<ContactListRecord[]>;
-}
 
 function notFound(): ApiError {
   return new ApiError("NOT_FOUND", "list not found");
@@ -41,31 +31,48 @@ function listName(name: string): string {
   return trimmed;
 }
 
-export function createContactLists(store: ContactListStore): ContactLists {
-  return {
-    async create(companyId, name, audit) {
-      const valid = listName(name);
-      const created = await store.create(companyId, randomUUID(), valid, audit && { context: audit, action: "contact_list.created", details: { name: valid } });
-      if (created === "taken") throw taken();
-      return created;
-    },
+/**
+ * The contact lists of a company (ListsService). Membership is written with
+ * the contact (listIds). Each change writes its audit row in its own
+ * transaction.
+ */
+export class ContactLists {
+  readonly #store: ContactListStore;
 
-    async rename(companyId, id, name, audit) {
-      const valid = listName(name);
-      if (!isUuid(id)) throw notFound();
-      const renamed = await store.rename(companyId, id.toLowerCase(), valid, audit && { context: audit, action: "contact_list.renamed", details: { name: valid } });
-      if (renamed === undefined) throw notFound();
-      if (renamed === "taken") throw taken();
-      return renamed;
-    },
+  constructor(deps: { readonly store: ContactListStore }) {
+    this.#store = deps.store;
+  }
 
-    async delete(companyId, id, audit) {
-      const note = audit && { context: audit, action: "contact_list.deleted" as const, details: {} };
-      if (!isUuid(id) || !(await store.delete(companyId, id.toLowerCase(), note))) throw notFound();
-    },
+  /** 400 VALIDATION_ERROR naming `name` when it is blank, too long or taken (case-insensitively). */
+  async create(command: CreateContactListCommand): Promise<ContactListRecord> {
+    const name = listName(command.name);
+    const created = await this.#store.create(command.companyId, randomUUID(), name, { context: command.audit, action: "contact_list.created", details: { name } });
+    if (created === "taken") throw taken();
+    return created;
+  }
 
-    list(companyId) {
-      return store.list(companyId);
-    },
-  };
+  /** NOT_FOUND for an unknown or another company's list. */
+  async rename(command: RenameContactListCommand): Promise<ContactListRecord> {
+    const name = listName(command.name);
+    if (!isUuid(command.id)) throw notFound();
+    const renamed = await this.#store.rename(command.companyId, command.id.toLowerCase(), name, {
+      context: command.audit,
+      action: "contact_list.renamed",
+      details: { name },
+    });
+    if (renamed === undefined) throw notFound();
+    if (renamed === "taken") throw taken();
+    return renamed;
+  }
+
+  /** Deletes the list and its memberships (the contacts stay). NOT_FOUND for an unknown or another company's list. */
+  async delete(command: DeleteContactListCommand): Promise<void> {
+    const note = { context: command.audit, action: "contact_list.deleted" as const, details: {} };
+    if (!isUuid(command.id) || !(await this.#store.delete(command.companyId, command.id.toLowerCase(), note))) throw notFound();
+  }
+
+  /** Oldest first. */
+  list(command: ListContactListsCommand): Promise<ContactListRecord[]> {
+    return this.#store.list(command.companyId);
+  }
 }

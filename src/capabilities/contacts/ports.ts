@@ -1,5 +1,6 @@
 import type { AuditNote } from "../audit/types.ts";
-import type { ContactPosition } from "./cursor.ts";
+import type { KeysetPosition } from "../shared/keyset-cursor.ts";
+import type { Positioned } from "../shared/paging.ts";
 import type { ContactFilters } from "./filters.ts";
 import type { ContactListRecord, ContactRecord, ContactState, ContactStatusName } from "./types.ts";
 
@@ -52,12 +53,6 @@ export type ContactWriteOutcome =
   /** Some of `listIds` are not lists of the company: nothing was written. */
   | { readonly kind: "unknown-lists"; readonly listIds: readonly string[] };
 
-/** A contact with where it sits in the newest-first order (for the next page's cursor). */
-export interface PositionedContact {
-  readonly record: ContactRecord;
-  readonly position: ContactPosition;
-}
-
 export interface ContactStore {
   /**
    * Creates or updates the contact of `key` as `decide` says, with its
@@ -69,11 +64,11 @@ export interface ContactStore {
   findById(companyId: string, id: string): Promise<ContactRecord | undefined>;
   findByKey(companyId: string, key: string): Promise<ContactRecord | undefined>;
   /**
-   * Up to `limit` contacts matching `filters`, newest first (created_at
-   * desc, id desc), strictly after `after`; `more` tells whether contacts
-   * follow the page.
+   * Up to `rows` contacts matching `filters`, newest first (created_at
+   * desc, id desc), strictly after `after`, each with its position (for
+   * the next page's cursor).
    */
-  page(companyId: string, filters: ContactFilters, after: ContactPosition | null, limit: number): Promise<{ items: PositionedContact[]; more: boolean }>;
+  page(companyId: string, filters: ContactFilters, after: KeysetPosition | null, rows: number): Promise<Positioned<ContactRecord>[]>;
   /**
    * Sets the status of the contact of `key` to `status` if it is one of
    * `from`; true when it changed. No contact: false (none is created).

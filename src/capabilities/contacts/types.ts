@@ -1,3 +1,6 @@
+import type { AuditContext } from "../audit/types.ts";
+import type { Page, PageRequest } from "../shared/paging.ts";
+
 /**
  * The contacts capability's vocabulary (spec: Contact, Contact status rules).
  * Records are what the use cases hand out: never a row or an entity.
@@ -66,15 +69,6 @@ export interface ContactRecord extends ContactState {
   readonly updatedAt: Date;
 }
 
-/** The answer of POST /mail/v1/contacts: the contact plus `created` and `marketable`. */
-export interface UpsertAnswer {
-  readonly contact: ContactRecord;
-  /** True for a new contact. */
-  readonly created: boolean;
-  /** True only when the status is `subscribed`. */
-  readonly marketable: boolean;
-}
-
 /**
  * A contact write as the caller sent it (the transport's mapping of the
  * request; unvalidated). `undefined` is "not sent": the stored value stays.
@@ -102,12 +96,39 @@ export interface ConsentWrite {
   readonly reference?: string | undefined;
 }
 
-/** Query of the contact list, as the caller wrote it (validated by the use case). */
-export interface ListContactsOptions {
-  /** 1 to 100, default 25. */
-  readonly limit?: number | undefined;
-  /** The `nextCursor` of the previous page, unchanged. */
-  readonly cursor?: string | undefined;
+/**
+ * Who made a change: the `source` of its `contact.updated` event (spec:
+ * Event kinds: `api`, `form` or the integration). `api` for POST
+ * /mail/v1/contacts, `form` for a hosted sign-up form, `integration:<id>`
+ * for a connected store (its integration id).
+ */
+export type ChangeSource = "api" | "form" | `integration:${string}`;
+
+/** POST /mail/v1/contacts: the write, for the company, by `source` (`api` when absent). */
+export interface UpsertContactCommand extends ContactWrite {
+  readonly companyId: string;
+  /** Who writes: the `source` of the `contact.updated` event. The status rules are the same for every source. */
+  readonly source?: ChangeSource | undefined;
+}
+
+/** The answer of POST /mail/v1/contacts: the contact plus `created` and `marketable`. */
+export interface UpsertContactResult {
+  readonly contact: ContactRecord;
+  /** True for a new contact. */
+  readonly created: boolean;
+  /** True only when the status is `subscribed`. */
+  readonly marketable: boolean;
+}
+
+/** GET /mail/v1/contacts/{id}: by id (a UUID) or by address (any spelling). */
+export interface GetContactCommand {
+  readonly companyId: string;
+  readonly idOrEmail: string;
+}
+
+/** GET /mail/v1/contacts: a page of the company's contacts, as the caller asked (validated by the use case). */
+export interface ListContactsCommand extends PageRequest {
+  readonly companyId: string;
   readonly status?: string | undefined;
   /** Part of the address, first or last name, case-insensitive. */
   readonly q?: string | undefined;
@@ -115,11 +136,33 @@ export interface ListContactsOptions {
   readonly listId?: string | undefined;
 }
 
-export interface ContactPage {
-  readonly items: ContactRecord[];
-  /** Opaque; null when there are no more pages. */
-  readonly nextCursor: string | null;
+export type ContactPage = Page<ContactRecord>;
+
+/** What a hard bounce, a complaint or an operator's suppression does to the contact. */
+export type SuppressionReason = "bounce" | "complaint" | "manual";
+
+/** The sending lifecycle reports a suppression of `email` for `reason`. */
+export interface MarkFromSuppressionCommand {
+  readonly companyId: string;
+  readonly email: string;
+  readonly reason: SuppressionReason;
 }
+
+/** The double opt-in confirms a pending contact with the confirmation's consent. */
+export interface ConfirmPendingCommand {
+  readonly companyId: string;
+  readonly contactId: string;
+  readonly consent: ConsentRecord;
+  /** `source` of the `contact.updated` event (`form` for a hosted form). */
+  readonly eventSource: ChangeSource;
+}
+
+export type ConfirmPendingResult =
+  | { readonly kind: "subscribed"; readonly contact: ContactRecord }
+  | { readonly kind: "already-subscribed"; readonly contact: ContactRecord }
+  /** The contact has a status the confirmation may not overwrite. */
+  | { readonly kind: "kept"; readonly contact: ContactRecord }
+  | { readonly kind: "not-found" };
 
 /** A contact list. */
 export interface ContactListRecord {
@@ -129,19 +172,26 @@ export interface ContactListRecord {
   readonly updatedAt: Date;
 }
 
-/**
- * Who made a change: the `source` of its `contact.updated` event (spec:
- * Event kinds: `api`, `form` or the integration). `api` for POST
- * /mail/v1/contacts, `form` for a hosted sign-up form, `integration:<id>`
- * for a connected store (its integration id).
- */
-export type ChangeSource = "api" | "form" | `integration:${string}`;
-
-/** How a write came in (not part of what the caller writes). */
-export interface WriteOrigin {
-  /** Default `api`. */
-  readonly source?: ChangeSource | undefined;
+/** ListsService CreateContactList: `audit` is who acts (the change's audit row is written in its transaction). */
+export interface CreateContactListCommand {
+  readonly companyId: string;
+  readonly name: string;
+  readonly audit: AuditContext;
 }
 
-/** What a hard bounce, a complaint or an operator's suppression does to the contact. */
-export type SuppressionReason = "bounce" | "complaint" | "manual";
+export interface RenameContactListCommand {
+  readonly companyId: string;
+  readonly id: string;
+  readonly name: string;
+  readonly audit: AuditContext;
+}
+
+export interface DeleteContactListCommand {
+  readonly companyId: string;
+  readonly id: string;
+  readonly audit: AuditContext;
+}
+
+export interface ListContactListsCommand {
+  readonly companyId: string;
+}

@@ -1,9 +1,8 @@
-import type { JsonObject } from "@bufbuild/protobuf";
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import { type Amount, formatAmount, maxAmount, ZERO } from "./amounts.ts";
 import type { ValidConversion } from "./validate-conversion.ts";
 import { DEFAULT_CURRENCY } from "./validate-conversion.ts";
-import { type Adjustment, type ConversionRecord, type ConversionStatus, statusRank } from "./types.ts";
+import { type Adjustment, type ConversionRecord, type ConversionStatus, type JsonObject, statusRank } from "./types.ts";
 
 /**
  * The rules of a conversion write, pure (no I/O): what the first write of an

@@ -1,4 +1,11 @@
-export { ConversionsService, type ConversionsDependencies } from "./conversions-service.ts";
+export {
+  Conversions,
+  type ConversionsDependencies,
+  type RecordClickCommand,
+  type RecordClickResult,
+  type RecordConversionCommand,
+  type RevenueByCampaignCommand,
+} from "./conversions.ts";
 export { ATTRIBUTION_WINDOW_DAYS, attributionWindow } from "./attribution.ts";
 export { type Amount, amountFromDatabase, amountToDatabase, formatAmount, MAX_AMOUNT, parseAmount } from "./amounts.ts";
 export { type CampaignClick, type ValidClick, validateClick } from "./clicks.ts";

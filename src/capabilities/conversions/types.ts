@@ -1,5 +1,10 @@
-import type { JsonObject } from "@bufbuild/protobuf";
 import type { Amount } from "./amounts.ts";
+
+/** A JSON value as a caller wrote it (metadata; an amount written as a JSON number or string). */
+export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
+export interface JsonObject {
+  [key: string]: JsonValue;
+}
 
 /** The kinds of conversion (spec: POST /mail/v1/conversions, eventType). */
 export const CONVERSION_EVENT_TYPES = ["purchase", "order_confirmed", "registration", "lead", "booking"] as const;
@@ -83,7 +88,7 @@ export interface Adjustment {
 }
 
 /** The answer of POST /mail/v1/conversions. */
-export interface RecordedConversion {
+export interface RecordConversionResult {
   readonly conversion: ConversionRecord;
   readonly outcome: ConversionOutcome;
 }

@@ -1,4 +1,3 @@
-import type { JsonObject, JsonValue } from "@bufbuild/protobuf";
 import { type FieldProblem, ValidationError } from "../../contract/api-error.ts";
 import { checkEmailAddress } from "../messages/compose/email-address.ts";
 import { exceedsCodePoints, hasControlCharacter } from "../messages/compose/text-rules.ts";
@@ -11,6 +10,8 @@ import {
   type ConversionStatus,
   isConversionEventType,
   isConversionStatus,
+  type JsonObject,
+  type JsonValue,
 } from "./types.ts";
 
 /** The limits of a conversion write (docs/conversions.md). Lengths are in code points. */

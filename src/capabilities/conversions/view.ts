@@ -1,6 +1,5 @@
-import type { JsonObject } from "@bufbuild/protobuf";
 import { formatAmount } from "./amounts.ts";
-import type { Adjustment, ConversionRecord } from "./types.ts";
+import type { Adjustment, ConversionRecord, JsonObject } from "./types.ts";
 
 /**
  * The conversion in its public JSON form: the `conversion` of the

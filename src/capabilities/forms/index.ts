@@ -1,12 +1,16 @@
-export { createSignupForms, type SignupForms, type SignupFormsOptions } from "./forms-service.ts";
+export { SignupForms, type SignupFormsDependencies } from "./signup-forms.ts";
 export type { SignupFormStore } from "./ports.ts";
 export { FORM_LIMITS, validateSignupForm } from "./validate-form.ts";
 export { isPublicIdShape, newPublicId } from "./public-id.ts";
 export {
   FIELD_TYPES,
+  type CreateFormCommand,
+  type DeactivateFormCommand,
   type FieldType,
+  type FindFormCommand,
   type FormField,
   type FormFieldDraft,
+  type ListActiveFormsCommand,
   type PublishedForm,
   type SignupFormDraft,
   type SignupFormRecord,

@@ -1,3 +1,5 @@
+import type { AuditContext } from "../audit/types.ts";
+
 /**
  * The forms capability's vocabulary (spec: Sign-up form). Records are what
  * the use cases hand out: never a row or an entity.
@@ -68,4 +70,26 @@ export interface ValidSignupForm {
   readonly consentText: string;
   readonly doubleOptIn: boolean;
   readonly language: string;
+}
+
+/** GET /mail/v1/forms: the company's active forms. */
+export interface ListActiveFormsCommand {
+  readonly companyId: string;
+}
+
+/** SignupFormsService CreateForm: the operator's design; `audit` is who acts (the audit row is written with the form). */
+export interface CreateFormCommand extends SignupFormDraft {
+  readonly companyId: string;
+  readonly audit: AuditContext;
+}
+
+export interface DeactivateFormCommand {
+  readonly companyId: string;
+  readonly publicId: string;
+  readonly audit: AuditContext;
+}
+
+/** A form by its public id, whatever its company (the hosted pages know no company). */
+export interface FindFormCommand {
+  readonly publicId: string;
 }

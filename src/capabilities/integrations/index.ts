@@ -1,11 +1,14 @@
-export { createStoreIntegrations, integrationSource, type StoreIntegrations, type StoreIntegrationsDependencies } from "./store-integrations.ts";
+export { integrationSource, StoreIntegrations, type StoreIntegrationsDependencies } from "./store-integrations.ts";
 export type { OrderEventDraft, OrderRecordRequest, StoreIntegrationStore } from "./ports.ts";
 export { canonicalOrder, decideOrder, isPaid, validateOrder, type OrderDecision } from "./order-rules.ts";
 export {
   STORE_PROVIDERS,
+  type ConnectStoreCommand,
+  type ConnectStoreResult,
   type OrderBilling,
   type OrderLineItem,
-  type PushOrderAnswer,
+  type PushOrderCommand,
+  type PushOrderResult,
   type StoreIntegrationRecord,
   type StoreOrder,
   type StoreOrderInput,

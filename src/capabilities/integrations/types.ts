@@ -56,7 +56,27 @@ export interface StoreOrder {
   readonly datePaid: string | null;
 }
 
-export interface PushOrderAnswer {
+/** IntegrationsService ConnectStore: a shop of the company (unvalidated). */
+export interface ConnectStoreCommand {
+  readonly companyId: string;
+  readonly provider: string;
+  readonly siteUrl: string;
+}
+
+export interface ConnectStoreResult {
+  readonly integration: StoreIntegrationRecord;
+  /** False when the company had connected this (provider, site) already. */
+  readonly created: boolean;
+}
+
+/** IntegrationsService PushOrder: an order a connected shop pushes. */
+export interface PushOrderCommand {
+  readonly companyId: string;
+  readonly integrationId: string;
+  readonly order: StoreOrderInput;
+}
+
+export interface PushOrderResult {
   /** First time the order was seen. */
   readonly created: boolean;
   /** The push changed what was stored (false for a repeated push of the same order). */

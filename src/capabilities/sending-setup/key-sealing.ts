@@ -10,7 +10,7 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from "node:cr
  * domain) through the GCM additional data: a sealed key copied onto another
  * company's row does not open there.
  *
- * Keys and rotation (README, "Rotating keys"): the data encryption keys
+ * Keys and rotation (docs/operations.md, "Rotating keys"): the data encryption keys
  * have ids (DATA_ENCRYPTION_KEYS="k2:…,k1:…"). The first key seals; every
  * key opens what was sealed under its id. Values sealed before key ids
  * existed carry none and open with the legacy key (DATA_ENCRYPTION_KEY),

@@ -1,11 +1,15 @@
 import { expect } from "vitest";
 import { ApiError, ValidationError, type ErrorCodeName } from "../../../src/contract/api-error.ts";
+import { OPERATOR_ACTOR, type AuditContext } from "../../../src/capabilities/audit/types.ts";
 import type { ContactLists, Contacts } from "../../../src/capabilities/contacts/index.ts";
 import { createContactsCapability } from "../../../src/wiring/contacts.ts";
 import { migrate, openOrm, type MikroORM } from "../../../src/adapters/postgres/orm.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/test-database.ts";
 
 export const CURSOR_SECRET = "test-contacts-cursor-secret";
+
+/** Who acts in the changes the tests make: an operator (each change writes its audit row). */
+export const AUDIT: AuditContext = { actor: OPERATOR_ACTOR, requestId: "test", clientIp: "" };
 
 /** A clock the test moves by hand; every read of it moves it on by one millisecond, so writes are ordered. */
 export class StepClock {
@@ -47,7 +51,7 @@ export async function openContactsHarness(poolMax = 8): Promise<ContactsHarness>
   const orm = await openOrm(db.url, { poolMax });
   await migrate(orm);
   const clock = new StepClock();
-  const { contacts, lists } = createContactsCapability(orm, { cursorSecret: CURSOR_SECRET }, { now: clock.now });
+  const { contacts, lists } = createContactsCapability(orm, { cursorSecret: CURSOR_SECRET }, { clock: clock.now });
   return {
     db,
     orm,

@@ -50,18 +50,16 @@ describe("contact status rules", () => {
   async function contactIn(start: Start): Promise<string> {
     const email = `case-${++n}@example.com`;
     if (start === "new") return email;
-    const setup = await h.contacts.upsertContact(companyId, {
-      email,
+    const setup = await h.contacts.upsert({ companyId, email,
       firstName: "Before",
       ...(start === "subscribed" ? { consent: { source: "checkout" } } : {}),
-      ...(start === "unsubscribed" ? { status: "unsubscribed" } : {}),
-    });
+      ...(start === "unsubscribed" ? { status: "unsubscribed" } : {}) });
     expect(setup.contact.status).toBe(start === "subscribed" ? "subscribed" : start === "unsubscribed" ? "unsubscribed" : "pending");
     const reason = { suppressed: "manual", bounced: "bounce", complained: "complaint" } as const;
     if (start === "suppressed" || start === "bounced" || start === "complained") {
-      expect(await h.contacts.markContactFromSuppression(companyId, email, reason[start])).toBe(true);
+      expect(await h.contacts.markFromSuppression({ companyId, email, reason: reason[start] })).toBe(true);
     }
-    expect((await h.contacts.getContact(companyId, email)).status).toBe(start);
+    expect((await h.contacts.get({ companyId, idOrEmail: email })).status).toBe(start);
     return email;
   }
 
@@ -74,12 +72,12 @@ describe("contact status rules", () => {
       ...(consent ? { consent: { source: "signup-form", reference: "form-1" } } : {}),
     };
     if (want === "400 consent") {
-      expect(await fieldsNamed(h.contacts.upsertContact(companyId, write))).toEqual(["consent"]);
+      expect(await fieldsNamed(h.contacts.upsert({ companyId, ...write }))).toEqual(["consent"]);
       // Nothing of the refused write was kept.
-      if (start !== "new") expect((await h.contacts.getContact(companyId, email)).firstName).toBe("Before");
+      if (start !== "new") expect((await h.contacts.get({ companyId, idOrEmail: email })).firstName).toBe("Before");
       return;
     }
-    const answer = await h.contacts.upsertContact(companyId, write);
+    const answer = await h.contacts.upsert({ companyId, ...write });
     expect(answer.created).toBe(start === "new");
     expect(answer.contact.status).toBe(want);
     expect(answer.marketable).toBe(want === "subscribed");
@@ -87,7 +85,7 @@ describe("contact status rules", () => {
     expect(answer.contact.firstName).toBe("After");
     if (consent) expect(answer.contact.consent).toMatchObject({ source: "signup-form", reference: "form-1" });
     // What the answer says is what is stored.
-    expect(await h.contacts.getContact(companyId, answer.contact.id)).toEqual(answer.contact);
+    expect(await h.contacts.get({ companyId, idOrEmail: answer.contact.id })).toEqual(answer.contact);
   });
 
   it.each(STARTS.flatMap((start) => (["suppressed", "bounced", "complained"] as const).map((status) => ({ start, status }))))(
@@ -95,14 +93,14 @@ describe("contact status rules", () => {
     async ({ start, status }) => {
       const email = await contactIn(start);
       for (const consent of [undefined, { source: "checkout" }]) {
-        expect(await fieldsNamed(h.contacts.upsertContact(companyId, { email, status, consent }))).toEqual(["status"]);
+        expect(await fieldsNamed(h.contacts.upsert({ companyId, email, status, consent }))).toEqual(["status"]);
       }
-      if (start === "new") await expect(h.contacts.getContact(companyId, email)).rejects.toMatchObject({ code: "NOT_FOUND" });
-      else expect((await h.contacts.getContact(companyId, email)).status).toBe(start);
+      if (start === "new") await expect(h.contacts.get({ companyId, idOrEmail: email })).rejects.toMatchObject({ code: "NOT_FOUND" });
+      else expect((await h.contacts.get({ companyId, idOrEmail: email })).status).toBe(start);
     },
   );
 
   it("names an unknown status", async () => {
-    expect(await fieldsNamed(h.contacts.upsertContact(companyId, { email: "x@example.com", status: "active" }))).toEqual(["status"]);
+    expect(await fieldsNamed(h.contacts.upsert({ companyId, email: "x@example.com", status: "active" }))).toEqual(["status"]);
   });
 });

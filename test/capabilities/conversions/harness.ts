@@ -1,12 +1,12 @@
 import type { JsonObject } from "@bufbuild/protobuf";
-import type { ConversionsService } from "../../../src/capabilities/conversions/index.ts";
+import type { Conversions } from "../../../src/capabilities/conversions/index.ts";
 import { createConversions } from "../../../src/wiring/conversions.ts";
 import { openSendingHarness, type SendingHarness } from "../sending-setup/harness.ts";
 
 /** A fresh migrated database with the conversions capability on it, and helpers to make companies, contacts and read the outbox. */
 export interface ConversionsHarness {
   readonly base: SendingHarness;
-  readonly conversions: ConversionsService;
+  readonly conversions: Conversions;
   newCompany(name?: string): Promise<string>;
   /** A contact row as the contacts capability writes it (its matching key lower-cased). */
   newContact(companyId: string, email: string): Promise<string>;

@@ -19,7 +19,7 @@ import { createConfirmationMailer, createDoubleOptInCapability, createHostedSign
 import { createSendingSetup } from "../../../src/wiring/sending-setup.ts";
 import { createSecretSealer } from "../../../src/capabilities/sending-setup/key-sealing.ts";
 import { PostgresMessageStore } from "../../../src/adapters/postgres/messages/message-store.ts";
-import { CURSOR_SECRET } from "../contacts/harness.ts";
+import { AUDIT, CURSOR_SECRET } from "../contacts/harness.ts";
 import { openFormsHarness, type FormsHarness } from "./harness.ts";
 
 /**
@@ -80,7 +80,7 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
     h = await openFormsHarness();
     const now = () => new Date(clock);
     // One clock for every capability: a sign-up's consent time must not look "in the future" to the contacts.
-    contacts = createContactsCapability(h.orm, { cursorSecret: CURSOR_SECRET }, { now }).contacts;
+    contacts = createContactsCapability(h.orm, { cursorSecret: CURSOR_SECRET }, { clock: now }).contacts;
     const setup = createSendingSetup(h.orm, config);
     const log = { warn: (details: Record<string, unknown>, message: string) => warnings.push({ details, message }) };
     // The send use case as the messages wiring builds it, with the workflow start recorded instead of made.
@@ -92,14 +92,14 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
       onAccepted: (message) => dispatched.push(message),
     });
     const mailer = createConfirmationMailer(acceptance);
-    optIn = createDoubleOptInCapability({ orm: h.orm, forms: h.forms, contacts, tokenSecret: "test-form-token-secret", mailer, log, now });
+    optIn = createDoubleOptInCapability({ orm: h.orm, forms: h.forms, contacts, tokenSecret: "test-form-token-secret", mailer, log, clock: now });
     signup = createHostedSignupCapability({
       forms: h.forms,
       contacts,
       rateLimiter: new FixedWindowRateLimiter(new UnlimitedWindows()),
       tokenSecret: "test-form-token-secret",
       confirmations: optIn,
-      now,
+      clock: now,
     });
   });
   afterAll(async () => {
@@ -123,9 +123,9 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
   }
 
   async function submit(form: PublishedForm, values: Record<string, string>) {
-    const opened = await signup.open(form.publicId);
+    const opened = await signup.open({ publicId: form.publicId });
     if (!opened) throw new Error("form not open");
-    return signup.submit(form.publicId, { values: { [TOKEN_FIELD]: opened.token, ...values }, clientIp: "203.0.113.9" });
+    return signup.submit({ publicId: form.publicId, values: { [TOKEN_FIELD]: opened.token, ...values }, clientIp: "203.0.113.9" });
   }
 
   /** The confirmation emails to `recipient`, their bodies opened as the handoff opens them (at rest they are sealed). */
@@ -163,7 +163,7 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
 
   it("sends one confirmation email per sign-up and window, through the send path, in the form's language", async () => {
     const companyId = await company();
-    const form = await h.forms.createForm(companyId, draft());
+    const form = await h.forms.create({ companyId, ...draft(), audit: AUDIT });
     expect(await submit(form, { email: "Ada@Example.com", firstName: "Ada" })).toMatchObject({ kind: "accepted", confirmationRequired: true });
 
     const [message, ...more] = await messagesTo(companyId, "Ada@example.com");
@@ -180,7 +180,7 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
 
     // Resubmitted in the same window, even with other words in it: no second email.
     expect(await submit(form, { email: "ada@example.com", firstName: "Ada L." })).toMatchObject({ kind: "accepted" });
-    const contact = await contacts.getContact(companyId, "ada@example.com");
+    const contact = await contacts.get({ companyId, idOrEmail: "ada@example.com" });
     // A retried request (twice at once) finds the same message.
     const retried = await Promise.all([1, 2].map(() => optIn.request({ companyId, form, contact })));
     expect(retried).toEqual([{ kind: "already-sent" }, { kind: "already-sent" }]);
@@ -195,7 +195,7 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
     expect(both.map((m) => m.recipient)).toEqual(["Ada@example.com", "Ada@example.com"]);
     expect(tokenIn(both[1])).not.toBe(tokenIn(both[0]));
     // Both links work until they expire.
-    expect(await optIn.open(form.publicId, tokenIn(both[0]))).toMatchObject({ kind: "ready" });
+    expect(await optIn.open({ publicId: form.publicId, token: tokenIn(both[0]) })).toMatchObject({ kind: "ready" });
   });
 
   it("thanks the visitor and leaves the contact pending when the company has no default sender or no credits, logging no address", async () => {
@@ -204,9 +204,9 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
       [{ credits: 0 }, "INSUFFICIENT_CREDITS"],
     ] as const) {
       const companyId = await company(setup);
-      const form = await h.forms.createForm(companyId, draft({ language: "en" }));
+      const form = await h.forms.create({ companyId, ...draft({ language: "en" }), audit: AUDIT });
       expect(await submit(form, { email: "bob@example.com" })).toMatchObject({ kind: "accepted", confirmationRequired: true });
-      expect((await contacts.getContact(companyId, "bob@example.com")).status).toBe("pending");
+      expect((await contacts.get({ companyId, idOrEmail: "bob@example.com" })).status).toBe("pending");
       expect(await messagesTo(companyId, "bob@example.com")).toHaveLength(0);
       const warning = warnings.find((w) => w.details.companyId === companyId);
       expect(warning).toMatchObject({ details: { formPublicId: form.publicId, code } });
@@ -216,17 +216,17 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
 
   it("confirming subscribes the pending contact with the consent evidence and one contact.updated event (source form)", async () => {
     const companyId = await company();
-    const form = await h.forms.createForm(companyId, draft({ language: "fr" }));
+    const form = await h.forms.create({ companyId, ...draft({ language: "fr" }), audit: AUDIT });
     await submit(form, { email: "carol@example.com" });
     const token = tokenIn((await messagesTo(companyId, "carol@example.com"))[0]);
 
-    expect(await optIn.open(form.publicId, token)).toEqual({ kind: "ready", form, token });
+    expect(await optIn.open({ publicId: form.publicId, token })).toEqual({ kind: "ready", form, token });
     // Opening the link (a mail scanner does) changes nothing.
-    expect((await contacts.getContact(companyId, "carol@example.com")).status).toBe("pending");
+    expect((await contacts.get({ companyId, idOrEmail: "carol@example.com" })).status).toBe("pending");
 
     clock += 60_000;
-    expect(await optIn.confirm(form.publicId, token, "198.51.100.4")).toEqual({ kind: "confirmed", form });
-    const contact = await contacts.getContact(companyId, "carol@example.com");
+    expect(await optIn.confirm({ publicId: form.publicId, token, clientIp: "198.51.100.4" })).toEqual({ kind: "confirmed", form });
+    const contact = await contacts.get({ companyId, idOrEmail: "carol@example.com" });
     expect(contact).toMatchObject({
       status: "subscribed",
       consent: {
@@ -240,37 +240,37 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
     ]);
 
     // Twice is harmless: "already confirmed", nothing written.
-    expect(await optIn.confirm(form.publicId, token, "198.51.100.4")).toEqual({ kind: "already-confirmed", form });
-    expect(await optIn.open(form.publicId, token)).toEqual({ kind: "already-confirmed", form });
+    expect(await optIn.confirm({ publicId: form.publicId, token, clientIp: "198.51.100.4" })).toEqual({ kind: "already-confirmed", form });
+    expect(await optIn.open({ publicId: form.publicId, token })).toEqual({ kind: "already-confirmed", form });
     expect(await formEvents(companyId)).toHaveLength(1);
-    expect((await contacts.getContact(companyId, "carol@example.com")).updatedAt).toEqual(contact.updatedAt);
+    expect((await contacts.get({ companyId, idOrEmail: "carol@example.com" })).updatedAt).toEqual(contact.updatedAt);
   });
 
   it("never overwrites a contact that unsubscribed, bounced or complained meanwhile", async () => {
     const companyId = await company();
-    const form = await h.forms.createForm(companyId, draft());
+    const form = await h.forms.create({ companyId, ...draft(), audit: AUDIT });
     for (const [email, change] of [
-      ["dan@example.com", () => contacts.upsertContact(companyId, { email: "dan@example.com", status: "unsubscribed" })],
-      ["erin@example.com", () => contacts.markContactFromSuppression(companyId, "erin@example.com", "bounce")],
-      ["fay@example.com", () => contacts.markContactFromSuppression(companyId, "fay@example.com", "complaint")],
+      ["dan@example.com", () => contacts.upsert({ companyId, email: "dan@example.com", status: "unsubscribed" })],
+      ["erin@example.com", () => contacts.markFromSuppression({ companyId, email: "erin@example.com", reason: "bounce" })],
+      ["fay@example.com", () => contacts.markFromSuppression({ companyId, email: "fay@example.com", reason: "complaint" })],
     ] as const) {
       await submit(form, { email });
       const token = tokenIn((await messagesTo(companyId, email))[0]);
       const before = await change();
       expect(before).toBeTruthy();
-      const status = (await contacts.getContact(companyId, email)).status;
+      const status = (await contacts.get({ companyId, idOrEmail: email })).status;
       expect(status).not.toBe("pending");
-      expect(await optIn.open(form.publicId, token)).toEqual({ kind: "not-possible", form });
-      expect(await optIn.confirm(form.publicId, token, "198.51.100.4")).toEqual({ kind: "not-possible", form });
-      expect((await contacts.getContact(companyId, email)).status).toBe(status);
+      expect(await optIn.open({ publicId: form.publicId, token })).toEqual({ kind: "not-possible", form });
+      expect(await optIn.confirm({ publicId: form.publicId, token, clientIp: "198.51.100.4" })).toEqual({ kind: "not-possible", form });
+      expect((await contacts.get({ companyId, idOrEmail: email })).status).toBe(status);
     }
     expect(await formEvents(companyId)).toHaveLength(0);
   });
 
   it("refuses tampered, foreign and expired links; a deactivated form's sign-ups still confirm", async () => {
     const companyId = await company();
-    const form = await h.forms.createForm(companyId, draft());
-    const other = await h.forms.createForm(companyId, draft());
+    const form = await h.forms.create({ companyId, ...draft(), audit: AUDIT });
+    const other = await h.forms.create({ companyId, ...draft(), audit: AUDIT });
     await submit(form, { email: "gus@example.com" });
     const token = tokenIn((await messagesTo(companyId, "gus@example.com"))[0]);
     const [contactId, version, issuedAt, mac] = token.split(".");
@@ -278,30 +278,30 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
     flipped[0] = (flipped[0] ?? 0) ^ 1;
 
     for (const bad of ["", "garbage", `${contactId}.${version}.${issuedAt}.${flipped.toString("base64url")}`, `${contactId}.2.${issuedAt}.${mac}`]) {
-      expect(await optIn.confirm(form.publicId, bad, "198.51.100.4"), bad).toEqual({ kind: "invalid", form });
+      expect(await optIn.confirm({ publicId: form.publicId, token: bad, clientIp: "198.51.100.4" }), bad).toEqual({ kind: "invalid", form });
     }
     // Another form's address, even of the same company and contact.
-    expect(await optIn.confirm(other.publicId, token, "198.51.100.4")).toEqual({ kind: "invalid", form: other });
-    expect(await optIn.confirm("UnknownForm12345", token, "198.51.100.4")).toEqual({ kind: "not-found" });
+    expect(await optIn.confirm({ publicId: other.publicId, token, clientIp: "198.51.100.4" })).toEqual({ kind: "invalid", form: other });
+    expect(await optIn.confirm({ publicId: "UnknownForm12345", token, clientIp: "198.51.100.4" })).toEqual({ kind: "not-found" });
     // Another company's contact id under this form's key.
     const elsewhere = await company();
-    const foreignForm = await h.forms.createForm(elsewhere, draft());
+    const foreignForm = await h.forms.create({ companyId: elsewhere, ...draft(), audit: AUDIT });
     await submit(foreignForm, { email: "gus@example.com" });
     const foreignToken = tokenIn((await messagesTo(elsewhere, "gus@example.com"))[0]);
-    expect(await optIn.confirm(form.publicId, foreignToken, "198.51.100.4")).toEqual({ kind: "invalid", form });
+    expect(await optIn.confirm({ publicId: form.publicId, token: foreignToken, clientIp: "198.51.100.4" })).toEqual({ kind: "invalid", form });
 
     const saved = clock;
     clock += CONFIRMATION_MAX_AGE_MS + RESEND_WINDOW_MS;
-    expect(await optIn.open(form.publicId, token)).toEqual({ kind: "expired", form });
-    expect(await optIn.confirm(form.publicId, token, "198.51.100.4")).toEqual({ kind: "expired", form });
+    expect(await optIn.open({ publicId: form.publicId, token })).toEqual({ kind: "expired", form });
+    expect(await optIn.confirm({ publicId: form.publicId, token, clientIp: "198.51.100.4" })).toEqual({ kind: "expired", form });
     clock = saved;
-    expect((await contacts.getContact(companyId, "gus@example.com")).status).toBe("pending");
+    expect((await contacts.get({ companyId, idOrEmail: "gus@example.com" })).status).toBe("pending");
 
-    await h.forms.deactivateForm(companyId, form.publicId);
-    expect(await optIn.confirm(form.publicId, token, "198.51.100.4")).toMatchObject({ kind: "confirmed" });
+    await h.forms.deactivate({ companyId, publicId: form.publicId, audit: AUDIT });
+    expect(await optIn.confirm({ publicId: form.publicId, token, clientIp: "198.51.100.4" })).toMatchObject({ kind: "confirmed" });
     // An expired link of a confirmed sign-up says so rather than "expired".
     clock += CONFIRMATION_MAX_AGE_MS + RESEND_WINDOW_MS;
-    expect(await optIn.open(form.publicId, token)).toMatchObject({ kind: "already-confirmed" });
+    expect(await optIn.open({ publicId: form.publicId, token })).toMatchObject({ kind: "already-confirmed" });
     clock = saved;
   });
 });

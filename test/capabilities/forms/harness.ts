@@ -1,11 +1,15 @@
-import { createFormsCapability } from "../../../src/wiring/forms.ts";
-import { newPublicId, type SignupForms } from "../../../src/capabilities/forms/index.ts";
+import { newPublicId, SignupForms } from "../../../src/capabilities/forms/index.ts";
+import { postgresSignupFormStore } from "../../../src/adapters/postgres/forms/index.ts";
+import { poolOf } from "../../../src/adapters/postgres/sql.ts";
 import { migrate, openOrm, type MikroORM } from "../../../src/adapters/postgres/orm.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/test-database.ts";
 
 export const PUBLIC_BASE_URL = "https://mail.example.test/";
 
-/** A fresh migrated database with the forms capability on it, built by src/wiring/forms.ts. */
+/**
+ * A fresh migrated database with the forms capability on it, built from the
+ * parts src/wiring/forms.ts uses, with public ids the test chooses.
+ */
 export interface FormsHarness {
   readonly db: TestDatabase;
   readonly orm: MikroORM;
@@ -21,7 +25,11 @@ export async function openFormsHarness(): Promise<FormsHarness> {
   const orm = await openOrm(db.url, { poolMax: 4 });
   await migrate(orm);
   const nextPublicIds: string[] = [];
-  const forms = createFormsCapability(orm, { publicBaseUrl: PUBLIC_BASE_URL, newPublicId: () => nextPublicIds.shift() ?? newPublicId() });
+  const forms = new SignupForms({
+    store: postgresSignupFormStore(poolOf(orm)),
+    publicBaseUrl: PUBLIC_BASE_URL,
+    newPublicId: () => nextPublicIds.shift() ?? newPublicId(),
+  });
   return {
     db,
     orm,

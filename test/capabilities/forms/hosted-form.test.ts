@@ -7,7 +7,7 @@ import { registerHostedForms } from "../../../src/transport/connect/forms/hosted
 import { createContactsCapability } from "../../../src/wiring/contacts.ts";
 import { createHostedSignupCapability } from "../../../src/wiring/forms.ts";
 import { poolOf } from "../../../src/adapters/postgres/sql.ts";
-import { CURSOR_SECRET } from "../contacts/harness.ts";
+import { AUDIT, CURSOR_SECRET } from "../contacts/harness.ts";
 import { openFormsHarness, type FormsHarness } from "./harness.ts";
 
 /** One window that never ends: the per-address budget is spent for the whole test (no minute boundary to race). */
@@ -93,7 +93,7 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
   }
 
   it("serves an accessible page in the form's language with a token and a honeypot", async () => {
-    const form = await h.forms.createForm(await h.newCompany(), draft());
+    const form = await h.forms.create({ companyId: await h.newCompany(), ...draft(), audit: AUDIT });
     const page = await app.inject({ method: "GET", url: `/mail/v1/forms/${form.publicId}` });
     expect(page.headers["content-type"]).toBe("text/html; charset=utf-8");
     expect(page.body).toContain('<html lang="de">');
@@ -107,11 +107,11 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
 
   it("creates a pending contact with the consent evidence (double opt-in)", async () => {
     const companyId = await h.newCompany();
-    const form = await h.forms.createForm(companyId, draft());
+    const form = await h.forms.create({ companyId, ...draft(), audit: AUDIT });
     const answer = await post(form, { _token: tokenOf(await open(form)), _website: "", email: "Ada@Example.com", firstName: "Ada", topic: "News", terms: "yes" });
     expect(answer.statusCode).toBe(200);
     expect(answer.body).toContain("bestätigen Sie Ihre Adresse");
-    const contact = await contactsOf().getContact(companyId, "ada@example.com");
+    const contact = await contactsOf().get({ companyId, idOrEmail: "ada@example.com" });
     expect(contact).toMatchObject({
       status: "pending",
       firstName: "Ada",
@@ -122,21 +122,21 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
 
   it("subscribes at once on a single opt-in form, and never overwrites an unsubscribed contact", async () => {
     const companyId = await h.newCompany();
-    const form = await h.forms.createForm(companyId, draft({ doubleOptIn: false, language: "en" }));
+    const form = await h.forms.create({ companyId, ...draft({ doubleOptIn: false, language: "en" }), audit: AUDIT });
     const fields = { email: "bob@example.com", topic: "News", terms: "yes" };
     const answer = await post(form, { _token: tokenOf(await open(form)), ...fields });
     expect(answer.body).toContain("Thank you for signing up!");
-    expect((await contactsOf().getContact(companyId, "bob@example.com")).status).toBe("subscribed");
+    expect((await contactsOf().get({ companyId, idOrEmail: "bob@example.com" })).status).toBe("subscribed");
 
-    await contactsOf().upsertContact(companyId, { email: "carol@example.com", status: "unsubscribed" });
+    await contactsOf().upsert({ companyId, email: "carol@example.com", status: "unsubscribed" });
     expect((await post(form, { _token: tokenOf(await open(form)), ...fields, email: "carol@example.com" })).statusCode).toBe(200);
-    expect((await contactsOf().getContact(companyId, "carol@example.com")).status).toBe("unsubscribed");
+    expect((await contactsOf().get({ companyId, idOrEmail: "carol@example.com" })).status).toBe("unsubscribed");
   });
 
   it("refuses a missing, forged or other form's token and serves the page again with a fresh one", async () => {
     const companyId = await h.newCompany();
-    const form = await h.forms.createForm(companyId, draft());
-    const other = await h.forms.createForm(companyId, draft());
+    const form = await h.forms.create({ companyId, ...draft(), audit: AUDIT });
+    const other = await h.forms.create({ companyId, ...draft(), audit: AUDIT });
     const fields = { email: "dan@example.com", topic: "News", terms: "yes" };
     const valid = tokenOf(await open(form));
     for (const token of ["", forged(valid), tokenOf(await open(other)), `${Date.now() - 3 * 3600_000}.${valid.split(".").slice(1).join(".")}`]) {
@@ -145,20 +145,20 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
       expect(answer.body).toContain('role="alert"');
       expect(tokenOf(answer.body)).not.toBe(token);
     }
-    await expect(contactsOf().getContact(companyId, "dan@example.com")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(contactsOf().get({ companyId, idOrEmail: "dan@example.com" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("thanks a bot that filled the honeypot but writes nothing", async () => {
     const companyId = await h.newCompany();
-    const form = await h.forms.createForm(companyId, draft());
+    const form = await h.forms.create({ companyId, ...draft(), audit: AUDIT });
     const answer = await post(form, { _token: tokenOf(await open(form)), _website: "http://spam.example", email: "bot@example.com", topic: "News", terms: "yes" });
     expect(answer.statusCode).toBe(200);
-    await expect(contactsOf().getContact(companyId, "bot@example.com")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(contactsOf().get({ companyId, idOrEmail: "bot@example.com" })).rejects.toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("names the refused fields, keeping what the visitor typed", async () => {
     const companyId = await h.newCompany();
-    const form = await h.forms.createForm(companyId, draft());
+    const form = await h.forms.create({ companyId, ...draft(), audit: AUDIT });
     const answer = await post(form, { _token: tokenOf(await open(form)), email: "eve@example.com", firstName: "<Eve>", topic: "Other" });
     expect(answer.statusCode).toBe(400);
     expect(answer.body).toContain('id="f2" name="topic" required aria-required="true" aria-invalid="true" aria-describedby="f2-error"');
@@ -171,7 +171,7 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
 
   it("limits sign-ups per address, whatever the spelling", async () => {
     const companyId = await h.newCompany();
-    const form = await h.forms.createForm(companyId, draft());
+    const form = await h.forms.create({ companyId, ...draft(), audit: AUDIT });
     const fields = { topic: "News", terms: "yes" };
     for (const email of ["fay@example.com", "FAY@example.com", "fay@example.com"]) {
       expect((await post(form, { _token: tokenOf(await open(form)), email, ...fields })).statusCode).toBe(200);
@@ -185,9 +185,9 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
 
   it("is 404 for an unknown or deactivated form", async () => {
     const companyId = await h.newCompany();
-    const form = await h.forms.createForm(companyId, draft());
+    const form = await h.forms.create({ companyId, ...draft(), audit: AUDIT });
     const token = tokenOf(await open(form));
-    await h.forms.deactivateForm(companyId, form.publicId);
+    await h.forms.deactivate({ companyId, publicId: form.publicId, audit: AUDIT });
     expect((await app.inject({ method: "GET", url: `/mail/v1/forms/${form.publicId}` })).statusCode).toBe(404);
     expect((await post(form, { _token: token, email: "hal@example.com", topic: "News", terms: "yes" })).statusCode).toBe(404);
     expect((await app.inject({ method: "GET", url: "/mail/v1/forms/nope" })).statusCode).toBe(404);
@@ -195,14 +195,14 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
 
   it("takes each token once: a replayed token gets the page again with a fresh token, and writes nothing", async () => {
     const companyId = await h.newCompany();
-    const form = await h.forms.createForm(companyId, draft());
+    const form = await h.forms.create({ companyId, ...draft(), audit: AUDIT });
     const token = tokenOf(await open(form));
     const fields = { topic: "News", terms: "yes" };
     expect((await post(form, { _token: token, email: "ivy@example.com", ...fields })).statusCode).toBe(200);
     const replayed = await post(form, { _token: token, email: "jon@example.com", ...fields });
     expect(replayed.statusCode).toBe(403);
     expect(tokenOf(replayed.body)).not.toBe(token);
-    await expect(contactsOf().getContact(companyId, "jon@example.com")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(contactsOf().get({ companyId, idOrEmail: "jon@example.com" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     // Two pages served in the same millisecond still carry two tokens.
     const pages = await Promise.all([1, 2, 3].map(() => open(form)));
     expect(new Set(pages.map(tokenOf)).size).toBe(3);
@@ -210,33 +210,31 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
 
   it("never changes an existing contact, and answers a known address with the very same page as a new one", async () => {
     const companyId = await h.newCompany();
-    const form = await h.forms.createForm(companyId, draft({ doubleOptIn: true }));
-    const known = await contactsOf().upsertContact(companyId, {
-      email: "kim@example.com",
+    const form = await h.forms.create({ companyId, ...draft({ doubleOptIn: true }), audit: AUDIT });
+    const known = await contactsOf().upsert({ companyId, email: "kim@example.com",
       firstName: "Kim",
       attributes: { plan: "gold", topic: "Angebote" },
       status: "subscribed",
-      consent: { source: "checkout", reference: "order 17" },
-    });
-    const before = await contactsOf().getContact(companyId, "kim@example.com");
+      consent: { source: "checkout", reference: "order 17" } });
+    const before = await contactsOf().get({ companyId, idOrEmail: "kim@example.com" });
     const forKnown = await post(form, { _token: tokenOf(await open(form)), email: "kim@example.com", firstName: "Mallory", topic: "News", terms: "yes" });
     const forNew = await post(form, { _token: tokenOf(await open(form)), email: "lea@example.com", firstName: "Lea", topic: "News", terms: "yes" });
     expect(forKnown.statusCode).toBe(200);
     expect(forNew.statusCode).toBe(200);
     expect(forKnown.body).toBe(forNew.body);
-    const after = await contactsOf().getContact(companyId, "kim@example.com");
+    const after = await contactsOf().get({ companyId, idOrEmail: "kim@example.com" });
     expect(after).toEqual(before);
     expect(after).toMatchObject({ id: known.contact.id, firstName: "Kim", attributes: { plan: "gold", topic: "Angebote" }, consent: { source: "checkout" } });
     // A pending contact stays as it was too (its owner's confirmation subscribes it; see test/forms).
-    await contactsOf().upsertContact(companyId, { email: "max@example.com", firstName: "Max", attributes: { plan: "free" } });
-    const pendingBefore = await contactsOf().getContact(companyId, "max@example.com");
+    await contactsOf().upsert({ companyId, email: "max@example.com", firstName: "Max", attributes: { plan: "free" } });
+    const pendingBefore = await contactsOf().get({ companyId, idOrEmail: "max@example.com" });
     const forPending = await post(form, { _token: tokenOf(await open(form)), email: "max@example.com", firstName: "Eve", topic: "News", terms: "yes" });
     expect(forPending.body).toBe(forNew.body);
-    expect(await contactsOf().getContact(companyId, "max@example.com")).toEqual(pendingBefore);
+    expect(await contactsOf().get({ companyId, idOrEmail: "max@example.com" })).toEqual(pendingBefore);
   });
 
   it("answers an unreadable body with an HTML page, never JSON", async () => {
-    const form = await h.forms.createForm(await h.newCompany(), draft());
+    const form = await h.forms.create({ companyId: await h.newCompany(), ...draft(), audit: AUDIT });
     const tooBig = await app.inject({
       method: "POST",
       url: `/mail/v1/forms/${form.publicId}`,
@@ -259,19 +257,19 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
       const companyId = await h.newCompany();
       for (const name of ["valueOf", "constructor", "toString", "hasOwnProperty", "__proto__", "isPrototypeOf", "ValueOf"]) {
         const fields = [...draft().fields, { name, label: "Odd", type: "checkbox", required: false }];
-        const refused = h.forms.createForm(companyId, draft({ fields }));
+        const refused = h.forms.create({ companyId, ...draft({ fields }), audit: AUDIT });
         await expect(refused, name).rejects.toMatchObject({ code: "VALIDATION_ERROR", fields: [{ field: `fields[${fields.length - 1}].name` }] });
       }
     });
 
     it("of a form stored before the rule answer 200 when left unchecked, not 500", async () => {
       const companyId = await h.newCompany();
-      const form = await h.forms.createForm(companyId, draft({ doubleOptIn: false, language: "en" }));
+      const form = await h.forms.create({ companyId, ...draft({ doubleOptIn: false, language: "en" }), audit: AUDIT });
       const legacy = [...form.fields, ...["valueOf", "constructor", "toString", "__proto__"].map((name) => ({ name, label: name, type: "checkbox", required: false, options: [] }))];
       await h.db.query(`update signup_form set fields = $2::jsonb where id = $1`, [form.id, JSON.stringify(legacy)]);
       const answer = await post(form, { _token: tokenOf(await open(form)), email: "ned@example.com", topic: "News", terms: "yes" });
       expect(answer.statusCode).toBe(200);
-      const contact = await contactsOf().getContact(companyId, "ned@example.com");
+      const contact = await contactsOf().get({ companyId, idOrEmail: "ned@example.com" });
       expect(Object.getPrototypeOf(contact.attributes)).toBe(Object.prototype);
       expect(Object.hasOwn(contact.attributes, "valueOf")).toBe(true);
     });
@@ -288,7 +286,7 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
         fc.asyncProperty(name, fc.constantFrom("checkbox", "text"), fc.boolean(), async (fieldName, type, send) => {
           let form: PublishedForm;
           try {
-            form = await h.forms.createForm(companyId, draft({ doubleOptIn: false, fields: [...draft().fields, { name: fieldName, label: "X", type, required: false }] }));
+            form = await h.forms.create({ companyId, ...draft({ doubleOptIn: false, fields: [...draft().fields, { name: fieldName, label: "X", type, required: false }] }), audit: AUDIT });
           } catch (error) {
             expect(error).toMatchObject({ code: "VALIDATION_ERROR" });
             return;

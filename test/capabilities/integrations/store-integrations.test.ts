@@ -29,7 +29,7 @@ describe("store integrations (IntegrationsService: ConnectStore, PushOrder)", ()
 
   beforeAll(async () => {
     h = await openContactsHarness();
-    integrations = createIntegrationsCapability(h.orm, { contacts: h.contacts, now: h.clock.now });
+    integrations = createIntegrationsCapability(h.orm, { contacts: h.contacts, clock: h.clock.now });
   });
   afterAll(async () => h?.close());
 
@@ -43,19 +43,19 @@ describe("store integrations (IntegrationsService: ConnectStore, PushOrder)", ()
 
   it("connects a shop once per site", async () => {
     const companyId = await h.newCompany();
-    const first = await integrations.connectStore(companyId, "woocommerce", "https://Shop.Example.com/");
+    const first = await integrations.connect({ companyId, provider: "woocommerce", siteUrl: "https://Shop.Example.com/" });
     expect(first).toMatchObject({ created: true, integration: { provider: "woocommerce", siteUrl: "https://shop.example.com" } });
-    const again = await integrations.connectStore(companyId, "WooCommerce", "https://shop.example.com");
+    const again = await integrations.connect({ companyId, provider: "WooCommerce", siteUrl: "https://shop.example.com" });
     expect(again).toEqual({ created: false, integration: first.integration });
-    expect(await fieldsNamed(integrations.connectStore(companyId, "shopify", "ftp://x"))).toEqual(["provider", "siteUrl"]);
+    expect(await fieldsNamed(integrations.connect({ companyId, provider: "shopify", siteUrl: "ftp://x" }))).toEqual(["provider", "siteUrl"]);
   });
 
   it("records an order once, syncs its customer as a pending contact and writes order.event + order.created", async () => {
     const companyId = await h.newCompany();
-    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
-    const answer = await integrations.pushOrder(companyId, integration.id, order());
+    const { integration } = await integrations.connect({ companyId, provider: "woocommerce", siteUrl: "https://shop.example.com" });
+    const answer = await integrations.pushOrder({ companyId, integrationId: integration.id, order: order() });
     expect(answer).toMatchObject({ created: true, changed: true, paid: false });
-    const contact = await h.contacts.getContact(companyId, "john.doe@example.com");
+    const contact = await h.contacts.get({ companyId, idOrEmail: "john.doe@example.com" });
     expect(contact).toMatchObject({ id: answer.contactId, status: "pending", firstName: "John", lastName: "Doe" });
 
     expect(await eventsByPush(companyId)).toEqual([["order.created", "order.event"]]);
@@ -77,32 +77,32 @@ describe("store integrations (IntegrationsService: ConnectStore, PushOrder)", ()
     });
 
     // The same order pushed again (a webhook retry) changes nothing and writes nothing.
-    expect(await integrations.pushOrder(companyId, integration.id, order())).toMatchObject({ created: false, changed: false, paid: false });
+    expect(await integrations.pushOrder({ companyId, integrationId: integration.id, order: order() })).toMatchObject({ created: false, changed: false, paid: false });
     expect(await orderEvents(companyId)).toHaveLength(2);
   });
 
   it("writes order.paid once, in the push where the order becomes paid", async () => {
     const companyId = await h.newCompany();
-    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
-    await integrations.pushOrder(companyId, integration.id, order());
+    const { integration } = await integrations.connect({ companyId, provider: "woocommerce", siteUrl: "https://shop.example.com" });
+    await integrations.pushOrder({ companyId, integrationId: integration.id, order: order() });
     const paid = order({ status: "processing", datePaid: "2026-11-20T10:09:00" });
-    expect(await integrations.pushOrder(companyId, integration.id, paid)).toMatchObject({ created: false, changed: true, paid: true });
-    await integrations.pushOrder(companyId, integration.id, paid);
-    expect(await integrations.pushOrder(companyId, integration.id, order({ status: "completed", datePaid: "2026-11-20T10:09:00" }))).toMatchObject({
+    expect(await integrations.pushOrder({ companyId, integrationId: integration.id, order: paid })).toMatchObject({ created: false, changed: true, paid: true });
+    await integrations.pushOrder({ companyId, integrationId: integration.id, order: paid });
+    expect(await integrations.pushOrder({ companyId, integrationId: integration.id, order: order({ status: "completed", datePaid: "2026-11-20T10:09:00" }) })).toMatchObject({
       changed: true,
       paid: true,
     });
     expect(await eventsByPush(companyId)).toEqual([["order.created", "order.event"], ["order.event", "order.paid"], ["order.event"]]);
 
     // An order paid at its first push: created and paid together.
-    await integrations.pushOrder(companyId, integration.id, order({ id: "728", status: "completed" }));
+    await integrations.pushOrder({ companyId, integrationId: integration.id, order: order({ id: "728", status: "completed" }) });
     expect((await eventsByPush(companyId)).at(-1)).toEqual(["order.created", "order.event", "order.paid"]);
   });
 
   it("records concurrent pushes of one order once", async () => {
     const companyId = await h.newCompany();
-    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
-    const answers = await Promise.all(Array.from({ length: 6 }, () => integrations.pushOrder(companyId, integration.id, order({ id: "900" }))));
+    const { integration } = await integrations.connect({ companyId, provider: "woocommerce", siteUrl: "https://shop.example.com" });
+    const answers = await Promise.all(Array.from({ length: 6 }, () => integrations.pushOrder({ companyId, integrationId: integration.id, order: order({ id: "900" }) })));
     expect(answers.filter((a) => a.created)).toHaveLength(1);
     expect(await eventsByPush(companyId)).toEqual([["order.created", "order.event"]]);
     const { rows } = await h.db.query(`select count(*)::int as n from store_order where company_id = $1`, [companyId]);
@@ -111,62 +111,62 @@ describe("store integrations (IntegrationsService: ConnectStore, PushOrder)", ()
 
   it("never overwrites a protected contact status", async () => {
     const companyId = await h.newCompany();
-    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
-    await h.contacts.upsertContact(companyId, { email: "john.doe@example.com", status: "unsubscribed" });
-    await integrations.pushOrder(companyId, integration.id, order());
-    expect((await h.contacts.getContact(companyId, "john.doe@example.com")).status).toBe("unsubscribed");
+    const { integration } = await integrations.connect({ companyId, provider: "woocommerce", siteUrl: "https://shop.example.com" });
+    await h.contacts.upsert({ companyId, email: "john.doe@example.com", status: "unsubscribed" });
+    await integrations.pushOrder({ companyId, integrationId: integration.id, order: order() });
+    expect((await h.contacts.get({ companyId, idOrEmail: "john.doe@example.com" })).status).toBe("unsubscribed");
   });
 
   it("names the integration as the source of the contact changes it makes, whatever the status it keeps", async () => {
     const companyId = await h.newCompany();
-    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
+    const { integration } = await integrations.connect({ companyId, provider: "woocommerce", siteUrl: "https://shop.example.com" });
     const source = `integration:${integration.id}`;
     const contactEvents = async () => (await h.events(companyId)).filter((e) => e.event === "contact.updated").map((e) => e.data);
 
     // A new customer: created by the integration, pending.
-    const first = await integrations.pushOrder(companyId, integration.id, order());
+    const first = await integrations.pushOrder({ companyId, integrationId: integration.id, order: order() });
     expect(await contactEvents()).toEqual([
       { contactId: first.contactId, email: "John.Doe@example.com", status: "pending", source, change: "created", occurredAt: expect.any(String) },
     ]);
     // The same customer again, nothing new about them: no contact event.
-    await integrations.pushOrder(companyId, integration.id, order({ id: "728" }));
+    await integrations.pushOrder({ companyId, integrationId: integration.id, order: order({ id: "728" }) });
     expect(await contactEvents()).toHaveLength(1);
 
     // Each protected status stays; the names the order brings are still written, by the integration.
     for (const [i, status] of (["unsubscribed", "suppressed", "bounced", "complained"] as const).entries()) {
       const email = `kept-${status}@example.com`;
-      if (status === "unsubscribed") await h.contacts.upsertContact(companyId, { email, status });
+      if (status === "unsubscribed") await h.contacts.upsert({ companyId, email, status });
       else {
-        await h.contacts.upsertContact(companyId, { email });
-        await h.contacts.markContactFromSuppression(companyId, email, status === "suppressed" ? "manual" : status === "bounced" ? "bounce" : "complaint");
+        await h.contacts.upsert({ companyId, email });
+        await h.contacts.markFromSuppression({ companyId, email, reason: status === "suppressed" ? "manual" : status === "bounced" ? "bounce" : "complaint" });
       }
-      const pushed = await integrations.pushOrder(companyId, integration.id, order({ id: String(800 + i), billing: { email, firstName: "Kept", lastName: status } }));
-      expect(await h.contacts.getContact(companyId, email)).toMatchObject({ status, firstName: "Kept", lastName: status });
+      const pushed = await integrations.pushOrder({ companyId, integrationId: integration.id, order: order({ id: String(800 + i), billing: { email, firstName: "Kept", lastName: status } }) });
+      expect(await h.contacts.get({ companyId, idOrEmail: email })).toMatchObject({ status, firstName: "Kept", lastName: status });
       expect((await contactEvents()).at(-1)).toMatchObject({ contactId: pushed.contactId, status, source, change: "updated" });
     }
     // Writes through the API keep saying `api`.
-    await h.contacts.upsertContact(companyId, { email: "api@example.com" });
+    await h.contacts.upsert({ companyId, email: "api@example.com" });
     expect((await contactEvents()).at(-1)).toMatchObject({ email: "api@example.com", source: "api" });
   });
 
   it("keeps tenants apart: another company's integration is NOT_FOUND", async () => {
     const mine = await h.newCompany();
     const theirs = await h.newCompany();
-    const { integration } = await integrations.connectStore(theirs, "woocommerce", "https://shop.example.com");
-    await apiErrorOf(integrations.pushOrder(mine, integration.id, order()), "NOT_FOUND");
-    await apiErrorOf(integrations.pushOrder(mine, "not-a-uuid", order()), "NOT_FOUND");
+    const { integration } = await integrations.connect({ companyId: theirs, provider: "woocommerce", siteUrl: "https://shop.example.com" });
+    await apiErrorOf(integrations.pushOrder({ companyId: mine, integrationId: integration.id, order: order() }), "NOT_FOUND");
+    await apiErrorOf(integrations.pushOrder({ companyId: mine, integrationId: "not-a-uuid", order: order() }), "NOT_FOUND");
     expect(await orderEvents(mine)).toEqual([]);
-    await expect(h.contacts.getContact(mine, "john.doe@example.com")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    await expect(h.contacts.get({ companyId: mine, idOrEmail: "john.doe@example.com" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     // The same site connected by two companies is two integrations.
-    expect((await integrations.connectStore(mine, "woocommerce", "https://shop.example.com")).integration.id).not.toBe(integration.id);
+    expect((await integrations.connect({ companyId: mine, provider: "woocommerce", siteUrl: "https://shop.example.com" })).integration.id).not.toBe(integration.id);
   });
 
   it("names every bad field of an order, writing nothing", async () => {
     const companyId = await h.newCompany();
-    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
+    const { integration } = await integrations.connect({ companyId, provider: "woocommerce", siteUrl: "https://shop.example.com" });
     expect(
       await fieldsNamed(
-        integrations.pushOrder(companyId, integration.id, order({ id: "0", currency: "euro", total: "1,5", datePaid: "yesterday", lineItems: [{ name: "x", quantity: -1, total: "", sku: "" }] })),
+        integrations.pushOrder({ companyId, integrationId: integration.id, order: order({ id: "0", currency: "euro", total: "1,5", datePaid: "yesterday", lineItems: [{ name: "x", quantity: -1, total: "", sku: "" }] }) }),
       ),
     ).toEqual(["order.id", "order.currency", "order.total", "order.line_items[0].total", "order.line_items[0].quantity", "order.date_paid"]);
     expect(await orderEvents(companyId)).toEqual([]);
@@ -174,7 +174,7 @@ describe("store integrations (IntegrationsService: ConnectStore, PushOrder)", ()
 
   it("takes WooCommerce's webhook body as the plugin sends it (snake_case JSON)", async () => {
     const companyId = await h.newCompany();
-    const { integration } = await integrations.connectStore(companyId, "woocommerce", "https://shop.example.com");
+    const { integration } = await integrations.connect({ companyId, provider: "woocommerce", siteUrl: "https://shop.example.com" });
     const request = fromJson(PushOrderRequestSchema, {
       integration_id: integration.id,
       order: {
@@ -198,7 +198,7 @@ describe("store integrations (IntegrationsService: ConnectStore, PushOrder)", ()
     });
     const answer = await integrationsServiceImpl(integrations).pushOrder(request, ctx);
     expect(answer).toMatchObject({ created: true, changed: true, paid: true });
-    expect((await h.contacts.getContact(companyId, "ann@example.com")).firstName).toBe("Ann");
+    expect((await h.contacts.get({ companyId, idOrEmail: "ann@example.com" })).firstName).toBe("Ann");
     const created = (await orderEvents(companyId)).find((e) => e.event === "order.created");
     expect(created?.data).toMatchObject({ order: { id: "1042", lineItems: [{ name: "Mug", quantity: 1, total: "18.00", sku: "MUG" }] } });
   });

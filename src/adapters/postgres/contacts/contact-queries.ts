@@ -1,5 +1,5 @@
-import type { ContactPosition } from "../../../capabilities/contacts/cursor.ts";
 import { containsPattern, type ContactFilters } from "../../../capabilities/contacts/filters.ts";
+import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
 
 /**
  * The SQL of the contact reads, as plain functions so that
@@ -80,7 +80,7 @@ export function contactByKeyQuery(companyId: string, key: string, forUpdate = fa
  * - listId: a semi-join on the membership primary key (company_id,
  *   list_id, contact_id).
  */
-export function contactPageQuery(companyId: string, filters: ContactFilters, after: ContactPosition | null, limit: number): SqlQuery {
+export function contactPageQuery(companyId: string, filters: ContactFilters, after: KeysetPosition | null, limit: number): SqlQuery {
   const values: unknown[] = [companyId];
   const param = (value: unknown): string => {
     values.push(value);

@@ -126,16 +126,11 @@ export function postgresContactStore(db: Db): ContactStore {
       return one(await db(), companyId, contactByKeyQuery(companyId, key));
     },
 
-    async page(companyId, filters, after, limit) {
+    async page(companyId, filters, after, rows) {
       const pool = await db();
-      // One row more than the page tells whether a next page exists.
-      const { rows } = await pool.query<ContactRow>(contactPageQuery(companyId, filters, after, limit + 1));
-      const page = rows.slice(0, limit);
-      const records = await withLists(pool, companyId, page);
-      return {
-        items: records.map((record, i) => ({ record, position: { createdAt: page[i]?.position_at ?? "", id: record.id } })),
-        more: rows.length > limit,
-      };
+      const found = await pool.query<ContactRow>(contactPageQuery(companyId, filters, after, rows));
+      const records = await withLists(pool, companyId, found.rows);
+      return records.map((item, i) => ({ item, position: { createdAt: found.rows[i]?.position_at ?? "", id: item.id } }));
     },
 
     async setStatusIf(companyId, key, status, from, at) {

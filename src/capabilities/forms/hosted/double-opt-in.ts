@@ -1,8 +1,7 @@
 import { ApiError, type ErrorCodeName } from "../../../contract/api-error.ts";
 import type { ContactRecord, Contacts } from "../../contacts/index.ts";
-import type { PendingConfirmations } from "../../contacts/confirm-pending.ts";
 import { isKeptStatus } from "../../contacts/status-rules.ts";
-import type { SignupForms } from "../forms-service.ts";
+import type { SignupForms } from "../signup-forms.ts";
 import type { PublishedForm } from "../types.ts";
 import { renderConfirmationEmail } from "./confirmation-email.ts";
 import { CONFIRMATION_MAX_AGE_MS, type ConfirmationClaim, type ConfirmationTokens } from "./confirmation-token.ts";
@@ -41,9 +40,16 @@ export type ConfirmationRequestOutcome =
   /** The company's confirmation emails of this hour reached the cap: nothing sent, nothing charged, the sign-up stays pending. */
   | { readonly kind: "capped" };
 
+/** A pending sign-up of `form`: its confirmation email is asked for. */
+export interface RequestConfirmationCommand {
+  readonly companyId: string;
+  readonly form: PublishedForm;
+  readonly contact: ContactRecord;
+}
+
 /** Sends the confirmation email of a pending sign-up (the hosted form calls it; see submit-signup.ts). */
 export interface SignupConfirmations {
-  request(input: { readonly companyId: string; readonly form: PublishedForm; readonly contact: ContactRecord }): Promise<ConfirmationRequestOutcome>;
+  request(command: RequestConfirmationCommand): Promise<ConfirmationRequestOutcome>;
 }
 
 /** What the confirmation page shows. */
@@ -59,23 +65,29 @@ export type ConfirmationPageOutcome =
   /** The contact unsubscribed, or its address bounced, complained or was suppressed, meanwhile: it stays so. */
   | { readonly kind: "not-possible"; readonly form: PublishedForm };
 
-export interface DoubleOptIn extends SignupConfirmations {
-  /** GET of the link: checks the token and the contact, changes nothing. */
-  open(publicId: string, token: string): Promise<ConfirmationPageOutcome>;
-  /** POST of the page: subscribes a pending contact, recording the confirmation as its consent. */
-  confirm(publicId: string, token: string, clientIp: string): Promise<ConfirmationPageOutcome>;
+/** GET of the confirmation link: checks the token and the contact, changes nothing. */
+export interface OpenConfirmationCommand {
+  readonly publicId: string;
+  readonly token: string;
+}
+
+/** POST of the confirmation page: the visitor's address is part of the consent evidence. */
+export interface ConfirmSignupCommand {
+  readonly publicId: string;
+  readonly token: string;
+  readonly clientIp: string;
 }
 
 export interface DoubleOptInDependencies {
-  readonly forms: SignupForms;
-  readonly contacts: Pick<Contacts, "getContact">;
-  readonly pending: PendingConfirmations;
+  readonly forms: Pick<SignupForms, "find">;
+  readonly contacts: Pick<Contacts, "get" | "confirmPending">;
   readonly tokens: ConfirmationTokens;
   readonly mailer: ConfirmationMailer;
   readonly log: ConfirmationLog;
   /** The per-company hourly cap of confirmation emails; unset: no cap. */
   readonly budget?: { readonly store: ConfirmationBudget; readonly perCompanyPerHour: number } | undefined;
-  readonly now?: () => Date;
+  /** The time of the links and the confirmations; the system clock when absent. */
+  readonly clock?: (() => Date) | undefined;
 }
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -95,124 +107,134 @@ export function confirmationIdempotencyKey(form: PublishedForm, contactId: strin
   return `signup-confirmation:${form.publicId}:${contactId}:v${form.consentVersion}:w${Math.floor(at.getTime() / RESEND_WINDOW_MS)}`;
 }
 
-export function createDoubleOptIn(deps: DoubleOptInDependencies): DoubleOptIn {
-  const now = deps.now ?? (() => new Date());
+type Checked =
+  | { readonly kind: "page"; readonly outcome: ConfirmationPageOutcome }
+  | { readonly kind: "valid"; readonly form: PublishedForm; readonly contact: ContactRecord; readonly claim: ConfirmationClaim };
 
-  async function contactOf(companyId: string, contactId: string): Promise<ContactRecord | undefined> {
+function pageFor(form: PublishedForm, contact: ContactRecord, token: string): ConfirmationPageOutcome {
+  if (contact.status === "pending") return { kind: "ready", form, token };
+  if (isKeptStatus(contact.status)) return { kind: "not-possible", form };
+  return { kind: "already-confirmed", form };
+}
+
+/** The double opt-in of the hosted sign-up forms: the confirmation emails and the confirmation page. */
+export class DoubleOptIn implements SignupConfirmations {
+  readonly #deps: DoubleOptInDependencies;
+  readonly #clock: () => Date;
+
+  constructor(deps: DoubleOptInDependencies) {
+    this.#deps = deps;
+    this.#clock = deps.clock ?? (() => new Date());
+  }
+
+  /** Sends the confirmation email of a pending sign-up, once per resend window. */
+  async request(command: RequestConfirmationCommand): Promise<ConfirmationRequestOutcome> {
+    const deps = this.#deps;
+    const { companyId, form, contact } = command;
+    const at = this.#clock();
+    const windowStart = new Date(Math.floor(at.getTime() / RESEND_WINDOW_MS) * RESEND_WINDOW_MS);
+    const token = deps.tokens.issue(
+      { companyId, formId: form.id, contactId: contact.id, email: contact.email, consentVersion: form.consentVersion },
+      windowStart,
+    );
+    if (deps.budget) {
+      const hourStart = new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
+      if (!(await deps.budget.store.take(companyId, hourStart, deps.budget.perCompanyPerHour))) {
+        // A burst the company did not ask for is neither sent nor charged: the contact stays pending, the visitor sees the same page.
+        deps.log.warn(
+          { companyId, formPublicId: form.publicId, contactId: contact.id, cap: deps.budget.perCompanyPerHour },
+          "double opt-in confirmation email not sent: the company's hourly cap is reached; the sign-up stays pending",
+        );
+        return { kind: "capped" };
+      }
+    }
+    const email = renderConfirmationEmail({
+      language: form.language,
+      formName: form.name,
+      consentText: form.consentText,
+      link: confirmationLink(form, token),
+      validDays: VALID_DAYS,
+    });
     try {
-      return await deps.contacts.getContact(companyId, contactId);
+      const sent = await deps.mailer.send({
+        companyId,
+        to: contact.email,
+        ...email,
+        idempotencyKey: confirmationIdempotencyKey(form, contact.id, at),
+        tags: { [CONFIRMATION_TAG.key]: CONFIRMATION_TAG.value, form: form.publicId },
+      });
+      return sent.replayed ? { kind: "already-sent" } : { kind: "sent", messageId: sent.messageId };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      // The same window's email asked with other words (the visitor corrected a name, the form was renamed): it went already.
+      if (error.code === "IDEMPOTENCY_CONFLICT") return { kind: "already-sent" };
+      if (!NOT_SENT.has(error.code)) throw error;
+      // The visitor is thanked all the same and the contact stays pending; the operator learns why from the log (no address in it).
+      deps.log.warn(
+        { companyId, formPublicId: form.publicId, contactId: contact.id, code: error.code },
+        "double opt-in confirmation email not sent; the sign-up stays pending",
+      );
+      return { kind: "not-sent", reason: error.code };
+    }
+  }
+
+  /** GET of the link: checks the token and the contact, changes nothing. */
+  async open(command: OpenConfirmationCommand): Promise<ConfirmationPageOutcome> {
+    const checked = await this.#check(command.publicId, command.token);
+    if (checked.kind === "page") return checked.outcome;
+    return pageFor(checked.form, checked.contact, command.token);
+  }
+
+  /** POST of the page: subscribes a pending contact, recording the confirmation as its consent. */
+  async confirm(command: ConfirmSignupCommand): Promise<ConfirmationPageOutcome> {
+    const checked = await this.#check(command.publicId, command.token);
+    if (checked.kind === "page") return checked.outcome;
+    const { form, contact, claim } = checked;
+    const outcome = await this.#deps.contacts.confirmPending({
+      companyId: form.companyId,
+      contactId: contact.id,
+      consent: {
+        source: `form:${form.publicId}`,
+        at: this.#clock(),
+        reference: `form ${form.publicId}; consent text v${claim.consentVersion}; ip ${command.clientIp}; double opt-in confirmed`.slice(0, 200),
+      },
+      eventSource: "form",
+    });
+    switch (outcome.kind) {
+      case "subscribed":
+        return { kind: "confirmed", form };
+      case "already-subscribed":
+        return { kind: "already-confirmed", form };
+      case "kept":
+        return { kind: "not-possible", form };
+      case "not-found":
+        return { kind: "invalid", form };
+    }
+  }
+
+  async #contactOf(companyId: string, contactId: string): Promise<ContactRecord | undefined> {
+    try {
+      return await this.#deps.contacts.get({ companyId, idOrEmail: contactId });
     } catch (error) {
       if (error instanceof ApiError && error.code === "NOT_FOUND") return undefined;
       throw error;
     }
   }
 
-  type Checked =
-    | { readonly kind: "page"; readonly outcome: ConfirmationPageOutcome }
-    | { readonly kind: "valid"; readonly form: PublishedForm; readonly contact: ContactRecord; readonly claim: ConfirmationClaim };
-
   /** The form, the contact and the token's verdict; a page to show when it cannot be confirmed. */
-  async function check(publicId: string, token: string): Promise<Checked> {
-    const form = await deps.forms.findForm(publicId);
+  async #check(publicId: string, token: string): Promise<Checked> {
+    const form = await this.#deps.forms.find({ publicId });
     if (!form) return { kind: "page", outcome: { kind: "not-found" } };
     const invalid: Checked = { kind: "page", outcome: { kind: "invalid", form } };
-    const claim = deps.tokens.read(token);
+    const claim = this.#deps.tokens.read(token);
     if (!claim) return invalid;
-    const contact = await contactOf(form.companyId, claim.contactId);
+    const contact = await this.#contactOf(form.companyId, claim.contactId);
     if (!contact) return invalid;
     const binding = { companyId: form.companyId, formId: form.id, contactId: contact.id, email: contact.email, consentVersion: claim.consentVersion };
-    const verdict = deps.tokens.verify(token, binding, now());
+    const verdict = this.#deps.tokens.verify(token, binding, this.#clock());
     if (verdict === "invalid") return invalid;
     // An old but genuine link of a sign-up that is confirmed already says so, rather than "expired".
     if (verdict === "expired") return { kind: "page", outcome: { kind: contact.status === "subscribed" ? "already-confirmed" : "expired", form } };
     return { kind: "valid", form, contact, claim };
   }
-
-  function pageFor(form: PublishedForm, contact: ContactRecord, token: string): ConfirmationPageOutcome {
-    if (contact.status === "pending") return { kind: "ready", form, token };
-    if (isKeptStatus(contact.status)) return { kind: "not-possible", form };
-    return { kind: "already-confirmed", form };
-  }
-
-  return {
-    async request({ companyId, form, contact }) {
-      const at = now();
-      const windowStart = new Date(Math.floor(at.getTime() / RESEND_WINDOW_MS) * RESEND_WINDOW_MS);
-      const token = deps.tokens.issue(
-        { companyId, formId: form.id, contactId: contact.id, email: contact.email, consentVersion: form.consentVersion },
-        windowStart,
-      );
-      if (deps.budget) {
-        const hourStart = new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS);
-        if (!(await deps.budget.store.take(companyId, hourStart, deps.budget.perCompanyPerHour))) {
-          // A burst the company did not ask for is neither sent nor charged: the contact stays pending, the visitor sees the same page.
-          deps.log.warn(
-            { companyId, formPublicId: form.publicId, contactId: contact.id, cap: deps.budget.perCompanyPerHour },
-            "double opt-in confirmation email not sent: the company's hourly cap is reached; the sign-up stays pending",
-          );
-          return { kind: "capped" };
-        }
-      }
-      const email = renderConfirmationEmail({
-        language: form.language,
-        formName: form.name,
-        consentText: form.consentText,
-        link: confirmationLink(form, token),
-        validDays: VALID_DAYS,
-      });
-      try {
-        const sent = await deps.mailer.send({
-          companyId,
-          to: contact.email,
-          ...email,
-          idempotencyKey: confirmationIdempotencyKey(form, contact.id, at),
-          tags: { [CONFIRMATION_TAG.key]: CONFIRMATION_TAG.value, form: form.publicId },
-        });
-        return sent.replayed ? { kind: "already-sent" } : { kind: "sent", messageId: sent.messageId };
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        // The same window's email asked with other words (the visitor corrected a name, the form was renamed): it went already.
-        if (error.code === "IDEMPOTENCY_CONFLICT") return { kind: "already-sent" };
-        if (!NOT_SENT.has(error.code)) throw error;
-        // The visitor is thanked all the same and the contact stays pending; the operator learns why from the log (no address in it).
-        deps.log.warn(
-          { companyId, formPublicId: form.publicId, contactId: contact.id, code: error.code },
-          "double opt-in confirmation email not sent; the sign-up stays pending",
-        );
-        return { kind: "not-sent", reason: error.code };
-      }
-    },
-
-    async open(publicId, token) {
-      const checked = await check(publicId, token);
-      if (checked.kind === "page") return checked.outcome;
-      return pageFor(checked.form, checked.contact, token);
-    },
-
-    async confirm(publicId, token, clientIp) {
-      const checked = await check(publicId, token);
-      if (checked.kind === "page") return checked.outcome;
-      const { form, contact, claim } = checked;
-      const at = now();
-      const outcome = await deps.pending.confirmPending(form.companyId, {
-        contactId: contact.id,
-        consent: {
-          source: `form:${form.publicId}`,
-          at,
-          reference: `form ${form.publicId}; consent text v${claim.consentVersion}; ip ${clientIp}; double opt-in confirmed`.slice(0, 200),
-        },
-        eventSource: "form",
-      });
-      switch (outcome.kind) {
-        case "subscribed":
-          return { kind: "confirmed", form };
-        case "already-subscribed":
-          return { kind: "already-confirmed", form };
-        case "kept":
-          return { kind: "not-possible", form };
-        case "not-found":
-          return { kind: "invalid", form };
-      }
-    },
-  };
 }

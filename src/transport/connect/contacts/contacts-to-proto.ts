@@ -1,18 +1,37 @@
 import { create, toJson } from "@bufbuild/protobuf";
 import { ListValueSchema, timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import type { ContactListRecord, ContactRecord, ContactStatusName, ContactWrite, UpsertAnswer } from "../../../capabilities/contacts/index.ts";
+import type {
+  ContactPage,
+  ContactRecord,
+  ContactStatusName,
+  ContactWrite,
+  GetContactCommand,
+  ListContactsCommand,
+  UpsertContactCommand,
+  UpsertContactResult,
+} from "../../../capabilities/contacts/index.ts";
 import { enumValueToJson } from "../../../contract/json-codec.ts";
-import { ContactListSchema, type ContactList } from "../../../gen/mail/v1/lists_pb.js";
 import {
   ConsentSchema,
   ContactSchema,
   ContactStatus,
   ContactStatusSchema,
+  ListContactsResponseSchema,
   UpsertContactResponseSchema,
   type Contact,
+  type GetContactRequest,
+  type ListContactsRequest,
+  type ListContactsResponse,
   type UpsertContactRequest,
   type UpsertContactResponse,
 } from "../../../gen/mail/v1/mail_pb.js";
+
+/**
+ * The MailService's contact RPCs (ListContacts, GetContact, UpsertContact)
+ * both ways: requests as the contacts capability's commands, its results
+ * as the contract's messages. The capability validates: this only changes
+ * the form.
+ */
 
 const STATUS: Readonly<Record<ContactStatusName, ContactStatus>> = {
   subscribed: ContactStatus.SUBSCRIBED,
@@ -68,8 +87,24 @@ export function toContactProto(record: ContactRecord): Contact {
   return create(ContactSchema, contactInit(record));
 }
 
-export function toUpsertContactResponse(answer: UpsertAnswer): UpsertContactResponse {
-  return create(UpsertContactResponseSchema, { ...contactInit(answer.contact), created: answer.created, marketable: answer.marketable });
+export function toUpsertContactResponse(result: UpsertContactResult): UpsertContactResponse {
+  return create(UpsertContactResponseSchema, { ...contactInit(result.contact), created: result.created, marketable: result.marketable });
+}
+
+export function upsertContactCommand(companyId: string, req: UpsertContactRequest): UpsertContactCommand {
+  return { companyId, ...contactWriteFromProto(req) };
+}
+
+export function getContactCommand(companyId: string, req: GetContactRequest): GetContactCommand {
+  return { companyId, idOrEmail: req.id };
+}
+
+export function listContactsCommand(companyId: string, req: ListContactsRequest): ListContactsCommand {
+  return { companyId, limit: req.limit, cursor: req.cursor, status: contactStatusFromProto(req.status), q: req.q, tag: req.tag, listId: req.listId };
+}
+
+export function toListContactsResponse(page: ContactPage): ListContactsResponse {
+  return create(ListContactsResponseSchema, { items: page.items.map(toContactProto), nextCursor: page.nextCursor ?? undefined });
 }
 
 /** The request as the capability's unvalidated write: unset fields stay undefined ("keep the stored value"). */
@@ -89,13 +124,4 @@ export function contactWriteFromProto(req: UpsertContactRequest): ContactWrite {
       ? { source: req.consent.source, at: req.consent.at ? timestampDate(req.consent.at) : undefined, reference: req.consent.reference }
       : undefined,
   };
-}
-
-export function toContactListProto(record: ContactListRecord): ContactList {
-  return create(ContactListSchema, {
-    id: record.id,
-    name: record.name,
-    createdAt: timestampFromDate(record.createdAt),
-    updatedAt: timestampFromDate(record.updatedAt),
-  });
 }

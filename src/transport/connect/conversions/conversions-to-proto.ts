@@ -8,6 +8,8 @@ import {
   type ConversionStatus as StatusName,
   formatAmount,
   netRevenue,
+  type RecordConversionCommand,
+  type RecordConversionResult,
 } from "../../../capabilities/conversions/index.ts";
 import { enumValueToJson } from "../../../contract/json-codec.ts";
 import {
@@ -19,17 +21,29 @@ import {
   ConversionStatus,
   ConversionStatusSchema,
   type RecordConversionRequest,
+  type RecordConversionResponse,
+  RecordConversionResponseSchema,
 } from "../../../gen/mail/v1/mail_pb.js";
 import { optionalTimestamp } from "../timestamps.ts";
 
 /**
- * RecordConversion's messages to and from the conversions capability. The
- * capability validates: this only changes the form. Enums go in as their
- * public names (an unknown number as a name the validation refuses, so a
- * gRPC caller gets the same 400 as a JSON one), amounts as the JSON number
- * or string the caller wrote (google.protobuf.Value), never through a
- * float of ours.
+ * RecordConversion (the MailService's conversions RPC) both ways: the
+ * request as the conversions capability's command, its result as the
+ * contract's answer. The capability validates: this only changes the form.
+ * Enums go in as their public names (an unknown number as a name the
+ * validation refuses, so a gRPC caller gets the same 400 as a JSON one),
+ * amounts as the JSON number or string the caller wrote
+ * (google.protobuf.Value), never through a float of ours.
  */
+export function recordConversionCommand(companyId: string, req: RecordConversionRequest): RecordConversionCommand {
+  return { companyId, ...conversionInputFromProto(req) };
+}
+
+export function toRecordConversionResponse(result: RecordConversionResult): RecordConversionResponse {
+  return create(RecordConversionResponseSchema, { conversion: toConversionProto(result.conversion), outcome: outcomeToProto(result.outcome) });
+}
+
+/** The request's fields as the capability reads them (also the contract validation's operation check). */
 export function conversionInputFromProto(req: RecordConversionRequest): ConversionInput {
   return {
     eventId: req.eventId,
@@ -82,7 +96,7 @@ const OUTCOME: Readonly<Record<OutcomeName, ConversionOutcome>> = {
   duplicate: ConversionOutcome.DUPLICATE,
 };
 
-export function outcomeToProto(outcome: OutcomeName): ConversionOutcome {
+function outcomeToProto(outcome: OutcomeName): ConversionOutcome {
   return OUTCOME[outcome];
 }
 

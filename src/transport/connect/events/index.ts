@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ValidationError } from "../../../contract/api-error.ts";
-import { type CampaignClick, validateClick } from "../../../capabilities/conversions/index.ts";
+import { type CampaignClick, type RecordClickCommand, validateClick } from "../../../capabilities/conversions/index.ts";
 import type { PublishEventInput, WebhookEventPublisher } from "../../../capabilities/webhooks/index.ts";
 import { checkPublishedEvent } from "../../../capabilities/webhooks/published-events.ts";
 import type { EventsService } from "../../../gen/mail/v1/events_pb.js";
@@ -17,7 +17,7 @@ import { publishEventInputOf, publishEventResponseOf } from "./mapping.ts";
 export interface EventsServiceDeps {
   readonly publisher: WebhookEventPublisher;
   /**
-   * The click ledger conversions are attributed from (ConversionsService
+   * The click ledger conversions are attributed from (Conversions
    * fits): each published `campaign.click` is recorded there too. Clicks
    * are not recorded when absent.
    */
@@ -25,7 +25,7 @@ export interface EventsServiceDeps {
 }
 
 export interface ClickRecorder {
-  recordClick(companyId: string, click: CampaignClick): Promise<{ readonly recorded: boolean }>;
+  recordClick(command: RecordClickCommand): Promise<{ readonly recorded: boolean }>;
 }
 
 export function eventsServiceImpl(deps: EventsServiceDeps): ServiceImpl<typeof EventsService> {
@@ -39,7 +39,7 @@ export function eventsServiceImpl(deps: EventsServiceDeps): ServiceImpl<typeof E
       const published = await deps.publisher.publish(input);
       // Recorded on a replay too: both writes are idempotent on the event
       // id, so a retry after a failure between the two completes the first.
-      if (click) await deps.clicks?.recordClick(input.companyId, click);
+      if (click) await deps.clicks?.recordClick({ ...click, companyId: input.companyId });
       return publishEventResponseOf(published);
     },
   };

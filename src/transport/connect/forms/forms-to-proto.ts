@@ -1,7 +1,21 @@
 import { create } from "@bufbuild/protobuf";
-import type { FormFieldDraft, PublishedForm, SignupFormDraft } from "../../../capabilities/forms/index.ts";
-import type { CreateFormRequest } from "../../../gen/mail/v1/forms_pb.js";
-import { type Form, FormFieldSchema, FormSchema, type FormField } from "../../../gen/mail/v1/mail_pb.js";
+import type { AuditContext } from "../../../capabilities/audit/types.ts";
+import type {
+  CreateFormCommand,
+  DeactivateFormCommand,
+  FormFieldDraft,
+  PublishedForm,
+  SignupFormDraft,
+} from "../../../capabilities/forms/index.ts";
+import type { CreateFormRequest, DeactivateFormRequest } from "../../../gen/mail/v1/forms_pb.js";
+import { type Form, FormFieldSchema, FormSchema, type FormField, type ListFormsResponse, ListFormsResponseSchema } from "../../../gen/mail/v1/mail_pb.js";
+
+/**
+ * The sign-up forms' RPCs both ways: the MailService's ListForms and the
+ * SignupFormsService, which share the contract's Form message. Requests
+ * become the forms capability's commands (unvalidated: the capability
+ * checks them), forms become Form.
+ */
 
 /** A published form as the contract's Form message (GET /mail/v1/forms, the SignupFormsService). */
 export function toFormProto(form: PublishedForm): Form {
@@ -18,12 +32,24 @@ export function toFormProto(form: PublishedForm): Form {
   });
 }
 
+export function toListFormsResponse(forms: readonly PublishedForm[]): ListFormsResponse {
+  return create(ListFormsResponseSchema, { items: forms.map(toFormProto) });
+}
+
 /** An operator's field design, unvalidated (the capability checks it). */
 export function fieldDraftOf(field: FormField): FormFieldDraft {
   return { name: field.name, label: field.label, type: field.type, required: field.required, options: field.options };
 }
 
-/** A CreateForm request as the capability's draft, unvalidated. */
+/** A CreateForm request as the capability's draft, unvalidated (also the contract validation's operation check). */
 export function formDraftOf(req: CreateFormRequest): SignupFormDraft {
   return { name: req.name, fields: req.fields.map(fieldDraftOf), consentText: req.consentText, doubleOptIn: req.doubleOptIn, language: req.language };
+}
+
+export function createFormCommand(companyId: string, audit: AuditContext, req: CreateFormRequest): CreateFormCommand {
+  return { companyId, audit, ...formDraftOf(req) };
+}
+
+export function deactivateFormCommand(companyId: string, audit: AuditContext, req: DeactivateFormRequest): DeactivateFormCommand {
+  return { companyId, publicId: req.publicId, audit };
 }

@@ -2,15 +2,15 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { SignupForms } from "../../../capabilities/forms/index.ts";
 import type { MailService } from "../../../gen/mail/v1/mail_pb.js";
 import { callerOf } from "../context.ts";
-import { toFormProto } from "./forms-to-proto.ts";
+import { toListFormsResponse } from "./forms-to-proto.ts";
 
 export type ListFormsRpc = Pick<ServiceImpl<typeof MailService>, "listForms">;
 
 /** GET /mail/v1/forms (scope mail.events.read, checked by the auth interceptor): the caller's company's active forms. */
-export function listFormsRpc(forms: SignupForms): ListFormsRpc {
+export function listFormsRpc(forms: Pick<SignupForms, "listActive">): ListFormsRpc {
   return {
     async listForms(_req, ctx) {
-      return { items: (await forms.listActiveForms(callerOf(ctx).companyId)).map(toFormProto) };
+      return toListFormsResponse(await forms.listActive({ companyId: callerOf(ctx).companyId }));
     },
   };
 }

@@ -2,7 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { SignupForms } from "../../../capabilities/forms/index.ts";
 import type { SignupFormsService } from "../../../gen/mail/v1/forms_pb.js";
 import { auditContextOf, callerOf } from "../context.ts";
-import { formDraftOf, toFormProto } from "./forms-to-proto.ts";
+import { createFormCommand, deactivateFormCommand, toFormProto } from "./forms-to-proto.ts";
 
 /**
  * The SignupFormsService (scope mail.admin, checked by the auth interceptor
@@ -10,14 +10,13 @@ import { formDraftOf, toFormProto } from "./forms-to-proto.ts";
  * for the company (x-mail-company-id), create and deactivate its forms, for
  * the company of the principal.
  */
-export function signupFormsServiceImpl(forms: Pick<SignupForms, "createForm" | "deactivateForm">): ServiceImpl<typeof SignupFormsService> {
+export function signupFormsServiceImpl(forms: Pick<SignupForms, "create" | "deactivate">): ServiceImpl<typeof SignupFormsService> {
   return {
     async createForm(req, ctx) {
-      const form = await forms.createForm(callerOf(ctx).companyId, formDraftOf(req), auditContextOf(ctx));
-      return { form: toFormProto(form) };
+      return { form: toFormProto(await forms.create(createFormCommand(callerOf(ctx).companyId, auditContextOf(ctx), req))) };
     },
     async deactivateForm(req, ctx) {
-      return { form: toFormProto(await forms.deactivateForm(callerOf(ctx).companyId, req.publicId, auditContextOf(ctx))) };
+      return { form: toFormProto(await forms.deactivate(deactivateFormCommand(callerOf(ctx).companyId, auditContextOf(ctx), req))) };
     },
   };
 }

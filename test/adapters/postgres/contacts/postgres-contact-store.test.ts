@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contactPageQuery } from "../../../../src/adapters/postgres/contacts/contact-queries.ts";
 import { openOrm, type MikroORM } from "../../../../src/adapters/postgres/orm.ts";
 import { createContactsCapability } from "../../../../src/wiring/contacts.ts";
-import { CURSOR_SECRET, openContactsHarness, type ContactsHarness } from "../../../capabilities/contacts/harness.ts";
+import { AUDIT, CURSOR_SECRET, openContactsHarness, type ContactsHarness } from "../../../capabilities/contacts/harness.ts";
 
 /** The PostgreSQL side of the contacts: concurrency across processes, locks, and the indexes the reads rely on. */
 describe("PostgreSQL contact store", () => {
@@ -26,7 +26,7 @@ describe("PostgreSQL contact store", () => {
       }
       const answers = await Promise.all(
         Array.from({ length: 24 }, (_, i) =>
-          (processes[i % processes.length] ?? h.contacts).upsertContact(companyId, { email: "Same@Example.com", tags: [`t${i}`] }),
+          (processes[i % processes.length] ?? h.contacts).upsert({ companyId, email: "Same@Example.com", tags: [`t${i}`] }),
         ),
       );
       expect(answers.filter((a) => a.created)).toHaveLength(1);
@@ -46,14 +46,14 @@ describe("PostgreSQL contact store", () => {
 
   it("a list deleted while a write naming it waits answers NOT_FOUND and writes nothing", async () => {
     const companyId = await h.newCompany();
-    const list = await h.lists.create(companyId, "Going");
+    const list = await h.lists.create({ companyId, name: "Going", audit: AUDIT });
     const client = new pg.Client({ connectionString: h.db.url });
     await client.connect();
     try {
       await client.query("begin");
       await client.query(`delete from contact_list where id = $1`, [list.id]);
       // The write's FOR KEY SHARE waits for the delete to end, then finds no list.
-      const write = h.contacts.upsertContact(companyId, { email: "w@example.com", listIds: [list.id] });
+      const write = h.contacts.upsert({ companyId, email: "w@example.com", listIds: [list.id] });
       const settled = write.then(
         () => "written",
         (error: { code?: string }) => error.code,
@@ -110,7 +110,7 @@ describe("PostgreSQL contact store", () => {
     });
 
     it("the search finds the row through the index", async () => {
-      const page = await h.contacts.listContacts(companyId, { q: "LOVELACE" });
+      const page = await h.contacts.list({ companyId, q: "LOVELACE" });
       expect(page.items.map((c) => c.email)).toEqual(["ada@example.com"]);
     });
   });

@@ -76,7 +76,7 @@ export async function registerHostedForms(app: FastifyInstance, deps: HostedForm
     });
 
     scope.get<{ Params: { publicId: string } }>("/mail/v1/forms/:publicId", async (request, reply) => {
-      const opened = await deps.signup.open(request.params.publicId);
+      const opened = await deps.signup.open({ publicId: request.params.publicId });
       if (!opened) return notFound(reply);
       return html(reply, 200, renderFormPage(opened.form, { token: opened.token }));
     });
@@ -84,19 +84,19 @@ export async function registerHostedForms(app: FastifyInstance, deps: HostedForm
     scope.post<{ Params: { publicId: string }; Body: unknown }>("/mail/v1/forms/:publicId", { bodyLimit: BODY_LIMIT }, async (request, reply) => {
       const body = request.body;
       const values = submittedValues(typeof body === "object" && body !== null ? Object.entries(body) : []);
-      const outcome: SignupOutcome = await deps.signup.submit(request.params.publicId, { values, clientIp: request.ip });
+      const outcome: SignupOutcome = await deps.signup.submit({ publicId: request.params.publicId, values, clientIp: request.ip });
       switch (outcome.kind) {
         case "not-found":
           return notFound(reply);
         case "accepted":
           return html(reply, 200, renderThanksPage(outcome.form, outcome.confirmationRequired));
         case "expired":
-          return html(reply, 403, renderFormPage(outcome.form, { token: deps.signup.token(outcome.form), values, notice: pageStrings(outcome.form.language).expired }));
+          return html(reply, 403, renderFormPage(outcome.form, { token: outcome.token, values, notice: pageStrings(outcome.form.language).expired }));
         case "invalid":
-          return html(reply, 400, renderFormPage(outcome.form, { token: deps.signup.token(outcome.form), values, problems: outcome.problems }));
+          return html(reply, 400, renderFormPage(outcome.form, { token: outcome.token, values, problems: outcome.problems }));
         case "rate-limited":
           reply.header("retry-after", String(outcome.retryAfterSeconds));
-          return html(reply, 429, renderFormPage(outcome.form, { token: deps.signup.token(outcome.form), values, notice: pageStrings(outcome.form.language).tooMany }));
+          return html(reply, 429, renderFormPage(outcome.form, { token: outcome.token, values, notice: pageStrings(outcome.form.language).tooMany }));
       }
     });
 
@@ -112,7 +112,7 @@ export async function registerHostedForms(app: FastifyInstance, deps: HostedForm
 
     scope.get<{ Params: { publicId: string } }>("/mail/v1/forms/:publicId/confirm", async (request, reply) => {
       if (!deps.confirmation) return notFound(reply);
-      return confirmationPage(reply, await deps.confirmation.open(request.params.publicId, queryToken(request.query)));
+      return confirmationPage(reply, await deps.confirmation.open({ publicId: request.params.publicId, token: queryToken(request.query) }));
     });
 
     scope.post<{ Params: { publicId: string }; Body: unknown }>("/mail/v1/forms/:publicId/confirm", { bodyLimit: BODY_LIMIT }, async (request, reply) => {
@@ -120,7 +120,7 @@ export async function registerHostedForms(app: FastifyInstance, deps: HostedForm
       // The page posts the token as a field; a POST to the link itself (some mail clients' "one-click" buttons) brings it in the query.
       const fromBody = typeof request.body === "object" && request.body !== null ? (request.body as Record<string, unknown>).token : undefined;
       const token = typeof fromBody === "string" && fromBody !== "" ? fromBody : queryToken(request.query);
-      return confirmationPage(reply, await deps.confirmation.confirm(request.params.publicId, token, request.ip));
+      return confirmationPage(reply, await deps.confirmation.confirm({ publicId: request.params.publicId, token, clientIp: request.ip }));
     });
   });
 }

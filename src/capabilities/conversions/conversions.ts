@@ -4,7 +4,7 @@ import { attributionWindow } from "./attribution.ts";
 import { type CampaignClick, validateClick } from "./clicks.ts";
 import { firstWrite, laterWrite } from "./decide-write.ts";
 import type { ClickLedger, ContactDirectory, ConversionFilter, ConversionStore } from "./ports.ts";
-import type { CampaignRevenue, KnownContact, RecordedConversion } from "./types.ts";
+import type { CampaignRevenue, KnownContact, RecordConversionResult } from "./types.ts";
 import { type ConversionInput, type ValidConversion, validateConversion } from "./validate-conversion.ts";
 import { conversionEvent } from "./view.ts";
 
@@ -12,8 +12,28 @@ export interface ConversionsDependencies {
   readonly store: ConversionStore;
   readonly contacts: ContactDirectory;
   readonly clicks: ClickLedger;
-  /** The clock (tests pass their own). */
-  readonly now?: () => Date;
+  /** The time of the writes; the system clock when absent. */
+  readonly clock?: (() => Date) | undefined;
+}
+
+/** POST /mail/v1/conversions: the write as the caller sent it, for the company. */
+export interface RecordConversionCommand extends ConversionInput {
+  readonly companyId: string;
+}
+
+/** A click on a tracked campaign link (a `campaign.click` event), for the company. */
+export interface RecordClickCommand extends CampaignClick {
+  readonly companyId: string;
+}
+
+export interface RecordClickResult {
+  /** False when the clickId was recorded already (nothing changed). */
+  readonly recorded: boolean;
+}
+
+/** The revenue report of the company, for conversions that occurred in [since, until) when given. */
+export interface RevenueByCampaignCommand extends ConversionFilter {
+  readonly companyId: string;
 }
 
 /**
@@ -23,13 +43,13 @@ export interface ConversionsDependencies {
  * validate-conversion.ts (what a write may say); docs/conversions.md tells
  * callers.
  */
-export class ConversionsService {
+export class Conversions {
   readonly #deps: ConversionsDependencies;
-  readonly #now: () => Date;
+  readonly #clock: () => Date;
 
   constructor(deps: ConversionsDependencies) {
     this.#deps = deps;
-    this.#now = deps.now ?? (() => new Date());
+    this.#clock = deps.clock ?? (() => new Date());
   }
 
   /**
@@ -39,9 +59,10 @@ export class ConversionsService {
    * company, 409 IDEMPOTENCY_CONFLICT for a later write that contradicts
    * the first.
    */
-  async record(companyId: string, input: ConversionInput): Promise<RecordedConversion> {
-    const now = this.#now();
-    const write = validateConversion(input, now);
+  async record(command: RecordConversionCommand): Promise<RecordConversionResult> {
+    const { companyId } = command;
+    const now = this.#clock();
+    const write = validateConversion(command, now);
     const contact = await this.#deps.contacts.findContact(companyId, write.contact);
     if (write.contact.kind === "contactId" && !contact) {
       throw new ApiError("NOT_FOUND", "contactId: no contact of the company has this id.");
@@ -55,26 +76,21 @@ export class ConversionsService {
       companyId,
       eventId: write.eventId,
       first: () => {
-        const first = firstWrite(write, now);
+        const { adjustment, ...first } = firstWrite(write, now);
         return {
           conversion: {
+            ...first,
             id: randomUUID(),
             eventId: write.eventId,
             eventType: write.eventType,
             contactId: who.contactId,
             email: who.email,
             customerRef: write.contact.kind === "customerRef" ? write.contact.customerRef : null,
-            revenue: first.revenue,
-            currency: first.currency,
-            status: first.status,
-            refundedAmount: first.refundedAmount,
-            occurredAt: first.occurredAt,
-            metadata: first.metadata,
             campaignId: click?.campaignId ?? null,
             linkId: click?.linkId ?? null,
             clickedAt: click?.occurredAt ?? null,
           },
-          adjustment: first.adjustment,
+          adjustment,
         };
       },
       decide: (current) => laterWrite(current, write),
@@ -84,20 +100,19 @@ export class ConversionsService {
 
   /**
    * Keeps one click on a tracked campaign link (the EventsService calls
-   * this for each `campaign.click` event). Idempotent on clickId: true when
-   * this call recorded it. Throws 400 VALIDATION_ERROR naming bad fields.
+   * this for each `campaign.click` event). Idempotent on clickId. Throws
+   * 400 VALIDATION_ERROR naming bad fields.
    */
-  async recordClick(companyId: string, click: CampaignClick): Promise<{ readonly recorded: boolean }> {
-    return { recorded: await this.#deps.clicks.record(companyId, validateClick(click)) };
+  async recordClick(command: RecordClickCommand): Promise<RecordClickResult> {
+    return { recorded: await this.#deps.clicks.record(command.companyId, validateClick(command)) };
   }
 
   /**
-   * Revenue attributed to each campaign of the company (conversions that
-   * occurred in [since, until) when given): gross, refunded and net, one
-   * row per campaign and currency.
+   * Revenue attributed to each campaign of the company: gross, refunded
+   * and net, one row per campaign and currency.
    */
-  revenueByCampaign(companyId: string, filter: ConversionFilter = {}): Promise<CampaignRevenue[]> {
-    return this.#deps.store.revenueByCampaign(companyId, filter);
+  revenueByCampaign(command: RevenueByCampaignCommand): Promise<CampaignRevenue[]> {
+    return this.#deps.store.revenueByCampaign(command.companyId, { since: command.since, until: command.until });
   }
 }
 
