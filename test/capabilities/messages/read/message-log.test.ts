@@ -536,6 +536,19 @@ describe("MessageLog", () => {
         const id = await insertMessage(company);
         expect((await reader.list({ companyId: company, cursor: "" })).items.map((m) => m.id)).toEqual([id]);
       });
+
+      it("pages with a cursor of the fixed format, so cursors in flight survive a deploy", async () => {
+        // MAC context mail.v1.message-log.cursor.v1, fingerprint of (status, q, since, tag), issued for
+        // this company with status=sent and tag=golden, after (2030-01-01T12:00:00.000000Z, ffffffff-…).
+        const company = "7a1c0e52-3d4b-4c5e-8f6a-0b1c2d3e4f50";
+        const issued =
+          "eyJjIjoiN2ExYzBlNTItM2Q0Yi00YzVlLThmNmEtMGIxYzJkM2U0ZjUwIiwiZiI6ImcyUXVwU3JsSEV2bXpKbVRKZUVhV1EiLCJ0IjoiMjAzMC0wMS0wMVQxMjowMDowMC4wMDAwMDBaIiwiaSI6ImZmZmZmZmZmLWZmZmYtNGZmZi1iZmZmLWZmZmZmZmZmZmZmZiJ91HJ5ntRICjwrcD3gNZxd16U2sB_T-Gb3jWFBVE8vPzs";
+        await db.query(`insert into company (id, name) values ($1, 'Golden')`, [company]);
+        const before = await insertMessage(company, { status: "sent", tags: { golden: "1" }, createdAt: "2029-12-31T00:00:00Z" });
+        await insertMessage(company, { status: "sent", tags: { golden: "1" }, createdAt: "2030-01-02T00:00:00Z" });
+        expect((await reader.list({ companyId: company, status: "sent", tag: "golden", cursor: issued })).items.map((m) => m.id)).toEqual([before]);
+        await expectValidation(reader.list({ companyId: company, status: "sent", tag: "other", cursor: issued }), "cursor");
+      });
     });
   });
 });
