@@ -12,25 +12,20 @@ const SEND_LABEL = "mail.v1.MailService/SendMessage";
 
 /**
  * What a send asked for, as a message keeps it with its idempotency key: the
- * fingerprint (capabilities/idempotency) of the send's fields as the caller
- * wrote them, in the contract's JSON names, without the key itself (where
- * the key was written, header or body, does not count). Absent fields are
- * left out and so are empty tags, as the contract's JSON form leaves them
- * out; the address is taken as written, not normalised.
+ * fingerprint (capabilities/idempotency) of every field of the command but
+ * who sends and the key itself (where the key was written, header or body,
+ * does not count), as the caller wrote them: the address is not normalised.
+ * The command's field names are the contract's JSON names, and absent
+ * fields and empty tags are left out as the contract's JSON form leaves
+ * them out, so a field added to the send is part of what was asked when it
+ * is sent, and changes nothing for the sends without it.
  */
 export function sendFingerprint(command: SendCommand): Buffer {
-  const tags = command.tags && Object.keys(command.tags).length > 0 ? command.tags : undefined;
+  const { companyId: _company, origin: _origin, idempotencyKey: _key, idempotencyKeyHeader: _header, ...asked } = command;
   const fields: Record<string, JsonValue | undefined> = {
-    to: command.to,
-    templateId: command.templateId,
-    variables: command.variables,
-    subject: command.subject,
-    html: command.html,
-    text: command.text,
-    senderId: command.senderId,
-    replyTo: command.replyTo,
-    tags,
+    ...asked,
+    tags: asked.tags && Object.keys(asked.tags).length > 0 ? asked.tags : undefined,
   };
-  const asked: JsonObject = Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, JsonValue] => entry[1] !== undefined));
-  return requestFingerprint(SEND_LABEL, asked);
+  const written: JsonObject = Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, JsonValue] => entry[1] !== undefined));
+  return requestFingerprint(SEND_LABEL, written);
 }
