@@ -1,5 +1,6 @@
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import type { ChargeOutcome, CreditsStore, LedgerEntry, RefundOutcome } from "./ports.ts";
+import { isUuid } from "../shared/uuid.ts";
 
 export interface Wallet {
   readonly companyId: string;
@@ -39,8 +40,6 @@ export interface MessageCreditCommand {
 export const MAX_ADJUSTMENT = 1_000_000_000;
 const MAX_NOTE = 500;
 export const MAX_LEDGER_PAGE = 100;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Mail credits: one wallet per company, every change a ledger entry stored
@@ -138,5 +137,5 @@ function validNote(note: string): string {
 
 /** Both ids come from our own send path; anything else is a programming error. */
 function requireIds(companyId: string, messageId: string): void {
-  if (!UUID.test(companyId) || !UUID.test(messageId)) throw new Error(`credits: companyId and messageId must be UUIDs`);
+  if (!isUuid(companyId) || !isUuid(messageId)) throw new Error(`credits: companyId and messageId must be UUIDs`);
 }

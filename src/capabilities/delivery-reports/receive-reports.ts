@@ -13,6 +13,7 @@ import type {
   StoredReport,
 } from "./ports.ts";
 import type { VerpAddresses } from "./verp.ts";
+import { isUuid } from "../shared/uuid.ts";
 
 /**
  * What became of one report:
@@ -26,8 +27,6 @@ import type { VerpAddresses } from "./verp.ts";
 export type ReportOutcome = "applied" | "duplicate" | "noted" | "unmatched" | "retry_later";
 
 const KEPT_KINDS: readonly KeptReportKind[] = ["unmatched", "delayed", "soft_bounce", "rejected_by_provider"];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Operators' list of the kept reports: of one company and one kind when given (empty: any). */
 export interface ListReportsCommand {
   readonly companyId?: string | undefined;
@@ -97,7 +96,7 @@ export class DeliveryReports {
   /** Operators: the reports kept (7 days), newest first. */
   async list(query: ListReportsCommand): Promise<StoredReport[]> {
     const problems: FieldProblem[] = [];
-    if (query.companyId && !UUID.test(query.companyId)) problems.push({ field: "companyId", problem: "must be a company id" });
+    if (query.companyId && !isUuid(query.companyId)) problems.push({ field: "companyId", problem: "must be a company id" });
     if (query.kind && !KEPT_KINDS.includes(query.kind as KeptReportKind)) problems.push({ field: "kind", problem: `must be one of ${KEPT_KINDS.join(", ")}` });
     if (query.limit !== undefined && (query.limit < 0 || query.limit > 500)) problems.push({ field: "limit", problem: "must be from 1 to 500" });
     if (problems.length > 0) throw new ValidationError(problems);

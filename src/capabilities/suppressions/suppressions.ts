@@ -1,6 +1,7 @@
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import { suppressionKey } from "./normalize.ts";
 import type { SuppressionEntry, SuppressionReason, SuppressionsStore } from "./ports.ts";
+import { isUuid } from "../shared/uuid.ts";
 
 export const SUPPRESSION_REASONS: readonly SuppressionReason[] = ["bounce", "complaint", "manual"];
 
@@ -22,8 +23,6 @@ export interface SuppressCommand extends SuppressionQuery {
 
 /** Longest address worth looking at (RFC 5321 path limit); longer input is never suppressed. */
 const MAX_EMAIL = 254;
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The suppression list: addresses a company no longer sends to (spec: a
@@ -53,12 +52,12 @@ export class Suppressions {
     if (!SUPPRESSION_REASONS.includes(reason)) {
       throw new ValidationError([{ field: "reason", problem: `must be one of ${SUPPRESSION_REASONS.join(", ")}` }]);
     }
-    if (messageId !== undefined && !UUID.test(messageId)) throw new ValidationError([{ field: "messageId", problem: "must be a message id" }]);
+    if (messageId !== undefined && !isUuid(messageId)) throw new ValidationError([{ field: "messageId", problem: "must be a message id" }]);
     const key = suppressionKey(command.email);
     if (!key.includes("@") || key.length > MAX_EMAIL) throw new ValidationError([{ field: "email", problem: "must be an email address" }]);
     // Company ids come from our own send path or an operator; one that
     // cannot be an id names no company.
-    if (!UUID.test(companyId)) throw new ApiError("NOT_FOUND", "No such company.");
+    if (!isUuid(companyId)) throw new ApiError("NOT_FOUND", "No such company.");
     return this.#store.add(companyId, { email: key, reason, messageId: messageId ?? null });
   }
 

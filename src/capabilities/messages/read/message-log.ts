@@ -4,6 +4,7 @@ import { filterFingerprint, KeysetPager, type Page } from "../../shared/paging.t
 import type { MessageContentStore, MessageLogStore } from "../ports.ts";
 import { fingerprintedFilters, parseListOptions } from "./filters.ts";
 import type { GetMessageCommand, ListMessagesCommand, MessageContentRecord, MessageRecord } from "./types.ts";
+import { isUuid } from "../../shared/uuid.ts";
 
 export interface MessageLogDependencies {
   readonly store: MessageLogStore;
@@ -18,8 +19,6 @@ export const MESSAGE_LOG_CURSOR: KeysetCursorKind = {
   label: "message log",
   filters: "status, q, since and tag",
 };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function notFound(): ApiError {
   return new ApiError("NOT_FOUND", "message not found");
@@ -42,7 +41,7 @@ export class MessageLog {
 
   /** One message of the company with its events, oldest first; NOT_FOUND when unknown, malformed or another company's. */
   async get(command: GetMessageCommand): Promise<MessageRecord> {
-    const message = UUID.test(command.id) ? await this.#deps.store.message(command.companyId, command.id) : undefined;
+    const message = isUuid(command.id) ? await this.#deps.store.message(command.companyId, command.id) : undefined;
     if (!message) throw notFound();
     return message;
   }
@@ -60,7 +59,7 @@ export class MessageLog {
 
   /** The content of one message of the company as sent; NOT_FOUND when unknown, malformed or another company's. */
   async content(command: GetMessageCommand): Promise<MessageContentRecord> {
-    const content = UUID.test(command.id) ? await this.#deps.contents.content(command.companyId, command.id) : undefined;
+    const content = isUuid(command.id) ? await this.#deps.contents.content(command.companyId, command.id) : undefined;
     if (!content) throw notFound();
     return content;
   }
