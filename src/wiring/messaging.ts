@@ -113,7 +113,7 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     credits: deps.credits,
     suppressions: deps.suppressions,
     signingKeys: deps.senders,
-    pace: new SendingPace(postgresSendingPaceStore(db), { ratePerSecond: config.sendingRatePerSecond, burst: config.sendingBurst }),
+    pace: new SendingPace({ store: postgresSendingPaceStore(db), ratePerSecond: config.sendingRatePerSecond, burst: config.sendingBurst }),
   });
   const dispatcher = new MessageDispatcher({
     client: deps.temporal,
@@ -124,7 +124,7 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     relayIntervalMs: config.relayIntervalMs,
     log: deps.log,
   });
-  const intake = new ProviderEventsIntake(lifecycle);
+  const intake = new ProviderEventsIntake({ lifecycle });
   late.intake = intake;
 
   // The API process (it accepts sends, hands off nothing) reuses sender checks

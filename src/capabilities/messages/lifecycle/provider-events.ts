@@ -19,8 +19,8 @@ export interface ProviderEventReport {
 export class ProviderEventsIntake {
   readonly #lifecycle: MessageLifecycle;
 
-  constructor(lifecycle: MessageLifecycle) {
-    this.#lifecycle = lifecycle;
+  constructor(deps: { readonly lifecycle: MessageLifecycle }) {
+    this.#lifecycle = deps.lifecycle;
   }
 
   async report(event: ProviderEvent): Promise<ProviderEventReport> {

@@ -14,6 +14,10 @@ export interface PaceSettings {
   readonly burst: number;
 }
 
+export interface SendingPaceDependencies extends PaceSettings {
+  readonly store: SendingPaceStore;
+}
+
 /** A slot of one email service's pace, for a company's message (fair between companies) or for anyone. */
 export interface ReserveCommand {
   readonly provider: string;
@@ -24,10 +28,10 @@ export class SendingPace implements PacePort {
   readonly #store: SendingPaceStore;
   readonly #settings: PaceSettings;
 
-  constructor(store: SendingPaceStore, settings: PaceSettings) {
-    if (!(settings.ratePerSecond > 0) || !(settings.burst >= 1)) throw new Error("sending pace: rate must be > 0 and burst >= 1");
-    this.#store = store;
-    this.#settings = settings;
+  constructor(deps: SendingPaceDependencies) {
+    if (!(deps.ratePerSecond > 0) || !(deps.burst >= 1)) throw new Error("sending pace: rate must be > 0 and burst >= 1");
+    this.#store = deps.store;
+    this.#settings = { ratePerSecond: deps.ratePerSecond, burst: deps.burst };
   }
 
   /**

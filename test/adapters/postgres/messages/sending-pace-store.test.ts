@@ -21,7 +21,7 @@ describe("the sending pace's token bucket in PostgreSQL", () => {
   });
 
   it("a new bucket starts full: `burst` slots at once, then a wait of about one token's time", async () => {
-    const pace = new SendingPace(postgresSendingPaceStore(poolOf(orm)), { ratePerSecond: 0.5, burst: 3 });
+    const pace = new SendingPace({ store: postgresSendingPaceStore(poolOf(orm)), ratePerSecond: 0.5, burst: 3 });
     expect([await pace.reserve({ provider: "fresh" }), await pace.reserve({ provider: "fresh" }), await pace.reserve({ provider: "fresh" })]).toEqual([0, 0, 0]);
     const wait = await pace.reserve({ provider: "fresh" });
     // One token every 2 s.
@@ -30,7 +30,7 @@ describe("the sending pace's token bucket in PostgreSQL", () => {
   });
 
   it("40 concurrent reservations on a bucket of 5 take exactly 5 slots (one atomic statement each)", async () => {
-    const pace = new SendingPace(postgresSendingPaceStore(poolOf(orm)), { ratePerSecond: 0.001, burst: 5 });
+    const pace = new SendingPace({ store: postgresSendingPaceStore(poolOf(orm)), ratePerSecond: 0.001, burst: 5 });
     const waits = await Promise.all(Array.from({ length: 40 }, () => pace.reserve({ provider: "crowded" })));
     expect(waits.filter((w) => w === 0)).toHaveLength(5);
     const { rows } = await db.query<{ tokens: number }>(`select tokens from sending_pace where provider = 'crowded'`);
@@ -39,7 +39,7 @@ describe("the sending pace's token bucket in PostgreSQL", () => {
   });
 
   it("buckets of different providers are independent", async () => {
-    const pace = new SendingPace(postgresSendingPaceStore(poolOf(orm)), { ratePerSecond: 0.001, burst: 1 });
+    const pace = new SendingPace({ store: postgresSendingPaceStore(poolOf(orm)), ratePerSecond: 0.001, burst: 1 });
     expect(await pace.reserve({ provider: "a" })).toBe(0);
     expect(await pace.reserve({ provider: "b" })).toBe(0);
     expect(await pace.reserve({ provider: "a" })).toBeGreaterThan(0);
@@ -47,7 +47,7 @@ describe("the sending pace's token bucket in PostgreSQL", () => {
 
   it("is fair between companies: a company waiting behind another's burst gets the next token", async () => {
     // One token a second, no burst: A keeps asking (a burst of its messages), B asks once.
-    const pace = new SendingPace(postgresSendingPaceStore(poolOf(orm)), { ratePerSecond: 1, burst: 1 });
+    const pace = new SendingPace({ store: postgresSendingPaceStore(poolOf(orm)), ratePerSecond: 1, burst: 1 });
     const a = "00000000-0000-4000-8000-00000000000a";
     const b = "00000000-0000-4000-8000-00000000000b";
     expect(await pace.reserve({ provider: "fair", companyId: a })).toBe(0);
