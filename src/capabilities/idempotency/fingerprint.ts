@@ -9,17 +9,13 @@ import type { JsonValue } from "../shared/json.ts";
  */
 export function canonicalJson(value: JsonValue): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value);
-  if (isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   const members: string[] = [];
   for (const name of Object.keys(value).sort()) {
     const member = value[name];
     if (member !== undefined) members.push(`${JSON.stringify(name)}:${canonicalJson(member)}`);
   }
   return `{${members.join(",")}}`;
-}
-
-function isArray(value: JsonValue): value is readonly JsonValue[] {
-  return Array.isArray(value);
 }
 
 /**

@@ -3,8 +3,8 @@
  * (google.protobuf.Value and Struct) hold once the transport has read them.
  * Capabilities take these rather than the protobuf types.
  */
-export type JsonValue = null | boolean | number | string | readonly JsonValue[] | JsonObject;
+export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
 
 export interface JsonObject {
-  readonly [key: string]: JsonValue;
+  [key: string]: JsonValue;
 }

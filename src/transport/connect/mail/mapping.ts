@@ -4,6 +4,7 @@ import type { Principal } from "../../../capabilities/accounts/principal.ts";
 import type { SendCommand, SendResult } from "../../../capabilities/messages/accept/types.ts";
 import type { GetMessageCommand, ListMessagesCommand, MessageRecord } from "../../../capabilities/messages/read/index.ts";
 import type { JsonValue } from "../../../capabilities/shared/json.ts";
+import type { Page } from "../../../capabilities/shared/paging.ts";
 import { MESSAGE_STATUS_TABLE } from "../../../contract/enums.ts";
 import { enumValueToJson } from "../../../contract/json-codec.ts";
 import {
@@ -18,7 +19,6 @@ import {
   type SendMessageRequest,
   type SendMessageResponseSchema,
 } from "../../../gen/mail/v1/mail_pb.js";
-import type { Page } from "../../../capabilities/shared/paging.ts";
 
 /**
  * The messages of MailService (SendMessage, GetMessage, ListMessages)
