@@ -20,8 +20,8 @@ import ts from "typescript";
 
 const ROOT = path.resolve(import.meta.dirname, "../../..");
 const SQL_START = /^\s*(select|insert|update|delete|with)\s/i;
-/** Stands for a value in the text until the statement's parameters are numbered. */
-const VALUE = "\u0000value\u0000";
+/** Stands for a value in the text until the statement's parameters are numbered (no SQL holds it). */
+const VALUE = "@@value@@";
 
 export interface SqlStatement {
   /** Where it is written, `src/...:line`. */
@@ -79,9 +79,8 @@ function isSqlLiteral(node: ts.Node): node is Literal {
 /** `em.execute(sql, values)`: MikroORM's raw SQL, whose values are `?` (and a literal `?` is `??`). */
 function passedToOrm(node: ts.Node): boolean {
   const call = node.parent;
-  return (
-    ts.isCallExpression(call) && call.arguments[0] === node && ts.isPropertyAccessExpression(call.expression) && call.expression.name.text === "execute"
-  );
+  if (!ts.isCallExpression(call) || call.arguments[0] !== node) return false;
+  return ts.isPropertyAccessExpression(call.expression) && call.expression.name.text === "execute";
 }
 
 function numberOrmPlaceholders(text: string): string {
@@ -258,5 +257,5 @@ class Evaluator {
 /** Numbers the values after the statement's own highest `$n` (a `$` written before one, as in `$${values.length}`, is its own). */
 function numberParameters(text: string): string {
   let next = Math.max(0, ...[...text.replaceAll(VALUE, "").matchAll(/\$(\d+)/g)].map((m) => Number(m[1])));
-  return text.replace(/\$?\u0000value\u0000/g, () => `$${++next}`);
+  return text.replace(/\$?@@value@@/g, () => `$${++next}`);
 }
