@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { ESLint } from "eslint";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrate, openOrm, type MikroORM } from "../../../src/adapters/postgres/orm.ts";
@@ -120,6 +124,32 @@ describe("the schema's one source, the entities", () => {
       onlyMigrated: byMigrations.filter((line) => !byEntities.includes(line)),
       onlyFromEntities: byEntities.filter((line) => !byMigrations.includes(line)),
     }).toEqual(NOT_EXPRESSIBLE);
+  });
+
+  it("writes the entities' diff as the next migration, in the style of the others (npm run migration:create)", async () => {
+    const db = await createTestDatabase();
+    const folder = mkdtempSync(path.join(tmpdir(), "migrations-"));
+    const drifted = await openOrm(db.url, { poolMax: 2 });
+    try {
+      await migrate(drifted);
+      // The entities have what this database lacks: a column and an index.
+      await db.query("drop index message_unstarted_index; alter table message drop column handoff_until");
+
+      const { fileName, code, diff } = await drifted.migrator.create(folder, false, false, "handoff_lease_again");
+
+      expect(fileName).toMatch(/^Migration\d{14}_handoff_lease_again\.ts$/);
+      expect(code).toContain(`export class ${fileName.replace(/\.ts$/, "")} extends Migration {`);
+      expect(code).toContain(`this.addSql(\`alter table "message" add "handoff_until" timestamptz null\`);`);
+      const root = path.resolve(import.meta.dirname, "../../..");
+      const [lint] = await new ESLint({ cwd: root }).lintText(code, { filePath: path.join(root, "src/adapters/postgres/migrations", fileName) });
+      expect(lint?.messages).toEqual([]);
+      await db.query(diff.up.join("\n"));
+      expect(await drifted.schema.getUpdateSchemaSQL({ wrap: false })).toBe("");
+    } finally {
+      await drifted.close();
+      await db.drop();
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it("has every table and column the adapters' SQL names: PostgreSQL prepares each statement on the entities' database", async () => {
