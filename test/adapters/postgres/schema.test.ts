@@ -141,7 +141,8 @@ describe("the schema's one source, the entities", () => {
       expect(code).toContain(`export class ${fileName.replace(/\.ts$/, "")} extends Migration {`);
       expect(code).toContain(`this.addSql(\`alter table "message" add "handoff_until" timestamptz null\`);`);
       const root = path.resolve(import.meta.dirname, "../../..");
-      const [lint] = await new ESLint({ cwd: root }).lintText(code, { filePath: path.join(root, "src/adapters/postgres/migrations", fileName) });
+      const filePath = path.join(root, "src/adapters/postgres/migrations", fileName);
+      const [lint] = await new ESLint({ cwd: root }).lintText(code, { filePath });
       expect(lint?.messages).toEqual([]);
       await db.query(diff.up.join("\n"));
       expect(await drifted.schema.getUpdateSchemaSQL({ wrap: false })).toBe("");

@@ -56,7 +56,7 @@ export const ContactSchema = defineEntity({
       name: "contact_status_index",
       expression: "CREATE INDEX contact_status_index ON public.contact USING btree (company_id, status, created_at DESC, id DESC)",
     },
-    { name: "contact_tags_index", expression: "CREATE INDEX contact_tags_index ON public.contact USING gin (tags)" },
+    { properties: "tags", name: "contact_tags_index", type: "gin" },
     {
       name: "contact_search_index",
       expression:
