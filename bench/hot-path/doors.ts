@@ -24,7 +24,7 @@ import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import { setTimeout as sleep } from "node:timers/promises";
-import { findGhz, GHZ_INSTALL } from "../lib/ghz.ts";
+import { requireGhz } from "../lib/ghz.ts";
 import { httpLoad, type LoadResult } from "../lib/load.ts";
 import { cpuSnapshot } from "../lib/processes.ts";
 import { ghzSendLoad, SEND_BODY } from "../phases/api-load.ts";
@@ -97,8 +97,7 @@ async function main(): Promise<void> {
   const grpcConnections = Number(args["grpc-connections"]);
   const profileDir = args.profile ? path.resolve(args.profile) : undefined;
   if (profileDir) mkdirSync(profileDir, { recursive: true });
-  const ghz = await findGhz();
-  if (!ghz) throw new Error(`ghz not found (GHZ_PATH, PATH, ~/go/bin): ${GHZ_INSTALL}`);
+  const ghz = await requireGhz((line) => console.log(line));
   const { GOOD_KEY } = await import("../../test/transport/stub-api.ts");
 
   const targets: Target[] = [];

@@ -1,12 +1,12 @@
 /**
  * gRPC load with ghz (https://ghz.sh), a Go process of its own: the
  * benchmark's gRPC figures are the service's, not those of a Node client
- * running in the benchmark's own process and event loop (the loop of
- * @connectrpc/connect-node callers in load.ts, which measured gRPC before
- * issue 22 item 5 and is now only the fallback without ghz).
+ * running in the benchmark's own process and event loop (a Node loop on the
+ * same cores measured gRPC at about a third of what ghz measures).
  *
- * Install: `go install github.com/bojand/ghz/cmd/ghz@latest` (lands in
- * ~/go/bin, often not on PATH; found there too). GHZ_PATH names another binary.
+ * When it is missing, the benchmark installs it from the Go module proxy,
+ * as .ci/run builds the Temporal CLI (`go install`, pinned; lands in
+ * ~/go/bin, found there too). GHZ_PATH names another binary.
  *
  * The schema comes from the descriptor set the build keeps current
  * (src/gen/mail.binpb, `npm run generate`), not from server reflection, so a
@@ -19,7 +19,8 @@ import path from "node:path";
 import type { LoadResult } from "./load.ts";
 
 export const PROTOSET = path.resolve(import.meta.dirname, "..", "..", "src", "gen", "mail.binpb");
-export const GHZ_INSTALL = "go install github.com/bojand/ghz/cmd/ghz@latest";
+export const GHZ_MODULE = "github.com/bojand/ghz/cmd/ghz@v0.121.0";
+export const GHZ_INSTALL = `go install ${GHZ_MODULE}`;
 
 /** The ghz binary: $GHZ_PATH, then `ghz` on PATH, then ~/go/bin/ghz; undefined when there is none. */
 export async function findGhz(env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
@@ -35,6 +36,37 @@ export async function findGhz(env: NodeJS.ProcessEnv = process.env): Promise<str
     ) {
       return candidate;
     }
+  }
+  return undefined;
+}
+
+/**
+ * The ghz binary, installed into ~/go/bin with the Go toolchain (PATH or
+ * /usr/local/go/bin) when none is found. Throws, naming the command, when
+ * it cannot be installed: a gRPC figure measured without it would not be the service's.
+ */
+export async function requireGhz(log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): Promise<string> {
+  const found = await findGhz(env);
+  if (found) return found;
+  const home = env.HOME ?? homedir();
+  const go = await findExecutable("go", [...(env.PATH ?? "").split(path.delimiter), "/usr/local/go/bin"]);
+  if (!go) throw new Error(`ghz is missing and no Go toolchain is there to build it: ${GHZ_INSTALL}`);
+  log(`ghz not found: installing ${GHZ_MODULE} with ${go} (a few minutes the first time)`);
+  const code = await new Promise<number | null>((resolve, reject) => {
+    const child = spawn(go, ["install", GHZ_MODULE], { env: { ...env, GOBIN: path.join(home, "go", "bin") }, stdio: ["ignore", "inherit", "inherit"] });
+    child.once("error", reject);
+    child.once("exit", resolve);
+  });
+  const installed = code === 0 ? await findGhz(env) : undefined;
+  if (!installed) throw new Error(`could not install ghz (exit ${code}): ${GHZ_INSTALL}`);
+  return installed;
+}
+
+async function findExecutable(name: string, dirs: readonly string[]): Promise<string | undefined> {
+  for (const dir of dirs) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
   }
   return undefined;
 }

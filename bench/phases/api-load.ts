@@ -14,8 +14,8 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { findFreePort } from "../../src/runtime/ports.ts";
-import { findGhz, GHZ_INSTALL, type GhzLoad, ghzLoad } from "../lib/ghz.ts";
-import { grpcSendLoad, httpLoad, type LoadResult } from "../lib/load.ts";
+import { type GhzLoad, ghzLoad, requireGhz } from "../lib/ghz.ts";
+import { httpLoad, type LoadResult } from "../lib/load.ts";
 import { type Child, cpuSnapshot, cpuSpent, startChild } from "../lib/processes.ts";
 import type { Figures } from "../lib/report.ts";
 import { API_KEY_PEPPER, setupCompany, startApi } from "../lib/service.ts";
@@ -169,34 +169,26 @@ export async function measureApiLoad(ctx: ApiLoadContext): Promise<ApiLoadPeaks>
      * same body, the same key (as `authorization` metadata, as the REST
      * phase sends it), the same calls in flight and duration as the REST
      * runs, on one HTTP/2 connection as a gRPC client does. No
-     * Idempotency-Key, like the REST phase. Without ghz, the Node loop of
-     * lib/load.ts, said loudly: its figure carries the client's cost.
+     * Idempotency-Key, like the REST phase. Installed when missing: a Node
+     * client in this process would carry its own cost into the figure.
      */
-    const ghz = phases.has("grpc") ? await findGhz() : undefined;
-    if (phases.has("grpc") && !ghz) {
-      print(`!!! ghz not found (GHZ_PATH, PATH, ~/go/bin): gRPC is measured with the Node loop client in this process, whose cost on the same cores lowers the gRPC figure. Install it: ${GHZ_INSTALL}`);
-    }
-    const grpcClient = ghz ? "ghz" : "Node loop";
+    const ghz = phases.has("grpc") ? await requireGhz(print) : undefined;
+    const grpcClient = "ghz";
     const grpc = async (seconds: number): Promise<LoadResult> => {
+      if (!ghz) throw new Error("the gRPC phase needs ghz");
       const before = await cpuSnapshot();
-      let result: LoadResult;
       let spent = new Map<string, number>();
-      if (ghz) {
-        result = await maybeProfiled(() => ghzSendLoad({
-          ghz,
-          grpcUrl: api.grpcUrl,
-          secret,
-          concurrency: connections,
-          connections: 1,
-          seconds,
-          atDeadline: async (pid) => {
-            spent = cpuSpent(before, await cpuSnapshot(), { api: api.child.pid, "load generator": pid });
-          },
-        }));
-      } else {
-        result = await maybeProfiled(() => grpcSendLoad({ baseUrl: api.grpcUrl, secret, body: SEND_BODY, concurrency: connections, seconds }));
-        spent = cpuSpent(before, await cpuSnapshot(), { api: api.child.pid, "load generator": process.pid });
-      }
+      const result = await maybeProfiled(() => ghzSendLoad({
+        ghz,
+        grpcUrl: api.grpcUrl,
+        secret,
+        concurrency: connections,
+        connections: 1,
+        seconds,
+        atDeadline: async (pid) => {
+          spent = cpuSpent(before, await cpuSnapshot(), { api: api.child.pid, "load generator": pid });
+        },
+      }));
       lastCpu = cpuLine(spent, seconds, result.ok, "api");
       await settle();
       return result;

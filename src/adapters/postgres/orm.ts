@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { MikroORM } from "@mikro-orm/postgresql";
 import { Migrator } from "@mikro-orm/migrations";
 import { ENTITIES } from "./entities/index.ts";
+import { ProjectMigrationGenerator } from "./migrations/generator.ts";
 import { MIGRATIONS } from "./migrations/index.ts";
 import { pgPool } from "./sql.ts";
 
@@ -22,7 +23,7 @@ export interface OpenOrmOptions {
 /**
  * Opens the ORM on `databaseUrl` (`postgres://user:pass@host:port/db`).
  * The schema is never synchronised here: it only changes through
- * `migrate()`. Use `orm.em.fork()` per unit of work; the global
+ * `migrate()`, whose migrations are generated from the entities (migrate.ts). Use `orm.em.fork()` per unit of work; the global
  * EntityManager is refused (allowGlobalContext stays false).
  */
 export async function openOrm(databaseUrl: string, options: OpenOrmOptions = {}): Promise<MikroORM> {
@@ -34,7 +35,6 @@ export async function openOrm(databaseUrl: string, options: OpenOrmOptions = {})
     // A missing database is a deployment error; do not create one silently.
     ensureDatabase: false,
     pool: { min: 0, max: options.poolMax ?? 10, idleTimeoutMillis: 30_000 },
-    // Fail fast instead of queueing forever when the database is unreachable.
     // Fail fast instead of queueing forever when the pool is exhausted or the
     // database unreachable, and bound every statement: a saturated database
     // answers 503 (adapters/postgres/unavailable.ts), never hangs a request.
@@ -46,9 +46,11 @@ export async function openOrm(databaseUrl: string, options: OpenOrmOptions = {})
     migrations: {
       migrationsList: [...MIGRATIONS],
       tableName: "mikro_orm_migrations",
-      // Migrations are hand-written: no schema snapshot files, no diffing.
+      // A new migration is the diff between the entities and a database the
+      // listed migrations built (migrate.ts create), never a snapshot file.
       snapshot: false,
       snapshotOnMigrate: false,
+      generator: ProjectMigrationGenerator,
       transactional: true,
       allOrNothing: true,
       silent: true,

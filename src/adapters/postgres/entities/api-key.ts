@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { CompanySchema } from "./company.ts";
+import { CREDENTIALS_CHANNEL } from "../accounts/credential-changes.ts";
+import { notifyTrigger } from "./notify-trigger.ts";
 
 /**
  * An API key of a company. Only an HMAC of the full key is stored
@@ -30,19 +32,26 @@ export const ApiKeySchema = defineEntity({
     /** Who created it: a member's email, `operator`, or `rotation of <prefix>`; empty for older keys. */
     createdBy: p.text().defaultRaw("''"),
   },
-  uniques: [{ properties: "secretHash", name: "api_key_secret_hash_unique" }],
+  // A unique index, as the migration built it, not a unique constraint: MikroORM
+  // makes every non-partial `unique` a constraint and has no structured way
+  // to ask for an index. Raw DDL as pg_indexes shows it (compared by name).
+  uniques: [
+    {
+      name: "api_key_secret_hash_unique",
+      expression: "CREATE UNIQUE INDEX api_key_secret_hash_unique ON public.api_key USING btree (secret_hash)",
+    },
+  ],
   indexes: [{ properties: ["company", "createdAt"], name: "api_key_company_created_index" }],
   // Tells the API processes' key lookup caches that a key changed (Migration20251125200000_credential_change_notices).
   triggers: [
-    {
+    notifyTrigger({
+      table: "api_key",
       name: "api_key_credentials_changed",
-      timing: "after",
+      channel: CREDENTIALS_CHANNEL,
+      // Not last_used_at: a key's use changes nothing a cache holds.
       events: ["update", "delete"],
-      forEach: "statement",
-      expression: `create trigger api_key_credentials_changed
-        after update of company_id, name, prefix, secret_hash, scopes, expires_at, revoked_at or delete on api_key
-        for each statement execute function api_key_api_key_credentials_changed_fn()`,
-    },
+      updateOf: ["company_id", "name", "prefix", "secret_hash", "scopes", "expires_at", "revoked_at"],
+    }),
   ],
 });
 

@@ -1,5 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { CREDENTIALS_CHANNEL } from "../accounts/credential-changes.ts";
+import { notifyTrigger } from "./notify-trigger.ts";
 
 /**
  * A customer company: the tenant. Everything else a company owns carries its
@@ -20,15 +22,13 @@ export const CompanySchema = defineEntity({
   },
   // Tells the API processes' key lookup caches that a company changed (Migration20251125200000_credential_change_notices).
   triggers: [
-    {
+    notifyTrigger({
+      table: "company",
       name: "company_credentials_changed",
-      timing: "after",
+      channel: CREDENTIALS_CHANNEL,
       events: ["update", "delete"],
-      forEach: "statement",
-      expression: `create trigger company_credentials_changed
-        after update of name, entitlement_api, entitlement_smtp or delete on company
-        for each statement execute function company_company_credentials_changed_fn()`,
-    },
+      updateOf: ["name", "entitlement_api", "entitlement_smtp"],
+    }),
   ],
 });
 

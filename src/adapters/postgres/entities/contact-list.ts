@@ -19,14 +19,12 @@ export const ContactListSchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
   },
   indexes: [
+    // Raw DDL as pg_indexes shows it: an index on an expression (compared by name).
     {
       name: "contact_list_name_index",
       expression: "CREATE UNIQUE INDEX contact_list_name_index ON public.contact_list USING btree (company_id, lower(name))",
     },
-    {
-      name: "contact_list_company_index",
-      expression: "CREATE INDEX contact_list_company_index ON public.contact_list USING btree (company_id, created_at, id)",
-    },
+    { properties: ["company", "createdAt", "id"], name: "contact_list_company_index" },
   ],
 });
 

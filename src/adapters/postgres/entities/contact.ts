@@ -35,7 +35,15 @@ export const ContactSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
     updatedAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
   },
-  uniques: [{ properties: ["company", "emailNormalized"], name: "contact_email_index" }],
+  // A unique index, as the migration built it, not a unique constraint: MikroORM
+  // makes every non-partial `unique` a constraint and has no structured way
+  // to ask for an index. Raw DDL as pg_indexes shows it (compared by name).
+  uniques: [
+    {
+      name: "contact_email_index",
+      expression: "CREATE UNIQUE INDEX contact_email_index ON public.contact USING btree (company_id, email_normalized)",
+    },
+  ],
   // Raw DDL (as pg_indexes shows it) where the ORM cannot describe the index;
   // raw indexes are compared by name only (see message.ts for why the keyset
   // indexes are raw too).
@@ -48,7 +56,7 @@ export const ContactSchema = defineEntity({
       name: "contact_status_index",
       expression: "CREATE INDEX contact_status_index ON public.contact USING btree (company_id, status, created_at DESC, id DESC)",
     },
-    { name: "contact_tags_index", expression: "CREATE INDEX contact_tags_index ON public.contact USING gin (tags)" },
+    { properties: "tags", name: "contact_tags_index", type: "gin" },
     {
       name: "contact_search_index",
       expression:

@@ -66,7 +66,7 @@ export const MessageSchema = defineEntity({
   // index: raw indexes are compared by name only. The keyset indexes need it
   // because MikroORM 7.2 introspection matches "id" inside "company_id" and
   // loses the second DESC, so a structured `columns` declaration would diff
-  // forever; the tags GIN index is written out as the database shows it.
+  // forever.
   indexes: [
     {
       name: "message_log_index",
@@ -76,10 +76,7 @@ export const MessageSchema = defineEntity({
       name: "message_log_status_index",
       expression: "CREATE INDEX message_log_status_index ON public.message USING btree (company_id, status, created_at DESC, id DESC)",
     },
-    {
-      name: "message_tags_index",
-      expression: "CREATE INDEX message_tags_index ON public.message USING gin (tags)",
-    },
+    { properties: "tags", name: "message_tags_index", type: "gin" },
     // The relay finds messages whose workflow was never started.
     { properties: "createdAt", name: "message_unstarted_index", where: "workflow_started_at IS NULL" },
   ],

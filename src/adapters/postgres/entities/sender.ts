@@ -2,6 +2,8 @@ import { randomUUID } from "node:crypto";
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { CompanySchema } from "./company.ts";
 import { SendingDomainSchema } from "./sending-domain.ts";
+import { SENDERS_CHANNEL } from "../sending-setup/sender-changes.ts";
+import { notifyTrigger } from "./notify-trigger.ts";
 
 /**
  * A sender address (`receipts@example.com`) on one of the company's sending
@@ -29,15 +31,7 @@ export const SenderSchema = defineEntity({
   ],
   // Tells the API processes' cached sender checks that senders changed (Migration20251126000000_sender_change_notices).
   triggers: [
-    {
-      name: "sender_senders_changed",
-      timing: "after",
-      events: ["insert", "update", "delete"],
-      forEach: "statement",
-      expression: `create trigger sender_senders_changed
-        after insert or update or delete on sender
-        for each statement execute function sender_sender_senders_changed_fn()`,
-    },
+    notifyTrigger({ table: "sender", name: "sender_senders_changed", channel: SENDERS_CHANNEL, events: ["insert", "update", "delete"] }),
   ],
 });
 

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { CompanySchema } from "./company.ts";
+import { SENDERS_CHANNEL } from "../sending-setup/sender-changes.ts";
+import { notifyTrigger } from "./notify-trigger.ts";
 
 /**
  * A company's sending domain (`example.com`) with its DKIM key and the state
@@ -33,15 +35,7 @@ export const SendingDomainSchema = defineEntity({
   uniques: [{ properties: ["company", "domain"], name: "sending_domain_company_id_domain_key" }],
   // Tells the API processes' cached sender checks that a domain changed (Migration20251126000000_sender_change_notices).
   triggers: [
-    {
-      name: "sending_domain_senders_changed",
-      timing: "after",
-      events: ["update", "delete"],
-      forEach: "statement",
-      expression: `create trigger sending_domain_senders_changed
-        after update or delete on sending_domain
-        for each statement execute function sending_domain_sending_domain_senders_changed_fn()`,
-    },
+    notifyTrigger({ table: "sending_domain", name: "sending_domain_senders_changed", channel: SENDERS_CHANNEL, events: ["update", "delete"] }),
   ],
 });
 

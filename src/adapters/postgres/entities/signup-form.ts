@@ -31,10 +31,7 @@ export const SignupFormSchema = defineEntity({
     updatedAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
   },
   indexes: [
-    {
-      name: "signup_form_active_index",
-      expression: "CREATE INDEX signup_form_active_index ON public.signup_form USING btree (company_id, created_at, id) WHERE active",
-    },
+    { properties: ["company", "createdAt", "id"], name: "signup_form_active_index", where: "active" },
   ],
 });
 

@@ -29,7 +29,15 @@ export const SimulatorEventSchema = defineEntity({
     dropped: p.boolean().default(false),
     createdAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
   },
-  uniques: [{ properties: ["providerMessageId", "position"], name: "simulator_event_order_index" }],
+  // A unique index, as the migration built it, not a unique constraint: MikroORM
+  // makes every non-partial `unique` a constraint and has no structured way
+  // to ask for an index. Raw DDL as pg_indexes shows it (compared by name).
+  uniques: [
+    {
+      name: "simulator_event_order_index",
+      expression: 'CREATE UNIQUE INDEX simulator_event_order_index ON public.simulator_event USING btree (provider_message_id, "position")',
+    },
+  ],
   indexes: [{ properties: "dueAt", name: "simulator_event_due_index", where: "done_at IS NULL" }],
 });
 

@@ -3,6 +3,8 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { CompanySchema } from "./company.ts";
 import { WebhookEndpointSchema } from "./webhook-endpoint.ts";
 import { WebhookEventSchema } from "./webhook-event.ts";
+import { WEBHOOK_WORK_CHANNEL } from "../webhooks/webhook-work-feed.ts";
+import { notifyTrigger } from "./notify-trigger.ts";
 
 /**
  * One event to deliver to one endpoint, and where its delivery stands
@@ -65,16 +67,15 @@ export const WebhookDeliverySchema = defineEntity({
   ],
   // Wakes the webhook outbox relay on a manual retry (Migration20251201000000_webhook_work_notices).
   triggers: [
-    {
+    notifyTrigger({
+      table: "webhook_delivery",
       name: "webhook_delivery_retry_notice",
-      timing: "after",
+      channel: WEBHOOK_WORK_CHANNEL,
       events: ["update"],
       forEach: "row",
-      expression: `create trigger webhook_delivery_retry_notice
-        after update of retry_requested_at on webhook_delivery
-        for each row when (new.retry_requested_at is not null)
-        execute function webhook_delivery_webhook_delivery_retry_notice_fn()`,
-    },
+      updateOf: ["retry_requested_at"],
+      when: "new.retry_requested_at is not null",
+    }),
   ],
 });
 

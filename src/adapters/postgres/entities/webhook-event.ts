@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { CompanySchema } from "./company.ts";
+import { WEBHOOK_WORK_CHANNEL } from "../webhooks/webhook-work-feed.ts";
+import { notifyTrigger } from "./notify-trigger.ts";
 
 /**
  * An event waiting for webhook delivery: the outbox, written in the same
@@ -35,15 +37,7 @@ export const WebhookEventSchema = defineEntity({
   ],
   // Wakes the webhook outbox relay (Migration20251201000000_webhook_work_notices).
   triggers: [
-    {
-      name: "webhook_event_work_notice",
-      timing: "after",
-      events: ["insert"],
-      forEach: "statement",
-      expression: `create trigger webhook_event_work_notice
-        after insert on webhook_event
-        for each statement execute function webhook_event_webhook_event_work_notice_fn()`,
-    },
+    notifyTrigger({ table: "webhook_event", name: "webhook_event_work_notice", channel: WEBHOOK_WORK_CHANNEL, events: ["insert"] }),
   ],
 });
 

@@ -23,9 +23,10 @@ import { Migration20251203000000_system_mail } from "./Migration20251203000000_s
  * Every migration, oldest first. Listed explicitly instead of found by a
  * folder glob so they load under plain Node type stripping (no TS loader)
  * and so a stray file cannot change what runs. A new migration is a new file
- * here (`npm run migration:create -- <name>` writes the skeleton) plus one
- * line in this list. `name` is what the `mikro_orm_migrations` table records:
- * never rename a migration that shipped.
+ * here plus one line at the end of this list; `npm run migration:create --
+ * <name>` generates it from the entities and adds the line (../migrate.ts).
+ * `name` is what the `mikro_orm_migrations` table records: never rename a
+ * migration that shipped.
  */
 export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20251121000000_accounts", class: Migration20251121000000_accounts },
