@@ -1,11 +1,12 @@
 /**
- * `node test/workflows/messages/record-histories.ts`: runs the message
- * workflow on a Temporal dev server of its own through each of its paths
- * (activities scripted, as in message-lifecycle.test.ts) and writes each
- * run's history to histories/<path>.json, for replay.test.ts. Histories
- * recorded by a released version are kept as they are: a change of the
- * workflow must still replay them (patched() where the commands change);
- * record new ones beside them rather than over them.
+ * `node test/workflows/messages/record-histories.ts <suffix>`: runs the
+ * message workflow on a Temporal dev server of its own through each of its
+ * paths (activities scripted, as in message-lifecycle.test.ts) and writes
+ * each run's history to histories/<path>-<suffix>.json, for replay.test.ts.
+ * Histories recorded by a released version are kept as they are: a change
+ * of the workflow must still replay them (patched() where the commands
+ * change), so new ones go beside them, never over them (an existing file
+ * is not overwritten).
  */
 import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -77,6 +78,8 @@ const worker = await Worker.create({
   workflowBundle: await workflowBundle(),
   activities: createMessageActivities({ lifecycle }),
 });
+const suffix = process.argv[2];
+if (!suffix) throw new Error("usage: record-histories.ts <suffix> (the files are histories/<path>-<suffix>.json)");
 const out = path.join(path.dirname(fileURLToPath(import.meta.url)), "histories");
 await mkdir(out, { recursive: true });
 try {
@@ -96,7 +99,7 @@ try {
       const handle = env.client.workflow.getHandle(messageWorkflowId(id));
       const result = await handle.result();
       // The object form of @temporalio/proto (its toJSON: 64-bit numbers and bytes as strings), which replay.test.ts reads back with History.fromObject.
-      await writeFile(path.join(out, `${name}.json`), `${JSON.stringify(await handle.fetchHistory(), null, 2)}\n`);
+      await writeFile(path.join(out, `${name}-${suffix}.json`), `${JSON.stringify(await handle.fetchHistory(), null, 2)}\n`, { flag: "wx" });
       console.log(`${name}: ${result}`);
     }
   });
