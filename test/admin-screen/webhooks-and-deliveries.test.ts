@@ -127,7 +127,7 @@ describe.skipIf(!chromiumInstalled)("the Webhooks and Deliveries tabs", { timeou
     // Filter by state through the form: the filter lands in the URL.
     await page.getByRole("combobox", { name: "State" }).selectOption({ label: "dead letter" });
     await page.getByRole("combobox", { name: "Endpoint" }).selectOption({ label: hooks.urlFor(PATH) });
-    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByRole("button", { name: "Apply filters" }).click();
     await page.waitForURL((url) => url.searchParams.get("state") === "dead_letter" && url.searchParams.get("endpoint") === endpointId);
     const row = page.locator("tr[data-delivery-id]");
     await waitUntil(async () => {
@@ -165,7 +165,7 @@ describe.skipIf(!chromiumInstalled)("the Webhooks and Deliveries tabs", { timeou
     await page.getByRole("button", { name: "Retry delivery" }).click();
     await page.getByText("Retry started").waitFor();
     // The page follows the attempts while they are under way.
-    await page.locator(".admin-badge", { hasText: "succeeded" }).waitFor({ timeout: 30_000 });
+    await page.locator(".badge", { hasText: "succeeded" }).waitFor({ timeout: 30_000 });
     expect(await attempts.count()).toBe(6);
     expect(await attempts.last().textContent()).toContain("HTTP 200");
     const received = receivedFor("ada@crm.example");
