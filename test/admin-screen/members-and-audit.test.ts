@@ -170,13 +170,13 @@ describe.skipIf(!chromiumInstalled)("the Members and Audit tabs", { timeout: 180
     for (let i = 0; i < 55; i++) await operator.createApiKey({ name: `bulk ${i}`, scopes: ["mail.events.read"] });
     await openPath(owner, "/audit?actor=operator&action=api_key.created");
     await waitForCount(rows, 25);
-    const more = page.getByRole("button", { name: "Load older events" });
+    const more = page.getByRole("button", { name: "Load more events" });
     await more.click();
     await waitForCount(rows, 50);
     // The next page also comes by itself when the end of the list scrolls into view.
     await more.scrollIntoViewIfNeeded();
     await waitForCount(rows, 55);
-    await page.getByText("End of the log.").waitFor();
+    await page.getByText("No more events.").waitFor();
   });
 });
 

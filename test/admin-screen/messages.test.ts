@@ -266,7 +266,7 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     await page.getByRole("button", { name: "Load more messages" }).scrollIntoViewIfNeeded();
     await expect.poll(() => links.count()).toBe(30);
     expect(await links.allTextContents()).toEqual(ids.map((_, i) => `reader${29 - i}@customer.test`));
-    await page.getByText("End of the log.").waitFor();
+    await page.getByText("No more messages.").waitFor();
     await screen.checkPage(reader, "messages");
     await reader.close();
   });

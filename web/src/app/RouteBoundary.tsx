@@ -1,4 +1,5 @@
 import { Component, type ComponentType, lazy, type ReactNode } from "react";
+import { Page } from "../components/Page.tsx";
 
 /** A page of a route; a lazily loaded one can be asked to load its code again. */
 export type RoutedPage = ComponentType & { reload?: () => void };
@@ -47,8 +48,7 @@ export class RouteBoundary extends Component<BoundaryProps, { error: unknown }> 
     const { error } = this.state;
     if (error === undefined) return this.props.children;
     return (
-      <section className="page" aria-labelledby="route-failed-title">
-        <h1 id="route-failed-title">This page could not be shown</h1>
+      <Page title="This page could not be shown">
         <p role="alert">The screen could not load or draw this page. The network may have dropped, or the service may have been updated.</p>
         <p className="hint mono break">{error instanceof Error ? error.message : String(error)}</p>
         <p>
@@ -56,7 +56,7 @@ export class RouteBoundary extends Component<BoundaryProps, { error: unknown }> 
             Try again
           </button>
         </p>
-      </section>
+      </Page>
     );
   }
 }

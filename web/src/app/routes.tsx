@@ -4,6 +4,7 @@ import { RequireSession, useSession } from "./auth/session.tsx";
 import { SignIn } from "./auth/SignIn.tsx";
 import { lazyPage, RouteBoundary, type RoutedPage } from "./RouteBoundary.tsx";
 import { Shell } from "./Shell.tsx";
+import { Page } from "../components/Page.tsx";
 import MessagesPage from "../pages/messages/index.tsx";
 
 // The administrators' pages are loaded when first opened: a member never downloads them.
@@ -45,17 +46,16 @@ function SectionPage({ tab }: { tab: Tab }) {
   const { pathname } = useLocation();
   if (tab.admin && !isAdmin) {
     return (
-      <section className="page" aria-labelledby="forbidden-title">
-        <h1 id="forbidden-title">Not available</h1>
+      <Page title="Not available">
         <p>This page is for Mail administrators (owners and admins) of your company.</p>
-      </section>
+      </Page>
     );
   }
-  const Page = tab.page;
+  const Section = tab.page;
   return (
-    <RouteBoundary key={pathname} onRetry={Page.reload}>
+    <RouteBoundary key={pathname} onRetry={Section.reload}>
       <Suspense fallback={<Loading />}>
-        <Page />
+        <Section />
       </Suspense>
     </RouteBoundary>
   );
@@ -63,10 +63,9 @@ function SectionPage({ tab }: { tab: Tab }) {
 
 function NotFound() {
   return (
-    <section className="page" aria-labelledby="not-found-title">
-      <h1 id="not-found-title">Page not found</h1>
+    <Page title="Page not found">
       <p>There is no page at this address.</p>
-    </section>
+    </Page>
   );
 }
 

@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import type { FieldValues } from "react-hook-form";
-import { fromLocalInput, toLocalInput } from "../../app/format.tsx";
+import { dateParam, fromLocalInput, toLocalInput } from "../../app/format.tsx";
 import { type ContractForm, Form, FormAlert, Submit } from "./Form.tsx";
 
 /**
@@ -33,6 +33,12 @@ export function Filters<V extends FieldValues, O>(props: {
       </div>
     </Form>
   );
+}
+
+/** The filters a URL holds: each named one ("" when absent), and `since`, an instant. */
+export function filtersIn<K extends string>(params: URLSearchParams, names: readonly K[]): Record<K, string> & { since: Date | undefined } {
+  const values = Object.fromEntries(names.map((name) => [name, params.get(name) ?? ""])) as Record<K, string>;
+  return { ...values, since: dateParam(params.get("since")) };
 }
 
 /** The URL parameters of a filtered view: every value given, a `datetime-local` value as an instant (ISO 8601, the same everywhere). */

@@ -1,4 +1,5 @@
 import { type HTMLAttributes, type ReactNode, useEffect, useEffectEvent, useRef } from "react";
+import { Link } from "react-router";
 import { errorMessage } from "../../app/errors.ts";
 import type { PagedList } from "./paged-list.ts";
 
@@ -14,6 +15,19 @@ export interface Column<T> {
   /** Free text that should not squeeze into a narrow column (subjects, descriptions). */
   readonly wide?: boolean;
   readonly className?: string;
+}
+
+/** The row's title as a link to the item's own page (by default `<list>/<id>`). */
+export function titleLink<T extends { readonly id: string }>(header: string, text: (item: T) => ReactNode, options: { to?: (item: T) => string; className?: string } = {}): Column<T> {
+  return {
+    header,
+    role: "title",
+    cell: (item) => (
+      <Link to={options.to?.(item) ?? item.id} className={options.className}>
+        {text(item)}
+      </Link>
+    ),
+  };
 }
 
 /**
@@ -80,25 +94,20 @@ export function ListTable<T>(props: {
  * state, the rows (<ListTable>), and for a list that pages the next page,
  * read when the end of the list comes into view or with the button.
  */
-export function ListView<T>(props: {
+export function ListView<T extends { readonly id: string }>(props: {
   list: PagedList<T>;
   label: string;
+  /** What the rows are, in the plural: "Loading messages…", "Load more messages", "No more messages.". */
+  noun: string;
   columns: readonly Column<T>[];
-  rowKey: (item: T) => string;
   rowProps?: (item: T) => HTMLAttributes<HTMLTableRowElement> & Record<`data-${string}`, string>;
-  /** "Loading messages…" */
-  loading: string;
   /** What an empty list says ("No message yet.", "No message matches these filters."). */
   empty: ReactNode;
-  /** The next page's button: "Load more messages". */
-  more?: string;
-  /** Under the last page: "End of the log." */
-  end?: string;
   /** A line above the rows (for example how many are shown). */
   summary?: (count: number, hasMore: boolean) => ReactNode;
 }) {
   const { list } = props;
-  if (list.pending) return <p role="status">{props.loading}</p>;
+  if (list.pending) return <p role="status">Loading {props.noun}…</p>;
   if (list.items.length === 0 && list.error !== undefined) return <Failure error={list.error} retry={list.retry} />;
   if (list.items.length === 0) return <p role="status">{props.empty}</p>;
   return (
@@ -109,8 +118,8 @@ export function ListView<T>(props: {
           {props.summary(list.items.length, list.hasMore)}
         </p>
       ) : null}
-      <ListTable label={props.label} columns={props.columns} items={list.items} rowKey={props.rowKey} rowProps={props.rowProps} />
-      {list.paged ? <MoreItems list={list} label={props.more ?? "Load more"} end={props.end ?? "End of the list."} /> : null}
+      <ListTable label={props.label} columns={props.columns} items={list.items} rowKey={(item) => item.id} rowProps={props.rowProps} />
+      {list.paged ? <MoreItems list={list} noun={props.noun} /> : null}
     </div>
   );
 }
@@ -129,7 +138,7 @@ function Failure({ error, retry }: { error: unknown; retry: () => void }) {
 }
 
 /** The next page: when the button scrolls into view, or when it is pressed (keyboard included). */
-function MoreItems<T>({ list, label, end }: { list: PagedList<T>; label: string; end: string }) {
+function MoreItems<T>({ list, noun }: { list: PagedList<T>; noun: string }) {
   const button = useRef<HTMLButtonElement>(null);
   // The observer outlives renders; it calls whatever loads the next page now.
   const loadMore = useEffectEvent(() => list.loadMore());
@@ -143,7 +152,7 @@ function MoreItems<T>({ list, label, end }: { list: PagedList<T>; label: string;
     observer.observe(element);
     return () => observer.disconnect();
   }, [hasMore, loadingMore, moreError]);
-  if (!hasMore) return <p className="muted list-end">{end}</p>;
+  if (!hasMore) return <p className="muted list-end">No more {noun}.</p>;
   return (
     <div className="list-more">
       {moreError !== undefined ? (
@@ -152,7 +161,7 @@ function MoreItems<T>({ list, label, end }: { list: PagedList<T>; label: string;
         </p>
       ) : null}
       <button ref={button} type="button" className="button" onClick={list.loadMore} disabled={loadingMore}>
-        {loadingMore ? "Loading…" : moreError !== undefined ? "Try again" : label}
+        {loadingMore ? "Loading…" : moreError !== undefined ? "Try again" : `Load more ${noun}`}
       </button>
     </div>
   );

@@ -1,12 +1,13 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { useSearchParams } from "react-router";
 import { AuditActorKind, type AuditEvent, AuditService, ListAuditEventsRequestSchema } from "@gen/mail/v1/audit_pb.js";
-import { Address, dateParam, DateTime } from "../../app/format.tsx";
+import { Address, DateTime } from "../../app/format.tsx";
 import { localTime, text } from "../../components/form/contract-rules.ts";
-import { Filters, filterParams, localInputOf } from "../../components/form/Filters.tsx";
+import { Filters, filterParams, filtersIn, localInputOf } from "../../components/form/Filters.tsx";
 import { TextField, useContractForm } from "../../components/form/Form.tsx";
 import { type Column, ListView } from "../../components/list/ListView.tsx";
 import { usePagedList } from "../../components/list/paged-list.ts";
+import { Page } from "../../components/Page.tsx";
 
 const ACTOR_KIND: Record<AuditActorKind, string> = {
   [AuditActorKind.UNSPECIFIED]: "",
@@ -47,7 +48,7 @@ const COLUMNS: readonly Column<AuditEvent>[] = [
 ];
 
 function filtersOf(params: URLSearchParams) {
-  return { actor: params.get("actor") ?? "", action: params.get("action") ?? "", since: dateParam(params.get("since")) };
+  return filtersIn(params, ["actor", "action"]);
 }
 
 /** The audit log (Mail administrators): /admin/audit?actor=&action=&since=, newest first, cursor paging. */
@@ -60,20 +61,10 @@ export default function AuditPage() {
     ...(since ? { since: timestampFromDate(since) } : {}),
   });
   return (
-    <section className="page" aria-labelledby="audit-title">
-      <h1 id="audit-title">Audit log</h1>
+    <Page title="Audit log">
       <AuditFilters key={params.toString()} params={params} onApply={setParams} />
-      <ListView
-        list={list}
-        label="Table of audit events"
-        columns={COLUMNS}
-        rowKey={(e) => e.id}
-        loading="Loading the audit log…"
-        empty="No event matches."
-        more="Load older events"
-        end="End of the log."
-      />
-    </section>
+      <ListView list={list} label="Table of audit events" noun="events" columns={COLUMNS} empty="No event matches." />
+    </Page>
   );
 }
 

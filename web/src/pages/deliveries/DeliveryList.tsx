@@ -3,37 +3,24 @@ import { useQuery } from "@connectrpc/connect-query";
 import { Link, useSearchParams } from "react-router";
 import { ListWebhookDeliveriesRequestSchema, type WebhookDelivery, type WebhookEndpoint, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
 import { enumValue } from "../../app/enums.ts";
-import { dateParam, DateTime, formatNumber } from "../../app/format.tsx";
+import { DateTime, formatNumber } from "../../app/format.tsx";
 import { lastOutcome, STATES, StateBadge, stateLabel } from "../../components/admin/delivery-states.tsx";
 import { WEBHOOK_EVENTS } from "../../components/admin/webhook-events.ts";
 import { choice, localTime } from "../../components/form/contract-rules.ts";
-import { Filters, filterParams, localInputOf } from "../../components/form/Filters.tsx";
+import { Filters, filterParams, filtersIn, localInputOf } from "../../components/form/Filters.tsx";
 import { SelectField, TextField, useContractForm } from "../../components/form/Form.tsx";
-import { type Column, ListView } from "../../components/list/ListView.tsx";
+import { type Column, ListView, titleLink } from "../../components/list/ListView.tsx";
 import { usePagedList } from "../../components/list/paged-list.ts";
+import { Page } from "../../components/Page.tsx";
 
+/** The filters of the list, read from the URL; `message` is set by links from a message's page (the deliveries it caused). */
 function filtersOf(params: URLSearchParams) {
-  return {
-    endpoint: params.get("endpoint") ?? "",
-    event: params.get("event") ?? "",
-    state: params.get("state") ?? "",
-    since: dateParam(params.get("since")),
-    // Set by links from a message's page: the deliveries that message caused.
-    message: params.get("message") ?? "",
-  };
+  return filtersIn(params, ["endpoint", "event", "state", "message"]);
 }
 
 function columns(urlOf: ReadonlyMap<string, string>): readonly Column<WebhookDelivery>[] {
   return [
-    {
-      header: "Event",
-      role: "title",
-      cell: (d) => (
-        <Link to={d.id} className="mono">
-          {d.event}
-        </Link>
-      ),
-    },
+    titleLink("Event", (d) => d.event, { className: "mono" }),
     { header: "Created", cell: (d) => <DateTime value={d.createdAt} /> },
     { header: "Endpoint", cell: (d) => <span className="mono break">{urlOf.get(d.endpointId) ?? d.endpointId}</span> },
     { header: "State", cell: (d) => <StateBadge state={d.state} /> },
@@ -63,28 +50,24 @@ export function DeliveryList() {
   });
 
   return (
-    <section className="page" aria-labelledby="deliveries-title">
-      <h1 id="deliveries-title">Deliveries</h1>
+    <Page title="Deliveries">
       {filters.message ? (
         <p>
           Caused by the message <span className="mono break">{filters.message}</span>.{" "}
           <Link to={`/messages/${encodeURIComponent(filters.message)}`}>Open the message</Link>
         </p>
       ) : null}
-      {/* Keyed by the URL (back/forward) and by the endpoints arriving, so the selects show the filters in force. */}
-      <DeliveryFilters key={`${params.toString()}|${endpoints.isSuccess}`} params={params} endpoints={endpoints.data?.items} onApply={setParams} />
+      {/* Keyed by the URL, so back and forward show the filters of the view they return to. */}
+      <DeliveryFilters key={params.toString()} params={params} endpoints={endpoints.data?.items} onApply={setParams} />
       <ListView
         list={list}
         label="Table of deliveries"
+        noun="deliveries"
         columns={columns(urlOf)}
-        rowKey={(d) => d.id}
         rowProps={(d) => ({ "data-delivery-id": d.id })}
-        loading="Loading deliveries…"
         empty="No delivery matches."
-        more="Load older deliveries"
-        end="No older delivery."
       />
-    </section>
+    </Page>
   );
 }
 
@@ -104,8 +87,8 @@ function DeliveryFilters({
     defaults: { endpointId: filters.endpoint, event: filters.event, state: filters.state, since: localInputOf(filters.since) },
   });
   const known = (endpoints ?? []).map((e) => ({ value: e.id, label: e.url }));
-  // An endpoint in the URL that is not (or no longer) listed still shows as chosen, by its id.
-  const unknown = filters.endpoint && endpoints && !endpoints.some((e) => e.id === filters.endpoint) ? [{ value: filters.endpoint, label: filters.endpoint }] : [];
+  // The URL's endpoint shows as chosen, by its id, until the list names it (or when it is no longer listed).
+  const unknown = filters.endpoint && !known.some((e) => e.value === filters.endpoint) ? [{ value: filters.endpoint, label: filters.endpoint }] : [];
   return (
     <Filters
       form={form}

@@ -7,6 +7,7 @@ import { JsonBlock } from "../../components/admin/JsonBlock.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
 import { lastOutcome, Outcome, StateBadge } from "../../components/admin/delivery-states.tsx";
 import { Fields } from "../../components/Fields.tsx";
+import { Page } from "../../components/Page.tsx";
 import { type Column, ListTable } from "../../components/list/ListView.tsx";
 
 const ATTEMPT_COLUMNS: readonly Column<WebhookAttempt>[] = [
@@ -38,32 +39,36 @@ export function DeliveryPage() {
   if (delivery.isPending) return <p role="status">Loading the delivery…</p>;
   if (delivery.isError) {
     return (
-      <section className="page" aria-labelledby="delivery-title">
-        <h1 id="delivery-title">Delivery</h1>
+      <Page title="Delivery">
         <p role="alert" className="error">
           {errorCode(delivery.error) === "NOT_FOUND" ? "No delivery with this id in your company." : errorMessage(delivery.error)}
         </p>
         <Link to="/deliveries">Back to the deliveries</Link>
-      </section>
+      </Page>
     );
   }
   const d = delivery.data.delivery;
   if (!d) return null;
   return (
-    <section className="page" aria-labelledby="delivery-title">
-      <nav aria-label="Breadcrumb" className="breadcrumb">
-        <Link to="/deliveries">Deliveries</Link> / <span aria-current="page">Delivery</span>
-      </nav>
-      <header className="page-header">
-        <h1 id="delivery-title">
+    <Page
+      before={
+        <nav aria-label="Breadcrumb" className="breadcrumb">
+          <Link to="/deliveries">Deliveries</Link> / <span aria-current="page">Delivery</span>
+        </nav>
+      }
+      title={
+        <>
           Delivery of <span className="mono">{d.event}</span>
-        </h1>
-        {d.state === WebhookDeliveryState.DEAD_LETTER ? (
+        </>
+      }
+      actions={
+        d.state === WebhookDeliveryState.DEAD_LETTER ? (
           <button type="button" className="button button-primary" disabled={retry.isPending} onClick={() => retry.mutate({ id: d.id })}>
             {retry.isPending ? "Retrying…" : "Retry delivery"}
           </button>
-        ) : null}
-      </header>
+        ) : null
+      }
+    >
       {retry.isSuccess ? (
         <p role="status">Retry started: up to 5 new attempts, numbered on from the last one.</p>
       ) : retry.isError ? (
@@ -105,6 +110,6 @@ export function DeliveryPage() {
       <h2>Attempts</h2>
       {delivery.data.attempts.length === 0 ? <p>No attempt yet.</p> : <ListTable label="Attempts" columns={ATTEMPT_COLUMNS} items={delivery.data.attempts} rowKey={(a) => String(a.number)} />}
       <p className="hint">Only the HTTP status of each attempt is recorded, never the response body.</p>
-    </section>
+    </Page>
   );
 }

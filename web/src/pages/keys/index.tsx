@@ -4,6 +4,7 @@ import { DateTime } from "../../app/format.tsx";
 import { Words } from "../../components/admin/Words.tsx";
 import { type Column, ListView } from "../../components/list/ListView.tsx";
 import { usePagedList } from "../../components/list/paged-list.ts";
+import { Page } from "../../components/Page.tsx";
 import { CreateKey } from "./CreateKey.tsx";
 import { RevokeKey } from "./RevokeKey.tsx";
 import { RotateKey } from "./RotateKey.tsx";
@@ -49,23 +50,9 @@ const COLUMNS: readonly Column<ApiKey>[] = [
 export default function KeysPage() {
   const list = usePagedList(ApiKeysService.method.listApiKeys, {});
   return (
-    <section className="page" aria-labelledby="keys-title">
-      <header className="page-header">
-        <h1 id="keys-title">API keys</h1>
-        <CreateKey />
-      </header>
+    <Page title="API keys" actions={<CreateKey />}>
       <p className="hint">Keys belong on servers only, never in web pages or mobile apps. The secret of a key is shown once, when it is created.</p>
-      <ListView
-        list={list}
-        label="Table of API keys"
-        columns={COLUMNS}
-        rowKey={(key) => key.id}
-        rowProps={(key) => ({ "data-key-id": key.id })}
-        loading="Loading keys…"
-        empty="No key yet."
-        more="Load more keys"
-        end="No more keys."
-      />
-    </section>
+      <ListView list={list} label="Table of API keys" noun="keys" columns={COLUMNS} empty="No key yet." />
+    </Page>
   );
 }

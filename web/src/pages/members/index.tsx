@@ -10,6 +10,7 @@ import { picked } from "../../components/form/contract-rules.ts";
 import { ControlledField, Form, FormAlert, Submit, useContractForm } from "../../components/form/Form.tsx";
 import { type Column, ListView } from "../../components/list/ListView.tsx";
 import { usePagedList } from "../../components/list/paged-list.ts";
+import { Page } from "../../components/Page.tsx";
 import { InviteMember } from "./InviteMember.tsx";
 import { RolePicker, roleName } from "./roles.tsx";
 
@@ -39,24 +40,10 @@ export default function MembersPage() {
   const list = usePagedList(MembersService.method.listMembers, {});
   const me = useSession().session.member?.id;
   return (
-    <section className="page" aria-labelledby="members-title">
-      <header className="page-header">
-        <h1 id="members-title">Members</h1>
-        <InviteMember />
-      </header>
+    <Page title="Members" actions={<InviteMember />}>
       <p className="hint">Members sign in with a one-time link. At least one owner always remains.</p>
-      <ListView
-        list={list}
-        label="Table of members"
-        columns={columns(me)}
-        rowKey={(member) => member.id}
-        rowProps={(member) => ({ "data-member-id": member.id })}
-        loading="Loading members…"
-        empty="No member yet."
-        more="Load more members"
-        end="No more members."
-      />
-    </section>
+      <ListView list={list} label="Table of members" noun="members" columns={columns(me)} empty="No member yet." />
+    </Page>
   );
 }
 

@@ -1,12 +1,11 @@
 import { type WebhookDelivery, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
-import { Link } from "react-router";
 import { DateTime, formatNumber } from "../../app/format.tsx";
 import { lastOutcome, StateBadge } from "../../components/admin/delivery-states.tsx";
-import { type Column, ListView } from "../../components/list/ListView.tsx";
+import { type Column, ListView, titleLink } from "../../components/list/ListView.tsx";
 import { usePagedList } from "../../components/list/paged-list.ts";
 
 const COLUMNS: readonly Column<WebhookDelivery>[] = [
-  { header: "Event", role: "title", cell: (delivery) => <Link to={`/deliveries/${delivery.id}`}>{delivery.event}</Link> },
+  titleLink("Event", (delivery) => delivery.event, { to: (delivery) => `/deliveries/${delivery.id}` }),
   { header: "State", cell: (delivery) => <StateBadge state={delivery.state} /> },
   { header: "Attempts", cell: (delivery) => formatNumber(delivery.attemptCount) },
   { header: "Last attempt", cell: (delivery) => <DateTime value={delivery.lastAttemptAt} empty="none yet" /> },
@@ -19,16 +18,7 @@ export function MessageDeliveries({ messageId, live }: { messageId: string; live
   return (
     <section aria-labelledby="deliveries-title">
       <h2 id="deliveries-title">Webhook deliveries</h2>
-      <ListView
-        list={list}
-        label="Webhook deliveries of this message"
-        columns={COLUMNS}
-        rowKey={(delivery) => delivery.id}
-        loading="Loading deliveries…"
-        empty="This message caused no webhook delivery."
-        more="Load more deliveries"
-        end="No more deliveries."
-      />
+      <ListView list={list} label="Webhook deliveries of this message" noun="deliveries" columns={COLUMNS} empty="This message caused no webhook delivery." />
     </section>
   );
 }

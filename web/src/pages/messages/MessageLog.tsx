@@ -1,35 +1,28 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { ListMessagesRequestSchema, MailService, type Message } from "@gen/mail/v1/mail_pb.js";
-import { Link, useSearchParams } from "react-router";
+import { useSearchParams } from "react-router";
 import { enumValue } from "../../app/enums.ts";
-import { Address, DateTime, dateParam, formatNumber } from "../../app/format.tsx";
+import { Address, DateTime, formatNumber } from "../../app/format.tsx";
 import { choice, localTime, text } from "../../components/form/contract-rules.ts";
-import { Filters, filterParams, localInputOf } from "../../components/form/Filters.tsx";
+import { Filters, filterParams, filtersIn, localInputOf } from "../../components/form/Filters.tsx";
 import { SelectField, TextField, useContractForm } from "../../components/form/Form.tsx";
-import { type Column, ListView } from "../../components/list/ListView.tsx";
+import { type Column, ListView, titleLink } from "../../components/list/ListView.tsx";
 import { usePagedList } from "../../components/list/paged-list.ts";
+import { Page } from "../../components/Page.tsx";
 import { STATUSES, StatusBadge } from "./statuses.tsx";
+
+/** How many messages the log shows. */
+function summary(count: number, more: boolean): string {
+  return more ? `Showing the newest ${formatNumber(count)} messages.` : `${formatNumber(count)} ${count === 1 ? "message" : "messages"}.`;
+}
 
 /** The filters of the log, read from the URL. */
 function filtersOf(params: URLSearchParams) {
-  return {
-    status: params.get("status") ?? "",
-    q: params.get("q") ?? "",
-    tag: params.get("tag") ?? "",
-    since: dateParam(params.get("since")),
-  };
+  return filtersIn(params, ["status", "q", "tag"]);
 }
 
 const COLUMNS: readonly Column<Message>[] = [
-  {
-    header: "Recipient",
-    role: "title",
-    cell: (message) => (
-      <Link to={message.id}>
-        <Address value={message.recipient} />
-      </Link>
-    ),
-  },
+  titleLink("Recipient", (message) => <Address value={message.recipient} />),
   { header: "Subject", wide: true, cell: (message) => message.subject },
   { header: "Status", cell: (message) => <StatusBadge status={message.status} /> },
   { header: "Created", cell: (message) => <DateTime value={message.createdAt} /> },
@@ -51,22 +44,11 @@ export function MessageLog() {
   });
   const filtered = params.size > 0;
   return (
-    <section className="page" aria-labelledby="messages-title">
-      <h1 id="messages-title">Messages</h1>
+    <Page title="Messages">
       {/* Keyed by the URL, so back and forward show the filters of the view they return to. */}
       <MessageFilters key={params.toString()} params={params} onApply={setParams} />
-      <ListView
-        list={list}
-        label="Message log"
-        columns={COLUMNS}
-        rowKey={(message) => message.id}
-        loading="Loading messages…"
-        empty={filtered ? "No message matches these filters." : "No message yet."}
-        more="Load more messages"
-        end="End of the log."
-        summary={(count, more) => (more ? `Showing the newest ${formatNumber(count)} messages.` : `${formatNumber(count)} ${count === 1 ? "message" : "messages"}.`)}
-      />
-    </section>
+      <ListView list={list} label="Message log" noun="messages" columns={COLUMNS} empty={filtered ? "No message matches these filters." : "No message yet."} summary={summary} />
+    </Page>
   );
 }
 

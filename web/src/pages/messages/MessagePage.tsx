@@ -5,6 +5,7 @@ import { useSession } from "../../app/auth/session.tsx";
 import { errorMessage, isNotFound } from "../../app/errors.ts";
 import { Address, DateTime } from "../../app/format.tsx";
 import { Fields } from "../../components/Fields.tsx";
+import { Page } from "../../components/Page.tsx";
 import { MessageContent } from "./MessageContent.tsx";
 import { MessageDeliveries } from "./MessageDeliveries.tsx";
 import { Tags } from "./MessageLog.tsx";
@@ -36,23 +37,15 @@ export function MessagePage() {
   if (query.isPending) return <p role="status">Loading the message…</p>;
   if (query.isError || !query.data.message) {
     return (
-      <section className="page" aria-labelledby="message-title">
-        <p>
-          <Link to="..">← Messages</Link>
-        </p>
-        <h1 id="message-title">{query.isError && !isNotFound(query.error) ? "The message could not be read" : "Message not found"}</h1>
+      <Page before={<BackToLog />} title={query.isError && !isNotFound(query.error) ? "The message could not be read" : "Message not found"}>
         <p role="alert">{query.isError && !isNotFound(query.error) ? errorMessage(query.error) : "There is no message with this id in your company."}</p>
-      </section>
+      </Page>
     );
   }
   const message = query.data.message;
   const live = !isFinalStatus(message.status);
   return (
-    <article className="page" aria-labelledby="message-title">
-      <p>
-        <Link to="..">← Messages</Link>
-      </p>
-      <h1 id="message-title">{message.subject || "(no subject)"}</h1>
+    <Page before={<BackToLog />} title={message.subject || "(no subject)"}>
       <MessageFields message={message} />
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Events</h2>
@@ -65,7 +58,15 @@ export function MessagePage() {
       </section>
       {isAdmin ? <MessageDeliveries messageId={message.id} live={live} /> : null}
       <MessageContent messageId={message.id} />
-    </article>
+    </Page>
+  );
+}
+
+function BackToLog() {
+  return (
+    <p>
+      <Link to="..">← Messages</Link>
+    </p>
   );
 }
 

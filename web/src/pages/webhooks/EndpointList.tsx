@@ -2,22 +2,15 @@ import { Link } from "react-router";
 import { type WebhookEndpoint, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
 import { DateTime } from "../../app/format.tsx";
 import { Words } from "../../components/admin/Words.tsx";
-import { type Column, ListView } from "../../components/list/ListView.tsx";
+import { type Column, ListView, titleLink } from "../../components/list/ListView.tsx";
 import { usePagedList } from "../../components/list/paged-list.ts";
+import { Page } from "../../components/Page.tsx";
 import { CreateEndpoint } from "./CreateEndpoint.tsx";
 import { EnabledSwitch } from "./EnabledSwitch.tsx";
 import { Health } from "./Health.tsx";
 
 const COLUMNS: readonly Column<WebhookEndpoint>[] = [
-  {
-    header: "URL",
-    role: "title",
-    cell: (endpoint) => (
-      <Link to={endpoint.id} className="mono break">
-        {endpoint.url}
-      </Link>
-    ),
-  },
+  titleLink("URL", (endpoint) => endpoint.url, { className: "mono break" }),
   { header: "Description", wide: true, cell: (endpoint) => endpoint.description ?? <span className="muted">—</span> },
   { header: "Events", cell: (endpoint) => <Words items={endpoint.events} /> },
   { header: "Enabled", cell: (endpoint) => <EnabledSwitch endpoint={endpoint} /> },
@@ -28,22 +21,11 @@ const COLUMNS: readonly Column<WebhookEndpoint>[] = [
 export function EndpointList() {
   const list = usePagedList(WebhooksService.method.listWebhookEndpoints, {});
   return (
-    <section className="page" aria-labelledby="webhooks-title">
-      <header className="page-header">
-        <h1 id="webhooks-title">Webhooks</h1>
-        <CreateEndpoint />
-      </header>
+    <Page title="Webhooks" actions={<CreateEndpoint />}>
       <p className="hint">
         Each endpoint receives the events it subscribed to, signed with its secret. <Link to="/deliveries">See every delivery</Link>.
       </p>
-      <ListView
-        list={list}
-        label="Table of endpoints"
-        columns={COLUMNS}
-        rowKey={(endpoint) => endpoint.id}
-        loading="Loading endpoints…"
-        empty="No endpoint yet. Create one to receive events."
-      />
-    </section>
+      <ListView list={list} label="Table of endpoints" noun="endpoints" columns={COLUMNS} empty="No endpoint yet. Create one to receive events." />
+    </Page>
   );
 }

@@ -7,6 +7,7 @@ import { ConfirmAction } from "../../components/admin/ConfirmAction.tsx";
 import { errorCode, errorMessage } from "../../app/errors.ts";
 import { DateTime } from "../../app/format.tsx";
 import { Fields } from "../../components/Fields.tsx";
+import { Page } from "../../components/Page.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
 import { SecretOnce } from "../../components/admin/SecretOnce.tsx";
 import { EnabledSwitch } from "./EnabledSwitch.tsx";
@@ -30,28 +31,27 @@ export function EndpointPage() {
   if (endpoint.isPending) return <p role="status">Loading the endpoint…</p>;
   if (endpoint.isError) {
     return (
-      <section className="page" aria-labelledby="endpoint-title">
-        <h1 id="endpoint-title">Webhook endpoint</h1>
+      <Page title="Webhook endpoint">
         <p role="alert" className="error">
           {errorCode(endpoint.error) === "NOT_FOUND" ? "No endpoint with this id in your company." : errorMessage(endpoint.error)}
         </p>
         <Link to="/webhooks">Back to the endpoints</Link>
-      </section>
+      </Page>
     );
   }
   const e = endpoint.data.endpoint;
   if (!e) return null;
 
   return (
-    <section className="page" aria-labelledby="endpoint-title">
-      <nav aria-label="Breadcrumb" className="breadcrumb">
-        <Link to="/webhooks">Webhooks</Link> / <span aria-current="page">Endpoint</span>
-      </nav>
-      <header className="page-header">
-        <h1 id="endpoint-title" className="title-url">
-          {e.url}
-        </h1>
-      </header>
+    <Page
+      before={
+        <nav aria-label="Breadcrumb" className="breadcrumb">
+          <Link to="/webhooks">Webhooks</Link> / <span aria-current="page">Endpoint</span>
+        </nav>
+      }
+      title={e.url}
+      titleClass="title-url"
+    >
       <Fields
         items={[
           { label: "Description", value: e.description ?? <span className="muted">—</span> },
@@ -126,6 +126,6 @@ export function EndpointPage() {
           }}
         />
       </section>
-    </section>
+    </Page>
   );
 }
