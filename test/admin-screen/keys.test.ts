@@ -67,6 +67,37 @@ describe.skipIf(!chromiumInstalled)("the API keys tab", { timeout: 180_000 }, ()
     await ui.checkPage(screen, "keys");
   });
 
+  it("checks the contract's rules before sending, and shows the server's refusal on the field it names", async () => {
+    const page = screen.page;
+    await page.getByRole("button", { name: "New key" }).click();
+    const dialog = page.getByRole("dialog", { name: "New API key" });
+    const name = dialog.getByRole("textbox", { name: "Name" });
+    // The name's limit is the contract's (`(buf.validate.field).string.max_len` of CreateApiKeyRequest.name).
+    expect(await name.getAttribute("maxlength")).toBe("200");
+
+    // Required by the contract: said on each field, and nothing is sent.
+    const before = screen.calls().length;
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await dialog.getByText("Fill this in.").waitFor();
+    expect(await name.getAttribute("aria-invalid")).toBe("true");
+    expect(await dialog.getByRole("group", { name: "Scopes" }).getByText("Tick at least one scope.").isVisible()).toBe(true);
+    expect(screen.calls().slice(before).filter((call) => call.startsWith("ApiKeysService/"))).toEqual([]);
+
+    // The server's own rule (an expiry in the future): its VALIDATION_ERROR lands on the Expires field.
+    await name.fill("Too late");
+    await dialog.getByRole("checkbox", { name: "mail.events.read" }).click();
+    const expires = dialog.getByLabel("Expires (optional, your local time)");
+    await expires.fill("2020-01-01T10:00");
+    screen.expectFailedCalls({ rpc: "CreateApiKey", status: 400 });
+    await dialog.getByRole("button", { name: "Create key" }).click();
+    await dialog.getByRole("alert").filter({ hasText: "Must be in the future." }).waitFor();
+    expect(await expires.getAttribute("aria-invalid")).toBe("true");
+    expect(await name.getAttribute("aria-invalid")).toBeNull();
+    await ui.checkPage(screen, "keys-refused");
+    await page.keyboard.press("Escape");
+    await dialog.waitFor({ state: "hidden" });
+  });
+
   it("rotates a key with grace: says until when the old one works, and both work meanwhile", async () => {
     const page = screen.page;
     const { secret: oldSecret } = await createKeyThroughScreen(screen, "Nightly export");

@@ -127,7 +127,7 @@ describe.skipIf(!chromiumInstalled)("the Webhooks and Deliveries tabs", { timeou
     // Filter by state through the form: the filter lands in the URL.
     await page.getByRole("combobox", { name: "State" }).selectOption({ label: "dead letter" });
     await page.getByRole("combobox", { name: "Endpoint" }).selectOption({ label: hooks.urlFor(PATH) });
-    await page.getByRole("button", { name: "Filter" }).click();
+    await page.getByRole("button", { name: "Apply filters" }).click();
     await page.waitForURL((url) => url.searchParams.get("state") === "dead_letter" && url.searchParams.get("endpoint") === endpointId);
     const row = page.locator("tr[data-delivery-id]");
     await waitUntil(async () => {
@@ -140,6 +140,7 @@ describe.skipIf(!chromiumInstalled)("the Webhooks and Deliveries tabs", { timeou
     // The spec: the deliveries list has no retry control.
     expect(await page.getByRole("button", { name: /retry/i }).count()).toBe(0);
     await ui.checkPage(screen, "deliveries");
+    await ui.checkPhone(screen, "deliveries-list", [{ region: "Table of deliveries", columns: ["Event", "State", "Last attempt"] }]);
 
     // A filtered view is a link: opened afresh it shows the same.
     const filtered = page.url();
@@ -160,12 +161,13 @@ describe.skipIf(!chromiumInstalled)("the Webhooks and Deliveries tabs", { timeou
     expect(await page.getByRole("region", { name: "Delivery body as sent" }).textContent()).toContain("ada@crm.example");
     expect(await page.content()).not.toContain("RECEIVER-BODY-NEVER-SHOWN");
     await ui.checkPage(screen, "delivery-dead-letter");
+    await ui.checkPhone(screen, "delivery", [{ region: "Attempts", columns: ["Attempt", "Time", "Result"] }]);
 
     hooks.answer(PATH, { status: 200 });
     await page.getByRole("button", { name: "Retry delivery" }).click();
     await page.getByText("Retry started").waitFor();
     // The page follows the attempts while they are under way.
-    await page.locator(".admin-badge", { hasText: "succeeded" }).waitFor({ timeout: 30_000 });
+    await page.locator(".badge", { hasText: "succeeded" }).waitFor({ timeout: 30_000 });
     expect(await attempts.count()).toBe(6);
     expect(await attempts.last().textContent()).toContain("HTTP 200");
     const received = receivedFor("ada@crm.example");
@@ -226,6 +228,7 @@ describe.skipIf(!chromiumInstalled)("the Webhooks and Deliveries tabs", { timeou
       const row = page.locator("tr", { hasText: hooks.urlFor(PATH) });
       return (await row.textContent())?.includes("3 deliveries, 100% succeeded") ? true : undefined;
     }, "the endpoint's health");
+    await ui.checkPhone(screen, "webhooks-list", [{ region: "Table of endpoints", columns: ["URL", "Enabled", "Last 24 h"] }]);
   });
 
   it("rotates the secret, saying until when the previous one signs; disables and deletes the endpoint after confirming", async () => {

@@ -20,15 +20,18 @@ import { type ReadySender, type SendingHarness, startSendingHarness } from "./se
  * uncaught error, a console error, or an RPC answering 4xx/5xx that the test
  * did not announce (expectFailedCalls) is recorded, and `checkPage` /
  * `assertClean` fail on it. `checkPage` also runs axe (no violation allowed)
- * and saves screenshots, light and dark, 1280 and 390 px wide, under
- * test-output/admin-screen/.
+ * and saves screenshots, light and dark, 1280 and 390 px wide (where nothing
+ * may need a sideways scroll), under test-output/admin-screen/; `checkPhone`
+ * looks closer at 390 px: each list's key columns and the sections menu.
  */
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BUILT_INDEX = join(ROOT, "dist/admin/index.html");
 export const SCREENSHOTS_DIR = join(ROOT, "test-output/admin-screen");
 
-export const SCREEN_WIDTHS = [1280, 390] as const;
+/** A phone's width: every page fits it without a sideways scroll. */
+export const PHONE_WIDTH = 390;
+export const SCREEN_WIDTHS = [1280, PHONE_WIDTH] as const;
 export const COLOR_SCHEMES = ["light", "dark"] as const;
 
 export interface MemberInput {
@@ -57,6 +60,8 @@ export interface ScreenPage {
    * block as a console error there, which the guard otherwise counts.
    */
   expectBlockedImages(...urls: string[]): void;
+  /** Announces console errors the test provokes on purpose (a page's code that fails to load); any other fails assertClean. */
+  expectConsoleErrors(...patterns: RegExp[]): void;
   /** Everything the guard saw that should not happen (CSP violations, console errors, unexpected failed calls). */
   problems(): string[];
   /** RPC calls made so far, as "Service/Method status". */
@@ -79,9 +84,85 @@ export interface AdminScreen {
   signIn(companyId: string, member: MemberInput): Promise<ScreenPage>;
   /** Axe (no violation) and the guard (no problem), then screenshots light/dark x 1280/390 as `<name>-<scheme>-<width>.png`. */
   checkPage(screen: ScreenPage, name: string, options?: { axeExclude?: string[] }): Promise<void>;
+  /**
+   * The page on a phone (390 px), light and dark: nothing needs a sideways
+   * scroll, each list's named columns (first row) and actions lie inside the
+   * screen, and the sections menu opens; screenshots `<name>-phone-<scheme>.png`.
+   */
+  checkPhone(screen: ScreenPage, name: string, lists?: readonly PhoneList[]): Promise<void>;
   /** Fails when the guard saw anything (see ScreenPage.problems). */
   assertClean(screen: ScreenPage): void;
   close(): Promise<void>;
+}
+
+/** A list <checkPhone> looks at: its region's name, the columns and buttons of its first row that must show. */
+export interface PhoneList {
+  readonly region: string;
+  readonly columns: readonly string[];
+  readonly actions?: readonly RegExp[];
+}
+
+/** Where a box lies, for the failure message. */
+function describeBox(box: { x: number; width: number } | null): string {
+  return box ? `${Math.round(box.x)}..${Math.round(box.x + box.width)} px` : "not laid out";
+}
+
+/** Fails unless `box` is laid out and lies inside 0..PHONE_WIDTH. */
+function insidePhone(what: string, box: { x: number; width: number; height: number } | null): void {
+  if (!box || box.width <= 0 || box.height <= 0 || box.x < 0 || box.x + box.width > PHONE_WIDTH) {
+    throw new Error(`${what} is not inside the ${PHONE_WIDTH} px screen: ${describeBox(box)}`);
+  }
+}
+
+/** Axe finds nothing on the page as it is now. */
+async function noAxeViolations(page: Page, what: string, exclude: readonly string[] = []): Promise<void> {
+  // The only frame of the screen is the message preview (sandbox="", no scripts): the email's own HTML, not
+  // the screen's, and closed to axe's script (axe waits on it forever). The tests check its title themselves.
+  let axe = new AxeBuilder({ page }).options({ iframes: false }).exclude("iframe[sandbox]");
+  for (const selector of exclude) axe = axe.exclude(selector);
+  const { violations } = await axe.analyze();
+  const found = violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  if (found.length > 0) throw new Error(`axe found violations on ${what}:\n${found.join("\n")}`);
+}
+
+/** Nothing on the page needs a sideways scroll at PHONE_WIDTH. */
+async function fitsPhone(page: Page, name: string): Promise<void> {
+  const scrollWidth = await page.evaluate("document.scrollingElement.scrollWidth");
+  if (typeof scrollWidth !== "number" || scrollWidth > PHONE_WIDTH) throw new Error(`${name}: the page is ${String(scrollWidth)} px wide at ${PHONE_WIDTH} px`);
+}
+
+async function checkPhoneLayout(page: Page, name: string, lists: readonly PhoneList[]): Promise<void> {
+  await fitsPhone(page, name);
+  for (const list of lists) {
+    const region = page.getByRole("region", { name: list.region, exact: true });
+    const sideways = await region.evaluate((element) => {
+      const box = element as unknown as { scrollWidth: number; clientWidth: number };
+      return box.scrollWidth - box.clientWidth;
+    });
+    if (sideways > 0) throw new Error(`${name}: the list "${list.region}" scrolls sideways by ${sideways} px`);
+    const row = region.locator("tbody tr").first();
+    for (const column of list.columns) {
+      const cell = row.locator(`[data-label="${column}"] > *`).first();
+      if (!(await cell.isVisible())) throw new Error(`${name}: the column ${column} of "${list.region}" is not visible`);
+      insidePhone(`${name}: the column ${column} of "${list.region}"`, await cell.boundingBox());
+    }
+    for (const action of list.actions ?? []) {
+      const button = row.getByRole("button", { name: action }).first();
+      if (!(await button.isVisible())) throw new Error(`${name}: the action ${String(action)} of "${list.region}" is not visible`);
+      insidePhone(`${name}: the action ${String(action)} of "${list.region}"`, await button.boundingBox());
+    }
+  }
+  // The sections: behind the menu button, every one inside the screen once it is open.
+  const nav = page.getByRole("navigation", { name: "Sections" });
+  const menu = nav.getByRole("button", { name: /^Menu/ });
+  insidePhone(`${name}: the menu button`, await menu.boundingBox());
+  await menu.click();
+  for (const link of await nav.getByRole("link").all()) {
+    if (!(await link.isVisible())) throw new Error(`${name}: the section ${String(await link.textContent())} is hidden with the menu open`);
+    insidePhone(`${name}: the section ${String(await link.textContent())}`, await link.boundingBox());
+  }
+  await page.keyboard.press("Escape");
+  if ((await menu.getAttribute("aria-expanded")) !== "false") throw new Error(`${name}: Escape did not close the menu`);
 }
 
 /** The newest modification time under `dir` (files only). */
@@ -153,6 +234,7 @@ function guard(page: Page, context: BrowserContext, origin: string): ScreenPage 
   const expected: ExpectedFailure[] = [];
   const failedRpcUrls = new Set<string>();
   const blockedImages = new Set<string>();
+  const expectedConsoleErrors: RegExp[] = [];
 
   page.on("response", (response) => {
     const match = RPC_PATH.exec(new URL(response.url()).pathname);
@@ -174,6 +256,7 @@ function guard(page: Page, context: BrowserContext, origin: string): ScreenPage 
     if (message.location().url === "about:srcdoc" && text.startsWith("Blocked script execution in 'about:srcdoc' because the document's frame is sandboxed")) return;
     const blocked = /^Loading the image '([^']+)' violates the following Content Security Policy directive: "img-src 'self' data:"/.exec(text);
     if (blocked && message.location().url === "about:srcdoc" && blockedImages.has(blocked[1] ?? "")) return;
+    if (expectedConsoleErrors.some((pattern) => pattern.test(text))) return;
     problems.push(`console error: ${text} (${message.location().url})`);
   });
   page.on("pageerror", (error) => problems.push(`uncaught error: ${error.message}`));
@@ -188,6 +271,9 @@ function guard(page: Page, context: BrowserContext, origin: string): ScreenPage 
     },
     expectBlockedImages(...urls) {
       for (const url of urls) blockedImages.add(url);
+    },
+    expectConsoleErrors(...patterns) {
+      expectedConsoleErrors.push(...patterns);
     },
     problems: () => [...problems],
     calls: () => [...calls],
@@ -264,15 +350,25 @@ export async function startAdminScreen(overrides: Partial<Config> = {}, options:
         await page.emulateMedia({ colorScheme });
         for (const width of SCREEN_WIDTHS) {
           await page.setViewportSize({ width, height: 900 });
-          // The only frame of the screen is the message preview (sandbox="", no scripts): the email's own HTML, not
-          // the screen's, and closed to axe's script (axe waits on it forever). The tests check its title themselves.
-          let axe = new AxeBuilder({ page }).options({ iframes: false }).exclude("iframe[sandbox]");
-          for (const selector of checkOptions.axeExclude ?? []) axe = axe.exclude(selector);
-          const { violations } = await axe.analyze();
-          const found = violations.map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
-          if (found.length > 0) throw new Error(`axe found violations on ${name} (${colorScheme}, ${width} px):\n${found.join("\n")}`);
+          await noAxeViolations(page, `${name} (${colorScheme}, ${width} px)`, checkOptions.axeExclude);
+          if (width === PHONE_WIDTH) await fitsPhone(page, `${name} (${colorScheme})`);
           await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}-${colorScheme}-${width}.png`), fullPage: true });
         }
+      }
+      await page.emulateMedia({ colorScheme: null });
+      await page.setViewportSize(original);
+      assertClean(screen);
+    },
+    async checkPhone(screen, name, lists = []) {
+      const { page } = screen;
+      await mkdir(SCREENSHOTS_DIR, { recursive: true });
+      const original = page.viewportSize() ?? { width: 1280, height: 900 };
+      for (const colorScheme of COLOR_SCHEMES) {
+        await page.emulateMedia({ colorScheme });
+        await page.setViewportSize({ width: PHONE_WIDTH, height: 900 });
+        await noAxeViolations(page, `${name} (${colorScheme}, ${PHONE_WIDTH} px)`);
+        await checkPhoneLayout(page, `${name} (${colorScheme})`, lists);
+        await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}-phone-${colorScheme}.png`), fullPage: true });
       }
       await page.emulateMedia({ colorScheme: null });
       await page.setViewportSize(original);

@@ -1,4 +1,5 @@
 import { type Timestamp, timestampDate } from "@bufbuild/protobuf/wkt";
+import { Fragment } from "react";
 
 /**
  * Every time and number of the screen in the member's locale and time zone
@@ -59,4 +60,23 @@ export function dateParam(value: string | null): Date | undefined {
   if (!value) return undefined;
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+/**
+ * An email address or a host name that, when the line is too short, wraps
+ * after "@" or before a dot, never inside a word (the text and the
+ * accessible name stay the address).
+ */
+export function Address({ value }: { value: string }) {
+  const parts = value.split(/(?<=@)|(?=\.)/);
+  return (
+    <>
+      {parts.map((part, index) => (
+        <Fragment key={index}>
+          {index > 0 ? <wbr /> : null}
+          {part}
+        </Fragment>
+      ))}
+    </>
+  );
 }

@@ -1,58 +1,71 @@
-import { lazy, type ReactNode, Suspense } from "react";
-import { Navigate, Route, Routes } from "react-router";
+import { Suspense } from "react";
+import { Navigate, Route, Routes, useLocation } from "react-router";
 import { RequireSession, useSession } from "./auth/session.tsx";
 import { SignIn } from "./auth/SignIn.tsx";
+import { lazyPage, RouteBoundary, type RoutedPage } from "./RouteBoundary.tsx";
 import { Shell } from "./Shell.tsx";
+import { Page } from "../components/Page.tsx";
 import MessagesPage from "../pages/messages/index.tsx";
 
 // The administrators' pages are loaded when first opened: a member never downloads them.
-const KeysPage = lazy(() => import("../pages/keys/index.tsx"));
-const WebhooksPage = lazy(() => import("../pages/webhooks/index.tsx"));
-const DeliveriesPage = lazy(() => import("../pages/deliveries/index.tsx"));
-const MembersPage = lazy(() => import("../pages/members/index.tsx"));
-const AuditPage = lazy(() => import("../pages/audit/index.tsx"));
+const KeysPage = lazyPage(() => import("../pages/keys/index.tsx"));
+const WebhooksPage = lazyPage(() => import("../pages/webhooks/index.tsx"));
+const DeliveriesPage = lazyPage(() => import("../pages/deliveries/index.tsx"));
+const MembersPage = lazyPage(() => import("../pages/members/index.tsx"));
+const AuditPage = lazyPage(() => import("../pages/audit/index.tsx"));
 
-/** One tab of the header. `admin`: shown to owners and admins only (scope mail.admin). */
+/** One section of the header. `admin`: shown to owners and admins only (scope mail.admin). */
 export interface Tab {
   readonly path: string;
   readonly label: string;
   readonly admin: boolean;
+  readonly page: RoutedPage;
 }
 
-/** The tabs, in the header's order. A page is added here and in <AppRoutes> below. */
+/** The sections, in the header's order; each is a route of its own. */
 export const TABS: readonly Tab[] = [
-  { path: "messages", label: "Messages", admin: false },
-  { path: "keys", label: "API keys", admin: true },
-  { path: "webhooks", label: "Webhooks", admin: true },
-  { path: "deliveries", label: "Deliveries", admin: true },
-  { path: "members", label: "Members", admin: true },
-  { path: "audit", label: "Audit", admin: true },
+  { path: "messages", label: "Messages", admin: false, page: MessagesPage },
+  { path: "keys", label: "API keys", admin: true, page: KeysPage },
+  { path: "webhooks", label: "Webhooks", admin: true, page: WebhooksPage },
+  { path: "deliveries", label: "Deliveries", admin: true, page: DeliveriesPage },
+  { path: "members", label: "Members", admin: true, page: MembersPage },
+  { path: "audit", label: "Audit", admin: true, page: AuditPage },
 ];
 
 function Loading() {
   return <p role="status">Loading…</p>;
 }
 
-/** An administrators' page: members reach it only by typing its address, and are told it is not theirs. */
-function AdminOnly({ children }: { children: ReactNode }) {
+/**
+ * A section's page inside its own error boundary (new for each address, so
+ * leaving a failed page clears the failure); an administrators' page tells
+ * a member, who reaches it only by typing its address, that it is not theirs.
+ */
+function SectionPage({ tab }: { tab: Tab }) {
   const { isAdmin } = useSession();
-  if (!isAdmin) {
+  const { pathname } = useLocation();
+  if (tab.admin && !isAdmin) {
     return (
-      <section className="page" aria-labelledby="forbidden-title">
-        <h1 id="forbidden-title">Not available</h1>
+      <Page title="Not available">
         <p>This page is for Mail administrators (owners and admins) of your company.</p>
-      </section>
+      </Page>
     );
   }
-  return <Suspense fallback={<Loading />}>{children}</Suspense>;
+  const Section = tab.page;
+  return (
+    <RouteBoundary key={pathname} onRetry={Section.reload}>
+      <Suspense fallback={<Loading />}>
+        <Section />
+      </Suspense>
+    </RouteBoundary>
+  );
 }
 
 function NotFound() {
   return (
-    <section className="page" aria-labelledby="not-found-title">
-      <h1 id="not-found-title">Page not found</h1>
+    <Page title="Page not found">
       <p>There is no page at this address.</p>
-    </section>
+    </Page>
   );
 }
 
@@ -68,12 +81,9 @@ export function AppRoutes() {
         }
       >
         <Route index element={<Navigate to="messages" replace />} />
-        <Route path="messages/*" element={<MessagesPage />} />
-        <Route path="keys/*" element={<AdminOnly><KeysPage /></AdminOnly>} />
-        <Route path="webhooks/*" element={<AdminOnly><WebhooksPage /></AdminOnly>} />
-        <Route path="deliveries/*" element={<AdminOnly><DeliveriesPage /></AdminOnly>} />
-        <Route path="members/*" element={<AdminOnly><MembersPage /></AdminOnly>} />
-        <Route path="audit/*" element={<AdminOnly><AuditPage /></AdminOnly>} />
+        {TABS.map((tab) => (
+          <Route key={tab.path} path={`${tab.path}/*`} element={<SectionPage tab={tab} />} />
+        ))}
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

@@ -1,11 +1,12 @@
 import { AlertDialog } from "radix-ui";
 import { useState, type MouseEvent, type ReactNode } from "react";
-import { errorMessage } from "../../app/errors.ts";
+import { problemText } from "../../app/errors.ts";
 
 /**
  * A button that asks before it acts (revoke, delete, remove, retry): a
  * Radix AlertDialog, focus on Cancel, Escape cancels. The dialog stays open
- * while the action runs and shows the server's message if it fails.
+ * while the action runs and shows the server's message if it fails (without
+ * the field names of a request the member never saw).
  */
 export function ConfirmAction(props: {
   /** The button that opens the dialog. */
@@ -44,31 +45,31 @@ export function ConfirmAction(props: {
       }}
     >
       <AlertDialog.Trigger asChild>
-        <button type="button" className={props.destructive ? "admin-danger" : undefined} aria-label={props.ariaLabel} disabled={props.disabled}>
+        <button type="button" className={props.destructive ? "button button-danger" : "button"} aria-label={props.ariaLabel} disabled={props.disabled}>
           {props.label}
         </button>
       </AlertDialog.Trigger>
       <AlertDialog.Portal>
         {/* A plain backdrop: Radix's Overlay injects a <style> element (react-remove-scroll), which the CSP refuses. */}
-        <div className="admin-overlay" aria-hidden="true" />
-        <AlertDialog.Content className="admin-dialog">
+        <div className="overlay" aria-hidden="true" />
+        <AlertDialog.Content className="dialog">
           <AlertDialog.Title>{props.title}</AlertDialog.Title>
           <AlertDialog.Description asChild>
             <div>{props.description}</div>
           </AlertDialog.Description>
           {failure !== undefined ? (
-            <p role="alert" className="admin-error">
-              {errorMessage(failure)}
+            <p role="alert" className="error">
+              {problemText(failure)}
             </p>
           ) : null}
-          <div className="admin-actions">
+          <div className="actions">
             <AlertDialog.Cancel asChild>
-              <button type="button" disabled={pending}>
+              <button type="button" className="button" disabled={pending}>
                 Cancel
               </button>
             </AlertDialog.Cancel>
             <AlertDialog.Action asChild>
-              <button type="button" className={props.destructive ? "admin-danger" : "admin-primary"} disabled={pending} onClick={(event) => void confirm(event)}>
+              <button type="button" className={props.destructive ? "button button-danger" : "button button-primary"} disabled={pending} onClick={(event) => void confirm(event)}>
                 {pending ? "Working…" : props.confirmLabel}
               </button>
             </AlertDialog.Action>

@@ -20,19 +20,19 @@ export function FormDialog(props: {
   return (
     <Dialog.Root open={props.open} onOpenChange={props.onOpenChange}>
       <Dialog.Trigger asChild>
-        <button type="button" className={props.triggerClass ?? "admin-primary"} aria-label={props.ariaLabel}>
+        <button type="button" className={props.triggerClass ?? "button button-primary"} aria-label={props.ariaLabel}>
           {props.label}
         </button>
       </Dialog.Trigger>
       <Dialog.Portal>
         {/* A plain backdrop: Radix's Overlay injects a <style> element (react-remove-scroll), which the CSP refuses. */}
-        <div className="admin-overlay" aria-hidden="true" />
-        <Dialog.Content className="admin-dialog" {...(props.description ? {} : { "aria-describedby": undefined })}>
+        <div className="overlay" aria-hidden="true" />
+        <Dialog.Content className="dialog" {...(props.description ? {} : { "aria-describedby": undefined })}>
           <Dialog.Title>{props.title}</Dialog.Title>
           {props.description ? <Dialog.Description>{props.description}</Dialog.Description> : null}
           {props.children}
           <Dialog.Close asChild>
-            <button type="button" className="admin-close" aria-label="Close">
+            <button type="button" className="button dialog-close" aria-label="Close">
               ×
             </button>
           </Dialog.Close>

@@ -1,7 +1,7 @@
 /** A short list of names (scopes, events), one per line, each kept whole. */
 export function Words({ items }: { items: readonly string[] }) {
   return (
-    <ul className="admin-list admin-mono">
+    <ul className="words mono">
       {items.map((item) => (
         <li key={item}>{item}</li>
       ))}

@@ -1,28 +1,29 @@
-import { type WebhookDelivery, WebhookDeliveryState } from "@gen/mail/v1/webhooks_pb.js";
+import { type WebhookDelivery, WebhookDeliveryState, WebhookDeliveryStateSchema } from "@gen/mail/v1/webhooks_pb.js";
+import { enumEntries, enumName } from "../../app/enums.ts";
 import { formatNumber } from "../../app/format.tsx";
 
-/** The delivery states by their public names (the REST form), for the filter and the badges. */
-export const STATES: readonly { state: WebhookDeliveryState; name: string }[] = [
-  { state: WebhookDeliveryState.PENDING, name: "pending" },
-  { state: WebhookDeliveryState.ATTEMPTING, name: "attempting" },
-  { state: WebhookDeliveryState.SUCCEEDED, name: "succeeded" },
-  { state: WebhookDeliveryState.DEAD_LETTER, name: "dead_letter" },
-];
+/** The delivery states by their public names (`dead_letter`, the REST form), for the filter and the badges. */
+export const STATES = enumEntries<WebhookDeliveryState>(WebhookDeliveryStateSchema);
 
-export function stateName(state: WebhookDeliveryState): string {
-  return STATES.find((s) => s.state === state)?.name ?? "—";
+/** A state as words: `dead letter`. */
+export function stateLabel(name: string): string {
+  return name.replace(/_/g, " ");
 }
 
+const TONE: Partial<Record<WebhookDeliveryState, string>> = {
+  [WebhookDeliveryState.SUCCEEDED]: "badge badge-ok",
+  [WebhookDeliveryState.DEAD_LETTER]: "badge badge-bad",
+};
+
 export function StateBadge({ state }: { state: WebhookDeliveryState }) {
-  const name = stateName(state);
-  return <span className={`admin-badge admin-badge-${name}`}>{name.replace("_", " ")}</span>;
+  return <span className={TONE[state] ?? "badge"}>{stateLabel(enumName(STATES, state))}</span>;
 }
 
 /** What the latest attempt got: an HTTP status or an error class; never a response body. */
 export function Outcome({ status, error }: { status: number | undefined; error: string | undefined }) {
-  if (status !== undefined) return <span className="admin-mono">HTTP {formatNumber(status, { useGrouping: false })}</span>;
-  if (error) return <span className="admin-mono">{error}</span>;
-  return <span className="admin-muted">—</span>;
+  if (status !== undefined) return <span className="mono">HTTP {formatNumber(status, { useGrouping: false })}</span>;
+  if (error) return <span className="mono">{error}</span>;
+  return <span className="muted">—</span>;
 }
 
 export function lastOutcome(delivery: WebhookDelivery) {

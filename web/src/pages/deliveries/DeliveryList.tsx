@@ -1,14 +1,34 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { useInfiniteQuery, useQuery } from "@connectrpc/connect-query";
-import { useId, type FormEvent } from "react";
+import { useQuery } from "@connectrpc/connect-query";
 import { Link, useSearchParams } from "react-router";
-import { WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
-import { errorMessage } from "../../app/errors.ts";
-import { dateParam, DateTime, formatNumber, fromLocalInput, toLocalInput } from "../../app/format.tsx";
+import { ListWebhookDeliveriesRequestSchema, type WebhookDelivery, type WebhookEndpoint, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
+import { enumValue } from "../../app/enums.ts";
+import { DateTime, formatNumber } from "../../app/format.tsx";
+import { lastOutcome, STATES, StateBadge, stateLabel } from "../../components/admin/delivery-states.tsx";
 import { WEBHOOK_EVENTS } from "../../components/admin/webhook-events.ts";
-import { lastOutcome, STATES, StateBadge } from "../../components/admin/delivery-states.tsx";
+import { choice, localTime } from "../../components/form/contract-rules.ts";
+import { Filters, filterParams, filtersIn, localInputOf } from "../../components/form/Filters.tsx";
+import { SelectField, TextField, useContractForm } from "../../components/form/Form.tsx";
+import { type Column, ListView, titleLink } from "../../components/list/ListView.tsx";
+import { usePagedList } from "../../components/list/paged-list.ts";
+import { Page } from "../../components/Page.tsx";
 
-const PAGE = 25;
+/** The filters of the list, read from the URL; `message` is set by links from a message's page (the deliveries it caused). */
+function filtersOf(params: URLSearchParams) {
+  return filtersIn(params, ["endpoint", "event", "state", "message"]);
+}
+
+function columns(urlOf: ReadonlyMap<string, string>): readonly Column<WebhookDelivery>[] {
+  return [
+    titleLink("Event", (d) => d.event, { className: "mono" }),
+    { header: "Created", cell: (d) => <DateTime value={d.createdAt} /> },
+    { header: "Endpoint", cell: (d) => <span className="mono break">{urlOf.get(d.endpointId) ?? d.endpointId}</span> },
+    { header: "State", cell: (d) => <StateBadge state={d.state} /> },
+    { header: "Attempts", cell: (d) => formatNumber(d.attemptCount) },
+    { header: "Last attempt", cell: lastOutcome },
+    { header: "Next attempt", cell: (d) => <DateTime value={d.nextAttemptAt} /> },
+  ];
+}
 
 /**
  * Deliveries, newest first, filtered by endpoint, event, state and since
@@ -16,163 +36,71 @@ const PAGE = 25;
  * control (spec); a dead letter is retried from its own page.
  */
 export function DeliveryList() {
-  const id = useId();
   const [params, setParams] = useSearchParams();
-  const endpointId = params.get("endpoint") ?? "";
-  const event = params.get("event") ?? "";
-  const stateParam = params.get("state") ?? "";
-  const state = STATES.find((s) => s.name === stateParam)?.state;
-  const since = dateParam(params.get("since"));
-  // Set by links from a message's page: the deliveries that message caused.
-  const messageId = params.get("message") ?? "";
+  const filters = filtersOf(params);
   const endpoints = useQuery(WebhooksService.method.listWebhookEndpoints, {});
   const urlOf = new Map((endpoints.data?.items ?? []).map((e) => [e.id, e.url]));
-  const deliveries = useInfiniteQuery(
-    WebhooksService.method.listWebhookDeliveries,
-    {
-      limit: PAGE,
-      // The first page: no cursor (an empty one is none).
-      cursor: "",
-      ...(endpointId ? { endpointId } : {}),
-      ...(event ? { event } : {}),
-      ...(state !== undefined ? { state } : {}),
-      ...(since ? { since: timestampFromDate(since) } : {}),
-      ...(messageId ? { messageId } : {}),
-    },
-    { pageParamKey: "cursor", getNextPageParam: (page) => page.nextCursor },
-  );
-  const apply = (e: FormEvent<HTMLFormElement>) => {
-    e.preventDefault();
-    const form = new FormData(e.currentTarget);
-    const next = new URLSearchParams();
-    for (const name of ["endpoint", "event", "state"]) {
-      const value = String(form.get(name) ?? "");
-      if (value) next.set(name, value);
-    }
-    const from = fromLocalInput(String(form.get("since") ?? ""));
-    if (from) next.set("since", from.toISOString());
-    if (messageId) next.set("message", messageId);
-    setParams(next);
-  };
-  const items = deliveries.data?.pages.flatMap((page) => page.items) ?? [];
+  const state = enumValue(STATES, filters.state);
+  const list = usePagedList(WebhooksService.method.listWebhookDeliveries, {
+    ...(filters.endpoint ? { endpointId: filters.endpoint } : {}),
+    ...(filters.event ? { event: filters.event } : {}),
+    ...(state !== undefined ? { state } : {}),
+    ...(filters.since ? { since: timestampFromDate(filters.since) } : {}),
+    ...(filters.message ? { messageId: filters.message } : {}),
+  });
 
   return (
-    <section className="admin-page" aria-labelledby="deliveries-title">
-      <header className="admin-page-header">
-        <h1 id="deliveries-title">Deliveries</h1>
-      </header>
-      {messageId ? (
+    <Page title="Deliveries">
+      {filters.message ? (
         <p>
-          Caused by the message <span className="admin-mono">{messageId}</span>.{" "}
-          <Link to={`/messages/${encodeURIComponent(messageId)}`}>Open the message</Link>
+          Caused by the message <span className="mono break">{filters.message}</span>.{" "}
+          <Link to={`/messages/${encodeURIComponent(filters.message)}`}>Open the message</Link>
         </p>
       ) : null}
-      {/* Keyed by the URL (back/forward) and by the endpoints arriving, so the selects show the filters in force. */}
-      <form className="admin-filters" onSubmit={apply} key={`${params.toString()}|${endpoints.isSuccess}`} aria-label="Filter the deliveries">
-        <div className="admin-field">
-          <label htmlFor={`${id}-endpoint`}>Endpoint</label>
-          <select id={`${id}-endpoint`} name="endpoint" defaultValue={endpointId}>
-            <option value="">Any endpoint</option>
-            {(endpoints.data?.items ?? []).map((e) => (
-              <option key={e.id} value={e.id}>
-                {e.url}
-              </option>
-            ))}
-            {endpointId && endpoints.data && !urlOf.has(endpointId) ? <option value={endpointId}>{endpointId}</option> : null}
-          </select>
-        </div>
-        <div className="admin-field">
-          <label htmlFor={`${id}-event`}>Event</label>
-          <select id={`${id}-event`} name="event" defaultValue={event}>
-            <option value="">Any event</option>
-            {WEBHOOK_EVENTS.map((name) => (
-              <option key={name} value={name}>
-                {name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="admin-field">
-          <label htmlFor={`${id}-state`}>State</label>
-          <select id={`${id}-state`} name="state" defaultValue={stateParam}>
-            <option value="">Any state</option>
-            {STATES.map((s) => (
-              <option key={s.name} value={s.name}>
-                {s.name.replace("_", " ")}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div className="admin-field">
-          <label htmlFor={`${id}-since`}>Since (your local time)</label>
-          <input id={`${id}-since`} name="since" type="datetime-local" defaultValue={since ? toLocalInput(since) : ""} />
-        </div>
-        <div className="admin-actions">
-          <button type="submit" className="admin-primary">
-            Filter
-          </button>
-          {params.size > 0 ? (
-            <button type="button" onClick={() => setParams(new URLSearchParams())}>
-              Clear filters
-            </button>
-          ) : null}
-        </div>
-      </form>
-      {deliveries.isPending ? (
-        <p role="status">Loading deliveries…</p>
-      ) : deliveries.isError ? (
-        <p role="alert" className="admin-error">
-          {errorMessage(deliveries.error)}
-        </p>
-      ) : items.length === 0 ? (
-        <p>No delivery matches.</p>
-      ) : (
-        <>
-          <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="Table of deliveries">
-            <table className="admin-table">
-              <thead>
-                <tr>
-                  <th scope="col">Created</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Attempts</th>
-                  <th scope="col">Last attempt</th>
-                  <th scope="col">Next attempt</th>
-                </tr>
-              </thead>
-              <tbody>
-                {items.map((d) => (
-                  <tr key={d.id} data-delivery-id={d.id}>
-                    <td>
-                      <Link to={d.id}>
-                        <DateTime value={d.createdAt} />
-                      </Link>
-                    </td>
-                    <td className="admin-mono">{d.event}</td>
-                    <td className="admin-mono admin-break">{urlOf.get(d.endpointId) ?? d.endpointId}</td>
-                    <td>
-                      <StateBadge state={d.state} />
-                    </td>
-                    <td>{formatNumber(d.attemptCount)}</td>
-                    <td>{lastOutcome(d)}</td>
-                    <td>
-                      <DateTime value={d.nextAttemptAt} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
-          {deliveries.hasNextPage ? (
-            <button type="button" onClick={() => void deliveries.fetchNextPage()} disabled={deliveries.isFetchingNextPage}>
-              {deliveries.isFetchingNextPage ? "Loading…" : "Older deliveries"}
-            </button>
-          ) : (
-            <p className="admin-hint">No older delivery.</p>
-          )}
-        </>
-      )}
-    </section>
+      {/* Keyed by the URL, so back and forward show the filters of the view they return to. */}
+      <DeliveryFilters key={params.toString()} params={params} endpoints={endpoints.data?.items} onApply={setParams} />
+      <ListView
+        list={list}
+        label="Table of deliveries"
+        noun="deliveries"
+        columns={columns(urlOf)}
+        rowProps={(d) => ({ "data-delivery-id": d.id })}
+        empty="No delivery matches."
+      />
+    </Page>
+  );
+}
+
+function DeliveryFilters({
+  params,
+  endpoints,
+  onApply,
+}: {
+  params: URLSearchParams;
+  endpoints: readonly WebhookEndpoint[] | undefined;
+  onApply: (next: URLSearchParams) => void;
+}) {
+  const filters = filtersOf(params);
+  const form = useContractForm({
+    request: ListWebhookDeliveriesRequestSchema,
+    fields: { endpointId: choice(), event: choice(), state: choice(), since: localTime() },
+    defaults: { endpointId: filters.endpoint, event: filters.event, state: filters.state, since: localInputOf(filters.since) },
+  });
+  const known = (endpoints ?? []).map((e) => ({ value: e.id, label: e.url }));
+  // The URL's endpoint shows as chosen, by its id, until the list names it (or when it is no longer listed).
+  const unknown = filters.endpoint && !known.some((e) => e.value === filters.endpoint) ? [{ value: filters.endpoint, label: filters.endpoint }] : [];
+  return (
+    <Filters
+      form={form}
+      label="Filter the deliveries"
+      filtered={[filters.endpoint, filters.event, filters.state, params.get("since") ?? ""].some(Boolean)}
+      onClear={() => onApply(filterParams({ message: filters.message }))}
+      onApply={({ endpointId, event, state, since }) => onApply(filterParams({ endpoint: endpointId, event, state, since, message: filters.message }, ["since"]))}
+    >
+      <SelectField name="endpointId" label="Endpoint" options={[{ value: "", label: "Any endpoint" }, ...known, ...unknown]} />
+      <SelectField name="event" label="Event" options={[{ value: "", label: "Any event" }, ...WEBHOOK_EVENTS.map((name) => ({ value: name, label: name }))]} />
+      <SelectField name="state" label="State" options={[{ value: "", label: "Any state" }, ...STATES.map((s) => ({ value: s.name, label: stateLabel(s.name) }))]} />
+      <TextField name="since" label="Since (your local time)" type="datetime-local" />
+    </Filters>
   );
 }

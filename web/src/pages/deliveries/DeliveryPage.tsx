@@ -1,11 +1,21 @@
 import { useMutation, useQuery } from "@connectrpc/connect-query";
 import { Link, useParams } from "react-router";
-import { WebhookDeliveryState, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
-import { errorCode, errorMessage } from "../../app/errors.ts";
+import { type WebhookAttempt, WebhookDeliveryState, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
+import { errorCode, errorMessage, problemText } from "../../app/errors.ts";
 import { DateTime, formatNumber } from "../../app/format.tsx";
 import { JsonBlock } from "../../components/admin/JsonBlock.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
 import { lastOutcome, Outcome, StateBadge } from "../../components/admin/delivery-states.tsx";
+import { Fields } from "../../components/Fields.tsx";
+import { Page } from "../../components/Page.tsx";
+import { type Column, ListTable } from "../../components/list/ListView.tsx";
+
+const ATTEMPT_COLUMNS: readonly Column<WebhookAttempt>[] = [
+  { header: "Attempt", role: "title", cell: (a) => formatNumber(a.number) },
+  { header: "Time", cell: (a) => <DateTime value={a.attemptedAt} /> },
+  { header: "Result", cell: (a) => <Outcome status={a.status} error={a.error} /> },
+  { header: "Duration", cell: (a) => formatNumber(a.durationMs, { style: "unit", unit: "millisecond", unitDisplay: "short" }) },
+];
 
 const LIVE = new Set([WebhookDeliveryState.PENDING, WebhookDeliveryState.ATTEMPTING]);
 
@@ -29,108 +39,77 @@ export function DeliveryPage() {
   if (delivery.isPending) return <p role="status">Loading the delivery…</p>;
   if (delivery.isError) {
     return (
-      <section className="admin-page" aria-labelledby="delivery-title">
-        <h1 id="delivery-title">Delivery</h1>
-        <p role="alert" className="admin-error">
+      <Page title="Delivery">
+        <p role="alert" className="error">
           {errorCode(delivery.error) === "NOT_FOUND" ? "No delivery with this id in your company." : errorMessage(delivery.error)}
         </p>
         <Link to="/deliveries">Back to the deliveries</Link>
-      </section>
+      </Page>
     );
   }
   const d = delivery.data.delivery;
   if (!d) return null;
   return (
-    <section className="admin-page" aria-labelledby="delivery-title">
-      <nav aria-label="Breadcrumb" className="admin-breadcrumb">
-        <Link to="/deliveries">Deliveries</Link> / <span aria-current="page">Delivery</span>
-      </nav>
-      <header className="admin-page-header">
-        <h1 id="delivery-title">
-          Delivery of <span className="admin-mono">{d.event}</span>
-        </h1>
-        {d.state === WebhookDeliveryState.DEAD_LETTER ? (
-          <button type="button" className="admin-primary" disabled={retry.isPending} onClick={() => retry.mutate({ id: d.id })}>
+    <Page
+      before={
+        <nav aria-label="Breadcrumb" className="breadcrumb">
+          <Link to="/deliveries">Deliveries</Link> / <span aria-current="page">Delivery</span>
+        </nav>
+      }
+      title={
+        <>
+          Delivery of <span className="mono">{d.event}</span>
+        </>
+      }
+      actions={
+        d.state === WebhookDeliveryState.DEAD_LETTER ? (
+          <button type="button" className="button button-primary" disabled={retry.isPending} onClick={() => retry.mutate({ id: d.id })}>
             {retry.isPending ? "Retrying…" : "Retry delivery"}
           </button>
-        ) : null}
-      </header>
+        ) : null
+      }
+    >
       {retry.isSuccess ? (
         <p role="status">Retry started: up to 5 new attempts, numbered on from the last one.</p>
       ) : retry.isError ? (
-        <p role="alert" className="admin-error">
-          {errorMessage(retry.error)}
+        <p role="alert" className="error">
+          {problemText(retry.error)}
         </p>
       ) : null}
-      <dl className="admin-details">
-        <dt>State</dt>
-        <dd>
-          <StateBadge state={d.state} />
-        </dd>
-        <dt>Delivery id</dt>
-        <dd className="admin-mono">{d.id}</dd>
-        <dt>Endpoint</dt>
-        <dd>
-          <Link to={`/webhooks/${encodeURIComponent(d.endpointId)}`} className="admin-mono admin-break">
-            {endpoint.data?.endpoint?.url ?? d.endpointId}
-          </Link>
-        </dd>
-        <dt>Event occurred</dt>
-        <dd>
-          <DateTime value={d.occurredAt} />
-        </dd>
-        <dt>Created</dt>
-        <dd>
-          <DateTime value={d.createdAt} />
-        </dd>
-        <dt>Attempts</dt>
-        <dd>{formatNumber(d.attemptCount)}</dd>
-        <dt>Last attempt</dt>
-        <dd>
-          {lastOutcome(d)} <DateTime value={d.lastAttemptAt} empty="" />
-        </dd>
-        <dt>Next attempt</dt>
-        <dd>
-          <DateTime value={d.nextAttemptAt} empty="none scheduled" />
-        </dd>
-      </dl>
+      <Fields
+        items={[
+          { label: "State", value: <StateBadge state={d.state} /> },
+          { label: "Delivery id", value: d.id, mono: true },
+          {
+            label: "Endpoint",
+            value: (
+              <Link to={`/webhooks/${encodeURIComponent(d.endpointId)}`} className="mono break">
+                {endpoint.data?.endpoint?.url ?? d.endpointId}
+              </Link>
+            ),
+          },
+          { label: "Event occurred", value: <DateTime value={d.occurredAt} /> },
+          { label: "Created", value: <DateTime value={d.createdAt} /> },
+          { label: "Attempts", value: formatNumber(d.attemptCount) },
+          {
+            label: "Last attempt",
+            value: (
+              <>
+                {lastOutcome(d)} <DateTime value={d.lastAttemptAt} empty="" />
+              </>
+            ),
+          },
+          { label: "Next attempt", value: <DateTime value={d.nextAttemptAt} empty="none scheduled" /> },
+        ]}
+      />
 
       <h2>Body as sent</h2>
-      <p className="admin-hint">The exact JSON every attempt signs; retries send it unchanged.</p>
+      <p className="hint">The exact JSON every attempt signs; retries send it unchanged.</p>
       <JsonBlock text={delivery.data.body} label="Delivery body as sent" />
 
-      <h2 id="attempts-title">Attempts</h2>
-      {delivery.data.attempts.length === 0 ? (
-        <p>No attempt yet.</p>
-      ) : (
-        <div className="admin-table-wrap" tabIndex={0} role="region" aria-labelledby="attempts-title">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th scope="col">Attempt</th>
-                <th scope="col">Time</th>
-                <th scope="col">Result</th>
-                <th scope="col">Duration</th>
-              </tr>
-            </thead>
-            <tbody>
-              {delivery.data.attempts.map((a) => (
-                <tr key={a.number}>
-                  <th scope="row">{formatNumber(a.number)}</th>
-                  <td>
-                    <DateTime value={a.attemptedAt} />
-                  </td>
-                  <td>
-                    <Outcome status={a.status} error={a.error} />
-                  </td>
-                  <td>{formatNumber(a.durationMs, { style: "unit", unit: "millisecond", unitDisplay: "short" })}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <p className="admin-hint">Only the HTTP status of each attempt is recorded, never the response body.</p>
-    </section>
+      <h2>Attempts</h2>
+      {delivery.data.attempts.length === 0 ? <p>No attempt yet.</p> : <ListTable label="Attempts" columns={ATTEMPT_COLUMNS} items={delivery.data.attempts} rowKey={(a) => String(a.number)} />}
+      <p className="hint">Only the HTTP status of each attempt is recorded, never the response body.</p>
+    </Page>
   );
 }

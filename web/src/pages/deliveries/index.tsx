@@ -1,4 +1,3 @@
-import "../../components/admin/admin.css";
 import { Route, Routes } from "react-router";
 import { DeliveryList } from "./DeliveryList.tsx";
 import { DeliveryPage } from "./DeliveryPage.tsx";

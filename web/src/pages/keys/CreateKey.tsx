@@ -1,56 +1,38 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { useMutation } from "@connectrpc/connect-query";
-import { useId, useState, type FormEvent } from "react";
-import { ApiKeysService } from "@gen/mail/v1/api_keys_pb.js";
+import { useState } from "react";
+import { ApiKeysService, CreateApiKeyRequestSchema } from "@gen/mail/v1/api_keys_pb.js";
 import { useSession } from "../../app/auth/session.tsx";
-import { CheckboxGroup } from "../../components/admin/CheckboxGroup.tsx";
-import { errorMessage } from "../../app/errors.ts";
 import { DateTime, fromLocalInput } from "../../app/format.tsx";
 import { FormDialog } from "../../components/admin/FormDialog.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
 import { SecretOnce } from "../../components/admin/SecretOnce.tsx";
+import { choices, localTime, text } from "../../components/form/contract-rules.ts";
+import { ChoicesField } from "../../components/form/ChoicesField.tsx";
+import { Form, FormAlert, Submit, TextField, useContractForm } from "../../components/form/Form.tsx";
 
 /** "New key": a name, scopes ticked from those the member holds, an optional expiry; then the secret, once. */
 export function CreateKey() {
-  const id = useId();
   // The scopes the member holds: a key can be given no more.
   const grantable = useSession().session.scopes;
   const [open, setOpen] = useState(false);
-  const [name, setName] = useState("");
-  const [scopes, setScopes] = useState<Set<string>>(new Set());
-  const [expires, setExpires] = useState("");
-  const [problem, setProblem] = useState<string | undefined>(undefined);
   const refresh = useRefresh(ApiKeysService);
   const create = useMutation(ApiKeysService.method.createApiKey, { onSuccess: refresh });
-
-  const reset = () => {
-    setName("");
-    setScopes(new Set());
-    setExpires("");
-    setProblem(undefined);
-    create.reset();
-  };
-  const submit = (event: FormEvent) => {
-    event.preventDefault();
-    const expiresAt = fromLocalInput(expires);
-    if (!name.trim()) return setProblem("Give the key a name.");
-    if (scopes.size === 0) return setProblem("Tick at least one scope.");
-    if (expires && (!expiresAt || expiresAt.getTime() <= Date.now())) return setProblem("The expiry must be in the future.");
-    setProblem(undefined);
-    create.mutate({ name: name.trim(), scopes: [...scopes], ...(expiresAt ? { expiresAt: timestampFromDate(expiresAt) } : {}) });
-  };
+  const form = useContractForm({
+    request: CreateApiKeyRequestSchema,
+    fields: { name: text(), scopes: choices("Tick at least one scope."), expiresAt: localTime() },
+    defaults: { name: "", scopes: [], expiresAt: "" },
+  });
 
   const openOrClose = (next: boolean) => {
     setOpen(next);
-    if (!next) reset();
+    if (!next) {
+      form.reset();
+      create.reset();
+    }
   };
   return (
-    <FormDialog
-      label="New key"
-      title={create.isSuccess ? "Key created" : "New API key"}
-      open={open}
-      onOpenChange={openOrClose}
-    >
+    <FormDialog label="New key" title={create.isSuccess ? "Key created" : "New API key"} open={open} onOpenChange={openOrClose}>
       {create.isSuccess ? (
         <>
           <p>
@@ -64,34 +46,29 @@ export function CreateKey() {
             .
           </p>
           <SecretOnce label="API key" secret={create.data.secret} />
-          <div className="admin-actions">
-            <button type="button" className="admin-primary" onClick={() => openOrClose(false)}>
+          <div className="actions">
+            <button type="button" className="button button-primary" onClick={() => openOrClose(false)}>
               Done
             </button>
           </div>
         </>
       ) : (
-        <form className="admin-form" onSubmit={submit} noValidate>
-          <div className="admin-field">
-            <label htmlFor={`${id}-name`}>Name</label>
-            <input id={`${id}-name`} required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} />
+        <Form
+          form={form}
+          className="form"
+          onSubmit={({ name, scopes, expiresAt }) => {
+            const expires = fromLocalInput(expiresAt);
+            return create.mutateAsync({ name, scopes, ...(expires ? { expiresAt: timestampFromDate(expires) } : {}) });
+          }}
+        >
+          <TextField name="name" label="Name" autoComplete="off" />
+          <ChoicesField name="scopes" legend="Scopes" groups={[{ options: grantable.map((value) => ({ value })) }]} />
+          <TextField name="expiresAt" label="Expires (optional, your local time)" type="datetime-local" />
+          <FormAlert />
+          <div className="actions">
+            <Submit pending="Creating…">Create key</Submit>
           </div>
-          <CheckboxGroup legend="Scopes" options={grantable.map((value) => ({ value }))} selected={scopes} onChange={setScopes} />
-          <div className="admin-field">
-            <label htmlFor={`${id}-expires`}>Expires (optional, your local time)</label>
-            <input id={`${id}-expires`} type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
-          </div>
-          {problem || create.isError ? (
-            <p role="alert" className="admin-error">
-              {problem ?? errorMessage(create.error)}
-            </p>
-          ) : null}
-          <div className="admin-actions">
-            <button type="submit" className="admin-primary" disabled={create.isPending}>
-              {create.isPending ? "Creating…" : "Create key"}
-            </button>
-          </div>
-        </form>
+        </Form>
       )}
     </FormDialog>
   );

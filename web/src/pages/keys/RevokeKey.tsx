@@ -13,7 +13,7 @@ export function RevokeKey({ apiKey }: { apiKey: ApiKey }) {
       title={`Revoke the key “${apiKey.name}”?`}
       description={
         <p>
-          Calls with <span className="admin-mono">{apiKey.prefix}…</span> are refused from the next one on (401 API_KEY_INVALID). This cannot be undone.
+          Calls with <span className="mono">{apiKey.prefix}…</span> are refused from the next one on (401 API_KEY_INVALID). This cannot be undone.
         </p>
       }
       confirmLabel="Revoke key"

@@ -1,90 +1,85 @@
 import { useMutation } from "@connectrpc/connect-query";
-import { useId, useState } from "react";
-import { MemberRole, MembersService } from "@gen/mail/v1/members_pb.js";
-import { errorMessage } from "../../app/errors.ts";
+import { useState } from "react";
+import { InviteMemberRequestSchema, MemberRole, MembersService } from "@gen/mail/v1/members_pb.js";
 import { DateTime } from "../../app/format.tsx";
 import { FormDialog } from "../../components/admin/FormDialog.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
 import { SecretOnce } from "../../components/admin/SecretOnce.tsx";
+import { picked, text } from "../../components/form/contract-rules.ts";
+import { ControlledField, Form, FormAlert, Submit, TextField, useContractForm } from "../../components/form/Form.tsx";
 import { RolePicker } from "./roles.tsx";
 
-/** "Invite": email, name, role; the sign-in link is emailed, or shown once to hand over. */
+/** "Invite": email, name, role; the sign-in link is emailed, or shown to hand over. */
 export function InviteMember() {
-  const id = useId();
   const [open, setOpen] = useState(false);
-  const [email, setEmail] = useState("");
-  const [displayName, setDisplayName] = useState("");
-  const [role, setRole] = useState<MemberRole>(MemberRole.MEMBER);
   const refresh = useRefresh(MembersService);
   const invite = useMutation(MembersService.method.inviteMember, { onSuccess: refresh });
-  const reset = () => {
-    setEmail("");
-    setDisplayName("");
-    setRole(MemberRole.MEMBER);
-    invite.reset();
-  };
+  const form = useContractForm({
+    request: InviteMemberRequestSchema,
+    fields: { email: text(), displayName: text(), role: picked<MemberRole>() },
+    defaults: { email: "", displayName: "", role: MemberRole.MEMBER },
+  });
   const openOrClose = (next: boolean) => {
     setOpen(next);
-    if (!next) reset();
+    if (!next) {
+      form.reset();
+      invite.reset();
+    }
   };
+  const email = invite.data?.member?.email ?? "";
   return (
-    <FormDialog
-      label="Invite member"
-      title={invite.isSuccess ? "Member invited" : "Invite a member"}
-      open={open}
-      onOpenChange={openOrClose}
-    >
+    <FormDialog label="Invite member" title={invite.isSuccess ? "Member invited" : "Invite a member"} open={open} onOpenChange={openOrClose}>
       {invite.isSuccess ? (
         <>
           {invite.data.emailed ? (
-            <p role="status">A sign-in link was emailed to {invite.data.member?.email}.</p>
+            <p role="status">
+              A sign-in link was emailed to {email}. It works once, within 15 minutes
+              {invite.data.signInUrlExpiresAt ? (
+                <>
+                  {" "}
+                  (until <DateTime value={invite.data.signInUrlExpiresAt} />)
+                </>
+              ) : null}
+              .
+            </p>
           ) : (
-            <SecretOnce label={`Sign-in link for ${invite.data.member?.email ?? ""}`} secret={invite.data.signInUrl}>
-              <p>
-                Hand this link to them. It works once
-                {invite.data.signInUrlExpiresAt ? (
-                  <>
-                    , until <DateTime value={invite.data.signInUrlExpiresAt} />
-                  </>
-                ) : null}
-                .
-              </p>
-            </SecretOnce>
+            <SecretOnce
+              label={`Sign-in link for ${email}`}
+              secret={invite.data.signInUrl}
+              warning={
+                <>
+                  <strong>Hand this sign-in link to {email}.</strong> It works once, within 15 minutes
+                  {invite.data.signInUrlExpiresAt ? (
+                    <>
+                      {" "}
+                      (until <DateTime value={invite.data.signInUrlExpiresAt} />)
+                    </>
+                  ) : null}
+                  . Whoever opens it is signed in as them, so give it to them alone.
+                </>
+              }
+            />
           )}
-          <div className="admin-actions">
-            <button type="button" className="admin-primary" onClick={() => openOrClose(false)}>
+          <div className="actions">
+            <button type="button" className="button button-primary" onClick={() => openOrClose(false)}>
               Done
             </button>
           </div>
         </>
       ) : (
-        <form
-          className="admin-form"
-          onSubmit={(event) => {
-            event.preventDefault();
-            invite.mutate({ email: email.trim(), role, ...(displayName.trim() ? { displayName: displayName.trim() } : {}) });
-          }}
+        <Form
+          form={form}
+          className="form"
+          onSubmit={({ email, displayName, role }) => invite.mutateAsync({ email, role, ...(displayName ? { displayName } : {}) })}
         >
-          <div className="admin-field">
-            <label htmlFor={`${id}-email`}>Email</label>
-            <input id={`${id}-email`} type="email" required maxLength={254} autoComplete="off" value={email} onChange={(e) => setEmail(e.target.value)} />
+          <TextField name="email" label="Email" type="email" autoComplete="off" />
+          <TextField name="displayName" label="Name (optional)" autoComplete="off" />
+          <ControlledField<MemberRole> name="role" render={(role, onChange) => <RolePicker value={role} onChange={onChange} />} />
+          <FormAlert />
+          <div className="actions">
+            <Submit pending="Inviting…">Send invitation</Submit>
           </div>
-          <div className="admin-field">
-            <label htmlFor={`${id}-name`}>Name (optional)</label>
-            <input id={`${id}-name`} maxLength={200} autoComplete="off" value={displayName} onChange={(e) => setDisplayName(e.target.value)} />
-          </div>
-          <RolePicker value={role} onChange={setRole} />
-          {invite.isError ? (
-            <p role="alert" className="admin-error">
-              {errorMessage(invite.error)}
-            </p>
-          ) : null}
-          <div className="admin-actions">
-            <button type="submit" className="admin-primary" disabled={invite.isPending}>
-              {invite.isPending ? "Inviting…" : "Send invitation"}
-            </button>
-          </div>
-        </form>
+        </Form>
       )}
     </FormDialog>
   );

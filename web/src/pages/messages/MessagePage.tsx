@@ -3,12 +3,13 @@ import { MailService, type Message } from "@gen/mail/v1/mail_pb.js";
 import { Link, useParams } from "react-router";
 import { useSession } from "../../app/auth/session.tsx";
 import { errorMessage, isNotFound } from "../../app/errors.ts";
-import { DateTime } from "../../app/format.tsx";
+import { Address, DateTime } from "../../app/format.tsx";
+import { Fields } from "../../components/Fields.tsx";
+import { Page } from "../../components/Page.tsx";
 import { MessageContent } from "./MessageContent.tsx";
 import { MessageDeliveries } from "./MessageDeliveries.tsx";
 import { Tags } from "./MessageLog.tsx";
 import { isFinalStatus, StatusBadge } from "./statuses.tsx";
-import "./messages.css";
 
 /** How often the page asks again while the message can still change. */
 const LIVE_REFRESH_MS = 2_000;
@@ -36,23 +37,15 @@ export function MessagePage() {
   if (query.isPending) return <p role="status">Loading the message…</p>;
   if (query.isError || !query.data.message) {
     return (
-      <section className="page" aria-labelledby="message-title">
-        <p>
-          <Link to="..">← Messages</Link>
-        </p>
-        <h1 id="message-title">{query.isError && !isNotFound(query.error) ? "The message could not be read" : "Message not found"}</h1>
+      <Page before={<BackToLog />} title={query.isError && !isNotFound(query.error) ? "The message could not be read" : "Message not found"}>
         <p role="alert">{query.isError && !isNotFound(query.error) ? errorMessage(query.error) : "There is no message with this id in your company."}</p>
-      </section>
+      </Page>
     );
   }
   const message = query.data.message;
   const live = !isFinalStatus(message.status);
   return (
-    <article className="page message-page" aria-labelledby="message-title">
-      <p>
-        <Link to="..">← Messages</Link>
-      </p>
-      <h1 id="message-title">{message.subject || "(no subject)"}</h1>
+    <Page before={<BackToLog />} title={message.subject || "(no subject)"}>
       <MessageFields message={message} />
       <section aria-labelledby="timeline-title">
         <h2 id="timeline-title">Events</h2>
@@ -65,68 +58,36 @@ export function MessagePage() {
       </section>
       {isAdmin ? <MessageDeliveries messageId={message.id} live={live} /> : null}
       <MessageContent messageId={message.id} />
-    </article>
+    </Page>
+  );
+}
+
+function BackToLog() {
+  return (
+    <p>
+      <Link to="..">← Messages</Link>
+    </p>
   );
 }
 
 function MessageFields({ message }: { message: Message }) {
+  const none = <span className="muted">—</span>;
   return (
-    <dl className="fields">
-      <div>
-        <dt>Id</dt>
-        <dd className="mono">{message.id}</dd>
-      </div>
-      <div>
-        <dt>Recipient</dt>
-        <dd>{message.recipient}</dd>
-      </div>
-      <div>
-        <dt>Subject</dt>
-        <dd>{message.subject}</dd>
-      </div>
-      <div>
-        <dt>Status</dt>
-        <dd>
-          <StatusBadge status={message.status} />
-        </dd>
-      </div>
-      <div>
-        <dt>Error code</dt>
-        <dd className="mono">{message.errorCode ?? <span className="muted">—</span>}</dd>
-      </div>
-      <div>
-        <dt>Template</dt>
-        <dd className="mono">{message.templateId ?? <span className="muted">—</span>}</dd>
-      </div>
-      <div>
-        <dt>Provider message id</dt>
-        <dd className="mono">{message.providerMessageId ?? <span className="muted">—</span>}</dd>
-      </div>
-      <div>
-        <dt>Created</dt>
-        <dd>
-          <DateTime value={message.createdAt} />
-        </dd>
-      </div>
-      <div>
-        <dt>Sent</dt>
-        <dd>
-          <DateTime value={message.sentAt} empty="not yet" />
-        </dd>
-      </div>
-      <div>
-        <dt>Last event</dt>
-        <dd>
-          <DateTime value={message.lastEventAt} empty="none yet" />
-        </dd>
-      </div>
-      <div>
-        <dt>Tags</dt>
-        <dd>
-          <Tags tags={message.tags} />
-        </dd>
-      </div>
-    </dl>
+    <Fields
+      items={[
+        { label: "Id", value: message.id, mono: true },
+        { label: "Recipient", value: <Address value={message.recipient} /> },
+        { label: "Subject", value: message.subject },
+        { label: "Status", value: <StatusBadge status={message.status} /> },
+        { label: "Error code", value: message.errorCode ?? none, mono: true },
+        { label: "Template", value: message.templateId ?? none, mono: true },
+        { label: "Provider message id", value: message.providerMessageId ?? none, mono: true },
+        { label: "Created", value: <DateTime value={message.createdAt} /> },
+        { label: "Sent", value: <DateTime value={message.sentAt} empty="not yet" /> },
+        { label: "Last event", value: <DateTime value={message.lastEventAt} empty="none yet" /> },
+        { label: "Tags", value: <Tags tags={message.tags} /> },
+      ]}
+    />
   );
 }
 

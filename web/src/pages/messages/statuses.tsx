@@ -1,19 +1,10 @@
 import { getOption } from "@bufbuild/protobuf";
 import { MessageStatus, MessageStatusSchema } from "@gen/mail/v1/mail_pb.js";
 import { moves_to } from "@gen/mail/v1/options_pb.js";
+import { enumEntries, enumName } from "../../app/enums.ts";
 
 /** The message statuses of the contract, by the name the REST answers and the URL use (`queued`, `sent`, ...). */
-export const STATUSES: readonly { readonly name: string; readonly value: MessageStatus }[] = MessageStatusSchema.values
-  .filter((v) => v.number !== MessageStatus.UNSPECIFIED)
-  .map((v) => ({ name: v.name.replace(/^MESSAGE_STATUS_/, "").toLowerCase(), value: v.number as MessageStatus }));
-
-export function statusName(value: MessageStatus): string {
-  return STATUSES.find((s) => s.value === value)?.name ?? "unknown";
-}
-
-export function statusOf(name: string | null): MessageStatus | undefined {
-  return STATUSES.find((s) => s.name === name)?.value;
-}
+export const STATUSES = enumEntries<MessageStatus>(MessageStatusSchema);
 
 /**
  * Statuses after which nothing more happens to a message (the timeline stops
@@ -30,5 +21,5 @@ const GOOD = new Set<MessageStatus>([MessageStatus.SENT, MessageStatus.DELIVERED
 
 export function StatusBadge({ status }: { status: MessageStatus }) {
   const tone = GOOD.has(status) ? "badge badge-ok" : isFinalStatus(status) ? "badge badge-bad" : "badge";
-  return <span className={tone}>{statusName(status)}</span>;
+  return <span className={tone}>{enumName(STATUSES, status)}</span>;
 }

@@ -12,20 +12,20 @@ export function EnabledSwitch({ endpoint, showLabel = false }: { endpoint: Webho
   const update = useMutation(WebhooksService.method.updateWebhookEndpoint, { onSuccess: refresh });
   const checked = update.isPending ? (update.variables.enabled ?? endpoint.enabled) : endpoint.enabled;
   return (
-    <span className="admin-switch-field">
+    <span className="switch-field">
       <Switch.Root
         id={id}
-        className="admin-switch"
+        className="switch"
         checked={checked}
         disabled={update.isPending}
         aria-label={showLabel ? undefined : `Enabled: ${endpoint.url}`}
         onCheckedChange={(enabled) => update.mutate({ id: endpoint.id, enabled })}
       >
-        <Switch.Thumb className="admin-switch-thumb" />
+        <Switch.Thumb className="switch-thumb" />
       </Switch.Root>
       {showLabel ? <label htmlFor={id}>Enabled</label> : <span aria-hidden="true">{checked ? "On" : "Off"}</span>}
       {update.isError ? (
-        <span role="alert" className="admin-error">
+        <span role="alert" className="error">
           {errorMessage(update.error)}
         </span>
       ) : null}

@@ -1,72 +1,31 @@
-import { useQuery } from "@connectrpc/connect-query";
 import { Link } from "react-router";
-import { WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
-import { errorMessage } from "../../app/errors.ts";
-import { Words } from "../../components/admin/Words.tsx";
+import { type WebhookEndpoint, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
 import { DateTime } from "../../app/format.tsx";
+import { Words } from "../../components/admin/Words.tsx";
+import { type Column, ListView, titleLink } from "../../components/list/ListView.tsx";
+import { usePagedList } from "../../components/list/paged-list.ts";
+import { Page } from "../../components/Page.tsx";
 import { CreateEndpoint } from "./CreateEndpoint.tsx";
 import { EnabledSwitch } from "./EnabledSwitch.tsx";
 import { Health } from "./Health.tsx";
 
+const COLUMNS: readonly Column<WebhookEndpoint>[] = [
+  titleLink("URL", (endpoint) => endpoint.url, { className: "mono break" }),
+  { header: "Description", wide: true, cell: (endpoint) => endpoint.description ?? <span className="muted">—</span> },
+  { header: "Events", cell: (endpoint) => <Words items={endpoint.events} /> },
+  { header: "Enabled", cell: (endpoint) => <EnabledSwitch endpoint={endpoint} /> },
+  { header: "Last 24 h", cell: (endpoint) => <Health endpoint={endpoint} /> },
+  { header: "Created", cell: (endpoint) => <DateTime value={endpoint.createdAt} /> },
+];
+
 export function EndpointList() {
-  const endpoints = useQuery(WebhooksService.method.listWebhookEndpoints, {});
+  const list = usePagedList(WebhooksService.method.listWebhookEndpoints, {});
   return (
-    <section className="admin-page" aria-labelledby="webhooks-title">
-      <header className="admin-page-header">
-        <h1 id="webhooks-title">Webhooks</h1>
-        <CreateEndpoint />
-      </header>
-      <p className="admin-hint">
+    <Page title="Webhooks" actions={<CreateEndpoint />}>
+      <p className="hint">
         Each endpoint receives the events it subscribed to, signed with its secret. <Link to="/deliveries">See every delivery</Link>.
       </p>
-      {endpoints.isPending ? (
-        <p role="status">Loading endpoints…</p>
-      ) : endpoints.isError ? (
-        <p role="alert" className="admin-error">
-          {errorMessage(endpoints.error)}
-        </p>
-      ) : endpoints.data.items.length === 0 ? (
-        <p>No endpoint yet. Create one to receive events.</p>
-      ) : (
-        <div className="admin-table-wrap" tabIndex={0} role="region" aria-label="Table of endpoints">
-          <table className="admin-table">
-            <thead>
-              <tr>
-                <th scope="col">URL</th>
-                <th scope="col">Description</th>
-                <th scope="col">Events</th>
-                <th scope="col">Enabled</th>
-                <th scope="col">Last 24 h</th>
-                <th scope="col">Created</th>
-              </tr>
-            </thead>
-            <tbody>
-              {endpoints.data.items.map((endpoint) => (
-                <tr key={endpoint.id}>
-                  <td>
-                    <Link to={endpoint.id} className="admin-mono admin-break">
-                      {endpoint.url}
-                    </Link>
-                  </td>
-                  <td>{endpoint.description ?? <span className="admin-muted">—</span>}</td>
-                  <td>
-                    <Words items={endpoint.events} />
-                  </td>
-                  <td>
-                    <EnabledSwitch endpoint={endpoint} />
-                  </td>
-                  <td>
-                    <Health endpoint={endpoint} />
-                  </td>
-                  <td>
-                    <DateTime value={endpoint.createdAt} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-    </section>
+      <ListView list={list} label="Table of endpoints" noun="endpoints" columns={COLUMNS} empty="No endpoint yet. Create one to receive events." />
+    </Page>
   );
 }

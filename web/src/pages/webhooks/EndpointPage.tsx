@@ -6,6 +6,8 @@ import { type RotateWebhookSecretResponse, WebhooksService } from "@gen/mail/v1/
 import { ConfirmAction } from "../../components/admin/ConfirmAction.tsx";
 import { errorCode, errorMessage } from "../../app/errors.ts";
 import { DateTime } from "../../app/format.tsx";
+import { Fields } from "../../components/Fields.tsx";
+import { Page } from "../../components/Page.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
 import { SecretOnce } from "../../components/admin/SecretOnce.tsx";
 import { EnabledSwitch } from "./EnabledSwitch.tsx";
@@ -29,65 +31,52 @@ export function EndpointPage() {
   if (endpoint.isPending) return <p role="status">Loading the endpoint…</p>;
   if (endpoint.isError) {
     return (
-      <section className="admin-page" aria-labelledby="endpoint-title">
-        <h1 id="endpoint-title">Webhook endpoint</h1>
-        <p role="alert" className="admin-error">
+      <Page title="Webhook endpoint">
+        <p role="alert" className="error">
           {errorCode(endpoint.error) === "NOT_FOUND" ? "No endpoint with this id in your company." : errorMessage(endpoint.error)}
         </p>
         <Link to="/webhooks">Back to the endpoints</Link>
-      </section>
+      </Page>
     );
   }
   const e = endpoint.data.endpoint;
   if (!e) return null;
 
   return (
-    <section className="admin-page" aria-labelledby="endpoint-title">
-      <nav aria-label="Breadcrumb" className="admin-breadcrumb">
-        <Link to="/webhooks">Webhooks</Link> / <span aria-current="page">Endpoint</span>
-      </nav>
-      <header className="admin-page-header">
-        <h1 id="endpoint-title" className="admin-break admin-title-url">
-          {e.url}
-        </h1>
-      </header>
-      <dl className="admin-details">
-        <dt>Description</dt>
-        <dd>{e.description ?? <span className="admin-muted">—</span>}</dd>
-        <dt>Events</dt>
-        <dd>{e.events.join(", ")}</dd>
-        <dt>State</dt>
-        <dd>
-          <EnabledSwitch endpoint={e} showLabel />
-        </dd>
-        <dt>Last 24 hours</dt>
-        <dd>
-          <Health endpoint={e} />
-        </dd>
-        <dt>Created</dt>
-        <dd>
-          <DateTime value={e.createdAt} />
-        </dd>
-        <dt>Updated</dt>
-        <dd>
-          <DateTime value={e.updatedAt} />
-        </dd>
-        <dt>Previous secret</dt>
-        <dd>
-          {e.previousSecretExpiresAt ? (
-            <>
-              signs until <DateTime value={e.previousSecretExpiresAt} />
-            </>
-          ) : (
-            <span className="admin-muted">none: one secret signs</span>
-          )}
-        </dd>
-      </dl>
+    <Page
+      before={
+        <nav aria-label="Breadcrumb" className="breadcrumb">
+          <Link to="/webhooks">Webhooks</Link> / <span aria-current="page">Endpoint</span>
+        </nav>
+      }
+      title={e.url}
+      titleClass="title-url"
+    >
+      <Fields
+        items={[
+          { label: "Description", value: e.description ?? <span className="muted">—</span> },
+          { label: "Events", value: e.events.join(", ") },
+          { label: "State", value: <EnabledSwitch endpoint={e} showLabel /> },
+          { label: "Last 24 hours", value: <Health endpoint={e} /> },
+          { label: "Created", value: <DateTime value={e.createdAt} /> },
+          { label: "Updated", value: <DateTime value={e.updatedAt} /> },
+          {
+            label: "Previous secret",
+            value: e.previousSecretExpiresAt ? (
+              <>
+                signs until <DateTime value={e.previousSecretExpiresAt} />
+              </>
+            ) : (
+              <span className="muted">none: one secret signs</span>
+            ),
+          },
+        ]}
+      />
       <p>
         <Link to={`/deliveries?endpoint=${encodeURIComponent(e.id)}`}>Deliveries to this endpoint</Link>
       </p>
 
-      <section aria-labelledby="secret-title" className="admin-panel">
+      <section aria-labelledby="secret-title" className="panel">
         <h2 id="secret-title">Signing secret</h2>
         <p>Rotating issues a new secret, shown once. For 24 hours both the new and the previous secret sign every delivery; afterwards only the new one.</p>
         {rotated ? (
@@ -114,7 +103,7 @@ export function EndpointPage() {
       <SendTestEvent endpoint={e} />
       <RetryDeadLetters endpoint={e} />
 
-      <section aria-labelledby="danger-title" className="admin-panel">
+      <section aria-labelledby="danger-title" className="panel">
         <h2 id="danger-title">Delete</h2>
         <p>Deleting the endpoint removes its deliveries; deliveries under way stop.</p>
         <ConfirmAction
@@ -122,7 +111,7 @@ export function EndpointPage() {
           title="Delete this endpoint?"
           description={
             <p>
-              <span className="admin-mono admin-break">{e.url}</span> will receive no more events and its deliveries are deleted. This cannot be undone.
+              <span className="mono break">{e.url}</span> will receive no more events and its deliveries are deleted. This cannot be undone.
             </p>
           }
           confirmLabel="Delete"
@@ -137,6 +126,6 @@ export function EndpointPage() {
           }}
         />
       </section>
-    </section>
+    </Page>
   );
 }

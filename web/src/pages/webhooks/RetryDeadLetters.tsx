@@ -1,74 +1,67 @@
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { useMutation } from "@connectrpc/connect-query";
 import { useId, useState } from "react";
-import { type WebhookEndpoint, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
-import { ConfirmAction } from "../../components/admin/ConfirmAction.tsx";
-import { errorMessage } from "../../app/errors.ts";
+import { useWatch } from "react-hook-form";
+import { RetryWebhookDeadLettersRequestSchema, type WebhookEndpoint, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
 import { DateTime, formatNumber, fromLocalInput, toLocalInput } from "../../app/format.tsx";
+import { ConfirmAction } from "../../components/admin/ConfirmAction.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
+import { localTime } from "../../components/form/contract-rules.ts";
+import { Form, FormAlert, Submit, TextField, useContractForm } from "../../components/form/Form.tsx";
 
 /** "Retry every dead letter of this endpoint since …": count first (a dry run), then confirm the count. */
 export function RetryDeadLetters({ endpoint }: { endpoint: WebhookEndpoint }) {
   const id = useId();
-  const [since, setSince] = useState(() => toLocalInput(new Date(Date.now() - 24 * 3_600_000)));
-  const [counted, setCounted] = useState<{ since: Date; count: number } | undefined>(undefined);
+  const [counted, setCounted] = useState<{ input: string; since: Date; count: number } | undefined>(undefined);
   const [retried, setRetried] = useState<number | undefined>(undefined);
   const refresh = useRefresh(WebhooksService);
   const count = useMutation(WebhooksService.method.retryWebhookDeadLetters);
   const retry = useMutation(WebhooksService.method.retryWebhookDeadLetters);
-  const sinceDate = fromLocalInput(since);
+  const form = useContractForm({
+    request: RetryWebhookDeadLettersRequestSchema,
+    fields: { since: localTime() },
+    defaults: { since: toLocalInput(new Date(Date.now() - 24 * 3_600_000)) },
+  });
+  // A count holds for the time it was made for: changing the time asks for a new count.
+  const since = useWatch({ control: form.methods.control, name: "since" });
+  const current = counted?.input === since ? counted : undefined;
   return (
-    <section aria-labelledby={`${id}-title`} className="admin-panel">
+    <section aria-labelledby={`${id}-title`} className="panel">
       <h2 id={`${id}-title`}>Retry dead letters</h2>
       <p>Puts every dead-lettered delivery of this endpoint created since the chosen time back into attempting.</p>
-      <form
-        className="admin-inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (!sinceDate) return;
+      <Form
+        form={form}
+        className="form-inline"
+        onSubmit={async (values) => {
+          const from = fromLocalInput(values.since);
+          if (!from) return;
           setRetried(undefined);
-          count.mutate(
-            { id: endpoint.id, since: timestampFromDate(sinceDate), dryRun: true },
-            { onSuccess: (answer) => setCounted({ since: sinceDate, count: answer.deadLetters }) },
-          );
+          const answer = await count.mutateAsync({ id: endpoint.id, since: timestampFromDate(from), dryRun: true });
+          setCounted({ input: values.since, since: from, count: answer.deadLetters });
         }}
       >
-        <div className="admin-field">
-          <label htmlFor={`${id}-since`}>Since (your local time)</label>
-          <input
-            id={`${id}-since`}
-            type="datetime-local"
-            required
-            value={since}
-            onChange={(e) => {
-              setSince(e.target.value);
-              setCounted(undefined);
-            }}
-          />
+        <TextField name="since" label="Since (your local time)" type="datetime-local" />
+        <div className="actions">
+          <Submit pending="Counting…" className="button">
+            Count dead letters
+          </Submit>
         </div>
-        <button type="submit" disabled={!sinceDate || count.isPending}>
-          {count.isPending ? "Counting…" : "Count dead letters"}
-        </button>
-      </form>
+        <FormAlert />
+      </Form>
       <div aria-live="polite">
-        {count.isError ? (
-          <p role="alert" className="admin-error">
-            {errorMessage(count.error)}
-          </p>
-        ) : null}
-        {counted ? (
-          <div className="admin-inline-form">
+        {current ? (
+          <div className="form-inline">
             <p>
-              {formatNumber(counted.count)} dead {counted.count === 1 ? "letter" : "letters"} since <DateTime value={counted.since} />.
+              {formatNumber(current.count)} dead {current.count === 1 ? "letter" : "letters"} since <DateTime value={current.since} />.
             </p>
-            {counted.count > 0 ? (
+            {current.count > 0 ? (
               <ConfirmAction
-                label={`Retry ${formatNumber(counted.count)}`}
-                title={`Retry ${formatNumber(counted.count)} dead ${counted.count === 1 ? "letter" : "letters"}?`}
+                label={`Retry ${formatNumber(current.count)}`}
+                title={`Retry ${formatNumber(current.count)} dead ${current.count === 1 ? "letter" : "letters"}?`}
                 description={<p>Each gets up to 5 new attempts on the usual schedule, numbered on from its last one.</p>}
                 confirmLabel="Retry"
                 onConfirm={async () => {
-                  const answer = await retry.mutateAsync({ id: endpoint.id, since: timestampFromDate(counted.since) });
+                  const answer = await retry.mutateAsync({ id: endpoint.id, since: timestampFromDate(current.since) });
                   setRetried(answer.retried);
                   setCounted(undefined);
                   await refresh();

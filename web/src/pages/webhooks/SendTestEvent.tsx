@@ -1,52 +1,44 @@
 import { useMutation } from "@connectrpc/connect-query";
-import { useId, useState } from "react";
-import { type WebhookEndpoint, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
-import { errorMessage } from "../../app/errors.ts";
+import { useId } from "react";
+import { SendTestWebhookEventRequestSchema, type WebhookEndpoint, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
 import { DateTime, formatNumber } from "../../app/format.tsx";
+import { Outcome } from "../../components/admin/delivery-states.tsx";
 import { JsonBlock } from "../../components/admin/JsonBlock.tsx";
 import { WEBHOOK_EVENTS } from "../../components/admin/webhook-events.ts";
-import { Outcome } from "../../components/admin/delivery-states.tsx";
+import { choice } from "../../components/form/contract-rules.ts";
+import { Form, FormAlert, SelectField, Submit, useContractForm } from "../../components/form/Form.tsx";
 
 /** Delivers a signed example of a chosen event now and shows the attempt's result. */
 export function SendTestEvent({ endpoint }: { endpoint: WebhookEndpoint }) {
   const id = useId();
-  const [event, setEvent] = useState(endpoint.events[0] ?? WEBHOOK_EVENTS[0] ?? "");
   const send = useMutation(WebhooksService.method.sendTestWebhookEvent);
+  const form = useContractForm({
+    request: SendTestWebhookEventRequestSchema,
+    fields: { event: choice() },
+    defaults: { event: endpoint.events[0] ?? WEBHOOK_EVENTS[0] ?? "" },
+  });
   const result = send.data;
   return (
-    <section aria-labelledby={`${id}-title`} className="admin-panel">
+    <section aria-labelledby={`${id}-title`} className="panel">
       <h2 id={`${id}-title`}>Send a test event</h2>
       <p>Delivers a signed example now, outside the schedule; nothing is recorded or retried. Its data carries <code>"test": true</code>.</p>
-      <form
-        className="admin-inline-form"
-        onSubmit={(e) => {
-          e.preventDefault();
-          send.mutate({ id: endpoint.id, event });
-        }}
-      >
-        <div className="admin-field">
-          <label htmlFor={`${id}-event`}>Event</label>
-          <select id={`${id}-event`} value={event} onChange={(e) => setEvent(e.target.value)}>
-            {WEBHOOK_EVENTS.map((name) => (
-              <option key={name} value={name}>
-                {name}
-                {endpoint.events.includes(name) ? "" : " (not subscribed)"}
-              </option>
-            ))}
-          </select>
+      <Form form={form} className="form-inline" onSubmit={({ event }) => send.mutateAsync({ id: endpoint.id, event })}>
+        <SelectField
+          name="event"
+          label="Event"
+          options={WEBHOOK_EVENTS.map((name) => ({ value: name, label: endpoint.events.includes(name) ? name : `${name} (not subscribed)` }))}
+        />
+        <div className="actions">
+          <Submit pending="Sending…" className="button">
+            Send test event
+          </Submit>
         </div>
-        <button type="submit" disabled={send.isPending}>
-          {send.isPending ? "Sending…" : "Send test event"}
-        </button>
-      </form>
+        <FormAlert />
+      </Form>
       <div aria-live="polite">
-        {send.isError ? (
-          <p role="alert" className="admin-error">
-            {errorMessage(send.error)}
-          </p>
-        ) : result ? (
-          <div className="admin-test-result" data-testid="test-event-result">
-            <p className={result.succeeded ? "admin-ok" : "admin-error"}>
+        {result && !send.isError ? (
+          <div data-testid="test-event-result">
+            <p className={result.succeeded ? "ok" : "error"}>
               {result.succeeded ? "Delivered" : "Not delivered"}: <Outcome status={result.status} error={result.error} /> in{" "}
               {formatNumber(result.durationMs, { style: "unit", unit: "millisecond", unitDisplay: "short" })}, <DateTime value={result.attemptedAt} />.
             </p>

@@ -1,4 +1,3 @@
-import "../../components/admin/admin.css";
 import { Route, Routes } from "react-router";
 import { EndpointList } from "./EndpointList.tsx";
 import { EndpointPage } from "./EndpointPage.tsx";
