@@ -1,4 +1,4 @@
-import type { Config } from "../config.ts";
+import { type Config, publicBaseUrlOf } from "../config.ts";
 import { type Accounts, createAccounts } from "./accounts.ts";
 import type { Credits } from "../capabilities/credits/index.ts";
 import { createCredits } from "./credits.ts";
@@ -24,6 +24,8 @@ import { createIntegrationsCapability } from "./integrations.ts";
 import { createWebhooksWiring, type WebhooksTestOverrides, type WebhooksWiring } from "./webhooks.ts";
 import { createMembersWiring, type MembersWiring } from "./members.ts";
 import { createConfirmationMailer } from "./forms.ts";
+import { createOwnerNotices } from "./owner-notices.ts";
+import type { OwnerNotices } from "../capabilities/owner-notices/index.ts";
 import { createSecretSealer, type SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
 
 /**
@@ -49,6 +51,8 @@ export interface SendingCore {
   readonly temporalClient: TemporalClient["client"];
   /** The process's sealer of stored secrets (DATA_ENCRYPTION_KEY[S]). */
   readonly sealer: SecretSealer;
+  /** Emails to a company's owners (a domain degraded, credits low, sending suspended), as system mail. */
+  readonly ownerNotices: OwnerNotices;
   close(): Promise<void>;
 }
 
@@ -120,6 +124,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     handsOffMessages: options.handsOffMessages ?? true,
   });
   sendersChanged = () => messaging.sendersChanged();
+  const ownerNotices = createOwnerNotices({ db: poolOf(orm), config, messages: messaging.acceptance });
   const webhooks = createWebhooksWiring({
     orm,
     temporal: temporal.client,
@@ -137,6 +142,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     contacts,
     temporalClient: temporal.client,
     sealer,
+    ownerNotices,
     async close() {
       await messaging.close();
       await webhooks.close();
@@ -174,7 +180,7 @@ export async function openServices(
   const rateLimiter = createRateLimiter(orm);
   const idempotency = createIdempotency(orm, config);
   const conversions = createConversions(orm);
-  const forms = createFormsCapability(orm, { publicBaseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.httpPort}` });
+  const forms = createFormsCapability(orm, { publicBaseUrl: publicBaseUrlOf(config) });
   const integrations = createIntegrationsCapability(orm, { contacts: core.contacts.contacts });
   const members = createMembersWiring({
     orm,
