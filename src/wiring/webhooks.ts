@@ -6,7 +6,6 @@ import { listenForWebhookWork } from "../adapters/postgres/webhooks/webhook-work
 import { poolOf } from "../adapters/postgres/sql.ts";
 import { dnsHostResolver } from "../adapters/http/dns-host-resolver.ts";
 import { HttpsWebhookSender } from "../adapters/http/webhook-sender.ts";
-import { createWebhookDeliveryActivities, type WebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
 import { WebhookDeliveryDispatcher } from "../adapters/temporal/webhooks/dispatcher.ts";
 import { createSecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
 import {
@@ -52,8 +51,6 @@ export interface WebhooksWiring {
   readonly publisher: WebhookEventPublisher;
   /** The outbox relay: started beside a worker (worker.ts), close() on shutdown (before the Temporal client). */
   readonly dispatcher: WebhookDeliveryDispatcher;
-  /** For the worker's activities object. */
-  readonly activities: WebhookDeliveryActivities;
   close(): Promise<void>;
 }
 
@@ -108,7 +105,6 @@ export function createWebhooksWiring(deps: WebhooksDependencies): WebhooksWiring
     webhooks,
     publisher: new WebhookEventPublisher({ recorder: stores.publishedEvents, nudge: () => dispatcher.kick() }),
     dispatcher,
-    activities: createWebhookDeliveryActivities(webhooks.attempts),
     close: () => dispatcher.close(),
   };
 }

@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import { createMessageActivities } from "../adapters/temporal/messages/activities.ts";
-import type { WebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
+import { createWebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
+import type { AttemptResult } from "../capabilities/webhooks/index.ts";
 import { type RunningWorker, startWorker } from "../adapters/temporal/worker.ts";
 import { createWorkerMetrics, type WorkerMetrics } from "../adapters/metrics/worker-metrics.ts";
 import { postgresProbe } from "../adapters/metrics/readiness-probes.ts";
@@ -52,10 +53,10 @@ export function activityGraceMs(shutdownTimeoutMs: number): number {
 }
 
 /** A webhook attempt's outcome, with the labels of the API's mail_webhook_attempts gauge. */
-function attemptOutcome(answer: Awaited<ReturnType<WebhookDeliveryActivities["attemptDelivery"]>>): string {
-  if (answer.state === "gone") return "gone";
-  if (answer.status !== undefined) return answer.status >= 200 && answer.status <= 299 ? "success" : "http_error";
-  return answer.errorClass ?? "error";
+function attemptOutcome(result: AttemptResult): string {
+  if (result.state === "gone") return "gone";
+  if (result.status !== undefined) return result.status >= 200 && result.status <= 299 ? "success" : "http_error";
+  return result.errorClass ?? "error";
 }
 
 export async function startWorkerProcess(
@@ -80,13 +81,10 @@ export async function startWorkerProcess(
     },
     onError: (error) => log.warn({ err: error }, "a worker metrics gauge could not be read"),
   });
-  const webhookActivities: WebhookDeliveryActivities = {
-    async attemptDelivery(input) {
-      const answer = await core.webhooks.activities.attemptDelivery(input);
-      metrics.webhookAttempt(attemptOutcome(answer));
-      return answer;
-    },
-  };
+  const webhookActivities = createWebhookDeliveryActivities({
+    attempts: core.webhooks.webhooks.attempts,
+    observe: (result) => metrics.webhookAttempt(attemptOutcome(result)),
+  });
   let worker: RunningWorker;
   try {
     worker = await startWorker({

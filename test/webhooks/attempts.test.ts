@@ -1,7 +1,7 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { HttpsWebhookSender } from "../../src/adapters/http/webhook-sender.ts";
-import type { AttemptRequest } from "../../src/capabilities/webhooks/index.ts";
+import type { AttemptCommand } from "../../src/capabilities/webhooks/index.ts";
 import { verifySignature } from "../../src/capabilities/webhooks/signing.ts";
 import { type HttpsReceiver, makeTestCertificate, startHttpsReceiver } from "../adapters/http/https-receiver.ts";
 import { openWebhooksHarness, type WebhooksHarness } from "./harness.ts";
@@ -59,7 +59,7 @@ async function deliveryFor(events: string[] = ["delivered"], event = "delivered"
   return { endpoint: created.endpoint, secret: created.secret, delivery };
 }
 
-function attempt(deliveryId: string, number: number, final = false, retryInMs: number | null = 60_000): AttemptRequest {
+function attempt(deliveryId: string, number: number, final = false, retryInMs: number | null = 60_000): AttemptCommand {
   return { companyId: company, deliveryId, number, final, retryInMs };
 }
 

@@ -57,7 +57,7 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: new DefaultLogger("ERROR") }),
-    activities: createWebhookDeliveryActivities(h.webhooks.attempts),
+    activities: createWebhookDeliveryActivities({ attempts: h.webhooks.attempts }),
   });
   running = worker.run();
   dispatcher = new WebhookDeliveryDispatcher({

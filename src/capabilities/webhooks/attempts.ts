@@ -16,7 +16,7 @@ import { signatureHeader } from "./signing.ts";
 /** An error class as recorded: the transport's, or no request at all because the endpoint is disabled. */
 export type RecordedErrorClass = AttemptErrorClass | "endpoint_disabled";
 
-export interface AttemptRequest {
+export interface AttemptCommand {
   readonly companyId: string;
   readonly deliveryId: string;
   /** From 1; sent as the attempt header. */
@@ -34,7 +34,7 @@ export interface AttemptRequest {
   readonly couldNotRun?: boolean;
 }
 
-export interface AttemptAnswer {
+export interface AttemptResult {
   /** `gone`: the delivery or its endpoint was deleted; nothing more to do. */
   readonly state: DeliveryState | "gone";
   readonly status?: number;
@@ -67,8 +67,8 @@ export class DeliveryAttempts {
     this.#clock = options.clock ?? (() => new Date());
   }
 
-  async attempt(request: AttemptRequest): Promise<AttemptAnswer> {
-    const { companyId, deliveryId, number } = request;
+  async attempt(command: AttemptCommand): Promise<AttemptResult> {
+    const { companyId, deliveryId, number } = command;
     // The delivery and an earlier record of this attempt in one read: it is on the way to the first post.
     const read = await this.#store.loadAttempt(companyId, deliveryId, number);
     if (!read) return { state: "gone" };
@@ -79,14 +79,14 @@ export class DeliveryAttempts {
 
     const attemptedAt = this.#clock();
     // A disabled endpoint gets no request; the attempt fails, so it can be retried once enabled again.
-    const outcome: RecordedOutcome = request.couldNotRun
+    const outcome: RecordedOutcome = command.couldNotRun
       ? { ok: false, errorClass: "network", durationMs: 0 }
       : loaded.endpoint.enabled
         ? await this.#post(loaded, number, attemptedAt)
         : { ok: false, errorClass: "endpoint_disabled", durationMs: 0 };
-    const state: DeliveryState = outcome.ok ? "succeeded" : request.final ? "dead_letter" : "attempting";
+    const state: DeliveryState = outcome.ok ? "succeeded" : command.final ? "dead_letter" : "attempting";
     const nextAttemptAt =
-      state === "attempting" && request.retryInMs !== null ? new Date(attemptedAt.getTime() + outcome.durationMs + request.retryInMs) : null;
+      state === "attempting" && command.retryInMs !== null ? new Date(attemptedAt.getTime() + outcome.durationMs + command.retryInMs) : null;
 
     const recorded = await this.#store.recordAttempt(
       companyId,
@@ -126,6 +126,6 @@ interface RecordedOutcome extends Omit<AttemptOutcome, "errorClass"> {
   readonly errorClass?: RecordedErrorClass;
 }
 
-function answerFields(status: number | null, errorClass: RecordedErrorClass | null): Pick<AttemptAnswer, "status" | "errorClass"> {
+function answerFields(status: number | null, errorClass: RecordedErrorClass | null): Pick<AttemptResult, "status" | "errorClass"> {
   return { ...(status !== null ? { status } : {}), ...(errorClass !== null ? { errorClass } : {}) };
 }

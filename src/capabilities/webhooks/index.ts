@@ -8,7 +8,7 @@ import { WebhookTestEvents } from "./test-events.ts";
 import type { WebhookDeliveryStore, WebhookEndpointStore } from "./ports.ts";
 import type { WebhookTargetPolicy } from "./ssrf-policy.ts";
 
-export { DeliveryAttempts, type AttemptAnswer, type AttemptRequest, type RecordedErrorClass, deliveryBody } from "./attempts.ts";
+export { DeliveryAttempts, type AttemptCommand, type AttemptResult, type RecordedErrorClass, deliveryBody } from "./attempts.ts";
 export { checkDeliveryListQuery, WebhookDeliveries, type DeliveryDetail, type DeliveryListQuery, type DeliveryPage } from "./deliveries.ts";
 export {
   WebhookEndpoints,

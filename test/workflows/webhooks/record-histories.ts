@@ -6,12 +6,13 @@
  * dispatcher, and writes each run's history to histories/<path>.json (with
  * `-<suffix>` when given), for replay.test.ts.
  *
- * Each path is recorded twice: as the relay starts a run now, and as a run
- * started with remote attempts (`remote-` names; the histories of runs
- * started before attempts became local activities). Histories recorded by
- * a released version are kept as they are: a change of the workflow must
- * still replay them (patched() where the commands change); record new ones
- * beside them (a suffix) rather than over them.
+ * The histories of runs started before LOCAL_ATTEMPTS_PATCH
+ * (workflows/webhooks/delivery.ts) were recorded by the code of that time:
+ * as the relay started runs then (`localAttempts` in the input), and with
+ * remote attempts (`remote-` names). Histories recorded by a released
+ * version are kept as they are: a change of the workflow must still replay
+ * them (patched() where the commands change); record new ones beside them
+ * (a suffix) rather than over them.
  */
 import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
@@ -20,13 +21,12 @@ import { fileURLToPath } from "node:url";
 import type { WorkflowHandle } from "@temporalio/client";
 import { TestWorkflowEnvironment } from "@temporalio/testing";
 import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
-import type { AttemptDeliveryInput, WebhookDeliveryActivities } from "../../../src/adapters/temporal/webhooks/activities.ts";
-import { deliveryWorkflowInput, WebhookDeliveryDispatcher, webhookDeliveryWorkflowId } from "../../../src/adapters/temporal/webhooks/dispatcher.ts";
+import { WebhookDeliveryDispatcher, webhookDeliveryWorkflowId } from "../../../src/adapters/temporal/webhooks/dispatcher.ts";
 import { workflowBundle } from "../../../src/adapters/temporal/worker.ts";
 import type { DeliverySchedule, DeliveryState, DeliveryToDispatch, WebhookOutbox } from "../../../src/capabilities/webhooks/index.ts";
 import { findTemporalCli } from "../../../src/runtime/temporal-dev-server.ts";
 import { SEARCH_ATTRIBUTES, WEBHOOK_DELIVERY_STATUS } from "../../../workflows/search-attributes.ts";
-import { webhookDelivery } from "../../../workflows/webhooks/delivery.ts";
+import type { AttemptDeliveryInput, WebhookDeliveryActivities } from "../../../workflows/webhooks/activities.ts";
 
 /** What the attempt activity does for one attempt: answer a state, or throw (the attempt cannot run). */
 type Step = DeliveryState | "gone" | "throw";
@@ -112,68 +112,27 @@ async function waitForState(handle: WorkflowHandle, state: string): Promise<void
   }
 }
 
-/**
- * Starts the delivery as the relay does (`local`), or with the same input
- * save remote attempts, as runs started before attempts were local.
- */
-async function start(dispatcher: WebhookDeliveryDispatcher, delivery: DeliveryToDispatch, schedule: DeliverySchedule, local: boolean): Promise<void> {
-  if (local) {
-    if (!(await dispatcher.start(delivery))) throw new Error("not started");
-    return;
-  }
-  await env.client.workflow.start(webhookDelivery, {
-    workflowId: webhookDeliveryWorkflowId(delivery.id),
-    taskQueue,
-    args: [{ ...deliveryWorkflowInput(delivery, schedule), localAttempts: false }],
-    workflowIdReusePolicy: "REJECT_DUPLICATE",
-  });
-}
-
 try {
   await worker.runUntil(async () => {
-    for (const local of [true, false]) {
-      for (const [name, script] of Object.entries(PATHS)) {
-        const id = randomUUID();
-        scripts.set(id, [...script.steps]);
-        const delivery: DeliveryToDispatch = { id, companyId: "company-1", endpointId: "endpoint-1", event: "delivered", attemptCount: 0, retryRequest: null };
-        const dispatcher = new WebhookDeliveryDispatcher({ client: env.client, taskQueue, outbox, schedule: script.schedule, log: { warn: () => {} } });
-        await start(dispatcher, delivery, script.schedule, local);
-        const handle = env.client.workflow.getHandle(webhookDeliveryWorkflowId(id));
-        const firstRun = (await handle.describe()).runId;
-        let history;
-        if (script.retry === "signal") {
-          await waitForState(handle, "dead_letter");
-          await dispatcher.passRetry({ ...delivery, attemptCount: script.schedule.maxAttempts, retryRequest: "retry-1" });
-          await handle.result();
-          history = await handle.fetchHistory();
-        } else if (script.retry === "new-run") {
-          if ((await handle.result()) !== "dead_letter") throw new Error(`${name}: expected a dead letter`);
-          if (local) {
-            await dispatcher.passRetry({ ...delivery, attemptCount: script.schedule.maxAttempts, retryRequest: "retry-1" });
-          } else {
-            await env.client.workflow.signalWithStart(webhookDelivery, {
-              workflowId: webhookDeliveryWorkflowId(id),
-              taskQueue,
-              args: [{ ...deliveryWorkflowInput(delivery, script.schedule, script.schedule.maxAttempts + 1), localAttempts: false }],
-              workflowIdReusePolicy: "ALLOW_DUPLICATE",
-              signal: "retry",
-              signalArgs: [],
-            });
-          }
-          const latest = env.client.workflow.getHandle(webhookDeliveryWorkflowId(id));
-          await latest.result();
-          if ((await latest.describe()).runId === firstRun) throw new Error(`${name}: expected a new run`);
-          // The new run: it starts with the retry signal and numbers on.
-          history = await latest.fetchHistory();
-        } else {
-          await handle.result();
-          history = await handle.fetchHistory();
-        }
-        const file = `${local ? "" : "remote-"}${name}${suffix}.json`;
-        // The object form of @temporalio/proto (its toJSON: 64-bit numbers and bytes as strings), which replay.test.ts reads back with History.fromObject.
-        await writeFile(path.join(out, file), `${JSON.stringify(history, null, 2)}\n`);
-        console.log(`${file}: ${await env.client.workflow.getHandle(webhookDeliveryWorkflowId(id)).result()}`);
-      }
+    for (const [name, script] of Object.entries(PATHS)) {
+      const id = randomUUID();
+      scripts.set(id, [...script.steps]);
+      const delivery: DeliveryToDispatch = { id, companyId: "company-1", endpointId: "endpoint-1", event: "delivered", attemptCount: 0, retryRequest: null };
+      const dispatcher = new WebhookDeliveryDispatcher({ client: env.client, taskQueue, outbox, schedule: script.schedule, log: { warn: () => {} } });
+      if (!(await dispatcher.start(delivery))) throw new Error(`${name}: not started`);
+      const handle = env.client.workflow.getHandle(webhookDeliveryWorkflowId(id));
+      const firstRun = (await handle.describe()).runId;
+      if (script.retry === "signal") await waitForState(handle, "dead_letter");
+      if (script.retry === "new-run" && (await handle.result()) !== "dead_letter") throw new Error(`${name}: expected a dead letter`);
+      if (script.retry) await dispatcher.passRetry({ ...delivery, attemptCount: script.schedule.maxAttempts, retryRequest: "retry-1" });
+      // After a retry of a closed dead letter, the new run: it starts with the retry signal and numbers on.
+      const latest = env.client.workflow.getHandle(webhookDeliveryWorkflowId(id));
+      const result = await latest.result();
+      if (script.retry === "new-run" && (await latest.describe()).runId === firstRun) throw new Error(`${name}: expected a new run`);
+      const file = `${name}${suffix}.json`;
+      // The object form of @temporalio/proto (its toJSON: 64-bit numbers and bytes as strings), which replay.test.ts reads back with History.fromObject.
+      await writeFile(path.join(out, file), `${JSON.stringify(await latest.fetchHistory(), null, 2)}\n`);
+      console.log(`${file}: ${result}`);
     }
   });
 } finally {

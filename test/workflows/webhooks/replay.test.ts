@@ -21,8 +21,13 @@ import { workflowBundle } from "../../../src/adapters/temporal/worker.ts";
  */
 const HISTORIES = path.join(path.dirname(fileURLToPath(import.meta.url)), "histories");
 
-/** Each path, as the relay starts it with local attempts and as a run with remote attempts (`remote-`). */
+/**
+ * Each path, as runs started before LOCAL_ATTEMPTS_PATCH made it: as the
+ * relay started them (`localAttempts` in the input) and with remote attempts
+ * (`remote-`); and as runs with the patch make it (`-patched`).
+ */
 const PATHS = ["first-attempt-success", "failure-then-success", "dead-letter", "dead-letter-retried", "dead-letter-new-run", "could-not-run"];
+const RECORDED = [...PATHS, ...PATHS.map((name) => `remote-${name}`), ...PATHS.map((name) => `${name}-patched`)];
 
 async function recordedHistories(): Promise<HistoryAndWorkflowId[]> {
   const files = (await readdir(HISTORIES)).filter((file) => file.endsWith(".json")).sort();
@@ -39,7 +44,7 @@ Runtime.install({ logger: new DefaultLogger("WARN") });
 describe("the webhook delivery workflow's recorded histories", () => {
   it("replay against today's workflow code", async () => {
     const histories = await recordedHistories();
-    expect(histories.map((h) => h.workflowId)).toEqual(expect.arrayContaining([...PATHS, ...PATHS.map((name) => `remote-${name}`)]));
+    expect(histories.map((h) => h.workflowId)).toEqual(expect.arrayContaining(RECORDED));
     const failures: string[] = [];
     for await (const result of Worker.runReplayHistories({ workflowBundle: await workflowBundle() }, histories)) {
       if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
