@@ -32,7 +32,7 @@ export async function createBenchEndpoint(
         allowLoopbackForTests: true,
       }),
     });
-    const { secret } = await endpoints.create(companyId, { url: receiver.url, events });
+    const { secret } = await endpoints.create({ companyId, url: receiver.url, events });
     return { secret };
   } finally {
     await orm.close();

@@ -7,15 +7,21 @@ import { poolOf } from "../adapters/postgres/sql.ts";
 import { dnsHostResolver } from "../adapters/http/dns-host-resolver.ts";
 import { HttpsWebhookSender } from "../adapters/http/webhook-sender.ts";
 import { WebhookDeliveryDispatcher } from "../adapters/temporal/webhooks/dispatcher.ts";
-import { createSecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
+import { createSecretSealer, type SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
 import {
-  createWebhooks,
+  DeliveryAttempts,
   type DeliverySchedule,
+  type EndpointLimits,
   type HostResolver,
   RECEIVER_TIMEOUT_MS,
+  WebhookDeliveries,
+  type WebhookDeliveryStore,
+  type WebhookEndpointStore,
+  WebhookEndpoints,
   WebhookEventPublisher,
   WebhookTargetPolicy,
-  type Webhooks,
+  WebhookTestEvents,
+  type WebhookTransport,
 } from "../capabilities/webhooks/index.ts";
 
 /**
@@ -37,6 +43,58 @@ export interface WebhooksTestOverrides {
   readonly clock?: () => Date;
 }
 
+/** The ports the webhooks use cases are built from. */
+export interface WebhookParts {
+  readonly endpointStore: WebhookEndpointStore;
+  readonly deliveryStore: WebhookDeliveryStore;
+  /** The service's secret sealer (DATA_ENCRYPTION_KEY), shared with DKIM keys. */
+  readonly sealer: SecretSealer;
+  readonly policy: WebhookTargetPolicy;
+  readonly transport: WebhookTransport;
+  /** Secret of the deliveries list's cursors. */
+  readonly cursorSecret: string;
+  /** Bounds on a company's endpoints. Default 20 per company, 3 per host. */
+  readonly limits?: EndpointLimits;
+  /** Asks the relay for a pass now (after a manual retry). */
+  readonly nudge?: () => void;
+  readonly clock?: () => Date;
+}
+
+/** The webhooks capability's use cases. */
+export interface WebhookUseCases {
+  readonly endpoints: WebhookEndpoints;
+  readonly deliveries: WebhookDeliveries;
+  /** The attempt the delivery workflow's activity makes. */
+  readonly attempts: DeliveryAttempts;
+  /** "Send test event" of the administration screen. */
+  readonly testEvents: WebhookTestEvents;
+}
+
+/** Builds the use cases from their ports (whoever brings other stores or another transport builds them here too). */
+export function webhookUseCases(parts: WebhookParts): WebhookUseCases {
+  const clock = parts.clock ? { clock: parts.clock } : {};
+  const { endpointStore, deliveryStore, sealer, transport } = parts;
+  return {
+    endpoints: new WebhookEndpoints({
+      store: endpointStore,
+      sealer,
+      policy: parts.policy,
+      health: deliveryStore,
+      ...(parts.limits ? { limits: parts.limits } : {}),
+      ...clock,
+    }),
+    deliveries: new WebhookDeliveries({
+      store: deliveryStore,
+      endpoints: endpointStore,
+      cursorSecret: parts.cursorSecret,
+      ...(parts.nudge ? { nudge: parts.nudge } : {}),
+      ...clock,
+    }),
+    attempts: new DeliveryAttempts({ store: deliveryStore, sealer, transport, ...clock }),
+    testEvents: new WebhookTestEvents({ store: endpointStore, sealer, transport, ...clock }),
+  };
+}
+
 export interface WebhooksDependencies {
   readonly orm: MikroORM;
   readonly temporal: Client;
@@ -46,7 +104,7 @@ export interface WebhooksDependencies {
 }
 
 export interface WebhooksWiring {
-  readonly webhooks: Webhooks;
+  readonly webhooks: WebhookUseCases;
   /** Events other internal services publish (the EventsService). */
   readonly publisher: WebhookEventPublisher;
   /** The outbox relay: started beside a worker (worker.ts), close() on shutdown (before the Temporal client). */
@@ -72,9 +130,9 @@ export function createWebhooksWiring(deps: WebhooksDependencies): WebhooksWiring
     ...(o.trustedCaForTests !== undefined ? { trustedCaForTests: o.trustedCaForTests } : {}),
     log: deps.log,
   });
-  // A manual retry nudges the relay, which exists only once the capability does.
+  // A manual retry nudges the relay, which exists only once the use cases do.
   const late: { dispatcher?: WebhookDeliveryDispatcher } = {};
-  const webhooks = createWebhooks({
+  const webhooks = webhookUseCases({
     endpointStore: stores.endpointStore,
     deliveryStore: stores.deliveryStore,
     sealer: createSecretSealer(config.dataEncryptionKey, config.dataEncryptionKeys),

@@ -2,7 +2,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ValidationError } from "../../../contract/api-error.ts";
 import { type CampaignClick, type RecordClickCommand, validateClick } from "../../../capabilities/conversions/index.ts";
-import type { PublishEventInput, WebhookEventPublisher } from "../../../capabilities/webhooks/index.ts";
+import type { PublishEventCommand, WebhookEventPublisher } from "../../../capabilities/webhooks/index.ts";
 import { checkPublishedEvent } from "../../../capabilities/webhooks/published-events.ts";
 import type { EventsService, PublishEventRequest } from "../../../gen/mail/v1/events_pb.js";
 
@@ -51,7 +51,7 @@ export function eventsServiceImpl(deps: EventsServiceDeps): ServiceImpl<typeof E
  * click id; `suspect: false` makes it a verified click, which attribution
  * reads. Undefined for every other event.
  */
-export function campaignClickOf(input: PublishEventInput): CampaignClick | undefined {
+export function campaignClickOf(input: PublishEventCommand): CampaignClick | undefined {
   const campaign = input.campaign;
   if (input.event !== "campaign.click" || !campaign || !input.occurredAt || campaign.linkId === undefined || campaign.suspect === undefined) {
     return undefined;
@@ -79,7 +79,7 @@ const CONTRACT_FIELD: Readonly<Record<string, string>> = {
 };
 
 /** Throws the 400 the publisher or the click ledger would answer, naming the request's fields. */
-function checkClick(input: PublishEventInput, click: CampaignClick): void {
+function checkClick(input: PublishEventCommand, click: CampaignClick): void {
   checkPublishedEvent(input);
   try {
     validateClick(click);
@@ -90,7 +90,7 @@ function checkClick(input: PublishEventInput, click: CampaignClick): void {
 }
 
 /** The request as the capability reads it: presence kept (an unset optional stays undefined). */
-export function publishEventInput(req: PublishEventRequest): PublishEventInput {
+export function publishEventInput(req: PublishEventRequest): PublishEventCommand {
   const base = {
     companyId: req.companyId,
     eventId: req.eventId,
