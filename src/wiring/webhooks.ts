@@ -25,21 +25,35 @@ import {
 } from "../capabilities/webhooks/index.ts";
 
 /**
- * Test-only overrides, passed in code by tests (never read from the
- * environment), so no production configuration can reach loopback.
+ * How webhook deliveries reach receivers, beside what the environment
+ * configures (src/config.ts). Passed in code by whoever builds the process
+ * (src/wiring/api.ts, worker.ts); the service's own entries pass none, and
+ * every field has the spec's default.
  */
-export interface WebhooksTestOverrides {
+export interface WebhookDeliveryOptions {
+  /** Resolves endpoint host names. Default: asynchronous DNS with WEBHOOK_DNS_TIMEOUT_MS, on `nameservers`. */
   readonly resolver?: HostResolver;
-  /** Nameservers of the real DNS resolver (`ip:port`), e.g. a local test server; ignored with `resolver`. */
-  readonly dnsServers?: readonly string[];
-  readonly allowLoopbackForTests?: boolean;
-  readonly trustedCaForTests?: string;
-  readonly schedule?: DeliverySchedule;
-  readonly receiverTimeoutMs?: number;
+  /** Nameservers (`ip` or `ip:port`) of the default resolver. Default: the system's (/etc/resolv.conf). */
+  readonly nameservers?: readonly string[];
   /**
-   * The capability's clock (rotation overlaps, signature timestamps,
-   * attempt times), so a test can let 24 hours pass.
+   * The certificate authorities (PEM) a receiver's certificate must chain
+   * to, replacing Node's bundled list: receivers under a private PKI.
    */
+  readonly trustedCa?: string;
+  /**
+   * Lets endpoints on loopback addresses (127.0.0.0/8, ::1) receive
+   * deliveries: a receiver on the same machine (development, the
+   * benchmarks, the suite's HTTPS receivers). Refused in production mode (NODE_ENV or
+   * MAIL_MODE production): no environment variable sets it, and a process in
+   * production mode that is given it does not start. Private and internal
+   * addresses stay refused either way.
+   */
+  readonly allowLoopback?: boolean;
+  /** The retry schedule the relay writes into each delivery workflow it starts. Default: the spec's (5 attempts, 1 min to 1 h apart). */
+  readonly schedule?: DeliverySchedule;
+  /** One attempt's budget: lookup, connection, TLS and status line. Default: the spec's 10 s. */
+  readonly receiverTimeoutMs?: number;
+  /** The capability's clock (secret rotation overlaps, signature timestamps, attempt times). Default: the system clock. */
   readonly clock?: () => Date;
 }
 
@@ -100,7 +114,7 @@ export interface WebhooksDependencies {
   readonly temporal: Client;
   readonly config: Config;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
-  readonly testOverrides?: WebhooksTestOverrides;
+  readonly delivery?: WebhookDeliveryOptions;
 }
 
 export interface WebhooksWiring {
@@ -112,22 +126,32 @@ export interface WebhooksWiring {
   close(): Promise<void>;
 }
 
-export function createWebhooksWiring(deps: WebhooksDependencies): WebhooksWiring {
-  const { config } = deps;
-  const o = deps.testOverrides ?? {};
-  const stores = postgresWebhookStores(deps.orm);
-  // Asynchronous DNS with its own deadline, never the thread pool's getaddrinfo.
-  const policy = new WebhookTargetPolicy({
-    resolver:
-      o.resolver ??
-      dnsHostResolver({ timeoutMs: config.webhookDnsTimeoutMs, ...(o.dnsServers !== undefined ? { servers: o.dnsServers } : {}) }),
-    allowLoopbackForTests: o.allowLoopbackForTests ?? false,
+/**
+ * Where deliveries may go: the SSRF rules with the process's resolver.
+ * Throws for `allowLoopback` in production mode.
+ */
+export function webhookTargetPolicy(config: Pick<Config, "mode" | "webhookDnsTimeoutMs">, options: WebhookDeliveryOptions = {}): WebhookTargetPolicy {
+  if (options.allowLoopback && config.mode === "production") {
+    throw new Error("webhook deliveries to loopback addresses are refused in production mode (WebhookDeliveryOptions.allowLoopback)");
+  }
+  const { nameservers } = options;
+  return new WebhookTargetPolicy({
+    // Asynchronous DNS with its own deadline, never the thread pool's getaddrinfo.
+    resolver: options.resolver ?? dnsHostResolver({ timeoutMs: config.webhookDnsTimeoutMs, ...(nameservers !== undefined ? { servers: nameservers } : {}) }),
+    allowLoopback: options.allowLoopback ?? false,
     resolveTimeoutMs: config.webhookDnsTimeoutMs,
   });
+}
+
+export function createWebhooksWiring(deps: WebhooksDependencies): WebhooksWiring {
+  const { config } = deps;
+  const o = deps.delivery ?? {};
+  const policy = webhookTargetPolicy(config, o);
+  const stores = postgresWebhookStores(deps.orm);
   const transport = new HttpsWebhookSender({
     policy,
     timeoutMs: o.receiverTimeoutMs ?? RECEIVER_TIMEOUT_MS,
-    ...(o.trustedCaForTests !== undefined ? { trustedCaForTests: o.trustedCaForTests } : {}),
+    ...(o.trustedCa !== undefined ? { trustedCa: o.trustedCa } : {}),
     log: deps.log,
   });
   // A manual retry nudges the relay, which exists only once the use cases do.

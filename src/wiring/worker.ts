@@ -8,7 +8,7 @@ import { postgresProbe } from "../adapters/metrics/readiness-probes.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
 import { type Readiness, readinessOf } from "../transport/http/health.ts";
 import { openSendingCore, type SendingCore, type ServiceLog } from "./services.ts";
-import type { WebhooksTestOverrides } from "./webhooks.ts";
+import type { WebhookDeliveryOptions } from "./webhooks.ts";
 
 /**
  * The composition root of a Temporal worker: the sending core on a pool of
@@ -38,6 +38,8 @@ export interface WorkerProcess {
 export interface WorkerProcessOptions {
   /** Node's process metrics in `metrics` (a worker process of its own; the API process has them already). */
   readonly processMetrics?: boolean;
+  /** How webhook deliveries reach receivers (src/wiring/webhooks.ts); default: the spec's. */
+  readonly webhookDelivery?: WebhookDeliveryOptions;
 }
 
 /** Each readiness check's longest wait (as the API's). */
@@ -63,14 +65,13 @@ export async function startWorkerProcess(
   config: Config,
   databaseUrl: string,
   log: ServiceLog,
-  webhooksTestOverrides?: WebhooksTestOverrides,
   options: WorkerProcessOptions = {},
 ): Promise<WorkerProcess> {
   if (!config.temporalAddress) throw new Error("no Temporal address: set TEMPORAL_ADDRESS");
   const workerPoolMax = config.workerPoolMax;
   const core = await openSendingCore(databaseUrl, config, log, {
     poolMax: workerPoolMax,
-    ...(webhooksTestOverrides ? { webhooksTestOverrides } : {}),
+    ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
   });
   const pool = poolOf(core.orm);
   const metrics = createWorkerMetrics({

@@ -27,10 +27,10 @@ beforeAll(async () => {
   // The sender checks URLs with the harness's policy (and its DNS table), so it is made once the harness exists.
   const sender: { current?: HttpsWebhookSender } = {};
   h = await openWebhooksHarness({
-    allowLoopbackForTests: true,
+    allowLoopback: true,
     transport: { post: (webhook) => (sender.current as HttpsWebhookSender).post(webhook) },
   });
-  sender.current = new HttpsWebhookSender({ policy: h.policy, timeoutMs: 1_000, trustedCaForTests: certificate.cert });
+  sender.current = new HttpsWebhookSender({ policy: h.policy, timeoutMs: 1_000, trustedCa: certificate.cert });
   h.dns.set(HOOK_NAME, ["127.0.0.1"]);
   company = await h.newCompany();
 });

@@ -40,7 +40,7 @@ export interface WebhooksHarness {
 
 export interface WebhooksHarnessOptions {
   readonly transport?: WebhookTransport;
-  readonly allowLoopbackForTests?: boolean;
+  readonly allowLoopback?: boolean;
 }
 
 /** A public address for names that must pass the policy without being contacted. */
@@ -59,7 +59,7 @@ export async function openWebhooksHarness(options: WebhooksHarnessOptions = {}):
       return answer.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
     },
   };
-  const policy = new WebhookTargetPolicy({ resolver, allowLoopbackForTests: options.allowLoopbackForTests ?? false });
+  const policy = new WebhookTargetPolicy({ resolver, allowLoopback: options.allowLoopback ?? false });
   const endpointStore = new PostgresWebhookEndpointStore(orm);
   const deliveryStore = new PostgresWebhookDeliveryStore(pool);
   const now: { value: Date | undefined } = { value: undefined };

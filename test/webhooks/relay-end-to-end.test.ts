@@ -42,10 +42,10 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver(certificate);
   const sender: { current?: HttpsWebhookSender } = {};
   h = await openWebhooksHarness({
-    allowLoopbackForTests: true,
+    allowLoopback: true,
     transport: { post: (webhook) => (sender.current as HttpsWebhookSender).post(webhook) },
   });
-  sender.current = new HttpsWebhookSender({ policy: h.policy, timeoutMs: 2_000, trustedCaForTests: certificate.cert });
+  sender.current = new HttpsWebhookSender({ policy: h.policy, timeoutMs: 2_000, trustedCa: certificate.cert });
   h.dns.set(HOOK_NAME, ["127.0.0.1"]);
   company = await h.newCompany();
 
