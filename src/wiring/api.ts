@@ -3,7 +3,7 @@ import type { FastifyServerOptions } from "fastify";
 import type { Config } from "../config.ts";
 import { openServices, type ServiceLog, type Services } from "./services.ts";
 import type { WorkerProcess } from "./worker.ts";
-import type { WebhooksTestOverrides } from "./webhooks.ts";
+import type { WebhookDeliveryOptions } from "./webhooks.ts";
 import { createDeliveryReports, type DeliveryReportsOptions } from "./delivery-reports.ts";
 import { deliveryReportsServiceImpl } from "../transport/connect/delivery-reports/index.ts";
 import { webhooksServiceImpl } from "../transport/connect/webhooks/index.ts";
@@ -60,8 +60,8 @@ export interface StartAppOptions {
   /** Overrides config.databaseUrl (which may be unset when embedded PostgreSQL is used). */
   readonly databaseUrl?: string;
   readonly logger?: FastifyServerOptions["logger"];
-  /** Test-only webhook settings (loopback receivers, short schedules); never from the environment. */
-  readonly webhooksTestOverrides?: WebhooksTestOverrides;
+  /** How webhook deliveries reach receivers (src/wiring/webhooks.ts); default: the spec's. */
+  readonly webhookDelivery?: WebhookDeliveryOptions;
   /** The delivery loop's settings passed in code (the HTTPS agent SNS is reached through). */
   readonly deliveryReports?: DeliveryReportsOptions;
 }
@@ -80,7 +80,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   const log: ServiceLog = {
     warn: (details, message) => (built.servers ? built.servers.http.log.warn(details, message) : console.warn(message, details)),
   };
-  const services = await openServices(databaseUrl, config, log, options.webhooksTestOverrides);
+  const services = await openServices(databaseUrl, config, log, options.webhookDelivery);
   const { accounts, sendingSetup, credits, suppressions, messaging } = services;
   // DSN / ARF reports (inbound SMTP) and SES notifications, into the provider events intake.
   const deliveryReports = createDeliveryReports({
@@ -177,7 +177,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   // only here: an API process with RUN_WORKER=false never loads the Temporal worker SDK (memory).
   const worker: WorkerProcess | undefined =
     config.runWorker && config.temporalAddress
-      ? await (await import("./worker.ts")).startWorkerProcess(config, databaseUrl, log, options.webhooksTestOverrides)
+      ? await (await import("./worker.ts")).startWorkerProcess(config, databaseUrl, log, options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {})
       : undefined;
 
   let closed: Promise<void> | undefined;

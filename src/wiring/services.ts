@@ -21,7 +21,7 @@ import type { SignupForms } from "../capabilities/forms/index.ts";
 import type { StoreIntegrations } from "../capabilities/integrations/index.ts";
 import { createFormsCapability } from "./forms.ts";
 import { createIntegrationsCapability } from "./integrations.ts";
-import { createWebhooksWiring, type WebhooksTestOverrides, type WebhooksWiring } from "./webhooks.ts";
+import { createWebhooksWiring, type WebhookDeliveryOptions, type WebhooksWiring } from "./webhooks.ts";
 import { createMembersWiring, type MembersWiring } from "./members.ts";
 import { createConfirmationMailer } from "./forms.ts";
 import { createOwnerNotices } from "./owner-notices.ts";
@@ -63,8 +63,8 @@ export interface ServiceLog {
 export interface CoreOptions {
   /** Largest number of pooled PostgreSQL connections of this core. */
   readonly poolMax: number;
-  /** Test-only webhook settings (loopback receivers, short schedules); never from the environment. */
-  readonly webhooksTestOverrides?: WebhooksTestOverrides;
+  /** How webhook deliveries reach receivers (src/wiring/webhooks.ts); default: the spec's. */
+  readonly webhookDelivery?: WebhookDeliveryOptions;
   /**
    * Whether this core hands messages to the email service (a worker's core,
    * the default). The API process's core does not, so it neither reads nor
@@ -130,7 +130,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     temporal: temporal.client,
     config,
     log,
-    ...(options.webhooksTestOverrides ? { testOverrides: options.webhooksTestOverrides } : {}),
+    ...(options.webhookDelivery ? { delivery: options.webhookDelivery } : {}),
   });
   return {
     orm,
@@ -168,12 +168,12 @@ export async function openServices(
   databaseUrl: string,
   config: Config,
   log: ServiceLog,
-  webhooksTestOverrides?: WebhooksTestOverrides,
+  webhookDelivery?: WebhookDeliveryOptions,
 ): Promise<Services> {
   const core = await openSendingCore(databaseUrl, config, log, {
     poolMax: config.apiPoolMax,
     handsOffMessages: false,
-    ...(webhooksTestOverrides ? { webhooksTestOverrides } : {}),
+    ...(webhookDelivery ? { webhookDelivery } : {}),
   });
   const { orm } = core;
   const accounts = createAccounts(orm, config);

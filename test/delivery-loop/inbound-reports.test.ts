@@ -4,7 +4,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import nodemailer from "nodemailer";
 import { DeliveryReportsService } from "../../src/gen/mail/v1/delivery_reports_pb.js";
 import { OPERATOR_TOKEN } from "../support/api-harness.ts";
-import { type RoutedReceiver, startRoutedReceiver, verifiedBody, webhooksOverrides } from "../webhooks/api-support.ts";
+import { type RoutedReceiver, startRoutedReceiver, verifiedBody, loopbackDelivery } from "../webhooks/api-support.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { deliveryReportsConfig, idOnlyReturnPath, type RecipientMx, startRecipientMx } from "./harness.ts";
@@ -39,7 +39,7 @@ describe("the inbound SMTP listener for delivery reports", () => {
         deliveryReports: deliveryReportsConfig(0),
       },
       undefined,
-      { webhooksTestOverrides: webhooksOverrides(hooks.certificate) },
+      { webhookDelivery: loopbackDelivery(hooks.certificate) },
     );
     a = await h.readySender({ credits: 20 });
     b = await h.readySender({ credits: 20 });

@@ -3,7 +3,7 @@ import { type Client, createClient, type Interceptor } from "@connectrpc/connect
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { FastifyServerOptions } from "fastify";
 import { type App, startApp } from "../../src/wiring/api.ts";
-import type { WebhooksTestOverrides } from "../../src/wiring/webhooks.ts";
+import type { WebhookDeliveryOptions } from "../../src/wiring/webhooks.ts";
 import type { DeliveryReportsOptions } from "../../src/wiring/delivery-reports.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import { API_KEY_SCOPES } from "../../src/capabilities/accounts/scopes.ts";
@@ -75,7 +75,7 @@ export function operatorClient<S extends DescService>(baseUrl: string, service: 
 /** What a test passes in code to the service it starts (never from the environment). */
 export interface ApiHarnessOptions {
   /** Loopback receivers, a test CA, a short schedule, a clock (src/wiring/webhooks.ts). */
-  readonly webhooksTestOverrides?: WebhooksTestOverrides;
+  readonly webhookDelivery?: WebhookDeliveryOptions;
   /** The service's logger (default: warnings, to the console); a test of the logs passes a stream. */
   readonly logger?: FastifyServerOptions["logger"];
   /** The HTTPS agent SNS is reached through (src/wiring/delivery-reports.ts): the fake SNS. */
@@ -86,7 +86,7 @@ export async function startApiHarness(overrides: Partial<Config> = {}, options: 
   const db = await createTestDatabase();
   const config = testConfig(overrides);
   const webhooks = {
-    ...(options.webhooksTestOverrides ? { webhooksTestOverrides: options.webhooksTestOverrides } : {}),
+    ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
     ...(options.deliveryReports ? { deliveryReports: options.deliveryReports } : {}),
   };
   const logger = options.logger ?? { level: "warn" };

@@ -74,8 +74,6 @@ export function deliveryWorkflowInput(
     maxAttempts: schedule.maxAttempts,
     waitsSeconds: [...schedule.waitsSeconds],
     deadLetterWaitSeconds: schedule.deadLetterWaitSeconds,
-    // Attempts as local activities: no trip through the task queue before each one.
-    localAttempts: true,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ValidationError } from "../../../contract/api-error.ts";
 import { type CampaignClick, type RecordClickCommand, validateClick } from "../../../capabilities/conversions/index.ts";
-import type { PublishEventInput, WebhookEventPublisher } from "../../../capabilities/webhooks/index.ts";
+import type { PublishEventCommand, WebhookEventPublisher } from "../../../capabilities/webhooks/index.ts";
 import { checkPublishedEvent } from "../../../capabilities/webhooks/published-events.ts";
 import type { EventsService } from "../../../gen/mail/v1/events_pb.js";
 import { publishEventInputOf, publishEventResponseOf } from "./mapping.ts";
@@ -51,7 +51,7 @@ export function eventsServiceImpl(deps: EventsServiceDeps): ServiceImpl<typeof E
  * click id; `suspect: false` makes it a verified click, which attribution
  * reads. Undefined for every other event.
  */
-export function campaignClickOf(input: PublishEventInput): CampaignClick | undefined {
+export function campaignClickOf(input: PublishEventCommand): CampaignClick | undefined {
   const campaign = input.campaign;
   if (input.event !== "campaign.click" || !campaign || !input.occurredAt || campaign.linkId === undefined || campaign.suspect === undefined) {
     return undefined;
@@ -79,7 +79,7 @@ const CONTRACT_FIELD: Readonly<Record<string, string>> = {
 };
 
 /** Throws the 400 the publisher or the click ledger would answer, naming the request's fields. */
-function checkClick(input: PublishEventInput, click: CampaignClick): void {
+function checkClick(input: PublishEventCommand, click: CampaignClick): void {
   checkPublishedEvent(input);
   try {
     validateClick(click);

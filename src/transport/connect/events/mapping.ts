@@ -1,12 +1,12 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import type { PublishEventInput } from "../../../capabilities/webhooks/index.ts";
+import type { PublishEventCommand } from "../../../capabilities/webhooks/index.ts";
 import type { PublishEventRequest, PublishEventResponseSchema } from "../../../gen/mail/v1/events_pb.js";
 
 /** EventsService between the contract and the webhooks capability's publisher, both ways. */
 
 /** The request as the capability reads it: presence kept (an unset optional stays undefined). */
-export function publishEventInputOf(req: PublishEventRequest): PublishEventInput {
+export function publishEventInputOf(req: PublishEventRequest): PublishEventCommand {
   const base = {
     companyId: req.companyId,
     eventId: req.eventId,
