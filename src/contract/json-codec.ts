@@ -198,6 +198,24 @@ const INT32_RANGE: Partial<Record<ScalarType, [number, number]>> = {
   [ScalarType.FIXED32]: [0, 4294967295],
 };
 
+/** The base64 alphabets protobuf JSON reads (standard and URL-safe), padding at the end only, line breaks allowed (wrapped output). */
+const BASE64_TEXT = /^[A-Za-z0-9+/_\-\r\n]*(?:=[\r\n]*){0,2}$/;
+
+/**
+ * Whether protobuf-es decodes `value` as bytes, checked here so that a bad
+ * value is named by its field (its decoder names none): the alphabet, and
+ * no group of a single character.
+ */
+function isBase64(value: string): boolean {
+  if (!BASE64_TEXT.test(value)) return false;
+  let symbols = 0;
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c !== 0x0d && c !== 0x0a && c !== 0x3d) symbols++;
+  }
+  return symbols % 4 !== 1;
+}
+
 class Reader {
   readonly problems: FieldProblem[] = [];
   readonly source: JsonSource;
@@ -227,7 +245,7 @@ class Reader {
         return typeof n === "number" && Number.isFinite(n) ? n : this.problem(path, "must be a number");
       }
       case ScalarType.BYTES:
-        return typeof value === "string" ? value : this.problem(path, "must be base64 text");
+        return typeof value === "string" && isBase64(value) ? value : this.problem(path, "must be base64 text");
       default: {
         // 64-bit integers also as decimal strings, as the proto3 JSON mapping writes them (and as this API answers them).
         const range64 = INT64_RANGE[type];

@@ -62,6 +62,7 @@ import { dualProtocolServer, type OperatorTls } from "./operator/one-port.ts";
 import { openApiRoute } from "./openapi/route.ts";
 import { type AdminScreenOptions, registerAdminScreen } from "./http/admin-screen.ts";
 import { restBridge } from "./rest/bridge.ts";
+import { bodyLimitOf, serveWithBodyLimits } from "./http/body-limits.ts";
 import { createDirectTransport } from "./rest/direct-transport.ts";
 
 /**
@@ -179,7 +180,7 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
         if (deps.signupFormsService) router.service(SignupFormsService, deps.signupFormsService);
         if (deps.reportsService) router.service(ReportsService, deps.reportsService);
         if (deps.templatesService) router.service(TemplatesService, deps.templatesService);
-        router.service(MailService, mail);
+        serveWithBodyLimits(router, MailService, mail, deps.config.maxBodyBytes);
         if (deps.messageContentService) router.service(MessageContentService, deps.messageContentService);
       }
       return;
@@ -194,7 +195,7 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
       if (deps.messageContentService) router.service(MessageContentService, deps.messageContentService);
     }
     // Inside every interceptor, so after authentication: records are per API key.
-    router.service(MailService, withIdempotency(MailService, mail, deps.idempotency));
+    serveWithBodyLimits(router, MailService, withIdempotency(MailService, mail, deps.idempotency), deps.config.maxBodyBytes);
     router.service(WebhooksService, withIdempotency(WebhooksService, deps.webhooksService, deps.idempotency));
     router.service(ListsService, withIdempotency(ListsService, deps.listsService, deps.idempotency));
     if (deps.integrationsService) {
@@ -267,7 +268,7 @@ async function registerApi(
 
   const connect = { routes: refuseUndecodableRequests(routes), interceptors: withMetrics(), readMaxBytes, jsonOptions: connectJsonOptions };
   // Unary gRPC calls take a direct path (src/transport/connect/unary-grpc-fast-path.ts); the rest goes on to Connect's plugin.
-  app.addHook("preHandler", unaryGrpcFastPath(connect));
+  app.addHook("preHandler", unaryGrpcFastPath({ ...connect, readMaxBytesOf: (method) => bodyLimitOf(method, readMaxBytes) }));
   await app.register(fastifyConnectPlugin, connect);
   if (listener === "operator") {
     app.get("/metrics", async (_request, reply) => {
@@ -281,7 +282,7 @@ async function registerApi(
     utf8JsonBodies(scope);
     // The same routes and interceptors, called in process without encoding (src/transport/rest/direct-transport.ts).
     const transport = createDirectTransport(routes, { interceptors: withMetrics("rest") });
-    await restBridge(scope, { service: MailService, transport, authorize });
+    await restBridge(scope, { service: MailService, transport, authorize, bodyLimitOf: (method) => bodyLimitOf(method, readMaxBytes) });
     await restBridge(scope, { service: WebhooksService, transport, authorize });
     await restBridge(scope, { service: ListsService, transport, authorize });
     if (deps.integrationsService) await restBridge(scope, { service: IntegrationsService, transport, authorize });

@@ -17,7 +17,7 @@
 import type { SESv2Client } from "@aws-sdk/client-sesv2";
 import nodemailer from "nodemailer";
 import type { EmailProvider, HandoffResult, OutgoingEmail } from "../../capabilities/messages/email-provider.ts";
-import { extraHeaders, smtpMessageId } from "./smtp-provider.ts";
+import { extraHeaders, mimeAttachments, smtpMessageId } from "./smtp-provider.ts";
 
 export interface SesProviderOptions {
   readonly region: string;
@@ -69,6 +69,7 @@ export function createSesProvider(options: SesProviderOptions): EmailProvider {
         html: email.html,
         text: email.text,
         headers,
+        attachments: mimeAttachments(email),
         dkim: email.dkim ? { ...email.dkim } : undefined,
       });
       raw = built.message as Buffer;

@@ -193,6 +193,7 @@ export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider 
         html: email.html,
         text: email.text,
         headers,
+        attachments: mimeAttachments(email),
         dkim: email.dkim
           ? {
               domainName: email.dkim.domainName,
@@ -331,6 +332,28 @@ function rejected(reason: string): HandoffRejected {
 
 function transient(reason: string): HandoffFailedTransient {
   return { outcome: "failed_transient", reason };
+}
+
+/**
+ * The message's files as nodemailer's MIME parts, for the SMTP and SES
+ * adapters alike: each with its name (nodemailer writes a non-ASCII one
+ * RFC 2231-encoded, `filename*=utf-8''...`, with an RFC 2047 `name` for
+ * older readers), its type and base64 content; an inline image (`cid`)
+ * goes beside the HTML in multipart/related with `Content-Disposition:
+ * inline`, the others as `attachment`. Part of the one message built and
+ * DKIM-signed, so the signature covers them.
+ */
+export function mimeAttachments(email: OutgoingEmail): Mail.Attachment[] | undefined {
+  if (!email.attachments || email.attachments.length === 0) return undefined;
+  return email.attachments.map((attachment) => ({
+    filename: attachment.filename,
+    contentType: attachment.contentType,
+    content: Buffer.from(attachment.content.buffer, attachment.content.byteOffset, attachment.content.length),
+    contentTransferEncoding: "base64",
+    ...(attachment.contentId !== undefined
+      ? { cid: attachment.contentId, contentDisposition: "inline" as const }
+      : { contentDisposition: "attachment" as const }),
+  }));
 }
 
 function toAddress(address: OutgoingEmail["from"]): { name: string; address: string } {

@@ -64,6 +64,20 @@ export interface OutgoingEmail {
   readonly headers?: Readonly<Record<string, string>>;
   /** When set, the message is DKIM-signed with this key before handoff. */
   readonly dkim?: DkimSigningKey;
+  /**
+   * Files sent with it: ordinary attachments, and inline images (with a
+   * `contentId`, shown where the HTML says `cid:<contentId>`). Part of the
+   * one MIME message that is built, signed and handed over.
+   */
+  readonly attachments?: readonly EmailAttachment[];
+}
+
+/** A file of an outgoing email. */
+export interface EmailAttachment {
+  readonly filename: string;
+  readonly contentType: string;
+  readonly content: Uint8Array;
+  readonly contentId?: string;
 }
 
 /**

@@ -35,6 +35,17 @@ export interface NewMessage {
    * recipient only, so its content is sealed at rest and withheld from every read.
    */
   readonly system?: boolean;
+  /** Files sent with it, stored apart from the message row, in this order. */
+  readonly attachments?: readonly MessageAttachment[];
+}
+
+/** A file of a message (compose/attachments.ts says what a valid one is). */
+export interface MessageAttachment {
+  readonly filename: string;
+  readonly contentType: string;
+  readonly content: Uint8Array;
+  /** An inline image's `cid:`; absent for an ordinary attachment. */
+  readonly contentId?: string;
 }
 
 /** A recorded message, with what the lifecycle needs to hand it off. */
@@ -56,6 +67,8 @@ export interface StoredMessage {
   readonly providerMessageId: string | null;
   readonly errorCode: string | null;
   readonly createdAt: Date;
+  /** It has files (MessageStore.attachments); read with the handoff, absent elsewhere. */
+  readonly hasAttachments?: boolean;
 }
 
 /** A message as found by its idempotency key: with the fingerprint of the send that created it (null: none kept). */
@@ -161,6 +174,8 @@ export interface MessageStore {
   /** Whether an event with this provider event id is recorded (on any message). */
   providerEventRecorded(providerEventId: string): Promise<boolean>;
   moveForProviderEvent(companyId: string, messageId: string, move: Move & { readonly providerEventId: string }): Promise<{ applied: boolean; status: MessageStatusName }>;
+  /** The files of a message of the company, in the order they were sent (none: `[]`). */
+  attachments(companyId: string, messageId: string): Promise<MessageAttachment[]>;
   /** Whether the company is entitled to send through the API (false for an unknown company). */
   companyMaySend(companyId: string): Promise<boolean>;
   /** The outbox: messages whose workflow is not known to exist yet, older than `olderThanMs`, oldest first. */

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import { constants as h2, type Http2ServerRequest } from "node:http2";
-import { fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
+import { type DescMethod, fromBinary, type JsonValue, toBinary } from "@bufbuild/protobuf";
 import {
   Code,
   ConnectError,
@@ -60,6 +60,8 @@ import { registeredMethods } from "../rest/direct-transport.ts";
  */
 export type FastPathOptions = ConnectRouterOptions & {
   readonly routes: (router: ConnectRouter) => void;
+  /** A method's own body limit, when the routes register it with one (src/transport/http/body-limits.ts); else readMaxBytes. */
+  readonly readMaxBytesOf?: (method: DescMethod) => number;
 };
 
 /** Node's request headers are keyed in lower case; Connect's header constants are not. */
@@ -87,11 +89,11 @@ export function unaryGrpcFastPath(opts: FastPathOptions): preHandlerAsyncHookHan
   opts.routes(router);
   const handlers = new Map(router.handlers.map((handler) => [handler.requestPath, handler]));
   // The same implementations, as the direct path calls them (unary ones only).
-  const unary = new Map<string, { spec: UnarySpec; handler: UniversalHandler }>();
+  const unary = new Map<string, { spec: UnarySpec; handler: UniversalHandler; readMaxBytes: number | undefined }>();
   for (const [method, spec] of registeredMethods(opts.routes)) {
     const path = `/${method.parent.typeName}/${method.name}`;
     const handler = handlers.get(path);
-    if (spec.kind === "unary" && handler) unary.set(path, { spec, handler });
+    if (spec.kind === "unary" && handler) unary.set(path, { spec, handler, readMaxBytes: opts.readMaxBytesOf?.(method) });
   }
   const direct: DirectGrpcOptions = {
     interceptors: [...(options.interceptors ?? [])],
@@ -107,7 +109,8 @@ export function unaryGrpcFastPath(opts: FastPathOptions): preHandlerAsyncHookHan
     // From here the answer is ours: Fastify runs no handler and sends nothing.
     reply.hijack();
     try {
-      await serveUnaryGrpc(target.spec, direct, req, reply, (body) => serveWithConnect(target.handler, req, reply, body));
+      const options = target.readMaxBytes === undefined ? direct : { ...direct, readMaxBytes: target.readMaxBytes };
+      await serveUnaryGrpc(target.spec, options, req, reply, (body) => serveWithConnect(target.handler, req, reply, body));
     } catch (e) {
       if (ConnectError.from(e).code === Code.Aborted) return;
       req.log.error({ err: e }, `handler for rpc ${target.spec.method.name} of ${target.spec.method.parent.typeName} failed`);

@@ -39,6 +39,8 @@ export interface RestBridgeOptions {
   readonly transport: Transport;
   /** The authorization the RPCs run (src/transport/connect/auth-interceptor.ts). */
   readonly authorize: Authorize;
+  /** A route's body limit when it is not the listener's (src/transport/http/body-limits.ts). */
+  readonly bodyLimitOf?: (method: DescMethod) => number;
 }
 
 /** Request headers the bridge passes on to the RPC. */
@@ -141,13 +143,14 @@ async function refuseRequest(
   return sendApiError(reply, boundedApiError(apiError, headers));
 }
 
-function route(app: FastifyInstance, op: OperationSpec, call: UnaryCall, authorize: Authorize): void {
+function route(app: FastifyInstance, op: OperationSpec, call: UnaryCall, authorize: Authorize, bodyLimit: number | undefined): void {
   const binding = op.http;
   if (!binding) return;
   const { method } = op;
   app.route({
     method: binding.verb.toUpperCase() as "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
     url: fastifyPath(binding.pathTemplate),
+    ...(bodyLimit !== undefined ? { bodyLimit } : {}),
     // Fastify's own body errors (malformed JSON, content type, size) land here.
     errorHandler: (error, request, reply) => refuseRequest(error, request, reply, method, authorize),
     handler: async (request: FastifyRequest, reply: FastifyReply) => {
@@ -186,6 +189,6 @@ export async function restBridge(app: FastifyInstance, options: RestBridgeOption
   for (const op of operationsOf(options.service)) {
     const call = client[op.method.localName];
     if (!call) throw new Error(`no client method for ${op.method.name}`);
-    route(app, op, call.bind(client), options.authorize);
+    route(app, op, call.bind(client), options.authorize, options.bodyLimitOf?.(op.method));
   }
 }

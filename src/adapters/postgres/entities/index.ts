@@ -10,6 +10,7 @@ import { SuppressionSchema } from "./suppression.ts";
 import { TemplateSchema } from "./template.ts";
 import { MessageSchema } from "./message.ts";
 import { MessageEventSchema } from "./message-event.ts";
+import { MessageAttachmentSchema } from "./message-attachment.ts";
 import { WebhookEventSchema } from "./webhook-event.ts";
 import { WebhookEndpointSchema } from "./webhook-endpoint.ts";
 import { WebhookDeliverySchema } from "./webhook-delivery.ts";
@@ -44,6 +45,7 @@ export { SuppressionSchema, type Suppression } from "./suppression.ts";
 export { TemplateSchema, type Template } from "./template.ts";
 export { MessageSchema, type Message } from "./message.ts";
 export { MessageEventSchema, type MessageEvent } from "./message-event.ts";
+export { MessageAttachmentSchema, type MessageAttachment } from "./message-attachment.ts";
 export { WebhookEventSchema, type WebhookEvent } from "./webhook-event.ts";
 export { WebhookEndpointSchema, type WebhookEndpoint } from "./webhook-endpoint.ts";
 export { WebhookDeliverySchema, type WebhookDelivery } from "./webhook-delivery.ts";
@@ -87,6 +89,7 @@ export const ENTITIES = [
   SuppressionSchema,
   MessageSchema,
   MessageEventSchema,
+  MessageAttachmentSchema,
   WebhookEventSchema,
   WebhookEndpointSchema,
   WebhookDeliverySchema,

@@ -53,6 +53,11 @@ export const MessageSchema = defineEntity({
     handoffUntil: p.datetime().nullable(),
     /** The service's own mail (sign-in links, confirmations): html and text_body are sealed, and no read shows them. */
     system: p.boolean().default(false),
+    /**
+     * When its content (html, text_body, attachments) was deleted, past
+     * MESSAGE_CONTENT_RETENTION_DAYS (messages/content-retention.ts); null while it is kept.
+     */
+    contentRemovedAt: p.datetime().nullable(),
   },
   uniques: [
     { properties: ["company", "idempotencyKey"], name: "message_company_id_idempotency_key_key" },
@@ -79,6 +84,8 @@ export const MessageSchema = defineEntity({
     { properties: "tags", name: "message_tags_index", type: "gin" },
     // The relay finds messages whose workflow was never started.
     { properties: "createdAt", name: "message_unstarted_index", where: "workflow_started_at IS NULL" },
+    // The content retention finds the oldest messages whose content is still kept.
+    { properties: "createdAt", name: "message_content_kept_index", where: "content_removed_at IS NULL" },
   ],
 });
 

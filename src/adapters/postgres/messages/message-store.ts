@@ -1,5 +1,6 @@
-import type { Pool } from "../sql.ts";
+import type { Pool, PoolClient } from "../sql.ts";
 import { toDate } from "../sql.ts";
+import { inTransaction } from "../transaction.ts";
 import type { SecretSealer } from "../../../capabilities/sending-setup/key-sealing.ts";
 import type { MessageStatusName } from "../../../capabilities/messages/statuses.ts";
 import { BEFORE_HANDOFF, statusesBefore } from "../../../capabilities/messages/statuses.ts";
@@ -7,6 +8,7 @@ import type {
   HandoffCandidate,
   HandoffClaim,
   KeyedMessage,
+  MessageAttachment,
   MessageStore,
   Move,
   MoveResult,
@@ -81,6 +83,31 @@ export function messageBodySealContext(companyId: string, messageId: string): st
   return `message-body:${companyId}:${messageId}`;
 }
 
+/**
+ * The files of a message just inserted, one statement each: a single bytea
+ * parameter travels in binary (an array of them would be sent as hex text,
+ * twice the size).
+ */
+async function insertAttachments(client: PoolClient, companyId: string, messageId: string, attachments: readonly MessageAttachment[]): Promise<void> {
+  for (const [position, attachment] of attachments.entries()) {
+    await client.query({
+      name: "message_attachment_insert",
+      text: `insert into message_attachment (message_id, company_id, position, filename, content_type, content_id, size, content)
+             values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      values: [
+        messageId,
+        companyId,
+        position,
+        attachment.filename,
+        attachment.contentType,
+        attachment.contentId ?? null,
+        attachment.content.length,
+        Buffer.from(attachment.content.buffer, attachment.content.byteOffset, attachment.content.length),
+      ],
+    });
+  }
+}
+
 export function recipientDomainOf(address: string): string {
   return address.slice(address.lastIndexOf("@") + 1).toLowerCase();
 }
@@ -132,7 +159,22 @@ export class PostgresMessageStore implements MessageStore {
    */
   async insertQueued(message: NewMessage): Promise<{ message: KeyedMessage; created: boolean }> {
     const pool = await this.#db();
-    const inserted = await pool.query<MessageRow>({
+    const attachments = message.attachments ?? [];
+    // With files, the message and its files are one transaction; without, one statement as before.
+    const inserted = attachments.length === 0 ? await this.#insertMessage(pool, message) : await inTransaction(pool, async (client) => {
+      const result = await this.#insertMessage(client, message);
+      if (result.rows[0]) await insertAttachments(client, message.companyId, message.id, attachments);
+      return result;
+    });
+    const row = inserted.rows[0];
+    if (row) return { message: this.#keyedFromRow(row), created: true };
+    const existing = await this.findByIdempotencyKey(message.companyId, message.idempotencyKey ?? "");
+    if (!existing) throw new Error("idempotency conflict without an existing message");
+    return { message: existing, created: false };
+  }
+
+  #insertMessage(db: Pool | PoolClient, message: NewMessage) {
+    return db.query<MessageRow>({
       // Named: each pooled connection parses and plans it once (it runs for every accepted send).
       name: "message_insert_queued",
       text: `insert into message (id, company_id, api_key_id, idempotency_key, recipient, recipient_name,
@@ -162,11 +204,21 @@ export class PostgresMessageStore implements MessageStore {
         message.system === true,
       ],
     });
-    const row = inserted.rows[0];
-    if (row) return { message: this.#keyedFromRow(row), created: true };
-    const existing = await this.findByIdempotencyKey(message.companyId, message.idempotencyKey ?? "");
-    if (!existing) throw new Error("idempotency conflict without an existing message");
-    return { message: existing, created: false };
+  }
+
+  async attachments(companyId: string, messageId: string): Promise<MessageAttachment[]> {
+    const pool = await this.#db();
+    const { rows } = await pool.query<{ filename: string; content_type: string; content_id: string | null; content: Buffer }>({
+      text: `select filename, content_type, content_id, content from message_attachment
+              where company_id = $1 and message_id = $2 order by position`,
+      values: [companyId, messageId],
+    });
+    return rows.map((row) => ({
+      filename: row.filename,
+      contentType: row.content_type,
+      content: row.content,
+      ...(row.content_id !== null ? { contentId: row.content_id } : {}),
+    }));
   }
 
   async findByIdempotencyKey(companyId: string, key: string): Promise<KeyedMessage | undefined> {
@@ -195,15 +247,18 @@ export class PostgresMessageStore implements MessageStore {
    */
   async loadForHandoff(companyId: string, messageId: string): Promise<HandoffCandidate | undefined> {
     const pool = await this.#db();
-    const { rows } = await pool.query<MessageRow & { company_may_send: boolean }>({
+    const { rows } = await pool.query<MessageRow & { company_may_send: boolean; has_attachments: boolean }>({
       name: "message_load_for_handoff",
-      text: `select m.*, c.entitlement_api as company_may_send
+      text: `select m.*, c.entitlement_api as company_may_send,
+                    exists (select 1 from message_attachment a where a.message_id = m.id and a.company_id = m.company_id) as has_attachments
                from message m join company c on c.id = m.company_id
               where m.company_id = $1 and m.id = $2`,
       values: [companyId, messageId],
     });
     const row = rows[0];
-    return row ? { message: this.#fromRow(row), companyMaySend: row.company_may_send === true } : undefined;
+    return row
+      ? { message: { ...this.#fromRow(row), hasAttachments: row.has_attachments }, companyMaySend: row.company_may_send === true }
+      : undefined;
   }
 
   /**

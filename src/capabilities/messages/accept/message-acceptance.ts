@@ -89,6 +89,7 @@ export class MessageAcceptance {
       templateId: content.templateId,
       tags: send.tags,
       ...(system ? { system } : {}),
+      ...(send.attachments ? { attachments: send.attachments } : {}),
     });
     if (!created) return originalMessage(message, fingerprint);
     deps.onAccepted(message);

@@ -1,5 +1,7 @@
 import { requestFingerprint } from "../../idempotency/index.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
+import { createHash } from "node:crypto";
+import type { AttachmentInput } from "../compose/attachments.ts";
 import type { SendCommand } from "./types.ts";
 
 /**
@@ -18,14 +20,27 @@ const SEND_LABEL = "mail.v1.MailService/SendMessage";
  * The command's field names are the contract's JSON names, and absent
  * fields and empty tags are left out as the contract's JSON form leaves
  * them out, so a field added to the send is part of what was asked when it
- * is sent, and changes nothing for the sends without it.
+ * is sent, and changes nothing for the sends without it. An attachment
+ * counts by its fields and the SHA-256 of its bytes (`contentSha256`), so
+ * the same file again is the same request and any other byte is not.
  */
 export function sendFingerprint(command: SendCommand): Buffer {
-  const { companyId: _company, origin: _origin, idempotencyKey: _key, idempotencyKeyHeader: _header, ...asked } = command;
+  const { companyId: _company, origin: _origin, idempotencyKey: _key, idempotencyKeyHeader: _header, attachments, ...asked } = command;
   const fields: Record<string, JsonValue | undefined> = {
     ...asked,
     tags: asked.tags && Object.keys(asked.tags).length > 0 ? asked.tags : undefined,
+    attachments: attachments && attachments.length > 0 ? attachments.map(attachmentAsAsked) : undefined,
   };
   const written: JsonObject = Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, JsonValue] => entry[1] !== undefined));
   return requestFingerprint(SEND_LABEL, written);
+}
+
+/** An attachment in the fingerprint: its fields as written, its bytes by their SHA-256. */
+function attachmentAsAsked(attachment: AttachmentInput): JsonObject {
+  return {
+    filename: attachment.filename,
+    contentType: attachment.contentType,
+    contentSha256: createHash("sha256").update(attachment.content).digest("hex"),
+    ...(attachment.contentId !== undefined ? { contentId: attachment.contentId } : {}),
+  };
 }

@@ -1,4 +1,5 @@
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
+import type { AttachmentInput } from "../compose/attachments.ts";
 import type { MessageStatusName } from "../statuses.ts";
 
 /** Who sends a message. */
@@ -37,6 +38,8 @@ export interface SendCommand {
   readonly idempotencyKey?: string | undefined;
   /** The `Idempotency-Key` header of the call, when it had one: the key "may be sent in the header instead". */
   readonly idempotencyKeyHeader?: string | undefined;
+  /** Files sent with the message (compose/attachments.ts); absent or empty: none. */
+  readonly attachments?: readonly AttachmentInput[] | undefined;
 }
 
 /** The answer to a send: the message, `queued`; `replayed` when the key named a message already. */

@@ -2,6 +2,7 @@ import { ValidationError, type FieldProblem } from "../../../contract/api-error.
 import { type IdempotencyKey, readSendKey } from "../../idempotency/index.ts";
 import type { JsonObject, JsonValue } from "../../shared/json.ts";
 import type { SendCommand } from "../accept/types.ts";
+import { type ValidatedAttachment, validateAttachments } from "./attachments.ts";
 import { checkEmailAddress } from "./email-address.ts";
 import type { VariableValue } from "./template.ts";
 import { exceedsCodePoints, hasControlCharacter, hasLineBreak, hasNul } from "./text-rules.ts";
@@ -61,6 +62,8 @@ export interface ValidatedSend {
   readonly tags: Readonly<Record<string, string>>;
   /** The effective key: the body's `idempotencyKey`, else the header's (readSendKey). */
   readonly idempotencyKey?: IdempotencyKey;
+  /** The files sent with it (attachments.ts); absent when none were sent. */
+  readonly attachments?: readonly ValidatedAttachment[];
 }
 
 /**
@@ -82,6 +85,7 @@ export function validateSend(req: SendCommand): ValidatedSend {
   const content = validateContent(req, report);
   const variables = validateVariables(req.variables, report);
   const tags = validateTags(req.tags, report);
+  const attachments = validateAttachments(req.attachments, report);
   const idempotencyKey = key.key;
 
   let senderId: string | undefined;
@@ -107,6 +111,7 @@ export function validateSend(req: SendCommand): ValidatedSend {
     to,
     variables,
     tags,
+    ...defined("attachments", attachments.length > 0 ? attachments : undefined),
     ...defined("templateId", content.templateId),
     ...defined("subject", content.subject),
     ...defined("html", content.html),

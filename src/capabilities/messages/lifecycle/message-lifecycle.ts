@@ -256,6 +256,7 @@ export class MessageLifecycle {
   async #handOver(message: StoredMessage, dkim: OutgoingEmail["dkim"]): Promise<MessageStatusName> {
     const { store, credits, provider } = this.#deps;
     const { companyId, id: messageId } = message;
+    const attachments = message.hasAttachments ? await store.attachments(companyId, messageId) : [];
     const result = await provider.send({
       messageId,
       companyId,
@@ -265,6 +266,7 @@ export class MessageLifecycle {
       subject: message.subject,
       ...(message.html !== null ? { html: message.html } : {}),
       ...(message.text !== null ? { text: message.text } : {}),
+      ...(attachments.length > 0 ? { attachments } : {}),
       dkim,
     });
 

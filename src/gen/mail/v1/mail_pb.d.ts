@@ -88,6 +88,17 @@ export declare type SendMessageRequest = Message$1<"mail.v1.SendMessageRequest">
    * @generated from field: optional string idempotency_key = 10;
    */
   idempotencyKey?: string | undefined;
+
+  /**
+   * Files sent with the message: at most 20, together at most 10 MiB
+   * (10,485,760 bytes) decoded. Executable and script files are refused,
+   * by their name's extension and by their content. An attachment with a
+   * `contentId` is an inline image, shown where the HTML refers to it as
+   * `cid:<contentId>`.
+   *
+   * @generated from field: repeated mail.v1.Attachment attachments = 11;
+   */
+  attachments: Attachment[];
 };
 
 /**
@@ -95,6 +106,53 @@ export declare type SendMessageRequest = Message$1<"mail.v1.SendMessageRequest">
  * Use `create(SendMessageRequestSchema)` to create a new message.
  */
 export declare const SendMessageRequestSchema: GenMessage<SendMessageRequest>;
+
+/**
+ * A file sent with a message.
+ *
+ * @generated from message mail.v1.Attachment
+ */
+export declare type Attachment = Message$1<"mail.v1.Attachment"> & {
+  /**
+   * The file's name as the recipient sees it, at most 150 characters: no
+   * path separators, control characters or direction marks, not starting
+   * with a dot nor ending with a dot or a space. Names in any script are
+   * fine (sent RFC 2231-encoded).
+   *
+   * @generated from field: string filename = 1;
+   */
+  filename: string;
+
+  /**
+   * The MIME type, `type/subtype` without parameters, for example
+   * `application/pdf` or `image/png`.
+   *
+   * @generated from field: string content_type = 2;
+   */
+  contentType: string;
+
+  /**
+   * The file's bytes (base64 in JSON).
+   *
+   * @generated from field: bytes content = 3;
+   */
+  content: Uint8Array;
+
+  /**
+   * For an inline image (an `image/*` type): the id the HTML refers to as
+   * `cid:<contentId>`, at most 100 characters of letters, digits and
+   * `.-_@+`, unique within the message.
+   *
+   * @generated from field: optional string content_id = 4;
+   */
+  contentId?: string | undefined;
+};
+
+/**
+ * Describes the message mail.v1.Attachment.
+ * Use `create(AttachmentSchema)` to create a new message.
+ */
+export declare const AttachmentSchema: GenMessage<Attachment>;
 
 /**
  * @generated from message mail.v1.SendMessageResponse

@@ -77,6 +77,11 @@ export function sendCommandOf(req: SendMessageRequest, caller: Pick<Principal, "
     tags: req.tags,
     idempotencyKey: req.idempotencyKey,
     idempotencyKeyHeader: keyHeader ?? undefined,
+    // A repeated field has no presence: none sent is none.
+    attachments:
+      req.attachments.length > 0
+        ? req.attachments.map((a) => ({ filename: a.filename, contentType: a.contentType, content: a.content, contentId: a.contentId }))
+        : undefined,
   };
 }
 

@@ -374,8 +374,14 @@ type SendMessageRequest struct {
 	// instead. It names the message for the whole company: a later call with
 	// the same key returns the original message with `replayed: true`.
 	IdempotencyKey *string `protobuf:"bytes,10,opt,name=idempotency_key,json=idempotencyKey,proto3,oneof" json:"idempotency_key,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// Files sent with the message: at most 20, together at most 10 MiB
+	// (10,485,760 bytes) decoded. Executable and script files are refused,
+	// by their name's extension and by their content. An attachment with a
+	// `contentId` is an inline image, shown where the HTML refers to it as
+	// `cid:<contentId>`.
+	Attachments   []*Attachment `protobuf:"bytes,11,rep,name=attachments,proto3" json:"attachments,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SendMessageRequest) Reset() {
@@ -478,6 +484,92 @@ func (x *SendMessageRequest) GetIdempotencyKey() string {
 	return ""
 }
 
+func (x *SendMessageRequest) GetAttachments() []*Attachment {
+	if x != nil {
+		return x.Attachments
+	}
+	return nil
+}
+
+// A file sent with a message.
+type Attachment struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file's name as the recipient sees it, at most 150 characters: no
+	// path separators, control characters or direction marks, not starting
+	// with a dot nor ending with a dot or a space. Names in any script are
+	// fine (sent RFC 2231-encoded).
+	Filename string `protobuf:"bytes,1,opt,name=filename,proto3" json:"filename,omitempty"`
+	// The MIME type, `type/subtype` without parameters, for example
+	// `application/pdf` or `image/png`.
+	ContentType string `protobuf:"bytes,2,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	// The file's bytes (base64 in JSON).
+	Content []byte `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	// For an inline image (an `image/*` type): the id the HTML refers to as
+	// `cid:<contentId>`, at most 100 characters of letters, digits and
+	// `.-_@+`, unique within the message.
+	ContentId     *string `protobuf:"bytes,4,opt,name=content_id,json=contentId,proto3,oneof" json:"content_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Attachment) Reset() {
+	*x = Attachment{}
+	mi := &file_mail_v1_mail_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Attachment) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Attachment) ProtoMessage() {}
+
+func (x *Attachment) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_mail_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Attachment.ProtoReflect.Descriptor instead.
+func (*Attachment) Descriptor() ([]byte, []int) {
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Attachment) GetFilename() string {
+	if x != nil {
+		return x.Filename
+	}
+	return ""
+}
+
+func (x *Attachment) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+func (x *Attachment) GetContent() []byte {
+	if x != nil {
+		return x.Content
+	}
+	return nil
+}
+
+func (x *Attachment) GetContentId() string {
+	if x != nil && x.ContentId != nil {
+		return *x.ContentId
+	}
+	return ""
+}
+
 type SendMessageResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Message id (UUID); equals `messageId` in webhook events.
@@ -493,7 +585,7 @@ type SendMessageResponse struct {
 
 func (x *SendMessageResponse) Reset() {
 	*x = SendMessageResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[1]
+	mi := &file_mail_v1_mail_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -505,7 +597,7 @@ func (x *SendMessageResponse) String() string {
 func (*SendMessageResponse) ProtoMessage() {}
 
 func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[1]
+	mi := &file_mail_v1_mail_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -518,7 +610,7 @@ func (x *SendMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendMessageResponse.ProtoReflect.Descriptor instead.
 func (*SendMessageResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{1}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *SendMessageResponse) GetId() string {
@@ -558,7 +650,7 @@ type MessageEvent struct {
 
 func (x *MessageEvent) Reset() {
 	*x = MessageEvent{}
-	mi := &file_mail_v1_mail_proto_msgTypes[2]
+	mi := &file_mail_v1_mail_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -570,7 +662,7 @@ func (x *MessageEvent) String() string {
 func (*MessageEvent) ProtoMessage() {}
 
 func (x *MessageEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[2]
+	mi := &file_mail_v1_mail_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -583,7 +675,7 @@ func (x *MessageEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MessageEvent.ProtoReflect.Descriptor instead.
 func (*MessageEvent) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{2}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *MessageEvent) GetType() string {
@@ -631,7 +723,7 @@ type Message struct {
 
 func (x *Message) Reset() {
 	*x = Message{}
-	mi := &file_mail_v1_mail_proto_msgTypes[3]
+	mi := &file_mail_v1_mail_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -643,7 +735,7 @@ func (x *Message) String() string {
 func (*Message) ProtoMessage() {}
 
 func (x *Message) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[3]
+	mi := &file_mail_v1_mail_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -656,7 +748,7 @@ func (x *Message) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Message.ProtoReflect.Descriptor instead.
 func (*Message) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{3}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *Message) GetId() string {
@@ -753,7 +845,7 @@ type GetMessageRequest struct {
 
 func (x *GetMessageRequest) Reset() {
 	*x = GetMessageRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[4]
+	mi := &file_mail_v1_mail_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -765,7 +857,7 @@ func (x *GetMessageRequest) String() string {
 func (*GetMessageRequest) ProtoMessage() {}
 
 func (x *GetMessageRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[4]
+	mi := &file_mail_v1_mail_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -778,7 +870,7 @@ func (x *GetMessageRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessageRequest.ProtoReflect.Descriptor instead.
 func (*GetMessageRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{4}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetMessageRequest) GetId() string {
@@ -797,7 +889,7 @@ type GetMessageResponse struct {
 
 func (x *GetMessageResponse) Reset() {
 	*x = GetMessageResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[5]
+	mi := &file_mail_v1_mail_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -809,7 +901,7 @@ func (x *GetMessageResponse) String() string {
 func (*GetMessageResponse) ProtoMessage() {}
 
 func (x *GetMessageResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[5]
+	mi := &file_mail_v1_mail_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -822,7 +914,7 @@ func (x *GetMessageResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetMessageResponse.ProtoReflect.Descriptor instead.
 func (*GetMessageResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{5}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetMessageResponse) GetMessage() *Message {
@@ -853,7 +945,7 @@ type ListMessagesRequest struct {
 
 func (x *ListMessagesRequest) Reset() {
 	*x = ListMessagesRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[6]
+	mi := &file_mail_v1_mail_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -865,7 +957,7 @@ func (x *ListMessagesRequest) String() string {
 func (*ListMessagesRequest) ProtoMessage() {}
 
 func (x *ListMessagesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[6]
+	mi := &file_mail_v1_mail_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -878,7 +970,7 @@ func (x *ListMessagesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMessagesRequest.ProtoReflect.Descriptor instead.
 func (*ListMessagesRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{6}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *ListMessagesRequest) GetLimit() int32 {
@@ -934,7 +1026,7 @@ type ListMessagesResponse struct {
 
 func (x *ListMessagesResponse) Reset() {
 	*x = ListMessagesResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[7]
+	mi := &file_mail_v1_mail_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -946,7 +1038,7 @@ func (x *ListMessagesResponse) String() string {
 func (*ListMessagesResponse) ProtoMessage() {}
 
 func (x *ListMessagesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[7]
+	mi := &file_mail_v1_mail_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -959,7 +1051,7 @@ func (x *ListMessagesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMessagesResponse.ProtoReflect.Descriptor instead.
 func (*ListMessagesResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{7}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListMessagesResponse) GetItems() []*Message {
@@ -984,7 +1076,7 @@ type GetAccountRequest struct {
 
 func (x *GetAccountRequest) Reset() {
 	*x = GetAccountRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[8]
+	mi := &file_mail_v1_mail_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -996,7 +1088,7 @@ func (x *GetAccountRequest) String() string {
 func (*GetAccountRequest) ProtoMessage() {}
 
 func (x *GetAccountRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[8]
+	mi := &file_mail_v1_mail_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1009,7 +1101,7 @@ func (x *GetAccountRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAccountRequest.ProtoReflect.Descriptor instead.
 func (*GetAccountRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{8}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{9}
 }
 
 type Organization struct {
@@ -1022,7 +1114,7 @@ type Organization struct {
 
 func (x *Organization) Reset() {
 	*x = Organization{}
-	mi := &file_mail_v1_mail_proto_msgTypes[9]
+	mi := &file_mail_v1_mail_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1126,7 @@ func (x *Organization) String() string {
 func (*Organization) ProtoMessage() {}
 
 func (x *Organization) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[9]
+	mi := &file_mail_v1_mail_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1139,7 @@ func (x *Organization) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Organization.ProtoReflect.Descriptor instead.
 func (*Organization) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{9}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Organization) GetId() string {
@@ -1080,7 +1172,7 @@ type ApiKeyInfo struct {
 
 func (x *ApiKeyInfo) Reset() {
 	*x = ApiKeyInfo{}
-	mi := &file_mail_v1_mail_proto_msgTypes[10]
+	mi := &file_mail_v1_mail_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1092,7 +1184,7 @@ func (x *ApiKeyInfo) String() string {
 func (*ApiKeyInfo) ProtoMessage() {}
 
 func (x *ApiKeyInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[10]
+	mi := &file_mail_v1_mail_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1105,7 +1197,7 @@ func (x *ApiKeyInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ApiKeyInfo.ProtoReflect.Descriptor instead.
 func (*ApiKeyInfo) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{10}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ApiKeyInfo) GetId() string {
@@ -1155,7 +1247,7 @@ type Entitlements struct {
 
 func (x *Entitlements) Reset() {
 	*x = Entitlements{}
-	mi := &file_mail_v1_mail_proto_msgTypes[11]
+	mi := &file_mail_v1_mail_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1167,7 +1259,7 @@ func (x *Entitlements) String() string {
 func (*Entitlements) ProtoMessage() {}
 
 func (x *Entitlements) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[11]
+	mi := &file_mail_v1_mail_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1180,7 +1272,7 @@ func (x *Entitlements) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Entitlements.ProtoReflect.Descriptor instead.
 func (*Entitlements) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{11}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Entitlements) GetApi() bool {
@@ -1208,7 +1300,7 @@ type Limits struct {
 
 func (x *Limits) Reset() {
 	*x = Limits{}
-	mi := &file_mail_v1_mail_proto_msgTypes[12]
+	mi := &file_mail_v1_mail_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1220,7 +1312,7 @@ func (x *Limits) String() string {
 func (*Limits) ProtoMessage() {}
 
 func (x *Limits) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[12]
+	mi := &file_mail_v1_mail_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1233,7 +1325,7 @@ func (x *Limits) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Limits.ProtoReflect.Descriptor instead.
 func (*Limits) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{12}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *Limits) GetRequestsPerMinute() uint32 {
@@ -1271,7 +1363,7 @@ type GetAccountResponse struct {
 
 func (x *GetAccountResponse) Reset() {
 	*x = GetAccountResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[13]
+	mi := &file_mail_v1_mail_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1283,7 +1375,7 @@ func (x *GetAccountResponse) String() string {
 func (*GetAccountResponse) ProtoMessage() {}
 
 func (x *GetAccountResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[13]
+	mi := &file_mail_v1_mail_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1296,7 +1388,7 @@ func (x *GetAccountResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetAccountResponse.ProtoReflect.Descriptor instead.
 func (*GetAccountResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{13}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *GetAccountResponse) GetOrganization() *Organization {
@@ -1352,7 +1444,7 @@ type Consent struct {
 
 func (x *Consent) Reset() {
 	*x = Consent{}
-	mi := &file_mail_v1_mail_proto_msgTypes[14]
+	mi := &file_mail_v1_mail_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1364,7 +1456,7 @@ func (x *Consent) String() string {
 func (*Consent) ProtoMessage() {}
 
 func (x *Consent) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[14]
+	mi := &file_mail_v1_mail_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1377,7 +1469,7 @@ func (x *Consent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Consent.ProtoReflect.Descriptor instead.
 func (*Consent) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{14}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Consent) GetSource() string {
@@ -1426,7 +1518,7 @@ type Contact struct {
 
 func (x *Contact) Reset() {
 	*x = Contact{}
-	mi := &file_mail_v1_mail_proto_msgTypes[15]
+	mi := &file_mail_v1_mail_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1438,7 +1530,7 @@ func (x *Contact) String() string {
 func (*Contact) ProtoMessage() {}
 
 func (x *Contact) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[15]
+	mi := &file_mail_v1_mail_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1451,7 +1543,7 @@ func (x *Contact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Contact.ProtoReflect.Descriptor instead.
 func (*Contact) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{15}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Contact) GetId() string {
@@ -1572,7 +1664,7 @@ type ListContactsRequest struct {
 
 func (x *ListContactsRequest) Reset() {
 	*x = ListContactsRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[16]
+	mi := &file_mail_v1_mail_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1584,7 +1676,7 @@ func (x *ListContactsRequest) String() string {
 func (*ListContactsRequest) ProtoMessage() {}
 
 func (x *ListContactsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[16]
+	mi := &file_mail_v1_mail_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1597,7 +1689,7 @@ func (x *ListContactsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContactsRequest.ProtoReflect.Descriptor instead.
 func (*ListContactsRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{16}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListContactsRequest) GetLimit() int32 {
@@ -1653,7 +1745,7 @@ type ListContactsResponse struct {
 
 func (x *ListContactsResponse) Reset() {
 	*x = ListContactsResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[17]
+	mi := &file_mail_v1_mail_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1665,7 +1757,7 @@ func (x *ListContactsResponse) String() string {
 func (*ListContactsResponse) ProtoMessage() {}
 
 func (x *ListContactsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[17]
+	mi := &file_mail_v1_mail_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1678,7 +1770,7 @@ func (x *ListContactsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContactsResponse.ProtoReflect.Descriptor instead.
 func (*ListContactsResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{17}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListContactsResponse) GetItems() []*Contact {
@@ -1705,7 +1797,7 @@ type GetContactRequest struct {
 
 func (x *GetContactRequest) Reset() {
 	*x = GetContactRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[18]
+	mi := &file_mail_v1_mail_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1717,7 +1809,7 @@ func (x *GetContactRequest) String() string {
 func (*GetContactRequest) ProtoMessage() {}
 
 func (x *GetContactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[18]
+	mi := &file_mail_v1_mail_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1730,7 +1822,7 @@ func (x *GetContactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContactRequest.ProtoReflect.Descriptor instead.
 func (*GetContactRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{18}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetContactRequest) GetId() string {
@@ -1749,7 +1841,7 @@ type GetContactResponse struct {
 
 func (x *GetContactResponse) Reset() {
 	*x = GetContactResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[19]
+	mi := &file_mail_v1_mail_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1761,7 +1853,7 @@ func (x *GetContactResponse) String() string {
 func (*GetContactResponse) ProtoMessage() {}
 
 func (x *GetContactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[19]
+	mi := &file_mail_v1_mail_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1774,7 +1866,7 @@ func (x *GetContactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContactResponse.ProtoReflect.Descriptor instead.
 func (*GetContactResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{19}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetContactResponse) GetContact() *Contact {
@@ -1828,7 +1920,7 @@ type UpsertContactRequest struct {
 
 func (x *UpsertContactRequest) Reset() {
 	*x = UpsertContactRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[20]
+	mi := &file_mail_v1_mail_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1840,7 +1932,7 @@ func (x *UpsertContactRequest) String() string {
 func (*UpsertContactRequest) ProtoMessage() {}
 
 func (x *UpsertContactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[20]
+	mi := &file_mail_v1_mail_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1853,7 +1945,7 @@ func (x *UpsertContactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpsertContactRequest.ProtoReflect.Descriptor instead.
 func (*UpsertContactRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{20}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UpsertContactRequest) GetEmail() string {
@@ -1960,7 +2052,7 @@ type UpsertContactResponse struct {
 
 func (x *UpsertContactResponse) Reset() {
 	*x = UpsertContactResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[21]
+	mi := &file_mail_v1_mail_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1972,7 +2064,7 @@ func (x *UpsertContactResponse) String() string {
 func (*UpsertContactResponse) ProtoMessage() {}
 
 func (x *UpsertContactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[21]
+	mi := &file_mail_v1_mail_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1985,7 +2077,7 @@ func (x *UpsertContactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpsertContactResponse.ProtoReflect.Descriptor instead.
 func (*UpsertContactResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{21}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *UpsertContactResponse) GetId() string {
@@ -2118,7 +2210,7 @@ type FormField struct {
 
 func (x *FormField) Reset() {
 	*x = FormField{}
-	mi := &file_mail_v1_mail_proto_msgTypes[22]
+	mi := &file_mail_v1_mail_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2130,7 +2222,7 @@ func (x *FormField) String() string {
 func (*FormField) ProtoMessage() {}
 
 func (x *FormField) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[22]
+	mi := &file_mail_v1_mail_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2143,7 +2235,7 @@ func (x *FormField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FormField.ProtoReflect.Descriptor instead.
 func (*FormField) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{22}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *FormField) GetName() string {
@@ -2198,7 +2290,7 @@ type Form struct {
 
 func (x *Form) Reset() {
 	*x = Form{}
-	mi := &file_mail_v1_mail_proto_msgTypes[23]
+	mi := &file_mail_v1_mail_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2210,7 +2302,7 @@ func (x *Form) String() string {
 func (*Form) ProtoMessage() {}
 
 func (x *Form) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[23]
+	mi := &file_mail_v1_mail_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2223,7 +2315,7 @@ func (x *Form) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Form.ProtoReflect.Descriptor instead.
 func (*Form) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{23}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Form) GetPublicId() string {
@@ -2283,7 +2375,7 @@ type ListFormsRequest struct {
 
 func (x *ListFormsRequest) Reset() {
 	*x = ListFormsRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[24]
+	mi := &file_mail_v1_mail_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2295,7 +2387,7 @@ func (x *ListFormsRequest) String() string {
 func (*ListFormsRequest) ProtoMessage() {}
 
 func (x *ListFormsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[24]
+	mi := &file_mail_v1_mail_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2308,7 +2400,7 @@ func (x *ListFormsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFormsRequest.ProtoReflect.Descriptor instead.
 func (*ListFormsRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{24}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{25}
 }
 
 type ListFormsResponse struct {
@@ -2320,7 +2412,7 @@ type ListFormsResponse struct {
 
 func (x *ListFormsResponse) Reset() {
 	*x = ListFormsResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[25]
+	mi := &file_mail_v1_mail_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2332,7 +2424,7 @@ func (x *ListFormsResponse) String() string {
 func (*ListFormsResponse) ProtoMessage() {}
 
 func (x *ListFormsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[25]
+	mi := &file_mail_v1_mail_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2345,7 +2437,7 @@ func (x *ListFormsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFormsResponse.ProtoReflect.Descriptor instead.
 func (*ListFormsResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{25}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListFormsResponse) GetItems() []*Form {
@@ -2400,7 +2492,7 @@ type RecordConversionRequest struct {
 
 func (x *RecordConversionRequest) Reset() {
 	*x = RecordConversionRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[26]
+	mi := &file_mail_v1_mail_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2412,7 +2504,7 @@ func (x *RecordConversionRequest) String() string {
 func (*RecordConversionRequest) ProtoMessage() {}
 
 func (x *RecordConversionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[26]
+	mi := &file_mail_v1_mail_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2425,7 +2517,7 @@ func (x *RecordConversionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordConversionRequest.ProtoReflect.Descriptor instead.
 func (*RecordConversionRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{26}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RecordConversionRequest) GetEventId() string {
@@ -2545,7 +2637,7 @@ type Conversion struct {
 
 func (x *Conversion) Reset() {
 	*x = Conversion{}
-	mi := &file_mail_v1_mail_proto_msgTypes[27]
+	mi := &file_mail_v1_mail_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2557,7 +2649,7 @@ func (x *Conversion) String() string {
 func (*Conversion) ProtoMessage() {}
 
 func (x *Conversion) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[27]
+	mi := &file_mail_v1_mail_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2570,7 +2662,7 @@ func (x *Conversion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Conversion.ProtoReflect.Descriptor instead.
 func (*Conversion) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{27}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Conversion) GetId() string {
@@ -2709,7 +2801,7 @@ type RecordConversionResponse struct {
 
 func (x *RecordConversionResponse) Reset() {
 	*x = RecordConversionResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[28]
+	mi := &file_mail_v1_mail_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2721,7 +2813,7 @@ func (x *RecordConversionResponse) String() string {
 func (*RecordConversionResponse) ProtoMessage() {}
 
 func (x *RecordConversionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[28]
+	mi := &file_mail_v1_mail_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2734,7 +2826,7 @@ func (x *RecordConversionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordConversionResponse.ProtoReflect.Descriptor instead.
 func (*RecordConversionResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{28}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RecordConversionResponse) GetConversion() *Conversion {
@@ -2755,7 +2847,7 @@ var File_mail_v1_mail_proto protoreflect.FileDescriptor
 
 const file_mail_v1_mail_proto_rawDesc = "" +
 	"\n" +
-	"\x12mail/v1/mail.proto\x12\amail.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15mail/v1/options.proto\"\xe2\b\n" +
+	"\x12mail/v1/mail.proto\x12\amail.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15mail/v1/options.proto\"\xa3\t\n" +
 	"\x12SendMessageRequest\x12\x9c\x03\n" +
 	"\x02to\x18\x01 \x01(\v2\x16.google.protobuf.ValueB\xf3\x02\xe0A\x02\xbaH\x92\x01\xba\x01\x8e\x01\n" +
 	"\ato.name\x12\x1emust be at most 120 characters\x1actype(this) != map || !('name' in this) || type(this['name']) != string || size(this['name']) <= 120\xe2\xf4\x18\xd5\x01{\"oneOf\":[{\"type\":\"string\",\"format\":\"email\"},{\"type\":\"object\",\"required\":[\"email\"],\"additionalProperties\":false,\"properties\":{\"email\":{\"type\":\"string\",\"format\":\"email\"},\"name\":{\"type\":\"string\",\"maxLength\":120}}}]}R\x02to\x12$\n" +
@@ -2769,7 +2861,8 @@ const file_mail_v1_mail_proto_rawDesc = "" +
 	"\breply_to\x18\b \x01(\tH\x05R\areplyTo\x88\x01\x01\x12M\n" +
 	"\x04tags\x18\t \x03(\v2%.mail.v1.SendMessageRequest.TagsEntryB\x12\xbaH\x0f\x9a\x01\f\"\x04r\x02\x18(*\x04r\x02\x18xR\x04tags\x126\n" +
 	"\x0fidempotency_key\x18\n" +
-	" \x01(\tB\b\xbaH\x05r\x03\x18\xa0\x01H\x06R\x0eidempotencyKey\x88\x01\x01\x1a7\n" +
+	" \x01(\tB\b\xbaH\x05r\x03\x18\xa0\x01H\x06R\x0eidempotencyKey\x88\x01\x01\x12?\n" +
+	"\vattachments\x18\v \x03(\v2\x13.mail.v1.AttachmentB\b\xbaH\x05\x92\x01\x02\x10\x14R\vattachments\x1a7\n" +
 	"\tTagsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\x0e\n" +
@@ -2781,7 +2874,15 @@ const file_mail_v1_mail_proto_rawDesc = "" +
 	"\n" +
 	"_sender_idB\v\n" +
 	"\t_reply_toB\x12\n" +
-	"\x10_idempotency_key\"q\n" +
+	"\x10_idempotency_key\"\xca\x01\n" +
+	"\n" +
+	"Attachment\x12'\n" +
+	"\bfilename\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\x96\x01R\bfilename\x12.\n" +
+	"\fcontent_type\x18\x02 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xff\x01R\vcontentType\x12'\n" +
+	"\acontent\x18\x03 \x01(\fB\r\xe0A\x02\xbaH\az\x05\x18\x80\x80\x80\x05R\acontent\x12+\n" +
+	"\n" +
+	"content_id\x18\x04 \x01(\tB\a\xbaH\x04r\x02\x18dH\x00R\tcontentId\x88\x01\x01B\r\n" +
+	"\v_content_id\"q\n" +
 	"\x13SendMessageResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12.\n" +
 	"\x06status\x18\x02 \x01(\x0e2\x16.mail.v1.MessageStatusR\x06status\x12\x1a\n" +
@@ -3125,7 +3226,7 @@ func file_mail_v1_mail_proto_rawDescGZIP() []byte {
 }
 
 var file_mail_v1_mail_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_mail_v1_mail_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_mail_v1_mail_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_mail_v1_mail_proto_goTypes = []any{
 	(MessageStatus)(0),               // 0: mail.v1.MessageStatus
 	(ContactStatus)(0),               // 1: mail.v1.ContactStatus
@@ -3133,121 +3234,123 @@ var file_mail_v1_mail_proto_goTypes = []any{
 	(ConversionStatus)(0),            // 3: mail.v1.ConversionStatus
 	(ConversionOutcome)(0),           // 4: mail.v1.ConversionOutcome
 	(*SendMessageRequest)(nil),       // 5: mail.v1.SendMessageRequest
-	(*SendMessageResponse)(nil),      // 6: mail.v1.SendMessageResponse
-	(*MessageEvent)(nil),             // 7: mail.v1.MessageEvent
-	(*Message)(nil),                  // 8: mail.v1.Message
-	(*GetMessageRequest)(nil),        // 9: mail.v1.GetMessageRequest
-	(*GetMessageResponse)(nil),       // 10: mail.v1.GetMessageResponse
-	(*ListMessagesRequest)(nil),      // 11: mail.v1.ListMessagesRequest
-	(*ListMessagesResponse)(nil),     // 12: mail.v1.ListMessagesResponse
-	(*GetAccountRequest)(nil),        // 13: mail.v1.GetAccountRequest
-	(*Organization)(nil),             // 14: mail.v1.Organization
-	(*ApiKeyInfo)(nil),               // 15: mail.v1.ApiKeyInfo
-	(*Entitlements)(nil),             // 16: mail.v1.Entitlements
-	(*Limits)(nil),                   // 17: mail.v1.Limits
-	(*GetAccountResponse)(nil),       // 18: mail.v1.GetAccountResponse
-	(*Consent)(nil),                  // 19: mail.v1.Consent
-	(*Contact)(nil),                  // 20: mail.v1.Contact
-	(*ListContactsRequest)(nil),      // 21: mail.v1.ListContactsRequest
-	(*ListContactsResponse)(nil),     // 22: mail.v1.ListContactsResponse
-	(*GetContactRequest)(nil),        // 23: mail.v1.GetContactRequest
-	(*GetContactResponse)(nil),       // 24: mail.v1.GetContactResponse
-	(*UpsertContactRequest)(nil),     // 25: mail.v1.UpsertContactRequest
-	(*UpsertContactResponse)(nil),    // 26: mail.v1.UpsertContactResponse
-	(*FormField)(nil),                // 27: mail.v1.FormField
-	(*Form)(nil),                     // 28: mail.v1.Form
-	(*ListFormsRequest)(nil),         // 29: mail.v1.ListFormsRequest
-	(*ListFormsResponse)(nil),        // 30: mail.v1.ListFormsResponse
-	(*RecordConversionRequest)(nil),  // 31: mail.v1.RecordConversionRequest
-	(*Conversion)(nil),               // 32: mail.v1.Conversion
-	(*RecordConversionResponse)(nil), // 33: mail.v1.RecordConversionResponse
-	nil,                              // 34: mail.v1.SendMessageRequest.TagsEntry
-	nil,                              // 35: mail.v1.Message.TagsEntry
-	(*structpb.Value)(nil),           // 36: google.protobuf.Value
-	(*structpb.Struct)(nil),          // 37: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 38: google.protobuf.Timestamp
-	(*structpb.ListValue)(nil),       // 39: google.protobuf.ListValue
+	(*Attachment)(nil),               // 6: mail.v1.Attachment
+	(*SendMessageResponse)(nil),      // 7: mail.v1.SendMessageResponse
+	(*MessageEvent)(nil),             // 8: mail.v1.MessageEvent
+	(*Message)(nil),                  // 9: mail.v1.Message
+	(*GetMessageRequest)(nil),        // 10: mail.v1.GetMessageRequest
+	(*GetMessageResponse)(nil),       // 11: mail.v1.GetMessageResponse
+	(*ListMessagesRequest)(nil),      // 12: mail.v1.ListMessagesRequest
+	(*ListMessagesResponse)(nil),     // 13: mail.v1.ListMessagesResponse
+	(*GetAccountRequest)(nil),        // 14: mail.v1.GetAccountRequest
+	(*Organization)(nil),             // 15: mail.v1.Organization
+	(*ApiKeyInfo)(nil),               // 16: mail.v1.ApiKeyInfo
+	(*Entitlements)(nil),             // 17: mail.v1.Entitlements
+	(*Limits)(nil),                   // 18: mail.v1.Limits
+	(*GetAccountResponse)(nil),       // 19: mail.v1.GetAccountResponse
+	(*Consent)(nil),                  // 20: mail.v1.Consent
+	(*Contact)(nil),                  // 21: mail.v1.Contact
+	(*ListContactsRequest)(nil),      // 22: mail.v1.ListContactsRequest
+	(*ListContactsResponse)(nil),     // 23: mail.v1.ListContactsResponse
+	(*GetContactRequest)(nil),        // 24: mail.v1.GetContactRequest
+	(*GetContactResponse)(nil),       // 25: mail.v1.GetContactResponse
+	(*UpsertContactRequest)(nil),     // 26: mail.v1.UpsertContactRequest
+	(*UpsertContactResponse)(nil),    // 27: mail.v1.UpsertContactResponse
+	(*FormField)(nil),                // 28: mail.v1.FormField
+	(*Form)(nil),                     // 29: mail.v1.Form
+	(*ListFormsRequest)(nil),         // 30: mail.v1.ListFormsRequest
+	(*ListFormsResponse)(nil),        // 31: mail.v1.ListFormsResponse
+	(*RecordConversionRequest)(nil),  // 32: mail.v1.RecordConversionRequest
+	(*Conversion)(nil),               // 33: mail.v1.Conversion
+	(*RecordConversionResponse)(nil), // 34: mail.v1.RecordConversionResponse
+	nil,                              // 35: mail.v1.SendMessageRequest.TagsEntry
+	nil,                              // 36: mail.v1.Message.TagsEntry
+	(*structpb.Value)(nil),           // 37: google.protobuf.Value
+	(*structpb.Struct)(nil),          // 38: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 39: google.protobuf.Timestamp
+	(*structpb.ListValue)(nil),       // 40: google.protobuf.ListValue
 }
 var file_mail_v1_mail_proto_depIdxs = []int32{
-	36, // 0: mail.v1.SendMessageRequest.to:type_name -> google.protobuf.Value
-	37, // 1: mail.v1.SendMessageRequest.variables:type_name -> google.protobuf.Struct
-	34, // 2: mail.v1.SendMessageRequest.tags:type_name -> mail.v1.SendMessageRequest.TagsEntry
-	0,  // 3: mail.v1.SendMessageResponse.status:type_name -> mail.v1.MessageStatus
-	38, // 4: mail.v1.MessageEvent.at:type_name -> google.protobuf.Timestamp
-	0,  // 5: mail.v1.Message.status:type_name -> mail.v1.MessageStatus
-	38, // 6: mail.v1.Message.created_at:type_name -> google.protobuf.Timestamp
-	38, // 7: mail.v1.Message.sent_at:type_name -> google.protobuf.Timestamp
-	38, // 8: mail.v1.Message.last_event_at:type_name -> google.protobuf.Timestamp
-	7,  // 9: mail.v1.Message.events:type_name -> mail.v1.MessageEvent
-	35, // 10: mail.v1.Message.tags:type_name -> mail.v1.Message.TagsEntry
-	8,  // 11: mail.v1.GetMessageResponse.message:type_name -> mail.v1.Message
-	0,  // 12: mail.v1.ListMessagesRequest.status:type_name -> mail.v1.MessageStatus
-	38, // 13: mail.v1.ListMessagesRequest.since:type_name -> google.protobuf.Timestamp
-	8,  // 14: mail.v1.ListMessagesResponse.items:type_name -> mail.v1.Message
-	38, // 15: mail.v1.ApiKeyInfo.expires_at:type_name -> google.protobuf.Timestamp
-	14, // 16: mail.v1.GetAccountResponse.organization:type_name -> mail.v1.Organization
-	15, // 17: mail.v1.GetAccountResponse.key:type_name -> mail.v1.ApiKeyInfo
-	16, // 18: mail.v1.GetAccountResponse.entitlements:type_name -> mail.v1.Entitlements
-	17, // 19: mail.v1.GetAccountResponse.limits:type_name -> mail.v1.Limits
-	38, // 20: mail.v1.Consent.at:type_name -> google.protobuf.Timestamp
-	37, // 21: mail.v1.Contact.attributes:type_name -> google.protobuf.Struct
-	1,  // 22: mail.v1.Contact.status:type_name -> mail.v1.ContactStatus
-	19, // 23: mail.v1.Contact.consent:type_name -> mail.v1.Consent
-	38, // 24: mail.v1.Contact.created_at:type_name -> google.protobuf.Timestamp
-	38, // 25: mail.v1.Contact.updated_at:type_name -> google.protobuf.Timestamp
-	1,  // 26: mail.v1.ListContactsRequest.status:type_name -> mail.v1.ContactStatus
-	20, // 27: mail.v1.ListContactsResponse.items:type_name -> mail.v1.Contact
-	20, // 28: mail.v1.GetContactResponse.contact:type_name -> mail.v1.Contact
-	37, // 29: mail.v1.UpsertContactRequest.attributes:type_name -> google.protobuf.Struct
-	39, // 30: mail.v1.UpsertContactRequest.tags:type_name -> google.protobuf.ListValue
-	39, // 31: mail.v1.UpsertContactRequest.list_ids:type_name -> google.protobuf.ListValue
-	1,  // 32: mail.v1.UpsertContactRequest.status:type_name -> mail.v1.ContactStatus
-	19, // 33: mail.v1.UpsertContactRequest.consent:type_name -> mail.v1.Consent
-	37, // 34: mail.v1.UpsertContactResponse.attributes:type_name -> google.protobuf.Struct
-	1,  // 35: mail.v1.UpsertContactResponse.status:type_name -> mail.v1.ContactStatus
-	19, // 36: mail.v1.UpsertContactResponse.consent:type_name -> mail.v1.Consent
-	38, // 37: mail.v1.UpsertContactResponse.created_at:type_name -> google.protobuf.Timestamp
-	38, // 38: mail.v1.UpsertContactResponse.updated_at:type_name -> google.protobuf.Timestamp
-	27, // 39: mail.v1.Form.fields:type_name -> mail.v1.FormField
-	28, // 40: mail.v1.ListFormsResponse.items:type_name -> mail.v1.Form
-	2,  // 41: mail.v1.RecordConversionRequest.event_type:type_name -> mail.v1.ConversionEventType
-	36, // 42: mail.v1.RecordConversionRequest.revenue:type_name -> google.protobuf.Value
-	3,  // 43: mail.v1.RecordConversionRequest.status:type_name -> mail.v1.ConversionStatus
-	36, // 44: mail.v1.RecordConversionRequest.refunded_amount:type_name -> google.protobuf.Value
-	38, // 45: mail.v1.RecordConversionRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	37, // 46: mail.v1.RecordConversionRequest.metadata:type_name -> google.protobuf.Struct
-	2,  // 47: mail.v1.Conversion.event_type:type_name -> mail.v1.ConversionEventType
-	3,  // 48: mail.v1.Conversion.status:type_name -> mail.v1.ConversionStatus
-	38, // 49: mail.v1.Conversion.occurred_at:type_name -> google.protobuf.Timestamp
-	37, // 50: mail.v1.Conversion.metadata:type_name -> google.protobuf.Struct
-	38, // 51: mail.v1.Conversion.clicked_at:type_name -> google.protobuf.Timestamp
-	38, // 52: mail.v1.Conversion.created_at:type_name -> google.protobuf.Timestamp
-	38, // 53: mail.v1.Conversion.updated_at:type_name -> google.protobuf.Timestamp
-	32, // 54: mail.v1.RecordConversionResponse.conversion:type_name -> mail.v1.Conversion
-	4,  // 55: mail.v1.RecordConversionResponse.outcome:type_name -> mail.v1.ConversionOutcome
-	5,  // 56: mail.v1.MailService.SendMessage:input_type -> mail.v1.SendMessageRequest
-	9,  // 57: mail.v1.MailService.GetMessage:input_type -> mail.v1.GetMessageRequest
-	11, // 58: mail.v1.MailService.ListMessages:input_type -> mail.v1.ListMessagesRequest
-	13, // 59: mail.v1.MailService.GetAccount:input_type -> mail.v1.GetAccountRequest
-	21, // 60: mail.v1.MailService.ListContacts:input_type -> mail.v1.ListContactsRequest
-	23, // 61: mail.v1.MailService.GetContact:input_type -> mail.v1.GetContactRequest
-	25, // 62: mail.v1.MailService.UpsertContact:input_type -> mail.v1.UpsertContactRequest
-	29, // 63: mail.v1.MailService.ListForms:input_type -> mail.v1.ListFormsRequest
-	31, // 64: mail.v1.MailService.RecordConversion:input_type -> mail.v1.RecordConversionRequest
-	6,  // 65: mail.v1.MailService.SendMessage:output_type -> mail.v1.SendMessageResponse
-	10, // 66: mail.v1.MailService.GetMessage:output_type -> mail.v1.GetMessageResponse
-	12, // 67: mail.v1.MailService.ListMessages:output_type -> mail.v1.ListMessagesResponse
-	18, // 68: mail.v1.MailService.GetAccount:output_type -> mail.v1.GetAccountResponse
-	22, // 69: mail.v1.MailService.ListContacts:output_type -> mail.v1.ListContactsResponse
-	24, // 70: mail.v1.MailService.GetContact:output_type -> mail.v1.GetContactResponse
-	26, // 71: mail.v1.MailService.UpsertContact:output_type -> mail.v1.UpsertContactResponse
-	30, // 72: mail.v1.MailService.ListForms:output_type -> mail.v1.ListFormsResponse
-	33, // 73: mail.v1.MailService.RecordConversion:output_type -> mail.v1.RecordConversionResponse
-	65, // [65:74] is the sub-list for method output_type
-	56, // [56:65] is the sub-list for method input_type
-	56, // [56:56] is the sub-list for extension type_name
-	56, // [56:56] is the sub-list for extension extendee
-	0,  // [0:56] is the sub-list for field type_name
+	37, // 0: mail.v1.SendMessageRequest.to:type_name -> google.protobuf.Value
+	38, // 1: mail.v1.SendMessageRequest.variables:type_name -> google.protobuf.Struct
+	35, // 2: mail.v1.SendMessageRequest.tags:type_name -> mail.v1.SendMessageRequest.TagsEntry
+	6,  // 3: mail.v1.SendMessageRequest.attachments:type_name -> mail.v1.Attachment
+	0,  // 4: mail.v1.SendMessageResponse.status:type_name -> mail.v1.MessageStatus
+	39, // 5: mail.v1.MessageEvent.at:type_name -> google.protobuf.Timestamp
+	0,  // 6: mail.v1.Message.status:type_name -> mail.v1.MessageStatus
+	39, // 7: mail.v1.Message.created_at:type_name -> google.protobuf.Timestamp
+	39, // 8: mail.v1.Message.sent_at:type_name -> google.protobuf.Timestamp
+	39, // 9: mail.v1.Message.last_event_at:type_name -> google.protobuf.Timestamp
+	8,  // 10: mail.v1.Message.events:type_name -> mail.v1.MessageEvent
+	36, // 11: mail.v1.Message.tags:type_name -> mail.v1.Message.TagsEntry
+	9,  // 12: mail.v1.GetMessageResponse.message:type_name -> mail.v1.Message
+	0,  // 13: mail.v1.ListMessagesRequest.status:type_name -> mail.v1.MessageStatus
+	39, // 14: mail.v1.ListMessagesRequest.since:type_name -> google.protobuf.Timestamp
+	9,  // 15: mail.v1.ListMessagesResponse.items:type_name -> mail.v1.Message
+	39, // 16: mail.v1.ApiKeyInfo.expires_at:type_name -> google.protobuf.Timestamp
+	15, // 17: mail.v1.GetAccountResponse.organization:type_name -> mail.v1.Organization
+	16, // 18: mail.v1.GetAccountResponse.key:type_name -> mail.v1.ApiKeyInfo
+	17, // 19: mail.v1.GetAccountResponse.entitlements:type_name -> mail.v1.Entitlements
+	18, // 20: mail.v1.GetAccountResponse.limits:type_name -> mail.v1.Limits
+	39, // 21: mail.v1.Consent.at:type_name -> google.protobuf.Timestamp
+	38, // 22: mail.v1.Contact.attributes:type_name -> google.protobuf.Struct
+	1,  // 23: mail.v1.Contact.status:type_name -> mail.v1.ContactStatus
+	20, // 24: mail.v1.Contact.consent:type_name -> mail.v1.Consent
+	39, // 25: mail.v1.Contact.created_at:type_name -> google.protobuf.Timestamp
+	39, // 26: mail.v1.Contact.updated_at:type_name -> google.protobuf.Timestamp
+	1,  // 27: mail.v1.ListContactsRequest.status:type_name -> mail.v1.ContactStatus
+	21, // 28: mail.v1.ListContactsResponse.items:type_name -> mail.v1.Contact
+	21, // 29: mail.v1.GetContactResponse.contact:type_name -> mail.v1.Contact
+	38, // 30: mail.v1.UpsertContactRequest.attributes:type_name -> google.protobuf.Struct
+	40, // 31: mail.v1.UpsertContactRequest.tags:type_name -> google.protobuf.ListValue
+	40, // 32: mail.v1.UpsertContactRequest.list_ids:type_name -> google.protobuf.ListValue
+	1,  // 33: mail.v1.UpsertContactRequest.status:type_name -> mail.v1.ContactStatus
+	20, // 34: mail.v1.UpsertContactRequest.consent:type_name -> mail.v1.Consent
+	38, // 35: mail.v1.UpsertContactResponse.attributes:type_name -> google.protobuf.Struct
+	1,  // 36: mail.v1.UpsertContactResponse.status:type_name -> mail.v1.ContactStatus
+	20, // 37: mail.v1.UpsertContactResponse.consent:type_name -> mail.v1.Consent
+	39, // 38: mail.v1.UpsertContactResponse.created_at:type_name -> google.protobuf.Timestamp
+	39, // 39: mail.v1.UpsertContactResponse.updated_at:type_name -> google.protobuf.Timestamp
+	28, // 40: mail.v1.Form.fields:type_name -> mail.v1.FormField
+	29, // 41: mail.v1.ListFormsResponse.items:type_name -> mail.v1.Form
+	2,  // 42: mail.v1.RecordConversionRequest.event_type:type_name -> mail.v1.ConversionEventType
+	37, // 43: mail.v1.RecordConversionRequest.revenue:type_name -> google.protobuf.Value
+	3,  // 44: mail.v1.RecordConversionRequest.status:type_name -> mail.v1.ConversionStatus
+	37, // 45: mail.v1.RecordConversionRequest.refunded_amount:type_name -> google.protobuf.Value
+	39, // 46: mail.v1.RecordConversionRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	38, // 47: mail.v1.RecordConversionRequest.metadata:type_name -> google.protobuf.Struct
+	2,  // 48: mail.v1.Conversion.event_type:type_name -> mail.v1.ConversionEventType
+	3,  // 49: mail.v1.Conversion.status:type_name -> mail.v1.ConversionStatus
+	39, // 50: mail.v1.Conversion.occurred_at:type_name -> google.protobuf.Timestamp
+	38, // 51: mail.v1.Conversion.metadata:type_name -> google.protobuf.Struct
+	39, // 52: mail.v1.Conversion.clicked_at:type_name -> google.protobuf.Timestamp
+	39, // 53: mail.v1.Conversion.created_at:type_name -> google.protobuf.Timestamp
+	39, // 54: mail.v1.Conversion.updated_at:type_name -> google.protobuf.Timestamp
+	33, // 55: mail.v1.RecordConversionResponse.conversion:type_name -> mail.v1.Conversion
+	4,  // 56: mail.v1.RecordConversionResponse.outcome:type_name -> mail.v1.ConversionOutcome
+	5,  // 57: mail.v1.MailService.SendMessage:input_type -> mail.v1.SendMessageRequest
+	10, // 58: mail.v1.MailService.GetMessage:input_type -> mail.v1.GetMessageRequest
+	12, // 59: mail.v1.MailService.ListMessages:input_type -> mail.v1.ListMessagesRequest
+	14, // 60: mail.v1.MailService.GetAccount:input_type -> mail.v1.GetAccountRequest
+	22, // 61: mail.v1.MailService.ListContacts:input_type -> mail.v1.ListContactsRequest
+	24, // 62: mail.v1.MailService.GetContact:input_type -> mail.v1.GetContactRequest
+	26, // 63: mail.v1.MailService.UpsertContact:input_type -> mail.v1.UpsertContactRequest
+	30, // 64: mail.v1.MailService.ListForms:input_type -> mail.v1.ListFormsRequest
+	32, // 65: mail.v1.MailService.RecordConversion:input_type -> mail.v1.RecordConversionRequest
+	7,  // 66: mail.v1.MailService.SendMessage:output_type -> mail.v1.SendMessageResponse
+	11, // 67: mail.v1.MailService.GetMessage:output_type -> mail.v1.GetMessageResponse
+	13, // 68: mail.v1.MailService.ListMessages:output_type -> mail.v1.ListMessagesResponse
+	19, // 69: mail.v1.MailService.GetAccount:output_type -> mail.v1.GetAccountResponse
+	23, // 70: mail.v1.MailService.ListContacts:output_type -> mail.v1.ListContactsResponse
+	25, // 71: mail.v1.MailService.GetContact:output_type -> mail.v1.GetContactResponse
+	27, // 72: mail.v1.MailService.UpsertContact:output_type -> mail.v1.UpsertContactResponse
+	31, // 73: mail.v1.MailService.ListForms:output_type -> mail.v1.ListFormsResponse
+	34, // 74: mail.v1.MailService.RecordConversion:output_type -> mail.v1.RecordConversionResponse
+	66, // [66:75] is the sub-list for method output_type
+	57, // [57:66] is the sub-list for method input_type
+	57, // [57:57] is the sub-list for extension type_name
+	57, // [57:57] is the sub-list for extension extendee
+	0,  // [0:57] is the sub-list for field type_name
 }
 
 func init() { file_mail_v1_mail_proto_init() }
@@ -3257,24 +3360,25 @@ func file_mail_v1_mail_proto_init() {
 	}
 	file_mail_v1_options_proto_init()
 	file_mail_v1_mail_proto_msgTypes[0].OneofWrappers = []any{}
-	file_mail_v1_mail_proto_msgTypes[3].OneofWrappers = []any{}
-	file_mail_v1_mail_proto_msgTypes[6].OneofWrappers = []any{}
+	file_mail_v1_mail_proto_msgTypes[1].OneofWrappers = []any{}
+	file_mail_v1_mail_proto_msgTypes[4].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[7].OneofWrappers = []any{}
-	file_mail_v1_mail_proto_msgTypes[14].OneofWrappers = []any{}
+	file_mail_v1_mail_proto_msgTypes[8].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[15].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[16].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[17].OneofWrappers = []any{}
-	file_mail_v1_mail_proto_msgTypes[20].OneofWrappers = []any{}
+	file_mail_v1_mail_proto_msgTypes[18].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[21].OneofWrappers = []any{}
-	file_mail_v1_mail_proto_msgTypes[26].OneofWrappers = []any{}
+	file_mail_v1_mail_proto_msgTypes[22].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[27].OneofWrappers = []any{}
+	file_mail_v1_mail_proto_msgTypes[28].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_mail_proto_rawDesc), len(file_mail_v1_mail_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   31,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
