@@ -36,7 +36,7 @@ export const REFUSED_EXTENSIONS: ReadonlySet<string> = new Set([
   // Java, Android.
   "jar", "jnlp", "class", "apk",
   // macOS and Unix programs, scripts and packages.
-  "app", "command", "dmg", "pkg", "sh", "bash", "csh", "ksh", "zsh", "run", "bin", "elf", "so", "dylib", "deb", "rpm", "py", "pyc", "pl", "rb", "php",
+  "app", "command", "dmg", "pkg", "sh", "bash", "csh", "ksh", "zsh", "run", "elf", "so", "dylib", "deb", "rpm", "py", "pyc", "pl", "rb", "php",
 ]);
 
 /**
