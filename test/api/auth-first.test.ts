@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
 import { type Answer, type Listener, requestOn } from "./doors.ts";
+import { ATTACHMENTS_BODY_ALLOWANCE } from "../../src/transport/http/body-limits.ts";
 
 interface ErrorBody {
   error: { code: string; message: string };
@@ -102,7 +103,7 @@ describe.each<Listener>(["http1", "h2c"])("authentication before the body on the
       method: "POST",
       path: "/mail/v1/send",
       headers: { authorization: `Bearer ${UNKNOWN_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify({ to: "a@example.com", subject: "x", html: "x".repeat(h.app.config.maxBodyBytes) }),
+      body: JSON.stringify({ to: "a@example.com", subject: "x", html: "x".repeat(h.app.config.maxBodyBytes + ATTACHMENTS_BODY_ALLOWANCE) }),
     });
     expect(answer.status).toBe(401);
     expect(codeOf(answer)).toBe("API_KEY_INVALID");
