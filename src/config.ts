@@ -100,6 +100,8 @@ export interface Config {
   readonly keyRotationGraceHours: number;
   /** Largest accepted request body, in bytes; larger answers 413 PAYLOAD_TOO_LARGE. */
   readonly maxBodyBytes: number;
+  /** Days after which a message's html, text and attachments are deleted (MESSAGE_CONTENT_RETENTION_DAYS). */
+  readonly messageContentRetentionDays: number;
   /** How often "last used" of API keys is written, in milliseconds. */
   readonly keyUsageFlushMs: number;
   readonly logLevel: string;
@@ -267,6 +269,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyLeaseSeconds: e.IDEMPOTENCY_LEASE_SECONDS,
     keyRotationGraceHours: e.KEY_ROTATION_GRACE_HOURS,
     maxBodyBytes: e.MAX_BODY_BYTES,
+    messageContentRetentionDays: e.MESSAGE_CONTENT_RETENTION_DAYS,
     keyUsageFlushMs: e.KEY_USAGE_FLUSH_MS,
     logLevel: e.LOG_LEVEL,
     dataEncryptionKey: e.DATA_ENCRYPTION_KEY ?? (mode === "development" ? DEVELOPMENT_SECRETS.DATA_ENCRYPTION_KEY : undefined),

@@ -360,7 +360,13 @@ export const ENV_SCHEMA = z.object({
   KEY_ROTATION_GRACE_HOURS: wholeNumber(24).register(VARIABLE_DOCS, { description: "how long a replaced key keeps working" }),
   MAX_BODY_BYTES: wholeNumber(2 * 1024 * 1024, 1).register(VARIABLE_DOCS, {
     readBy: "API",
-    description: "larger bodies answer 413 `PAYLOAD_TOO_LARGE`",
+    description:
+      "larger bodies answer 413 `PAYLOAD_TOO_LARGE`; a send takes about 13.6 MiB more, for its attachments (10 MiB of files in base64)",
+  }),
+  MESSAGE_CONTENT_RETENTION_DAYS: wholeNumber(30, 1).register(VARIABLE_DOCS, {
+    readBy: "API",
+    description:
+      "the HTML, text and attachments of a message are deleted this many days after it was accepted (hourly, once it was handed over); the message, its status and events stay",
   }),
   KEY_USAGE_FLUSH_MS: wholeNumber(5000).register(VARIABLE_DOCS, {
     readBy: "API",

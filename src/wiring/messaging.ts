@@ -21,6 +21,8 @@ import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "../capabili
 import { ProviderEventsIntake } from "../capabilities/messages/lifecycle/provider-events.ts";
 import { SendingPace } from "../capabilities/messages/lifecycle/sending-pace.ts";
 import { MessageLog } from "../capabilities/messages/read/index.ts";
+import { MessageContentRetention } from "../capabilities/messages/lifecycle/content-retention.ts";
+import { postgresContentRetention } from "../adapters/postgres/messages/content-retention.ts";
 
 /**
  * The messages capability put together: accepting sends (the API's and the
@@ -28,6 +30,9 @@ import { MessageLog } from "../capabilities/messages/read/index.ts";
  * provider-events entry point, the message log, and the dispatcher that
  * starts workflows (with its outbox relay).
  */
+/** How often an API process deletes the content of messages past the retention. */
+const CONTENT_RETENTION_EVERY_MS = 3_600_000;
+
 export interface MessagingDependencies {
   readonly db: () => Promise<Pool>;
   readonly config: Config;
@@ -58,6 +63,8 @@ export interface Messaging {
   readonly lifecycle: MessageLifecycle;
   readonly dispatcher: MessageDispatcher;
   readonly providerEvents: ProviderEventsIntake;
+  /** Deletes the content of messages past MESSAGE_CONTENT_RETENTION_DAYS (hourly in API processes). */
+  readonly contentRetention: MessageContentRetention;
   readonly provider: EmailProvider;
   /** This process changed a sender or a domain: its cached sender checks (if any) forget what they read. */
   sendersChanged(): void;
@@ -149,8 +156,19 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     onAccepted: (message) => dispatcher.enqueue(message),
   });
 
+  // The API processes delete expired content at start and then hourly, like the audit log's
+  // housekeeping: idempotent, so a run missed or run twice (several processes) changes nothing.
+  const contentRetention = new MessageContentRetention({ store: postgresContentRetention(db), retentionDays: config.messageContentRetentionDays });
+  const removeExpiredContent = () => {
+    contentRetention.removeExpired().catch((error: unknown) => deps.log.warn({ err: error }, "content retention failed; retried in an hour"));
+  };
+  const retentionTimer = acceptsSends ? setInterval(removeExpiredContent, CONTENT_RETENTION_EVERY_MS) : undefined;
+  retentionTimer?.unref();
+  if (acceptsSends) removeExpiredContent();
+
   return {
     acceptance,
+    contentRetention,
     log: new MessageLog({ store: postgresMessageLog(db), contents: postgresMessageContent(db), cursorSecret: config.cursorSecret }),
     lifecycle,
     dispatcher,
@@ -160,6 +178,7 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
       senderChecks?.invalidateAll();
     },
     async close() {
+      clearInterval(retentionTimer);
       await senderFeed?.close();
       await dispatcher.close();
       await provider.close();

@@ -60,6 +60,7 @@ describe("development mode (npm start)", () => {
       idempotencyLeaseSeconds: 40,
       keyRotationGraceHours: 24,
       maxBodyBytes: 2 * 1024 * 1024,
+      messageContentRetentionDays: 30,
       keyUsageFlushMs: 5000,
       logLevel: "info",
       dataEncryptionKey: "dev-only-data-encryption-key-change-me",

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MailService } from "../../src/gen/mail/v1/mail_pb.js";
 import { checkDkim, splitMessage } from "../adapters/email/dkim-verify.ts";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
+import { reasonOf, signedIn } from "../api/members-support.ts";
 
 /**
  * Attachments on POST /mail/v1/send and gRPC SendMessage, as a caller
@@ -329,5 +330,89 @@ describe("attachments on sends", () => {
     expect(((await conflict.json()) as { error: { code: string } }).error.code).toBe("IDEMPOTENCY_CONFLICT");
     const withoutFiles = await h.send(s.secret, { ...body, attachments: undefined }, key);
     expect(withoutFiles.status).toBe(409);
+  });
+
+  describe("the message page's reads, and the content retention", () => {
+    const SERVICE = "mail.v1.MessageContentService";
+    let id: string;
+
+    beforeAll(async () => {
+      const response = await h.send(s.secret, {
+        to: "ada@customer.example",
+        subject: "Kept files",
+        html: `<p>Logo</p><img src="cid:logo">`,
+        attachments: [
+          { filename: NON_ASCII_NAME, contentType: "application/pdf", content: b64(PDF) },
+          { filename: "logo.png", contentType: "image/png", content: b64(PNG), contentId: "logo" },
+        ],
+      });
+      id = ((await response.json()) as { id: string }).id;
+      await h.waitForMessage(s.secret, id, (m) => m.status === "sent");
+    });
+
+    it("a member lists the files with their sizes and downloads one, byte for byte; no one else does", async () => {
+      const member = await signedIn(h, s.companyId, `mia-${id.slice(0, 8)}@shop.test`, "member");
+      const content = await member.call(SERVICE, "GetMessageContent", { id });
+      expect(content.status).toBe(200);
+      expect(content.body.attachments).toEqual([
+        // Connect's JSON leaves out zero values: position 0 is absent.
+        { filename: NON_ASCII_NAME, contentType: "application/pdf", size: String(PDF.length) },
+        { filename: "logo.png", contentType: "image/png", size: String(PNG.length), contentId: "logo", position: 1 },
+      ]);
+      expect(content.body.contentRemoved).toBeUndefined();
+
+      const file = await member.call(SERVICE, "GetMessageAttachment", { messageId: id, position: 0 });
+      expect(file.status).toBe(200);
+      expect(file.body.filename).toBe(NON_ASCII_NAME);
+      expect(file.body.contentType).toBe("application/pdf");
+      expect(Buffer.from(String(file.body.content), "base64").equals(PDF)).toBe(true);
+
+      const missing = await member.call(SERVICE, "GetMessageAttachment", { messageId: id, position: 2 });
+      expect([missing.status, reasonOf(missing)]).toEqual([404, "NOT_FOUND"]);
+      const outOfRange = await member.call(SERVICE, "GetMessageAttachment", { messageId: id, position: 20 });
+      expect(outOfRange.status).toBe(400);
+      expect(String(outOfRange.body.message)).toContain("position");
+
+      const other = await h.readySender({ credits: 0 });
+      const outsider = await signedIn(h, other.companyId, `olaf-${id.slice(0, 8)}@other.test`, "owner");
+      const foreign = await outsider.call(SERVICE, "GetMessageAttachment", { messageId: id, position: 0 });
+      expect([foreign.status, reasonOf(foreign)]).toEqual([404, "NOT_FOUND"]);
+      expect(JSON.stringify(foreign.body)).not.toContain(PDF.toString("base64").slice(0, 40));
+
+      // An API key, even with mail.events.read, reads no file (refuse_api_keys).
+      const keyCall = await h.fetch(`/${SERVICE}/GetMessageAttachment`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${s.secret}`, "content-type": "application/json", "connect-protocol-version": "1" },
+        body: JSON.stringify({ messageId: id, position: 0 }),
+      });
+      expect(keyCall.status).toBe(403);
+    });
+
+    it("past MESSAGE_CONTENT_RETENTION_DAYS the html, text and files are deleted; the message stays, marked", async () => {
+      const fresh = ((await (await h.send(s.secret, { to: "bob@customer.example", subject: "Fresh", html: "<p>new</p>", attachments: [{ filename: "new.pdf", contentType: "application/pdf", content: b64(PDF) }] })).json()) as { id: string }).id;
+      await h.waitForMessage(s.secret, fresh, (m) => m.status === "sent");
+      await sql.query("update message set created_at = now() - interval '31 days' where id = $1", [id]);
+
+      const { removed } = await h.app.messaging.contentRetention.removeExpired();
+      expect(removed).toBeGreaterThanOrEqual(1);
+
+      expect((await sql.query("select 1 from message_attachment where message_id = $1", [id])).rowCount).toBe(0);
+      const member = await signedIn(h, s.companyId, `max-${id.slice(0, 8)}@shop.test`, "member");
+      const content = await member.call(SERVICE, "GetMessageContent", { id });
+      expect(content.body).toMatchObject({ id, contentRemoved: true });
+      expect(content.body.html).toBeUndefined();
+      expect(content.body.attachments).toBeUndefined();
+      const file = await member.call(SERVICE, "GetMessageAttachment", { messageId: id, position: 0 });
+      expect(file.status).toBe(404);
+      // The log keeps the message, its status and events.
+      const message = await h.waitForMessage(s.secret, id, (m) => m.status === "sent");
+      expect(message.subject).toBe("Kept files");
+
+      // A message within the retention keeps its content; a second run changes nothing.
+      expect((await sql.query("select 1 from message_attachment where message_id = $1", [fresh])).rowCount).toBe(1);
+      expect((await member.call(SERVICE, "GetMessageContent", { id: fresh })).body.html).toContain("new");
+      await h.app.messaging.contentRetention.removeExpired();
+      expect((await sql.query("select 1 from message_attachment where message_id = $1", [fresh])).rowCount).toBe(1);
+    });
   });
 });

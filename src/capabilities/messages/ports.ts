@@ -1,7 +1,7 @@
 import type { KeysetPosition } from "../shared/keyset-cursor.ts";
 import type { Positioned } from "../shared/paging.ts";
 import type { MessageFilters } from "./read/filters.ts";
-import type { MessageContentRecord, MessageRecord } from "./read/types.ts";
+import type { MessageAttachmentFile, MessageContentRecord, MessageRecord } from "./read/types.ts";
 import type { MessageErrorCode, MessageStatusName } from "./statuses.ts";
 
 /**
@@ -201,6 +201,8 @@ export interface MessageLogStore {
 export interface MessageContentStore {
   /** The content of one message of the company as it was sent. `id` is a UUID. */
   content(companyId: string, id: string): Promise<MessageContentRecord | undefined>;
+  /** One file of a message of the company, by its position; undefined when there is none (or no longer). */
+  attachment(companyId: string, messageId: string, position: number): Promise<MessageAttachmentFile | undefined>;
 }
 
 /**

@@ -1,9 +1,12 @@
 export { MESSAGE_LOG_CURSOR, MessageLog, type MessageLogDependencies } from "./message-log.ts";
 export {
+  type GetMessageAttachmentCommand,
   type GetMessageCommand,
   isMessageStatus,
   type ListMessagesCommand,
   MESSAGE_STATUSES,
+  type MessageAttachmentFile,
+  type MessageAttachmentInfo,
   type MessageContentRecord,
   type MessageEventRecord,
   type MessageRecord,

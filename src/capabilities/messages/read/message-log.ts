@@ -3,7 +3,14 @@ import type { KeysetCursorKind } from "../../shared/keyset-cursor.ts";
 import { filterFingerprint, KeysetPager, type Page } from "../../shared/paging.ts";
 import type { MessageContentStore, MessageLogStore } from "../ports.ts";
 import { fingerprintedFilters, parseListOptions } from "./filters.ts";
-import type { GetMessageCommand, ListMessagesCommand, MessageContentRecord, MessageRecord } from "./types.ts";
+import type {
+  GetMessageAttachmentCommand,
+  GetMessageCommand,
+  ListMessagesCommand,
+  MessageAttachmentFile,
+  MessageContentRecord,
+  MessageRecord,
+} from "./types.ts";
 import { isUuid } from "../../shared/uuid.ts";
 
 export interface MessageLogDependencies {
@@ -62,5 +69,18 @@ export class MessageLog {
     const content = isUuid(command.id) ? await this.#deps.contents.content(command.companyId, command.id) : undefined;
     if (!content) throw notFound();
     return content;
+  }
+
+  /**
+   * One file of a message of the company, with its bytes; NOT_FOUND when the
+   * message is unknown, malformed or another company's, has no file at that
+   * position, or its content was removed.
+   */
+  async attachment(command: GetMessageAttachmentCommand): Promise<MessageAttachmentFile> {
+    const file = isUuid(command.messageId)
+      ? await this.#deps.contents.attachment(command.companyId, command.messageId, command.position)
+      : undefined;
+    if (!file) throw new ApiError("NOT_FOUND", "attachment not found");
+    return file;
   }
 }

@@ -40,6 +40,36 @@ export interface MessageContentRecord {
   readonly replyTo: string | null;
   /** The service's own mail: its content carries one-time links and is never shown (html and text null). */
   readonly withheld: boolean;
+  /** Its files, in the order sent, without their bytes; none once the content was removed. */
+  readonly attachments: readonly MessageAttachmentInfo[];
+  /** The content (html, text, files) was deleted past the content retention. */
+  readonly contentRemoved: boolean;
+}
+
+/** A file of a message, as listed. */
+export interface MessageAttachmentInfo {
+  /** Its place among the message's files, from 0. */
+  readonly position: number;
+  readonly filename: string;
+  readonly contentType: string;
+  /** Bytes. */
+  readonly size: number;
+  /** An inline image's `cid:`; null for an ordinary attachment. */
+  readonly contentId: string | null;
+}
+
+/** One file of a message of the company, by its position. */
+export interface GetMessageAttachmentCommand {
+  readonly companyId: string;
+  readonly messageId: string;
+  readonly position: number;
+}
+
+/** A file of a message, to download. */
+export interface MessageAttachmentFile {
+  readonly filename: string;
+  readonly contentType: string;
+  readonly content: Uint8Array;
 }
 
 /** One message of a company, by id (any text: a malformed id is not found). */

@@ -82,6 +82,22 @@ export declare type GetMessageContentResponse = Message<"mail.v1.GetMessageConte
    * @generated from field: bool withheld = 7;
    */
   withheld: boolean;
+
+  /**
+   * The files sent with it, in the order they were sent, without their
+   * bytes (GetMessageAttachment reads one). Empty once the content was removed.
+   *
+   * @generated from field: repeated mail.v1.MessageAttachmentInfo attachments = 8;
+   */
+  attachments: MessageAttachmentInfo[];
+
+  /**
+   * True when the content (html, text, files) was deleted because the
+   * message is older than the content retention (MESSAGE_CONTENT_RETENTION_DAYS).
+   *
+   * @generated from field: bool content_removed = 9;
+   */
+  contentRemoved: boolean;
 };
 
 /**
@@ -89,6 +105,105 @@ export declare type GetMessageContentResponse = Message<"mail.v1.GetMessageConte
  * Use `create(GetMessageContentResponseSchema)` to create a new message.
  */
 export declare const GetMessageContentResponseSchema: GenMessage<GetMessageContentResponse>;
+
+/**
+ * A file of a message, as listed.
+ *
+ * @generated from message mail.v1.MessageAttachmentInfo
+ */
+export declare type MessageAttachmentInfo = Message<"mail.v1.MessageAttachmentInfo"> & {
+  /**
+   * Its place among the message's files, from 0 (GetMessageAttachment's `position`).
+   *
+   * @generated from field: int32 position = 1;
+   */
+  position: number;
+
+  /**
+   * @generated from field: string filename = 2;
+   */
+  filename: string;
+
+  /**
+   * The MIME type sent, for example `application/pdf`.
+   *
+   * @generated from field: string content_type = 3;
+   */
+  contentType: string;
+
+  /**
+   * Bytes.
+   *
+   * @generated from field: int64 size = 4;
+   */
+  size: bigint;
+
+  /**
+   * For an inline image: the id its HTML refers to as `cid:<contentId>`.
+   *
+   * @generated from field: optional string content_id = 5;
+   */
+  contentId?: string | undefined;
+};
+
+/**
+ * Describes the message mail.v1.MessageAttachmentInfo.
+ * Use `create(MessageAttachmentInfoSchema)` to create a new message.
+ */
+export declare const MessageAttachmentInfoSchema: GenMessage<MessageAttachmentInfo>;
+
+/**
+ * @generated from message mail.v1.GetMessageAttachmentRequest
+ */
+export declare type GetMessageAttachmentRequest = Message<"mail.v1.GetMessageAttachmentRequest"> & {
+  /**
+   * Message id.
+   *
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * The file's position among the message's files, from 0.
+   *
+   * @generated from field: int32 position = 2;
+   */
+  position: number;
+};
+
+/**
+ * Describes the message mail.v1.GetMessageAttachmentRequest.
+ * Use `create(GetMessageAttachmentRequestSchema)` to create a new message.
+ */
+export declare const GetMessageAttachmentRequestSchema: GenMessage<GetMessageAttachmentRequest>;
+
+/**
+ * @generated from message mail.v1.GetMessageAttachmentResponse
+ */
+export declare type GetMessageAttachmentResponse = Message<"mail.v1.GetMessageAttachmentResponse"> & {
+  /**
+   * @generated from field: string filename = 1;
+   */
+  filename: string;
+
+  /**
+   * @generated from field: string content_type = 2;
+   */
+  contentType: string;
+
+  /**
+   * The file's bytes as sent.
+   *
+   * @generated from field: bytes content = 3;
+   */
+  content: Uint8Array;
+};
+
+/**
+ * Describes the message mail.v1.GetMessageAttachmentResponse.
+ * Use `create(GetMessageAttachmentResponseSchema)` to create a new message.
+ */
+export declare const GetMessageAttachmentResponseSchema: GenMessage<GetMessageAttachmentResponse>;
 
 /**
  * The content of the message log's messages as they were sent, for the
@@ -114,6 +229,19 @@ export declare const MessageContentService: GenService<{
     methodKind: "unary";
     input: typeof GetMessageContentRequestSchema;
     output: typeof GetMessageContentResponseSchema;
+  },
+  /**
+   * One file of a message, to download: its name, type and bytes (the
+   * screen saves it as a file and never opens it in the page).
+   * NOT_FOUND when the message has no file at that position, or its
+   * content was removed.
+   *
+   * @generated from rpc mail.v1.MessageContentService.GetMessageAttachment
+   */
+  getMessageAttachment: {
+    methodKind: "unary";
+    input: typeof GetMessageAttachmentRequestSchema;
+    output: typeof GetMessageAttachmentResponseSchema;
   },
 }>;
 

@@ -3,6 +3,7 @@
 /* eslint-disable */
 
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
 import { file_mail_v1_options } from "./options_pb.js";
 
@@ -10,7 +11,7 @@ import { file_mail_v1_options } from "./options_pb.js";
  * Describes the file mail/v1/message_content.proto.
  */
 export const file_mail_v1_message_content = /*@__PURE__*/
-  fileDesc("Ch1tYWlsL3YxL21lc3NhZ2VfY29udGVudC5wcm90bxIHbWFpbC52MSIrChhHZXRNZXNzYWdlQ29udGVudFJlcXVlc3QSDwoCaWQYASABKAlCA+BBAiLPAQoZR2V0TWVzc2FnZUNvbnRlbnRSZXNwb25zZRIKCgJpZBgBIAEoCRIRCgRodG1sGAIgASgJSACIAQESEQoEdGV4dBgDIAEoCUgBiAEBEhIKCmZyb21fZW1haWwYBCABKAkSFgoJZnJvbV9uYW1lGAUgASgJSAKIAQESFQoIcmVwbHlfdG8YBiABKAlIA4gBARIQCgh3aXRoaGVsZBgHIAEoCEIHCgVfaHRtbEIHCgVfdGV4dEIMCgpfZnJvbV9uYW1lQgsKCV9yZXBseV90bzKSAQoVTWVzc2FnZUNvbnRlbnRTZXJ2aWNlEnMKEUdldE1lc3NhZ2VDb250ZW50EiEubWFpbC52MS5HZXRNZXNzYWdlQ29udGVudFJlcXVlc3QaIi5tYWlsLnYxLkdldE1lc3NhZ2VDb250ZW50UmVzcG9uc2UiF5ACAcrzGBBtYWlsLmV2ZW50cy5yZWFkGgS49RgBYgZwcm90bzM", [file_google_api_field_behavior, file_mail_v1_options]);
+  fileDesc("Ch1tYWlsL3YxL21lc3NhZ2VfY29udGVudC5wcm90bxIHbWFpbC52MSIrChhHZXRNZXNzYWdlQ29udGVudFJlcXVlc3QSDwoCaWQYASABKAlCA+BBAiKdAgoZR2V0TWVzc2FnZUNvbnRlbnRSZXNwb25zZRIKCgJpZBgBIAEoCRIRCgRodG1sGAIgASgJSACIAQESEQoEdGV4dBgDIAEoCUgBiAEBEhIKCmZyb21fZW1haWwYBCABKAkSFgoJZnJvbV9uYW1lGAUgASgJSAKIAQESFQoIcmVwbHlfdG8YBiABKAlIA4gBARIQCgh3aXRoaGVsZBgHIAEoCBIzCgthdHRhY2htZW50cxgIIAMoCzIeLm1haWwudjEuTWVzc2FnZUF0dGFjaG1lbnRJbmZvEhcKD2NvbnRlbnRfcmVtb3ZlZBgJIAEoCEIHCgVfaHRtbEIHCgVfdGV4dEIMCgpfZnJvbV9uYW1lQgsKCV9yZXBseV90byKHAQoVTWVzc2FnZUF0dGFjaG1lbnRJbmZvEhAKCHBvc2l0aW9uGAEgASgFEhAKCGZpbGVuYW1lGAIgASgJEhQKDGNvbnRlbnRfdHlwZRgDIAEoCRIMCgRzaXplGAQgASgDEhcKCmNvbnRlbnRfaWQYBSABKAlIAIgBAUINCgtfY29udGVudF9pZCJTChtHZXRNZXNzYWdlQXR0YWNobWVudFJlcXVlc3QSFwoKbWVzc2FnZV9pZBgBIAEoCUID4EECEhsKCHBvc2l0aW9uGAIgASgFQgm6SAYaBBAUKAAiVwocR2V0TWVzc2FnZUF0dGFjaG1lbnRSZXNwb25zZRIQCghmaWxlbmFtZRgBIAEoCRIUCgxjb250ZW50X3R5cGUYAiABKAkSDwoHY29udGVudBgDIAEoDDKQAgoVTWVzc2FnZUNvbnRlbnRTZXJ2aWNlEnMKEUdldE1lc3NhZ2VDb250ZW50EiEubWFpbC52MS5HZXRNZXNzYWdlQ29udGVudFJlcXVlc3QaIi5tYWlsLnYxLkdldE1lc3NhZ2VDb250ZW50UmVzcG9uc2UiF5ACAcrzGBBtYWlsLmV2ZW50cy5yZWFkEnwKFEdldE1lc3NhZ2VBdHRhY2htZW50EiQubWFpbC52MS5HZXRNZXNzYWdlQXR0YWNobWVudFJlcXVlc3QaJS5tYWlsLnYxLkdldE1lc3NhZ2VBdHRhY2htZW50UmVzcG9uc2UiF5ACAcrzGBBtYWlsLmV2ZW50cy5yZWFkGgS49RgBYgZwcm90bzM", [file_buf_validate_validate, file_google_api_field_behavior, file_mail_v1_options]);
 
 /**
  * Describes the message mail.v1.GetMessageContentRequest.
@@ -25,6 +26,27 @@ export const GetMessageContentRequestSchema = /*@__PURE__*/
  */
 export const GetMessageContentResponseSchema = /*@__PURE__*/
   messageDesc(file_mail_v1_message_content, 1);
+
+/**
+ * Describes the message mail.v1.MessageAttachmentInfo.
+ * Use `create(MessageAttachmentInfoSchema)` to create a new message.
+ */
+export const MessageAttachmentInfoSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_message_content, 2);
+
+/**
+ * Describes the message mail.v1.GetMessageAttachmentRequest.
+ * Use `create(GetMessageAttachmentRequestSchema)` to create a new message.
+ */
+export const GetMessageAttachmentRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_message_content, 3);
+
+/**
+ * Describes the message mail.v1.GetMessageAttachmentResponse.
+ * Use `create(GetMessageAttachmentResponseSchema)` to create a new message.
+ */
+export const GetMessageAttachmentResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_message_content, 4);
 
 /**
  * The content of the message log's messages as they were sent, for the

@@ -6,15 +6,19 @@ import { callerOf } from "../context.ts";
 
 /**
  * MessageContentService (proto/mail/v1/message_content.proto): the content
- * of a message as sent, for member sessions and operators (API keys are
- * refused by the contract's refuse_api_keys, before this runs). Its one
- * request maps to the message log's `content` command; the answer's null
- * fields stay unset.
+ * of a message as sent, and its files one at a time, for member sessions
+ * and operators (API keys are refused by the contract's refuse_api_keys,
+ * before this runs). Each request maps to one message log command; the
+ * answer's null fields stay unset.
  */
-export function messageContentServiceImpl(log: Pick<MessageLog, "content">): ServiceImpl<typeof MessageContentService> {
+export function messageContentServiceImpl(log: Pick<MessageLog, "content" | "attachment">): ServiceImpl<typeof MessageContentService> {
   return {
     async getMessageContent(req, ctx) {
       return messageContentResponseOf(await log.content({ companyId: callerOf(ctx).companyId, id: req.id }));
+    },
+    async getMessageAttachment(req, ctx) {
+      const file = await log.attachment({ companyId: callerOf(ctx).companyId, messageId: req.messageId, position: req.position });
+      return { filename: file.filename, contentType: file.contentType, content: file.content };
     },
   };
 }
@@ -28,5 +32,13 @@ function messageContentResponseOf(message: MessageContentRecord): MessageInitSha
     fromName: message.fromName ?? undefined,
     replyTo: message.replyTo ?? undefined,
     withheld: message.withheld,
+    attachments: message.attachments.map((file) => ({
+      position: file.position,
+      filename: file.filename,
+      contentType: file.contentType,
+      size: BigInt(file.size),
+      contentId: file.contentId ?? undefined,
+    })),
+    contentRemoved: message.contentRemoved,
   };
 }

@@ -7,6 +7,7 @@
 package mailv1
 
 import (
+	_ "example.com/mailapi/clients/go/gen/buf/validate"
 	_ "example.com/mailapi/clients/go/gen/google/api"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -84,9 +85,15 @@ type GetMessageContentResponse struct {
 	// True for the service's own mail (sign-in links, invitations, double
 	// opt-in confirmations, owner notices): its content carries one-time links
 	// meant for the recipient alone, so it is never shown; html and text are absent.
-	Withheld      bool `protobuf:"varint,7,opt,name=withheld,proto3" json:"withheld,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Withheld bool `protobuf:"varint,7,opt,name=withheld,proto3" json:"withheld,omitempty"`
+	// The files sent with it, in the order they were sent, without their
+	// bytes (GetMessageAttachment reads one). Empty once the content was removed.
+	Attachments []*MessageAttachmentInfo `protobuf:"bytes,8,rep,name=attachments,proto3" json:"attachments,omitempty"`
+	// True when the content (html, text, files) was deleted because the
+	// message is older than the content retention (MESSAGE_CONTENT_RETENTION_DAYS).
+	ContentRemoved bool `protobuf:"varint,9,opt,name=content_removed,json=contentRemoved,proto3" json:"content_removed,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *GetMessageContentResponse) Reset() {
@@ -168,13 +175,223 @@ func (x *GetMessageContentResponse) GetWithheld() bool {
 	return false
 }
 
+func (x *GetMessageContentResponse) GetAttachments() []*MessageAttachmentInfo {
+	if x != nil {
+		return x.Attachments
+	}
+	return nil
+}
+
+func (x *GetMessageContentResponse) GetContentRemoved() bool {
+	if x != nil {
+		return x.ContentRemoved
+	}
+	return false
+}
+
+// A file of a message, as listed.
+type MessageAttachmentInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Its place among the message's files, from 0 (GetMessageAttachment's `position`).
+	Position int32  `protobuf:"varint,1,opt,name=position,proto3" json:"position,omitempty"`
+	Filename string `protobuf:"bytes,2,opt,name=filename,proto3" json:"filename,omitempty"`
+	// The MIME type sent, for example `application/pdf`.
+	ContentType string `protobuf:"bytes,3,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	// Bytes.
+	Size int64 `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
+	// For an inline image: the id its HTML refers to as `cid:<contentId>`.
+	ContentId     *string `protobuf:"bytes,5,opt,name=content_id,json=contentId,proto3,oneof" json:"content_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MessageAttachmentInfo) Reset() {
+	*x = MessageAttachmentInfo{}
+	mi := &file_mail_v1_message_content_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MessageAttachmentInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MessageAttachmentInfo) ProtoMessage() {}
+
+func (x *MessageAttachmentInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_message_content_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MessageAttachmentInfo.ProtoReflect.Descriptor instead.
+func (*MessageAttachmentInfo) Descriptor() ([]byte, []int) {
+	return file_mail_v1_message_content_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *MessageAttachmentInfo) GetPosition() int32 {
+	if x != nil {
+		return x.Position
+	}
+	return 0
+}
+
+func (x *MessageAttachmentInfo) GetFilename() string {
+	if x != nil {
+		return x.Filename
+	}
+	return ""
+}
+
+func (x *MessageAttachmentInfo) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+func (x *MessageAttachmentInfo) GetSize() int64 {
+	if x != nil {
+		return x.Size
+	}
+	return 0
+}
+
+func (x *MessageAttachmentInfo) GetContentId() string {
+	if x != nil && x.ContentId != nil {
+		return *x.ContentId
+	}
+	return ""
+}
+
+type GetMessageAttachmentRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Message id.
+	MessageId string `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// The file's position among the message's files, from 0.
+	Position      int32 `protobuf:"varint,2,opt,name=position,proto3" json:"position,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetMessageAttachmentRequest) Reset() {
+	*x = GetMessageAttachmentRequest{}
+	mi := &file_mail_v1_message_content_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetMessageAttachmentRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetMessageAttachmentRequest) ProtoMessage() {}
+
+func (x *GetMessageAttachmentRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_message_content_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetMessageAttachmentRequest.ProtoReflect.Descriptor instead.
+func (*GetMessageAttachmentRequest) Descriptor() ([]byte, []int) {
+	return file_mail_v1_message_content_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *GetMessageAttachmentRequest) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *GetMessageAttachmentRequest) GetPosition() int32 {
+	if x != nil {
+		return x.Position
+	}
+	return 0
+}
+
+type GetMessageAttachmentResponse struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Filename    string                 `protobuf:"bytes,1,opt,name=filename,proto3" json:"filename,omitempty"`
+	ContentType string                 `protobuf:"bytes,2,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	// The file's bytes as sent.
+	Content       []byte `protobuf:"bytes,3,opt,name=content,proto3" json:"content,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetMessageAttachmentResponse) Reset() {
+	*x = GetMessageAttachmentResponse{}
+	mi := &file_mail_v1_message_content_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetMessageAttachmentResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetMessageAttachmentResponse) ProtoMessage() {}
+
+func (x *GetMessageAttachmentResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_message_content_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetMessageAttachmentResponse.ProtoReflect.Descriptor instead.
+func (*GetMessageAttachmentResponse) Descriptor() ([]byte, []int) {
+	return file_mail_v1_message_content_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *GetMessageAttachmentResponse) GetFilename() string {
+	if x != nil {
+		return x.Filename
+	}
+	return ""
+}
+
+func (x *GetMessageAttachmentResponse) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+func (x *GetMessageAttachmentResponse) GetContent() []byte {
+	if x != nil {
+		return x.Content
+	}
+	return nil
+}
+
 var File_mail_v1_message_content_proto protoreflect.FileDescriptor
 
 const file_mail_v1_message_content_proto_rawDesc = "" +
 	"\n" +
-	"\x1dmail/v1/message_content.proto\x12\amail.v1\x1a\x1fgoogle/api/field_behavior.proto\x1a\x15mail/v1/options.proto\"/\n" +
+	"\x1dmail/v1/message_content.proto\x12\amail.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x15mail/v1/options.proto\"/\n" +
 	"\x18GetMessageContentRequest\x12\x13\n" +
-	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x02R\x02id\"\x87\x02\n" +
+	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x02R\x02id\"\xf2\x02\n" +
 	"\x19GetMessageContentResponse\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x17\n" +
 	"\x04html\x18\x02 \x01(\tH\x00R\x04html\x88\x01\x01\x12\x17\n" +
@@ -183,14 +400,33 @@ const file_mail_v1_message_content_proto_rawDesc = "" +
 	"from_email\x18\x04 \x01(\tR\tfromEmail\x12 \n" +
 	"\tfrom_name\x18\x05 \x01(\tH\x02R\bfromName\x88\x01\x01\x12\x1e\n" +
 	"\breply_to\x18\x06 \x01(\tH\x03R\areplyTo\x88\x01\x01\x12\x1a\n" +
-	"\bwithheld\x18\a \x01(\bR\bwithheldB\a\n" +
+	"\bwithheld\x18\a \x01(\bR\bwithheld\x12@\n" +
+	"\vattachments\x18\b \x03(\v2\x1e.mail.v1.MessageAttachmentInfoR\vattachments\x12'\n" +
+	"\x0fcontent_removed\x18\t \x01(\bR\x0econtentRemovedB\a\n" +
 	"\x05_htmlB\a\n" +
 	"\x05_textB\f\n" +
 	"\n" +
 	"_from_nameB\v\n" +
-	"\t_reply_to2\x92\x01\n" +
+	"\t_reply_to\"\xb9\x01\n" +
+	"\x15MessageAttachmentInfo\x12\x1a\n" +
+	"\bposition\x18\x01 \x01(\x05R\bposition\x12\x1a\n" +
+	"\bfilename\x18\x02 \x01(\tR\bfilename\x12!\n" +
+	"\fcontent_type\x18\x03 \x01(\tR\vcontentType\x12\x12\n" +
+	"\x04size\x18\x04 \x01(\x03R\x04size\x12\"\n" +
+	"\n" +
+	"content_id\x18\x05 \x01(\tH\x00R\tcontentId\x88\x01\x01B\r\n" +
+	"\v_content_id\"h\n" +
+	"\x1bGetMessageAttachmentRequest\x12\"\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tmessageId\x12%\n" +
+	"\bposition\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x10\x14(\x00R\bposition\"w\n" +
+	"\x1cGetMessageAttachmentResponse\x12\x1a\n" +
+	"\bfilename\x18\x01 \x01(\tR\bfilename\x12!\n" +
+	"\fcontent_type\x18\x02 \x01(\tR\vcontentType\x12\x18\n" +
+	"\acontent\x18\x03 \x01(\fR\acontent2\x90\x02\n" +
 	"\x15MessageContentService\x12s\n" +
-	"\x11GetMessageContent\x12!.mail.v1.GetMessageContentRequest\x1a\".mail.v1.GetMessageContentResponse\"\x17\xca\xf3\x18\x10mail.events.read\x90\x02\x01\x1a\x04\xb8\xf5\x18\x01B\x92\x01\n" +
+	"\x11GetMessageContent\x12!.mail.v1.GetMessageContentRequest\x1a\".mail.v1.GetMessageContentResponse\"\x17\xca\xf3\x18\x10mail.events.read\x90\x02\x01\x12|\n" +
+	"\x14GetMessageAttachment\x12$.mail.v1.GetMessageAttachmentRequest\x1a%.mail.v1.GetMessageAttachmentResponse\"\x17\xca\xf3\x18\x10mail.events.read\x90\x02\x01\x1a\x04\xb8\xf5\x18\x01B\x92\x01\n" +
 	"\vcom.mail.v1B\x13MessageContentProtoP\x01Z1example.com/mailapi/clients/go/gen/mail/v1;mailv1\xa2\x02\x03MXX\xaa\x02\aMail.V1\xca\x02\aMail\\V1\xe2\x02\x13Mail\\V1\\GPBMetadata\xea\x02\bMail::V1b\x06proto3"
 
 var (
@@ -205,19 +441,25 @@ func file_mail_v1_message_content_proto_rawDescGZIP() []byte {
 	return file_mail_v1_message_content_proto_rawDescData
 }
 
-var file_mail_v1_message_content_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_mail_v1_message_content_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_mail_v1_message_content_proto_goTypes = []any{
-	(*GetMessageContentRequest)(nil),  // 0: mail.v1.GetMessageContentRequest
-	(*GetMessageContentResponse)(nil), // 1: mail.v1.GetMessageContentResponse
+	(*GetMessageContentRequest)(nil),     // 0: mail.v1.GetMessageContentRequest
+	(*GetMessageContentResponse)(nil),    // 1: mail.v1.GetMessageContentResponse
+	(*MessageAttachmentInfo)(nil),        // 2: mail.v1.MessageAttachmentInfo
+	(*GetMessageAttachmentRequest)(nil),  // 3: mail.v1.GetMessageAttachmentRequest
+	(*GetMessageAttachmentResponse)(nil), // 4: mail.v1.GetMessageAttachmentResponse
 }
 var file_mail_v1_message_content_proto_depIdxs = []int32{
-	0, // 0: mail.v1.MessageContentService.GetMessageContent:input_type -> mail.v1.GetMessageContentRequest
-	1, // 1: mail.v1.MessageContentService.GetMessageContent:output_type -> mail.v1.GetMessageContentResponse
-	1, // [1:2] is the sub-list for method output_type
-	0, // [0:1] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	2, // 0: mail.v1.GetMessageContentResponse.attachments:type_name -> mail.v1.MessageAttachmentInfo
+	0, // 1: mail.v1.MessageContentService.GetMessageContent:input_type -> mail.v1.GetMessageContentRequest
+	3, // 2: mail.v1.MessageContentService.GetMessageAttachment:input_type -> mail.v1.GetMessageAttachmentRequest
+	1, // 3: mail.v1.MessageContentService.GetMessageContent:output_type -> mail.v1.GetMessageContentResponse
+	4, // 4: mail.v1.MessageContentService.GetMessageAttachment:output_type -> mail.v1.GetMessageAttachmentResponse
+	3, // [3:5] is the sub-list for method output_type
+	1, // [1:3] is the sub-list for method input_type
+	1, // [1:1] is the sub-list for extension type_name
+	1, // [1:1] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_mail_v1_message_content_proto_init() }
@@ -227,13 +469,14 @@ func file_mail_v1_message_content_proto_init() {
 	}
 	file_mail_v1_options_proto_init()
 	file_mail_v1_message_content_proto_msgTypes[1].OneofWrappers = []any{}
+	file_mail_v1_message_content_proto_msgTypes[2].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_message_content_proto_rawDesc), len(file_mail_v1_message_content_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

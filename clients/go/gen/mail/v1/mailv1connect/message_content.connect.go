@@ -36,6 +36,9 @@ const (
 	// MessageContentServiceGetMessageContentProcedure is the fully-qualified name of the
 	// MessageContentService's GetMessageContent RPC.
 	MessageContentServiceGetMessageContentProcedure = "/mail.v1.MessageContentService/GetMessageContent"
+	// MessageContentServiceGetMessageAttachmentProcedure is the fully-qualified name of the
+	// MessageContentService's GetMessageAttachment RPC.
+	MessageContentServiceGetMessageAttachmentProcedure = "/mail.v1.MessageContentService/GetMessageAttachment"
 )
 
 // MessageContentServiceClient is a client for the mail.v1.MessageContentService service.
@@ -43,6 +46,11 @@ type MessageContentServiceClient interface {
 	// The content of one message as sent: the HTML (unsafe content removed at
 	// acceptance), the plain-text version, and the From and Reply-To addresses.
 	GetMessageContent(context.Context, *connect.Request[v1.GetMessageContentRequest]) (*connect.Response[v1.GetMessageContentResponse], error)
+	// One file of a message, to download: its name, type and bytes (the
+	// screen saves it as a file and never opens it in the page).
+	// NOT_FOUND when the message has no file at that position, or its
+	// content was removed.
+	GetMessageAttachment(context.Context, *connect.Request[v1.GetMessageAttachmentRequest]) (*connect.Response[v1.GetMessageAttachmentResponse], error)
 }
 
 // NewMessageContentServiceClient constructs a client for the mail.v1.MessageContentService service.
@@ -63,12 +71,20 @@ func NewMessageContentServiceClient(httpClient connect.HTTPClient, baseURL strin
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		getMessageAttachment: connect.NewClient[v1.GetMessageAttachmentRequest, v1.GetMessageAttachmentResponse](
+			httpClient,
+			baseURL+MessageContentServiceGetMessageAttachmentProcedure,
+			connect.WithSchema(messageContentServiceMethods.ByName("GetMessageAttachment")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // messageContentServiceClient implements MessageContentServiceClient.
 type messageContentServiceClient struct {
-	getMessageContent *connect.Client[v1.GetMessageContentRequest, v1.GetMessageContentResponse]
+	getMessageContent    *connect.Client[v1.GetMessageContentRequest, v1.GetMessageContentResponse]
+	getMessageAttachment *connect.Client[v1.GetMessageAttachmentRequest, v1.GetMessageAttachmentResponse]
 }
 
 // GetMessageContent calls mail.v1.MessageContentService.GetMessageContent.
@@ -76,11 +92,21 @@ func (c *messageContentServiceClient) GetMessageContent(ctx context.Context, req
 	return c.getMessageContent.CallUnary(ctx, req)
 }
 
+// GetMessageAttachment calls mail.v1.MessageContentService.GetMessageAttachment.
+func (c *messageContentServiceClient) GetMessageAttachment(ctx context.Context, req *connect.Request[v1.GetMessageAttachmentRequest]) (*connect.Response[v1.GetMessageAttachmentResponse], error) {
+	return c.getMessageAttachment.CallUnary(ctx, req)
+}
+
 // MessageContentServiceHandler is an implementation of the mail.v1.MessageContentService service.
 type MessageContentServiceHandler interface {
 	// The content of one message as sent: the HTML (unsafe content removed at
 	// acceptance), the plain-text version, and the From and Reply-To addresses.
 	GetMessageContent(context.Context, *connect.Request[v1.GetMessageContentRequest]) (*connect.Response[v1.GetMessageContentResponse], error)
+	// One file of a message, to download: its name, type and bytes (the
+	// screen saves it as a file and never opens it in the page).
+	// NOT_FOUND when the message has no file at that position, or its
+	// content was removed.
+	GetMessageAttachment(context.Context, *connect.Request[v1.GetMessageAttachmentRequest]) (*connect.Response[v1.GetMessageAttachmentResponse], error)
 }
 
 // NewMessageContentServiceHandler builds an HTTP handler from the service implementation. It
@@ -97,10 +123,19 @@ func NewMessageContentServiceHandler(svc MessageContentServiceHandler, opts ...c
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	messageContentServiceGetMessageAttachmentHandler := connect.NewUnaryHandler(
+		MessageContentServiceGetMessageAttachmentProcedure,
+		svc.GetMessageAttachment,
+		connect.WithSchema(messageContentServiceMethods.ByName("GetMessageAttachment")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/mail.v1.MessageContentService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case MessageContentServiceGetMessageContentProcedure:
 			messageContentServiceGetMessageContentHandler.ServeHTTP(w, r)
+		case MessageContentServiceGetMessageAttachmentProcedure:
+			messageContentServiceGetMessageAttachmentHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -112,4 +147,8 @@ type UnimplementedMessageContentServiceHandler struct{}
 
 func (UnimplementedMessageContentServiceHandler) GetMessageContent(context.Context, *connect.Request[v1.GetMessageContentRequest]) (*connect.Response[v1.GetMessageContentResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.MessageContentService.GetMessageContent is not implemented"))
+}
+
+func (UnimplementedMessageContentServiceHandler) GetMessageAttachment(context.Context, *connect.Request[v1.GetMessageAttachmentRequest]) (*connect.Response[v1.GetMessageAttachmentResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.MessageContentService.GetMessageAttachment is not implemented"))
 }

@@ -4,6 +4,7 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
 import { file_mail_v1_options } from "./options_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -12,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/message_content.proto.
  */
 export const file_mail_v1_message_content: GenFile = /*@__PURE__*/
-  fileDesc("Ch1tYWlsL3YxL21lc3NhZ2VfY29udGVudC5wcm90bxIHbWFpbC52MSIrChhHZXRNZXNzYWdlQ29udGVudFJlcXVlc3QSDwoCaWQYASABKAlCA+BBAiLPAQoZR2V0TWVzc2FnZUNvbnRlbnRSZXNwb25zZRIKCgJpZBgBIAEoCRIRCgRodG1sGAIgASgJSACIAQESEQoEdGV4dBgDIAEoCUgBiAEBEhIKCmZyb21fZW1haWwYBCABKAkSFgoJZnJvbV9uYW1lGAUgASgJSAKIAQESFQoIcmVwbHlfdG8YBiABKAlIA4gBARIQCgh3aXRoaGVsZBgHIAEoCEIHCgVfaHRtbEIHCgVfdGV4dEIMCgpfZnJvbV9uYW1lQgsKCV9yZXBseV90bzKSAQoVTWVzc2FnZUNvbnRlbnRTZXJ2aWNlEnMKEUdldE1lc3NhZ2VDb250ZW50EiEubWFpbC52MS5HZXRNZXNzYWdlQ29udGVudFJlcXVlc3QaIi5tYWlsLnYxLkdldE1lc3NhZ2VDb250ZW50UmVzcG9uc2UiF5ACAcrzGBBtYWlsLmV2ZW50cy5yZWFkGgS49RgBYgZwcm90bzM", [file_google_api_field_behavior, file_mail_v1_options]);
+  fileDesc("Ch1tYWlsL3YxL21lc3NhZ2VfY29udGVudC5wcm90bxIHbWFpbC52MSIrChhHZXRNZXNzYWdlQ29udGVudFJlcXVlc3QSDwoCaWQYASABKAlCA+BBAiKdAgoZR2V0TWVzc2FnZUNvbnRlbnRSZXNwb25zZRIKCgJpZBgBIAEoCRIRCgRodG1sGAIgASgJSACIAQESEQoEdGV4dBgDIAEoCUgBiAEBEhIKCmZyb21fZW1haWwYBCABKAkSFgoJZnJvbV9uYW1lGAUgASgJSAKIAQESFQoIcmVwbHlfdG8YBiABKAlIA4gBARIQCgh3aXRoaGVsZBgHIAEoCBIzCgthdHRhY2htZW50cxgIIAMoCzIeLm1haWwudjEuTWVzc2FnZUF0dGFjaG1lbnRJbmZvEhcKD2NvbnRlbnRfcmVtb3ZlZBgJIAEoCEIHCgVfaHRtbEIHCgVfdGV4dEIMCgpfZnJvbV9uYW1lQgsKCV9yZXBseV90byKHAQoVTWVzc2FnZUF0dGFjaG1lbnRJbmZvEhAKCHBvc2l0aW9uGAEgASgFEhAKCGZpbGVuYW1lGAIgASgJEhQKDGNvbnRlbnRfdHlwZRgDIAEoCRIMCgRzaXplGAQgASgDEhcKCmNvbnRlbnRfaWQYBSABKAlIAIgBAUINCgtfY29udGVudF9pZCJTChtHZXRNZXNzYWdlQXR0YWNobWVudFJlcXVlc3QSFwoKbWVzc2FnZV9pZBgBIAEoCUID4EECEhsKCHBvc2l0aW9uGAIgASgFQgm6SAYaBBAUKAAiVwocR2V0TWVzc2FnZUF0dGFjaG1lbnRSZXNwb25zZRIQCghmaWxlbmFtZRgBIAEoCRIUCgxjb250ZW50X3R5cGUYAiABKAkSDwoHY29udGVudBgDIAEoDDKQAgoVTWVzc2FnZUNvbnRlbnRTZXJ2aWNlEnMKEUdldE1lc3NhZ2VDb250ZW50EiEubWFpbC52MS5HZXRNZXNzYWdlQ29udGVudFJlcXVlc3QaIi5tYWlsLnYxLkdldE1lc3NhZ2VDb250ZW50UmVzcG9uc2UiF5ACAcrzGBBtYWlsLmV2ZW50cy5yZWFkEnwKFEdldE1lc3NhZ2VBdHRhY2htZW50EiQubWFpbC52MS5HZXRNZXNzYWdlQXR0YWNobWVudFJlcXVlc3QaJS5tYWlsLnYxLkdldE1lc3NhZ2VBdHRhY2htZW50UmVzcG9uc2UiF5ACAcrzGBBtYWlsLmV2ZW50cy5yZWFkGgS49RgBYgZwcm90bzM", [file_buf_validate_validate, file_google_api_field_behavior, file_mail_v1_options]);
 
 /**
  * @generated from message mail.v1.GetMessageContentRequest
@@ -87,6 +88,22 @@ export type GetMessageContentResponse = Message<"mail.v1.GetMessageContentRespon
    * @generated from field: bool withheld = 7;
    */
   withheld: boolean;
+
+  /**
+   * The files sent with it, in the order they were sent, without their
+   * bytes (GetMessageAttachment reads one). Empty once the content was removed.
+   *
+   * @generated from field: repeated mail.v1.MessageAttachmentInfo attachments = 8;
+   */
+  attachments: MessageAttachmentInfo[];
+
+  /**
+   * True when the content (html, text, files) was deleted because the
+   * message is older than the content retention (MESSAGE_CONTENT_RETENTION_DAYS).
+   *
+   * @generated from field: bool content_removed = 9;
+   */
+  contentRemoved: boolean;
 };
 
 /**
@@ -95,6 +112,108 @@ export type GetMessageContentResponse = Message<"mail.v1.GetMessageContentRespon
  */
 export const GetMessageContentResponseSchema: GenMessage<GetMessageContentResponse> = /*@__PURE__*/
   messageDesc(file_mail_v1_message_content, 1);
+
+/**
+ * A file of a message, as listed.
+ *
+ * @generated from message mail.v1.MessageAttachmentInfo
+ */
+export type MessageAttachmentInfo = Message<"mail.v1.MessageAttachmentInfo"> & {
+  /**
+   * Its place among the message's files, from 0 (GetMessageAttachment's `position`).
+   *
+   * @generated from field: int32 position = 1;
+   */
+  position: number;
+
+  /**
+   * @generated from field: string filename = 2;
+   */
+  filename: string;
+
+  /**
+   * The MIME type sent, for example `application/pdf`.
+   *
+   * @generated from field: string content_type = 3;
+   */
+  contentType: string;
+
+  /**
+   * Bytes.
+   *
+   * @generated from field: int64 size = 4;
+   */
+  size: bigint;
+
+  /**
+   * For an inline image: the id its HTML refers to as `cid:<contentId>`.
+   *
+   * @generated from field: optional string content_id = 5;
+   */
+  contentId?: string | undefined;
+};
+
+/**
+ * Describes the message mail.v1.MessageAttachmentInfo.
+ * Use `create(MessageAttachmentInfoSchema)` to create a new message.
+ */
+export const MessageAttachmentInfoSchema: GenMessage<MessageAttachmentInfo> = /*@__PURE__*/
+  messageDesc(file_mail_v1_message_content, 2);
+
+/**
+ * @generated from message mail.v1.GetMessageAttachmentRequest
+ */
+export type GetMessageAttachmentRequest = Message<"mail.v1.GetMessageAttachmentRequest"> & {
+  /**
+   * Message id.
+   *
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * The file's position among the message's files, from 0.
+   *
+   * @generated from field: int32 position = 2;
+   */
+  position: number;
+};
+
+/**
+ * Describes the message mail.v1.GetMessageAttachmentRequest.
+ * Use `create(GetMessageAttachmentRequestSchema)` to create a new message.
+ */
+export const GetMessageAttachmentRequestSchema: GenMessage<GetMessageAttachmentRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_message_content, 3);
+
+/**
+ * @generated from message mail.v1.GetMessageAttachmentResponse
+ */
+export type GetMessageAttachmentResponse = Message<"mail.v1.GetMessageAttachmentResponse"> & {
+  /**
+   * @generated from field: string filename = 1;
+   */
+  filename: string;
+
+  /**
+   * @generated from field: string content_type = 2;
+   */
+  contentType: string;
+
+  /**
+   * The file's bytes as sent.
+   *
+   * @generated from field: bytes content = 3;
+   */
+  content: Uint8Array;
+};
+
+/**
+ * Describes the message mail.v1.GetMessageAttachmentResponse.
+ * Use `create(GetMessageAttachmentResponseSchema)` to create a new message.
+ */
+export const GetMessageAttachmentResponseSchema: GenMessage<GetMessageAttachmentResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_message_content, 4);
 
 /**
  * The content of the message log's messages as they were sent, for the
@@ -120,6 +239,19 @@ export const MessageContentService: GenService<{
     methodKind: "unary";
     input: typeof GetMessageContentRequestSchema;
     output: typeof GetMessageContentResponseSchema;
+  },
+  /**
+   * One file of a message, to download: its name, type and bytes (the
+   * screen saves it as a file and never opens it in the page).
+   * NOT_FOUND when the message has no file at that position, or its
+   * content was removed.
+   *
+   * @generated from rpc mail.v1.MessageContentService.GetMessageAttachment
+   */
+  getMessageAttachment: {
+    methodKind: "unary";
+    input: typeof GetMessageAttachmentRequestSchema;
+    output: typeof GetMessageAttachmentResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_mail_v1_message_content, 0);
