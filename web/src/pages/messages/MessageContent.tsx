@@ -1,12 +1,14 @@
 import { useQuery } from "@connectrpc/connect-query";
 import { MessageContentService } from "@gen/mail/v1/message_content_pb.js";
 import { errorMessage } from "../../app/errors.ts";
+import { MessageAttachments } from "./MessageAttachments.tsx";
 
 /**
  * The message as it was sent: the HTML in a sandboxed frame (sandbox="":
  * no scripts, no same-origin, no forms, no top navigation; the frame's
  * document inherits the screen's CSP, so remote images and trackers are
- * not loaded) and the text version beside it.
+ * not loaded) and the text version beside it, then its files. Once the
+ * content retention removed them, it says so.
  */
 export function MessageContent({ messageId }: { messageId: string }) {
   const query = useQuery(MessageContentService.method.getMessageContent, { id: messageId }, { staleTime: Infinity });
@@ -18,6 +20,11 @@ export function MessageContent({ messageId }: { messageId: string }) {
       ) : query.isError ? (
         <p role="alert" className="error">
           {errorMessage(query.error)}
+        </p>
+      ) : query.data.contentRemoved ? (
+        <p>
+          The content of this message (HTML, text and attachments) was removed: it is kept for a set number of days after sending. The
+          message&apos;s details and events stay.
         </p>
       ) : query.data.withheld ? (
         <p>
@@ -50,6 +57,7 @@ export function MessageContent({ messageId }: { messageId: string }) {
               )}
             </div>
           </div>
+          <MessageAttachments messageId={messageId} attachments={query.data.attachments} />
         </>
       )}
     </section>
