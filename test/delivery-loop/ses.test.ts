@@ -77,6 +77,32 @@ describe("Amazon SES as the email service", () => {
     expect(email?.from).toContain(s.fromEmail);
   });
 
+  it("hands SES one raw message with the attachments and the inline image in it", async () => {
+    const pdf = Buffer.from("%PDF-1.7\nan invoice\n%%EOF\n");
+    const png = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==", "base64");
+    const response = await h.send(s.secret, {
+      to: "files@customer.test",
+      subject: "Invoice with files",
+      html: `<p>Invoice</p><img src="cid:logo">`,
+      attachments: [
+        { filename: "Rechnung März.pdf", contentType: "application/pdf", content: pdf.toString("base64") },
+        { filename: "logo.png", contentType: "image/png", content: png.toString("base64"), contentId: "logo" },
+      ],
+    });
+    const { id } = (await response.json()) as { id: string };
+    const sesId = (await h.waitForMessage(s.secret, id, (m) => m.status === "sent")).providerMessageId;
+    type Stored = { messageId: string; attachments: { filename: string; contentType: string; content: string; cid?: string }[] };
+    const store = (await (await fetch(`${sesUrl}/store`)).json()) as { emails: Stored[] };
+    // The emulator parsed these out of our raw MIME message (SendEmail Content.Raw) with mailparser.
+    const files = store.emails.find((e) => e.messageId === sesId)?.attachments ?? [];
+    expect(files.map((f) => [f.filename, f.contentType, Buffer.from(f.content, "base64").toString("base64"), f.cid ?? null]).sort()).toEqual(
+      [
+        ["Rechnung März.pdf", "application/pdf", pdf.toString("base64"), null],
+        ["logo.png", "image/png", png.toString("base64"), "logo"],
+      ].sort(),
+    );
+  });
+
   it("Delivery, Bounce (Permanent) and Complaint notifications move the message, once", async () => {
     const delivered = await sent("ok-delivered@customer.test");
     const bounced = await sent("gone@customer.test");
