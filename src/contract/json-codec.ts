@@ -209,8 +209,10 @@ const BASE64_TEXT = /^[A-Za-z0-9+/_\-\r\n]*(?:=[\r\n]*){0,2}$/;
 function isBase64(value: string): boolean {
   if (!BASE64_TEXT.test(value)) return false;
   const breaks = /[\r\n]/.test(value) ? (value.match(/[\r\n]/g)?.length ?? 0) : 0;
-  const padding = value.length - value.replace(/[=\r\n]+$/, "").length - (value.match(/[\r\n]+$/)?.[0].length ?? 0);
-  return (value.length - breaks - Math.max(0, padding)) % 4 !== 1;
+  // The alphabet check put any padding at the end, among line breaks only.
+  let padding = 0;
+  for (let i = value.length - 1; i >= 0 && "=\r\n".includes(value.charAt(i)); i--) if (value.charAt(i) === "=") padding++;
+  return (value.length - breaks - padding) % 4 !== 1;
 }
 
 /**
