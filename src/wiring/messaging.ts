@@ -159,8 +159,9 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
   // The API processes delete expired content at start and then hourly, like the audit log's
   // housekeeping: idempotent, so a run missed or run twice (several processes) changes nothing.
   const contentRetention = new MessageContentRetention({ store: postgresContentRetention(db), retentionDays: config.messageContentRetentionDays });
+  let retentionRun: Promise<unknown> = Promise.resolve();
   const removeExpiredContent = () => {
-    contentRetention.removeExpired().catch((error: unknown) => deps.log.warn({ err: error }, "content retention failed; retried in an hour"));
+    retentionRun = contentRetention.removeExpired().catch((error: unknown) => deps.log.warn({ err: error }, "content retention failed; retried in an hour"));
   };
   const retentionTimer = acceptsSends ? setInterval(removeExpiredContent, CONTENT_RETENTION_EVERY_MS) : undefined;
   retentionTimer?.unref();
@@ -179,6 +180,8 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     },
     async close() {
       clearInterval(retentionTimer);
+      // A run under way finishes on the pool before the process lets it go.
+      await retentionRun;
       await senderFeed?.close();
       await dispatcher.close();
       await provider.close();
