@@ -8,6 +8,7 @@ import pg from "pg";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MailService } from "../../src/gen/mail/v1/mail_pb.js";
+import { MessageContentService } from "../../src/gen/mail/v1/message_content_pb.js";
 import { checkDkim, splitMessage } from "../adapters/email/dkim-verify.ts";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { reasonOf, signedIn } from "../api/members-support.ts";
@@ -378,6 +379,12 @@ describe("attachments on sends", () => {
       const foreign = await outsider.call(SERVICE, "GetMessageAttachment", { messageId: id, position: 0 });
       expect([foreign.status, reasonOf(foreign)]).toEqual([404, "NOT_FOUND"]);
       expect(JSON.stringify(foreign.body)).not.toContain(PDF.toString("base64").slice(0, 40));
+
+      // An operator acting for the company reads it over gRPC too, and for no other company.
+      const asOperator = await h.forCompany(MessageContentService, s.companyId).getMessageAttachment({ messageId: id, position: 0 });
+      expect(Buffer.from(asOperator.content).equals(PDF)).toBe(true);
+      const operatorElsewhere = await grpcRefusal(h.forCompany(MessageContentService, other.companyId).getMessageAttachment({ messageId: id, position: 0 }));
+      expect(operatorElsewhere.code).toBe(Code.NotFound);
 
       // An API key, even with mail.events.read, reads no file (refuse_api_keys).
       const keyCall = await h.fetch(`/${SERVICE}/GetMessageAttachment`, {
