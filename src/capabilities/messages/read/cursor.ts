@@ -6,5 +6,5 @@ export type CursorCodec = KeysetCursorCodec;
 
 /** Cursors of GET /mail/v1/messages (design: src/capabilities/shared/keyset-cursor.ts). */
 export function createCursorCodec(secret: string): CursorCodec {
-  return createKeysetCursorCodec(secret, { context: "mail.v1.message-log.cursor.v1", label: "message log", filters: "status, q, since and tag" });
+  return createKeysetCursorCodec(secret, { context: "mail.v1.message-log.cursor.v1", label: "message log", filters: "status, q, since, tag and recipient" });
 }

@@ -1,5 +1,6 @@
-import { createHash } from "node:crypto";
 import { ValidationError, type FieldProblem } from "../../../contract/api-error.ts";
+import { filterFingerprint as fingerprintOf } from "../../shared/paging.ts";
+import { checkEmailAddress } from "../compose/email-address.ts";
 import { isMessageStatus, MESSAGE_STATUSES, type ListMessagesOptions, type MessageStatusName } from "./types.ts";
 
 export const DEFAULT_LIMIT = 25;
@@ -16,6 +17,13 @@ export interface MessageFilters {
   readonly q: string | undefined;
   readonly since: Date | undefined;
   readonly tag: string | undefined;
+  /**
+   * The whole address, checked like a send's recipient and lower-cased:
+   * messages whose recipient, lower-cased, is this (the domain is stored in
+   * its lower-case A-label form, so either spelling of an internationalised
+   * domain finds the same messages).
+   */
+  readonly recipient: string | undefined;
 }
 
 export interface ParsedListOptions {
@@ -50,30 +58,31 @@ export function parseListOptions(options: ListMessagesOptions): ParsedListOption
   if (q?.includes("\0")) problems.push({ field: "q", problem: "must not contain NUL characters" });
   if (options.tag?.includes("\0")) problems.push({ field: "tag", problem: "must not contain NUL characters" });
 
+  // An empty value is what `?recipient=` sends: no filter.
+  let recipient: string | undefined;
+  if (options.recipient !== undefined && options.recipient !== "") {
+    const checked = checkEmailAddress(options.recipient.trim());
+    if (checked.ok) recipient = checked.address.toLowerCase();
+    else problems.push({ field: "recipient", problem: checked.problem });
+  }
+
   const since = options.since;
   if (since !== undefined && !(since instanceof Date && Number.isFinite(since.getTime()))) {
     problems.push({ field: "since", problem: "must be a valid date-time" });
   }
 
   if (problems.length > 0) throw new ValidationError(problems);
-  return { limit, filters: { status, q, since, tag: options.tag } };
+  return { limit, filters: { status, q, since, tag: options.tag, recipient } };
 }
 
 /**
- * A short hash of the filters, carried in the cursor so that a cursor cannot
- * be replayed with other filters (its position would mean nothing there).
- * Hashed rather than copied: the search text stays out of the cursor and the
- * cursor keeps a fixed size. The limit is not part of it: changing the page
- * size between pages is harmless.
+ * The fingerprint a message-log cursor carries (the paging kit's), so that
+ * a cursor cannot be replayed with other filters. `recipient` joins the
+ * inputs only when set: a cursor issued without it keeps its fingerprint.
  */
 export function filterFingerprint(filters: MessageFilters): string {
-  const canonical = JSON.stringify([
-    filters.status ?? null,
-    filters.q ?? null,
-    filters.since?.toISOString() ?? null,
-    filters.tag ?? null,
-  ]);
-  return createHash("sha256").update(canonical).digest().subarray(0, 16).toString("base64url");
+  const base = [filters.status, filters.q, filters.since, filters.tag];
+  return fingerprintOf(filters.recipient === undefined ? base : [...base, filters.recipient]);
 }
 
 /** `q` as an ILIKE pattern: a literal substring, with the pattern characters escaped. */

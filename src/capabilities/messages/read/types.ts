@@ -41,6 +41,8 @@ export interface ListMessagesOptions {
   readonly since?: Date | undefined;
   /** Only messages whose tags have this key. */
   readonly tag?: string | undefined;
+  /** Only messages to this address (whole, case-insensitive). */
+  readonly recipient?: string | undefined;
 }
 
 export interface MessagePage {

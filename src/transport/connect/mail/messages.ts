@@ -42,6 +42,7 @@ export function messagesRpcs(deps: MessagesDependencies): MessagesRpcs {
         q: req.q,
         since: req.since ? timestampDate(req.since) : undefined,
         tag: req.tag,
+        recipient: req.recipient,
       });
       return { items: page.items.map(toMessageProto), nextCursor: page.nextCursor ?? undefined };
     },
