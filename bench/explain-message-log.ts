@@ -1,22 +1,26 @@
 /**
- * Prints `EXPLAIN (ANALYZE, BUFFERS)` of the statements MessageReader.listMessages
+ * Prints `EXPLAIN (ANALYZE, BUFFERS)` of the statements MessageLog.list
  * runs, for the company with the most messages (or COMPANY_ID), on a database
  * seeded by bench/seed-messages.ts:
  *
  *   DATABASE_URL=postgres://postgres@127.0.0.1:5432/mail_bench node bench/explain-message-log.ts
  *
- * The statements are not copied: the reader runs against a pool that records
+ * The statements are not copied: the log runs against a pool that records
  * every statement it sends, and those are explained with the same bind
- * values. Each scenario also reports the reader's own wall time (median of
+ * values. Each scenario also reports the log's own wall time (median of
  * a few warm runs).
  */
 import { explainScenarios, recordingPool, type RecordedStatement, type Scenario } from "./lib/explain.ts";
 import { pgPool } from "../src/adapters/postgres/sql.ts";
 import { openOrm } from "../src/adapters/postgres/orm.ts";
+import { postgresMessageContent } from "../src/adapters/postgres/messages/message-content.ts";
 import { postgresMessageLog } from "../src/adapters/postgres/messages/message-log.ts";
-import { createMessageReader, type ListMessagesOptions } from "../src/capabilities/messages/read/index.ts";
-import { createCursorCodec } from "../src/capabilities/messages/read/cursor.ts";
-import { filterFingerprint, parseListOptions } from "../src/capabilities/messages/read/filters.ts";
+import { type ListMessagesCommand, MESSAGE_LOG_CURSOR, MessageLog } from "../src/capabilities/messages/read/index.ts";
+import { fingerprintedFilters, parseListOptions } from "../src/capabilities/messages/read/filters.ts";
+import { createKeysetCursorCodec } from "../src/capabilities/shared/keyset-cursor.ts";
+import { filterFingerprint } from "../src/capabilities/shared/paging.ts";
+
+type ListOptions = Omit<ListMessagesCommand, "companyId">;
 
 const SECRET = "bench-cursor-secret";
 const RUNS = 5;
@@ -28,7 +32,8 @@ async function main(): Promise<void> {
   try {
     const pool = await pgPool(orm);
     const recorded: RecordedStatement[] = [];
-    const reader = createMessageReader(postgresMessageLog(() => Promise.resolve(recordingPool(pool, recorded))), { cursorSecret: SECRET });
+    const recording = () => Promise.resolve(recordingPool(pool, recorded));
+    const log = new MessageLog({ store: postgresMessageLog(recording), contents: postgresMessageContent(recording), cursorSecret: SECRET });
 
     const companyId =
       process.env.COMPANY_ID ??
@@ -41,10 +46,10 @@ async function main(): Promise<void> {
 
     /**
      * A cursor halfway through a walk with these filters (status only),
-     * encoded exactly as the reader encodes the nextCursor of the page ending
+     * encoded exactly as the log encodes the nextCursor of the page ending
      * there (walking there page by page would take thousands of calls).
      */
-    async function middleCursor(options: ListMessagesOptions): Promise<string> {
+    async function middleCursor(options: ListOptions): Promise<string> {
       const { filters } = parseListOptions(options);
       const statusClause = filters.status ? "and status = $2" : "and $2::text is null";
       const { rows } = await pool.query<{ position_at: string; id: string }>(
@@ -56,11 +61,12 @@ async function main(): Promise<void> {
       );
       const row = rows[0];
       if (!row) throw new Error(`no rows for ${JSON.stringify(options)}`);
-      return createCursorCodec(SECRET).encode(companyId as string, filterFingerprint(filters), { createdAt: row.position_at, id: row.id });
+      const fingerprint = filterFingerprint(fingerprintedFilters(filters));
+      return createKeysetCursorCodec(SECRET, MESSAGE_LOG_CURSOR).encode(companyId as string, fingerprint, { createdAt: row.position_at, id: row.id });
     }
 
-    const firstPage = await reader.listMessages(companyId);
-    const scenarios: [string, ListMessagesOptions][] = [
+    const firstPage = await log.list({ companyId });
+    const scenarios: [string, ListOptions][] = [
       ["first page (limit 25)", {}],
       ["page 2 via nextCursor", { cursor: firstPage.nextCursor ?? undefined }],
       ["deep page via cursor (halfway through the log)", { cursor: await middleCursor({}) }],
@@ -82,10 +88,10 @@ async function main(): Promise<void> {
 
     const runs: Scenario[] = scenarios.map(([title, options]) => ({
       title,
-      run: async () => (await reader.listMessages(companyId, options)).items.length,
+      run: async () => (await log.list({ companyId, ...options })).items.length,
     }));
     const someId = firstPage.items[0]?.id;
-    if (someId) runs.push({ title: "getMessage (newest message)", run: async () => (await reader.getMessage(companyId, someId)).events.length });
+    if (someId) runs.push({ title: "get (newest message)", run: async () => (await log.get({ companyId, id: someId })).events.length });
     await explainScenarios(runs, { pool, recorded, runs: RUNS });
   } finally {
     await orm.close();

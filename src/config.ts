@@ -374,3 +374,12 @@ export function startupWarnings(config: Pick<Config, "mode" | "emailProvider" | 
   }
   return warnings;
 }
+
+/**
+ * The base of every address the service gives out (sign-in links, hosted
+ * forms, links in owner notices): PUBLIC_BASE_URL, or in development the
+ * HTTP listener's own address (a wildcard host reached on 127.0.0.1).
+ */
+export function publicBaseUrlOf(config: Pick<Config, "publicBaseUrl" | "host" | "httpPort">): string {
+  return config.publicBaseUrl ?? `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.httpPort}`;
+}

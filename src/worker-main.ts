@@ -35,7 +35,7 @@ async function main(): Promise<void> {
   // Before any connection exists: the SDK's metrics exporter, and no signal handling of its own.
   installTemporalRuntime({ metricsAddress: config.temporalMetricsAddress });
   const log = { warn: (details: Record<string, unknown>, message: string) => console.warn(message, details) };
-  const worker = await startWorkerProcess(config, databaseUrl, log, undefined, { processMetrics: true });
+  const worker = await startWorkerProcess(config, databaseUrl, log, { processMetrics: true });
   let listener;
   try {
     listener = await startWorkerListener({

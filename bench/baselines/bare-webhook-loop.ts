@@ -33,9 +33,9 @@ const sender = new HttpsWebhookSender({
         return [{ address: "127.0.0.1", family: 4 }];
       },
     },
-    allowLoopbackForTests: true,
+    allowLoopback: true,
   }),
-  trustedCaForTests: readFileSync(caFile, "utf8"),
+  trustedCa: readFileSync(caFile, "utf8"),
 });
 
 /** A body like the service's `order.created` event, signed as the service signs it. */

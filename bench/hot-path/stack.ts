@@ -78,7 +78,7 @@ export async function seedSender(databaseUrl: string, credits: number): Promise<
     const domain = await services.sendingSetup.domains.createDomain(company.id, "bench.example");
     await services.sendingSetup.domains.verifyDomain(company.id, domain.id, { override: true });
     await services.sendingSetup.senders.createSender(company.id, { email: "bench@bench.example", makeDefault: true });
-    await services.credits.adjust(company.id, credits, "bench");
+    await services.credits.adjust({ companyId: company.id, amount: credits, note: "bench" });
     return { secret, companyId: company.id, apiKeyPepper: config.apiKeyPepper };
   } finally {
     await services.close();

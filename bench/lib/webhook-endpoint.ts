@@ -29,10 +29,10 @@ export async function createBenchEndpoint(
             return [{ address: "127.0.0.1", family: 4 }];
           },
         },
-        allowLoopbackForTests: true,
+        allowLoopback: true,
       }),
     });
-    const { secret } = await endpoints.create(companyId, { url: receiver.url, events });
+    const { secret } = await endpoints.create({ companyId, url: receiver.url, events });
     return { secret };
   } finally {
     await orm.close();

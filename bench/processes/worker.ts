@@ -1,10 +1,10 @@
 /**
  * The worker process of the benchmark: what src/worker-main.ts does (same
  * configuration, same composition root src/wiring/worker.ts, same listener,
- * metrics and graceful shutdown), plus the webhook test overrides that let
+ * metrics and graceful shutdown), plus the webhook delivery options that let
  * it post to the benchmark's HTTPS receiver: the host BENCH_HOOK_HOST
  * resolves to 127.0.0.1, loopback is allowed, and the receiver's
- * self-signed certificate (BENCH_HOOK_CA_FILE) is trusted. The overrides
+ * self-signed certificate (BENCH_HOOK_CA_FILE) is trusted. The options
  * exist in code only, never in a deployment's configuration, which is why
  * this is a file of its own; keep it in step with src/worker-main.ts.
  */
@@ -23,22 +23,19 @@ const config = loadConfig();
 if (!config.databaseUrl || !config.temporalAddress) throw new Error("set DATABASE_URL and TEMPORAL_ADDRESS");
 installTemporalRuntime({ metricsAddress: config.temporalMetricsAddress });
 const log = { warn: (details: Record<string, unknown>, message: string) => console.warn(message, details) };
-const worker = await startWorkerProcess(
-  config,
-  config.databaseUrl,
-  log,
-  {
+const worker = await startWorkerProcess(config, config.databaseUrl, log, {
+  webhookDelivery: {
     resolver: {
       resolve: async (hostname) => {
         if (hostname !== host) throw new Error(`getaddrinfo ENOTFOUND ${hostname}`);
         return [{ address: "127.0.0.1", family: 4 }];
       },
     },
-    allowLoopbackForTests: true,
-    trustedCaForTests: readFileSync(caFile, "utf8"),
+    allowLoopback: true,
+    trustedCa: readFileSync(caFile, "utf8"),
   },
-  { processMetrics: true },
-);
+  processMetrics: true,
+});
 const listener = await startWorkerListener({
   host: config.workerOperatorHost,
   port: config.workerOperatorPort,

@@ -3,8 +3,8 @@ import type { FastifyServerOptions } from "fastify";
 import type { Config } from "../config.ts";
 import { openServices, type ServiceLog, type Services } from "./services.ts";
 import type { WorkerProcess } from "./worker.ts";
-import type { WebhooksTestOverrides } from "./webhooks.ts";
-import { createDeliveryReports, type DeliveryReportsTestOverrides } from "./delivery-reports.ts";
+import type { WebhookDeliveryOptions } from "./webhooks.ts";
+import { createDeliveryReports, type DeliveryReportsOptions } from "./delivery-reports.ts";
 import { deliveryReportsServiceImpl } from "../transport/connect/delivery-reports/index.ts";
 import { webhooksServiceImpl } from "../transport/connect/webhooks/index.ts";
 import { listsServiceImpl } from "../transport/connect/contacts/index.ts";
@@ -23,7 +23,7 @@ import { apiKeysServiceImpl } from "../transport/connect/api-keys/index.ts";
 import { auditServiceImpl } from "../transport/connect/audit/index.ts";
 import { messageContentServiceImpl } from "../transport/connect/mail/message-content.ts";
 import { type ApiServers, buildApiServers } from "../transport/server.ts";
-import { readinessOf } from "../transport/http/health.ts";
+import { readinessOf, untilStarted } from "../transport/http/health.ts";
 import { inFlightRequests } from "../transport/http/in-flight.ts";
 import { createMetrics } from "../transport/metrics/registry.ts";
 import { postgresGauges } from "../adapters/metrics/postgres-gauges.ts";
@@ -60,10 +60,16 @@ export interface StartAppOptions {
   /** Overrides config.databaseUrl (which may be unset when embedded PostgreSQL is used). */
   readonly databaseUrl?: string;
   readonly logger?: FastifyServerOptions["logger"];
-  /** Test-only webhook settings (loopback receivers, short schedules); never from the environment. */
-  readonly webhooksTestOverrides?: WebhooksTestOverrides;
-  /** Test-only delivery-report settings (the SNS certificate agent); never from the environment. */
-  readonly deliveryReportsTestOverrides?: DeliveryReportsTestOverrides;
+  /** How webhook deliveries reach receivers (src/wiring/webhooks.ts); default: the spec's. */
+  readonly webhookDelivery?: WebhookDeliveryOptions;
+  /** The delivery loop's settings passed in code (the HTTPS agent SNS is reached through). */
+  readonly deliveryReports?: DeliveryReportsOptions;
+  /**
+   * The last step of start-up, once everything else runs and before
+   * /readyz says ready (npm start's demo data). When it throws, the app is
+   * closed and startApp rejects with its error.
+   */
+  readonly beforeReady?: (app: App) => Promise<void>;
 }
 
 export async function startApp(options: StartAppOptions): Promise<App> {
@@ -80,7 +86,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   const log: ServiceLog = {
     warn: (details, message) => (built.servers ? built.servers.http.log.warn(details, message) : console.warn(message, details)),
   };
-  const services = await openServices(databaseUrl, config, log, options.webhooksTestOverrides);
+  const services = await openServices(databaseUrl, config, log, options.webhookDelivery);
   const { accounts, sendingSetup, credits, suppressions, messaging } = services;
   // DSN / ARF reports (inbound SMTP) and SES notifications, into the provider events intake.
   const deliveryReports = createDeliveryReports({
@@ -88,10 +94,13 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     db: poolOf(services.orm),
     providerEvents: messaging.providerEvents,
     log,
-    ...(options.deliveryReportsTestOverrides ? { testOverrides: options.deliveryReportsTestOverrides } : {}),
+    options: options.deliveryReports,
   });
   const pool = poolOf(services.orm);
-  const readiness = readinessOf({ postgres: postgresProbe(pool), temporal: temporalProbe(services.temporalClient) }, READINESS_TIMEOUT_MS);
+  // Not ready while the rest starts below: the listeners answer first (liveness, and 503 meanwhile).
+  const startup = untilStarted(
+    readinessOf({ postgres: postgresProbe(pool), temporal: temporalProbe(services.temporalClient) }, READINESS_TIMEOUT_MS),
+  );
   const metrics = createMetrics(postgresGauges(pool, config.apiPoolMax), (error) =>
     log.warn({ err: error }, "a metrics gauge could not be read"),
   );
@@ -111,9 +120,9 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       suppressions,
       messaging,
     }),
-    mail: { acceptSend: messaging.acceptSend, messages: messaging.reader, contacts: services.contacts.contacts, conversions: services.conversions, forms: services.forms },
+    mail: { acceptance: messaging.acceptance, messages: messaging.log, contacts: services.contacts.contacts, conversions: services.conversions, forms: services.forms },
     // The administration screen's message preview (member sessions and operators; API keys refused).
-    messageContentService: messageContentServiceImpl(messaging.contentReader),
+    messageContentService: messageContentServiceImpl(messaging.log),
     integrationsService: integrationsServiceImpl(services.integrations),
     signupFormsService: signupFormsServiceImpl(services.forms),
     reportsService: reportsServiceImpl(services.conversions),
@@ -131,7 +140,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       confirmationSecret: config.confirmationSecret,
       ...(config.signupLimits ? { limits: config.signupLimits } : {}),
       ...(config.confirmationsPerCompanyPerHour === undefined ? {} : { confirmationsPerCompanyPerHour: config.confirmationsPerCompanyPerHour }),
-      sending: { senders: sendingSetup.senders, templates: sendingSetup.templates, wallet: credits, dispatcher: messaging.dispatcher, sealer: services.sealer },
+      messages: messaging.acceptance,
       log,
     }),
     listsService: listsServiceImpl(services.contacts.lists),
@@ -164,7 +173,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       },
       allowedOrigins: services.members.allowedOrigins,
     },
-    readiness,
+    readiness: startup.readiness,
     metrics,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
@@ -177,11 +186,11 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   // only here: an API process with RUN_WORKER=false never loads the Temporal worker SDK (memory).
   const worker: WorkerProcess | undefined =
     config.runWorker && config.temporalAddress
-      ? await (await import("./worker.ts")).startWorkerProcess(config, databaseUrl, log, options.webhooksTestOverrides)
+      ? await (await import("./worker.ts")).startWorkerProcess(config, databaseUrl, log, options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {})
       : undefined;
 
   let closed: Promise<void> | undefined;
-  return {
+  const app: App = {
     ...services,
     config,
     servers,
@@ -200,4 +209,14 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       return closed;
     },
   };
+  if (options.beforeReady) {
+    try {
+      await options.beforeReady(app);
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+  }
+  startup.finished();
+  return app;
 }

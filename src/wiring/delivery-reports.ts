@@ -20,10 +20,14 @@ import type { SesNotificationsDependencies } from "../transport/http/ses-notific
  * provider events intake.
  */
 
-/** Test-only settings, passed in code (never from the environment). */
-export interface DeliveryReportsTestOverrides {
-  /** The HTTPS agent that fetches SNS certificates and subscription URLs (a local test server). */
-  readonly snsAgent?: Agent;
+/** Settings of the delivery loop passed in code by whoever starts the API (startApp). */
+export interface DeliveryReportsOptions {
+  /**
+   * The HTTPS agent SNS is reached through: the certificates that sign its
+   * notifications and the subscription confirmations (an egress proxy, a
+   * trust store or a resolver of its own). Unset: Node's global agent.
+   */
+  readonly snsAgent?: Agent | undefined;
 }
 
 const DEFAULT_SETTINGS: NonNullable<Config["deliveryReports"]> = {
@@ -87,7 +91,7 @@ export interface DeliveryReportsDeps {
   readonly db: () => Promise<Pool>;
   readonly providerEvents: ProviderEventsPort;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
-  readonly testOverrides?: DeliveryReportsTestOverrides;
+  readonly options?: DeliveryReportsOptions | undefined;
 }
 
 export function createDeliveryReports(deps: DeliveryReportsDeps): DeliveryReportsWiring {
@@ -107,7 +111,7 @@ export function createDeliveryReports(deps: DeliveryReportsDeps): DeliveryReport
           region: settings.ses.region,
           log: deps.log,
           ...(settings.ses.snsTopicArn ? { topicArn: settings.ses.snsTopicArn } : {}),
-          ...(deps.testOverrides?.snsAgent ? { agent: deps.testOverrides.snsAgent } : {}),
+          agent: deps.options?.snsAgent,
         }
       : undefined;
   return {

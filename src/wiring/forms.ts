@@ -1,7 +1,5 @@
-import { create } from "@bufbuild/protobuf";
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { postgresConfirmationBudget, postgresSignupFormStore, postgresUsedFormTokens } from "../adapters/postgres/forms/index.ts";
-import { PostgresMessageStore } from "../adapters/postgres/messages/message-store.ts";
 import { type Pool, poolOf } from "../adapters/postgres/sql.ts";
 import type { Contacts } from "../capabilities/contacts/index.ts";
 import { SignupForms } from "../capabilities/forms/index.ts";
@@ -15,13 +13,8 @@ import {
   type SignupConfirmations,
   type SignupLimits,
 } from "../capabilities/forms/hosted/index.ts";
-import { readSendKey } from "../capabilities/idempotency/index.ts";
-import { acceptSend, type AcceptSendDependencies } from "../capabilities/messages/accept/accept-send.ts";
-import type { SenderDirectoryPort, TemplatesPort, WalletPort } from "../capabilities/messages/accept/ports.ts";
-import type { NewMessage, StoredMessage } from "../capabilities/messages/ports.ts";
+import type { MessageAcceptance } from "../capabilities/messages/accept/message-acceptance.ts";
 import type { RateLimiter } from "../capabilities/rate-limit/index.ts";
-import type { SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
-import { SendMessageRequestSchema } from "../gen/mail/v1/mail_pb.js";
 
 export interface FormsWiringOptions {
   /** Base of the hosted form addresses: PUBLIC_BASE_URL, or the API's own base URL. */
@@ -64,66 +57,29 @@ export function createHostedSignupCapability(wiring: HostedSignupWiring): Hosted
   });
 }
 
-/** Starts a message's workflow (the messages capability's dispatcher; its outbox relay starts what this could not). */
-export interface MessageStarter {
-  dispatch(message: StoredMessage): Promise<unknown>;
-}
-
-export interface ConfirmationMailerWiring {
-  readonly db: () => Promise<Pool>;
-  /** Seals the bodies of the service's own mail (the process's one sealer). */
-  readonly sealer: SecretSealer;
-  readonly senders: SenderDirectoryPort;
-  readonly templates: TemplatesPort;
-  readonly wallet: WalletPort;
-  readonly dispatcher: MessageStarter;
-  readonly log: ConfirmationLog;
-}
-
 /**
- * The message store of the service's own mail (confirmations, sign-in
- * links): no API key made it (`api_key_id` stays null), and it is system
- * mail (sealed at rest, its content withheld from every read). The accept
- * use case takes a caller with a key id (POST /mail/v1/send always has
- * one); this keeps its signature as it is.
+ * The service's own mail (double opt-in confirmations, sign-in links) goes
+ * through the messages capability's send use case as a POST /mail/v1/send
+ * does (the company's default sender, the credit check, the idempotency
+ * key, then the message's workflow and the email service), with the
+ * `system` origin: no API key makes it, and its body is sealed at rest and
+ * withheld from every read.
  */
-class SystemMailStore extends PostgresMessageStore {
-  override insertQueued(message: NewMessage): ReturnType<PostgresMessageStore["insertQueued"]> {
-    return super.insertQueued({ ...message, apiKeyId: null, system: true });
-  }
-}
-
-/**
- * The confirmation emails go through the messages accept use case, as a
- * POST /mail/v1/send does: the company's default sender, the credit check,
- * the idempotency key, then the message's Temporal workflow and the email
- * service (the simulator in development and tests). Only the caller
- * differs: no API key.
- */
-export function createConfirmationMailer(wiring: ConfirmationMailerWiring): ConfirmationMailer {
-  const deps: AcceptSendDependencies = {
-    store: new SystemMailStore(wiring.db, { sealer: wiring.sealer }),
-    senders: wiring.senders,
-    templates: wiring.templates,
-    wallet: wiring.wallet,
-    onAccepted: (message) => {
-      // Best effort now; the relay picks up whatever this could not start.
-      void wiring.dispatcher.dispatch(message).catch((error: unknown) => wiring.log.warn({ err: error }, "dispatch failed"));
-    },
-  };
+export function createConfirmationMailer(messages: Pick<MessageAcceptance, "send">): ConfirmationMailer {
   return {
     async send(mail) {
-      const request = create(SendMessageRequestSchema, {
-        to: { kind: { case: "stringValue", value: mail.to } },
+      // The email's own key (one per sign-up and resend window): a resubmitted or retried sign-up finds the first message.
+      const sent = await messages.send({
+        companyId: mail.companyId,
+        origin: { kind: "system" },
+        to: mail.to,
         subject: mail.subject,
         html: mail.html,
         text: mail.text,
-        tags: { ...mail.tags },
+        tags: mail.tags,
         idempotencyKey: mail.idempotencyKey,
       });
-      // The email's own key (one per sign-up and resend window): a resubmitted or retried sign-up finds the first message.
-      const answer = await acceptSend(deps, { companyId: mail.companyId, keyId: "" }, request, readSendKey(undefined, mail.idempotencyKey));
-      return { messageId: answer.id, replayed: answer.replayed };
+      return { messageId: sent.id, replayed: sent.replayed };
     },
   };
 }
@@ -168,7 +124,8 @@ export interface HostedFormsWiring {
   readonly tokenSecret: string;
   /** Key of the confirmation links (CONFIRMATION_SECRET), its own secret; unset: `tokenSecret`. */
   readonly confirmationSecret?: string;
-  readonly sending: Omit<ConfirmationMailerWiring, "db" | "log">;
+  /** The send use case the confirmation emails go through (the messages capability's). */
+  readonly messages: Pick<MessageAcceptance, "send">;
   readonly log: ConfirmationLog;
   /** The anonymous door's budgets per minute (SIGNUP_*); unset: the defaults. */
   readonly limits?: SignupLimits;
@@ -186,7 +143,7 @@ export function createHostedForms(wiring: HostedFormsWiring): { signup: HostedSi
     forms: wiring.forms,
     contacts: wiring.contacts,
     tokenSecret: wiring.confirmationSecret ?? wiring.tokenSecret,
-    mailer: createConfirmationMailer({ ...wiring.sending, db: poolOf(wiring.orm), log: wiring.log }),
+    mailer: createConfirmationMailer(wiring.messages),
     log: wiring.log,
     confirmationsPerCompanyPerHour: wiring.confirmationsPerCompanyPerHour ?? DEFAULT_CONFIRMATIONS_PER_COMPANY_PER_HOUR,
   });

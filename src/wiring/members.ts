@@ -1,5 +1,5 @@
 import type { MikroORM } from "@mikro-orm/postgresql";
-import type { Config } from "../config.ts";
+import { type Config, publicBaseUrlOf } from "../config.ts";
 import { PostgresAuditLog } from "../adapters/postgres/audit/postgres-audit-log.ts";
 import { PostgresMembersStore } from "../adapters/postgres/members/postgres-members-store.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
@@ -38,7 +38,7 @@ export function createMembersWiring(options: MembersWiringOptions): MembersWirin
   const pool = poolOf(options.orm);
   const store = new PostgresMembersStore(pool);
   const { config } = options;
-  const publicBaseUrl = config.publicBaseUrl ?? `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.httpPort}`;
+  const publicBaseUrl = publicBaseUrlOf(config);
   const systemCompany = config.systemSenderCompanyId;
   const confirmations = options.mailer;
   const mailer: SignInMailer | undefined =

@@ -9,8 +9,7 @@ import { createSimulatorProvider } from "../adapters/email/simulator.ts";
 import { createSmtpProvider } from "../adapters/email/smtp-provider.ts";
 import { sesProviderOf, verpReturnPath } from "./delivery-reports.ts";
 import type { EmailProvider, ProviderEvent } from "../capabilities/messages/email-provider.ts";
-import { type AcceptSendDependencies, acceptSend, type SendAnswer, type SendCaller } from "../capabilities/messages/accept/accept-send.ts";
-import type { SendKey } from "../capabilities/idempotency/index.ts";
+import { MessageAcceptance } from "../capabilities/messages/accept/message-acceptance.ts";
 import type { SenderDirectoryPort, TemplatesPort, WalletPort } from "../capabilities/messages/accept/ports.ts";
 import { MessageLifecycle } from "../capabilities/messages/lifecycle/message-lifecycle.ts";
 import { PostgresMessageStore } from "../adapters/postgres/messages/message-store.ts";
@@ -21,13 +20,13 @@ import { postgresSendingPaceStore } from "../adapters/postgres/messages/sending-
 import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "../capabilities/messages/lifecycle/ports.ts";
 import { ProviderEventsIntake } from "../capabilities/messages/lifecycle/provider-events.ts";
 import { SendingPace } from "../capabilities/messages/lifecycle/sending-pace.ts";
-import { createMessageContentReader, createMessageReader, type MessageContentReader, type MessageReader } from "../capabilities/messages/read/index.ts";
-import type { SendMessageRequest } from "../gen/mail/v1/mail_pb.js";
+import { MessageLog } from "../capabilities/messages/read/index.ts";
 
 /**
- * The messages capability put together: accepting sends, the lifecycle the
- * workflows drive, the provider-events entry point, the message log, and
- * the dispatcher that starts workflows (with its outbox relay).
+ * The messages capability put together: accepting sends (the API's and the
+ * service's own mail), the lifecycle the workflows drive, the
+ * provider-events entry point, the message log, and the dispatcher that
+ * starts workflows (with its outbox relay).
  */
 export interface MessagingDependencies {
   readonly db: () => Promise<Pool>;
@@ -52,12 +51,11 @@ export interface MessagingDependencies {
 }
 
 export interface Messaging {
-  readonly acceptSend: (caller: SendCaller, request: SendMessageRequest, key: SendKey) => Promise<SendAnswer>;
-  readonly reader: MessageReader;
-  /** The content of a message as sent (GetMessageContent, for the administration screen). */
-  readonly contentReader: MessageContentReader;
+  /** Accepts sends: POST /mail/v1/send and the service's own mail (sign-in links, confirmations). */
+  readonly acceptance: MessageAcceptance;
+  /** The message log and the content of a message as sent (GetMessageContent, for the administration screen). */
+  readonly log: MessageLog;
   readonly lifecycle: MessageLifecycle;
-  readonly pace: SendingPace;
   readonly dispatcher: MessageDispatcher;
   readonly providerEvents: ProviderEventsIntake;
   readonly provider: EmailProvider;
@@ -115,6 +113,7 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     credits: deps.credits,
     suppressions: deps.suppressions,
     signingKeys: deps.senders,
+    pace: new SendingPace({ store: postgresSendingPaceStore(db), ratePerSecond: config.sendingRatePerSecond, burst: config.sendingBurst }),
   });
   const dispatcher = new MessageDispatcher({
     client: deps.temporal,
@@ -125,7 +124,7 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     relayIntervalMs: config.relayIntervalMs,
     log: deps.log,
   });
-  const intake = new ProviderEventsIntake(lifecycle);
+  const intake = new ProviderEventsIntake({ lifecycle });
   late.intake = intake;
 
   // The API process (it accepts sends, hands off nothing) reuses sender checks
@@ -141,21 +140,19 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
       })
     : undefined;
 
-  const acceptDeps: AcceptSendDependencies = {
+  const acceptance = new MessageAcceptance({
     store,
     senders: senderChecks ?? deps.senders,
     templates: deps.templates,
     wallet: deps.credits,
     // Started soon, off the request's path; the relay picks up whatever this could not start.
     onAccepted: (message) => dispatcher.enqueue(message),
-  };
+  });
 
   return {
-    acceptSend: (caller, request, key) => acceptSend(acceptDeps, caller, request, key),
-    reader: createMessageReader(postgresMessageLog(db), { cursorSecret: config.cursorSecret }),
-    contentReader: createMessageContentReader(postgresMessageContent(db)),
+    acceptance,
+    log: new MessageLog({ store: postgresMessageLog(db), contents: postgresMessageContent(db), cursorSecret: config.cursorSecret }),
     lifecycle,
-    pace: new SendingPace(postgresSendingPaceStore(db), { ratePerSecond: config.sendingRatePerSecond, burst: config.sendingBurst }),
     dispatcher,
     providerEvents: intake,
     provider,

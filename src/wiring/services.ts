@@ -1,6 +1,6 @@
-import type { Config } from "../config.ts";
+import { type Config, publicBaseUrlOf } from "../config.ts";
 import { type Accounts, createAccounts } from "./accounts.ts";
-import type { CreditsService } from "../capabilities/credits/index.ts";
+import type { Credits } from "../capabilities/credits/index.ts";
 import { createCredits } from "./credits.ts";
 import type { IdempotencyGuard } from "../capabilities/idempotency/index.ts";
 import { createIdempotency } from "./idempotency.ts";
@@ -9,7 +9,7 @@ import type { FixedWindowRateLimiter } from "../capabilities/rate-limit/index.ts
 import { createRateLimiter } from "./rate-limit.ts";
 import type { SendingSetup } from "../capabilities/sending-setup/index.ts";
 import { createSendingSetup } from "./sending-setup.ts";
-import type { SuppressionsService } from "../capabilities/suppressions/index.ts";
+import type { Suppressions } from "../capabilities/suppressions/index.ts";
 import { createSuppressions } from "./suppressions.ts";
 import { type MikroORM, migrate, openOrm } from "../adapters/postgres/orm.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
@@ -21,9 +21,11 @@ import type { SignupForms } from "../capabilities/forms/index.ts";
 import type { StoreIntegrations } from "../capabilities/integrations/index.ts";
 import { createFormsCapability } from "./forms.ts";
 import { createIntegrationsCapability } from "./integrations.ts";
-import { createWebhooksWiring, type WebhooksTestOverrides, type WebhooksWiring } from "./webhooks.ts";
+import { createWebhooksWiring, type WebhookDeliveryOptions, type WebhooksWiring } from "./webhooks.ts";
 import { createMembersWiring, type MembersWiring } from "./members.ts";
 import { createConfirmationMailer } from "./forms.ts";
+import { createOwnerNotices } from "./owner-notices.ts";
+import type { OwnerNotices } from "../capabilities/owner-notices/index.ts";
 import { createSecretSealer, type SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
 
 /**
@@ -38,8 +40,8 @@ export interface SendingCore {
   readonly orm: MikroORM;
   /** Sending domains, senders (checkSender, resolveSender) and templates (getTemplate). */
   readonly sendingSetup: SendingSetup;
-  readonly credits: CreditsService;
-  readonly suppressions: SuppressionsService;
+  readonly credits: Credits;
+  readonly suppressions: Suppressions;
   readonly messaging: Messaging;
   /** Webhook endpoints, deliveries, their outbox relay and activities. */
   readonly webhooks: WebhooksWiring;
@@ -49,6 +51,8 @@ export interface SendingCore {
   readonly temporalClient: TemporalClient["client"];
   /** The process's sealer of stored secrets (DATA_ENCRYPTION_KEY[S]). */
   readonly sealer: SecretSealer;
+  /** Emails to a company's owners (a domain degraded, credits low, sending suspended), as system mail. */
+  readonly ownerNotices: OwnerNotices;
   close(): Promise<void>;
 }
 
@@ -59,8 +63,8 @@ export interface ServiceLog {
 export interface CoreOptions {
   /** Largest number of pooled PostgreSQL connections of this core. */
   readonly poolMax: number;
-  /** Test-only webhook settings (loopback receivers, short schedules); never from the environment. */
-  readonly webhooksTestOverrides?: WebhooksTestOverrides;
+  /** How webhook deliveries reach receivers (src/wiring/webhooks.ts); default: the spec's. */
+  readonly webhookDelivery?: WebhookDeliveryOptions;
   /**
    * Whether this core hands messages to the email service (a worker's core,
    * the default). The API process's core does not, so it neither reads nor
@@ -106,10 +110,10 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     // A hard bounce or a complaint also moves the matching contact to
     // `bounced` / `complained` (spec: Contact status rules).
     suppressions: {
-      isSuppressed: (companyId, email) => suppressions.isSuppressed(companyId, email),
-      async suppress(companyId, email, reason, messageId) {
-        const added = await suppressions.suppress(companyId, email, reason, messageId);
-        await contacts.contacts.markFromSuppression({ companyId, email, reason });
+      isSuppressed: (query) => suppressions.isSuppressed(query),
+      async suppress(command) {
+        const added = await suppressions.suppress(command);
+        await contacts.contacts.markFromSuppression({ companyId: command.companyId, email: command.email, reason: command.reason });
         return added;
       },
     },
@@ -120,12 +124,13 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     handsOffMessages: options.handsOffMessages ?? true,
   });
   sendersChanged = () => messaging.sendersChanged();
+  const ownerNotices = createOwnerNotices({ db: poolOf(orm), config, messages: messaging.acceptance });
   const webhooks = createWebhooksWiring({
     orm,
     temporal: temporal.client,
     config,
     log,
-    ...(options.webhooksTestOverrides ? { testOverrides: options.webhooksTestOverrides } : {}),
+    ...(options.webhookDelivery ? { delivery: options.webhookDelivery } : {}),
   });
   return {
     orm,
@@ -137,6 +142,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     contacts,
     temporalClient: temporal.client,
     sealer,
+    ownerNotices,
     async close() {
       await messaging.close();
       await webhooks.close();
@@ -162,19 +168,19 @@ export async function openServices(
   databaseUrl: string,
   config: Config,
   log: ServiceLog,
-  webhooksTestOverrides?: WebhooksTestOverrides,
+  webhookDelivery?: WebhookDeliveryOptions,
 ): Promise<Services> {
   const core = await openSendingCore(databaseUrl, config, log, {
     poolMax: config.apiPoolMax,
     handsOffMessages: false,
-    ...(webhooksTestOverrides ? { webhooksTestOverrides } : {}),
+    ...(webhookDelivery ? { webhookDelivery } : {}),
   });
   const { orm } = core;
   const accounts = createAccounts(orm, config);
   const rateLimiter = createRateLimiter(orm);
   const idempotency = createIdempotency(orm, config);
   const conversions = createConversions(orm, config);
-  const forms = createFormsCapability(orm, { publicBaseUrl: config.publicBaseUrl ?? `http://${config.host}:${config.httpPort}` });
+  const forms = createFormsCapability(orm, { publicBaseUrl: publicBaseUrlOf(config) });
   const integrations = createIntegrationsCapability(orm, { contacts: core.contacts.contacts });
   const members = createMembersWiring({
     orm,
@@ -182,15 +188,7 @@ export async function openServices(
     rateLimiter,
     accounts: accounts.service,
     // Sign-in emails take the service's own send path, from SYSTEM_SENDER_COMPANY_ID's default sender.
-    mailer: createConfirmationMailer({
-      db: poolOf(orm),
-      sealer: core.sealer,
-      senders: core.sendingSetup.senders,
-      templates: core.sendingSetup.templates,
-      wallet: core.credits,
-      dispatcher: core.messaging.dispatcher,
-      log,
-    }),
+    mailer: createConfirmationMailer(core.messaging.acceptance),
     log,
   });
   return {

@@ -6,36 +6,107 @@ import { listenForWebhookWork } from "../adapters/postgres/webhooks/webhook-work
 import { poolOf } from "../adapters/postgres/sql.ts";
 import { dnsHostResolver } from "../adapters/http/dns-host-resolver.ts";
 import { HttpsWebhookSender } from "../adapters/http/webhook-sender.ts";
-import { createWebhookDeliveryActivities, type WebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
 import { WebhookDeliveryDispatcher } from "../adapters/temporal/webhooks/dispatcher.ts";
-import { createSecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
+import { createSecretSealer, type SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
 import {
-  createWebhooks,
+  DeliveryAttempts,
   type DeliverySchedule,
+  type EndpointLimits,
   type HostResolver,
   RECEIVER_TIMEOUT_MS,
+  WebhookDeliveries,
+  type WebhookDeliveryStore,
+  type WebhookEndpointStore,
+  WebhookEndpoints,
   WebhookEventPublisher,
   WebhookTargetPolicy,
-  type Webhooks,
+  WebhookTestEvents,
+  type WebhookTransport,
 } from "../capabilities/webhooks/index.ts";
 
 /**
- * Test-only overrides, passed in code by tests (never read from the
- * environment), so no production configuration can reach loopback.
+ * How webhook deliveries reach receivers, beside what the environment
+ * configures (src/config.ts). Passed in code by whoever builds the process
+ * (src/wiring/api.ts, worker.ts); the service's own entries pass none, and
+ * every field has the spec's default.
  */
-export interface WebhooksTestOverrides {
+export interface WebhookDeliveryOptions {
+  /** Resolves endpoint host names. Default: asynchronous DNS with WEBHOOK_DNS_TIMEOUT_MS, on `nameservers`. */
   readonly resolver?: HostResolver;
-  /** Nameservers of the real DNS resolver (`ip:port`), e.g. a local test server; ignored with `resolver`. */
-  readonly dnsServers?: readonly string[];
-  readonly allowLoopbackForTests?: boolean;
-  readonly trustedCaForTests?: string;
-  readonly schedule?: DeliverySchedule;
-  readonly receiverTimeoutMs?: number;
+  /** Nameservers (`ip` or `ip:port`) of the default resolver. Default: the system's (/etc/resolv.conf). */
+  readonly nameservers?: readonly string[];
   /**
-   * The capability's clock (rotation overlaps, signature timestamps,
-   * attempt times), so a test can let 24 hours pass.
+   * The certificate authorities (PEM) a receiver's certificate must chain
+   * to, replacing Node's bundled list: receivers under a private PKI.
    */
+  readonly trustedCa?: string;
+  /**
+   * Lets endpoints on loopback addresses (127.0.0.0/8, ::1) receive
+   * deliveries: a receiver on the same machine (development, the
+   * benchmarks, the suite's HTTPS receivers). Refused in production mode (NODE_ENV or
+   * MAIL_MODE production): no environment variable sets it, and a process in
+   * production mode that is given it does not start. Private and internal
+   * addresses stay refused either way.
+   */
+  readonly allowLoopback?: boolean;
+  /** The retry schedule the relay writes into each delivery workflow it starts. Default: the spec's (5 attempts, 1 min to 1 h apart). */
+  readonly schedule?: DeliverySchedule;
+  /** One attempt's budget: lookup, connection, TLS and status line. Default: the spec's 10 s. */
+  readonly receiverTimeoutMs?: number;
+  /** The capability's clock (secret rotation overlaps, signature timestamps, attempt times). Default: the system clock. */
   readonly clock?: () => Date;
+}
+
+/** The ports the webhooks use cases are built from. */
+export interface WebhookParts {
+  readonly endpointStore: WebhookEndpointStore;
+  readonly deliveryStore: WebhookDeliveryStore;
+  /** The service's secret sealer (DATA_ENCRYPTION_KEY), shared with DKIM keys. */
+  readonly sealer: SecretSealer;
+  readonly policy: WebhookTargetPolicy;
+  readonly transport: WebhookTransport;
+  /** Secret of the deliveries list's cursors. */
+  readonly cursorSecret: string;
+  /** Bounds on a company's endpoints. Default 20 per company, 3 per host. */
+  readonly limits?: EndpointLimits;
+  /** Asks the relay for a pass now (after a manual retry). */
+  readonly nudge?: () => void;
+  readonly clock?: () => Date;
+}
+
+/** The webhooks capability's use cases. */
+export interface WebhookUseCases {
+  readonly endpoints: WebhookEndpoints;
+  readonly deliveries: WebhookDeliveries;
+  /** The attempt the delivery workflow's activity makes. */
+  readonly attempts: DeliveryAttempts;
+  /** "Send test event" of the administration screen. */
+  readonly testEvents: WebhookTestEvents;
+}
+
+/** Builds the use cases from their ports (whoever brings other stores or another transport builds them here too). */
+export function webhookUseCases(parts: WebhookParts): WebhookUseCases {
+  const clock = parts.clock ? { clock: parts.clock } : {};
+  const { endpointStore, deliveryStore, sealer, transport } = parts;
+  return {
+    endpoints: new WebhookEndpoints({
+      store: endpointStore,
+      sealer,
+      policy: parts.policy,
+      health: deliveryStore,
+      ...(parts.limits ? { limits: parts.limits } : {}),
+      ...clock,
+    }),
+    deliveries: new WebhookDeliveries({
+      store: deliveryStore,
+      endpoints: endpointStore,
+      cursorSecret: parts.cursorSecret,
+      ...(parts.nudge ? { nudge: parts.nudge } : {}),
+      ...clock,
+    }),
+    attempts: new DeliveryAttempts({ store: deliveryStore, sealer, transport, ...clock }),
+    testEvents: new WebhookTestEvents({ store: endpointStore, sealer, transport, ...clock }),
+  };
 }
 
 export interface WebhooksDependencies {
@@ -43,41 +114,49 @@ export interface WebhooksDependencies {
   readonly temporal: Client;
   readonly config: Config;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
-  readonly testOverrides?: WebhooksTestOverrides;
+  readonly delivery?: WebhookDeliveryOptions;
 }
 
 export interface WebhooksWiring {
-  readonly webhooks: Webhooks;
+  readonly webhooks: WebhookUseCases;
   /** Events other internal services publish (the EventsService). */
   readonly publisher: WebhookEventPublisher;
   /** The outbox relay: started beside a worker (worker.ts), close() on shutdown (before the Temporal client). */
   readonly dispatcher: WebhookDeliveryDispatcher;
-  /** For the worker's activities object. */
-  readonly activities: WebhookDeliveryActivities;
   close(): Promise<void>;
+}
+
+/**
+ * Where deliveries may go: the SSRF rules with the process's resolver.
+ * Throws for `allowLoopback` in production mode.
+ */
+export function webhookTargetPolicy(config: Pick<Config, "mode" | "webhookDnsTimeoutMs">, options: WebhookDeliveryOptions = {}): WebhookTargetPolicy {
+  if (options.allowLoopback && config.mode === "production") {
+    throw new Error("webhook deliveries to loopback addresses are refused in production mode (WebhookDeliveryOptions.allowLoopback)");
+  }
+  const { nameservers } = options;
+  return new WebhookTargetPolicy({
+    // Asynchronous DNS with its own deadline, never the thread pool's getaddrinfo.
+    resolver: options.resolver ?? dnsHostResolver({ timeoutMs: config.webhookDnsTimeoutMs, ...(nameservers !== undefined ? { servers: nameservers } : {}) }),
+    allowLoopback: options.allowLoopback ?? false,
+    resolveTimeoutMs: config.webhookDnsTimeoutMs,
+  });
 }
 
 export function createWebhooksWiring(deps: WebhooksDependencies): WebhooksWiring {
   const { config } = deps;
-  const o = deps.testOverrides ?? {};
+  const o = deps.delivery ?? {};
+  const policy = webhookTargetPolicy(config, o);
   const stores = postgresWebhookStores(deps.orm);
-  // Asynchronous DNS with its own deadline, never the thread pool's getaddrinfo.
-  const policy = new WebhookTargetPolicy({
-    resolver:
-      o.resolver ??
-      dnsHostResolver({ timeoutMs: config.webhookDnsTimeoutMs, ...(o.dnsServers !== undefined ? { servers: o.dnsServers } : {}) }),
-    allowLoopbackForTests: o.allowLoopbackForTests ?? false,
-    resolveTimeoutMs: config.webhookDnsTimeoutMs,
-  });
   const transport = new HttpsWebhookSender({
     policy,
     timeoutMs: o.receiverTimeoutMs ?? RECEIVER_TIMEOUT_MS,
-    ...(o.trustedCaForTests !== undefined ? { trustedCaForTests: o.trustedCaForTests } : {}),
+    ...(o.trustedCa !== undefined ? { trustedCa: o.trustedCa } : {}),
     log: deps.log,
   });
-  // A manual retry nudges the relay, which exists only once the capability does.
+  // A manual retry nudges the relay, which exists only once the use cases do.
   const late: { dispatcher?: WebhookDeliveryDispatcher } = {};
-  const webhooks = createWebhooks({
+  const webhooks = webhookUseCases({
     endpointStore: stores.endpointStore,
     deliveryStore: stores.deliveryStore,
     sealer: createSecretSealer(config.dataEncryptionKey, config.dataEncryptionKeys),
@@ -108,7 +187,6 @@ export function createWebhooksWiring(deps: WebhooksDependencies): WebhooksWiring
     webhooks,
     publisher: new WebhookEventPublisher({ recorder: stores.publishedEvents, nudge: () => dispatcher.kick() }),
     dispatcher,
-    activities: createWebhookDeliveryActivities(webhooks.attempts),
     close: () => dispatcher.close(),
   };
 }

@@ -1,13 +1,14 @@
 import type { Config } from "../config.ts";
 import { createMessageActivities } from "../adapters/temporal/messages/activities.ts";
-import type { WebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
+import { createWebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
+import type { AttemptResult } from "../capabilities/webhooks/index.ts";
 import { type RunningWorker, startWorker } from "../adapters/temporal/worker.ts";
 import { createWorkerMetrics, type WorkerMetrics } from "../adapters/metrics/worker-metrics.ts";
 import { postgresProbe } from "../adapters/metrics/readiness-probes.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
 import { type Readiness, readinessOf } from "../transport/http/health.ts";
 import { openSendingCore, type SendingCore, type ServiceLog } from "./services.ts";
-import type { WebhooksTestOverrides } from "./webhooks.ts";
+import type { WebhookDeliveryOptions } from "./webhooks.ts";
 
 /**
  * The composition root of a Temporal worker: the sending core on a pool of
@@ -37,6 +38,8 @@ export interface WorkerProcess {
 export interface WorkerProcessOptions {
   /** Node's process metrics in `metrics` (a worker process of its own; the API process has them already). */
   readonly processMetrics?: boolean;
+  /** How webhook deliveries reach receivers (src/wiring/webhooks.ts); default: the spec's. */
+  readonly webhookDelivery?: WebhookDeliveryOptions;
 }
 
 /** Each readiness check's longest wait (as the API's). */
@@ -52,24 +55,23 @@ export function activityGraceMs(shutdownTimeoutMs: number): number {
 }
 
 /** A webhook attempt's outcome, with the labels of the API's mail_webhook_attempts gauge. */
-function attemptOutcome(answer: Awaited<ReturnType<WebhookDeliveryActivities["attemptDelivery"]>>): string {
-  if (answer.state === "gone") return "gone";
-  if (answer.status !== undefined) return answer.status >= 200 && answer.status <= 299 ? "success" : "http_error";
-  return answer.errorClass ?? "error";
+function attemptOutcome(result: AttemptResult): string {
+  if (result.state === "gone") return "gone";
+  if (result.status !== undefined) return result.status >= 200 && result.status <= 299 ? "success" : "http_error";
+  return result.errorClass ?? "error";
 }
 
 export async function startWorkerProcess(
   config: Config,
   databaseUrl: string,
   log: ServiceLog,
-  webhooksTestOverrides?: WebhooksTestOverrides,
   options: WorkerProcessOptions = {},
 ): Promise<WorkerProcess> {
   if (!config.temporalAddress) throw new Error("no Temporal address: set TEMPORAL_ADDRESS");
   const workerPoolMax = config.workerPoolMax;
   const core = await openSendingCore(databaseUrl, config, log, {
     poolMax: workerPoolMax,
-    ...(webhooksTestOverrides ? { webhooksTestOverrides } : {}),
+    ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
   });
   const pool = poolOf(core.orm);
   const metrics = createWorkerMetrics({
@@ -80,13 +82,10 @@ export async function startWorkerProcess(
     },
     onError: (error) => log.warn({ err: error }, "a worker metrics gauge could not be read"),
   });
-  const webhookActivities: WebhookDeliveryActivities = {
-    async attemptDelivery(input) {
-      const answer = await core.webhooks.activities.attemptDelivery(input);
-      metrics.webhookAttempt(attemptOutcome(answer));
-      return answer;
-    },
-  };
+  const webhookActivities = createWebhookDeliveryActivities({
+    attempts: core.webhooks.webhooks.attempts,
+    observe: (result) => metrics.webhookAttempt(attemptOutcome(result)),
+  });
   let worker: RunningWorker;
   try {
     worker = await startWorker({
@@ -96,7 +95,7 @@ export async function startWorkerProcess(
       namespace: config.temporalNamespace,
       taskQueue: config.temporalTaskQueue,
       activities: {
-        ...createMessageActivities(core.messaging.lifecycle, core.messaging.pace),
+        ...createMessageActivities({ lifecycle: core.messaging.lifecycle }),
         ...webhookActivities,
       },
       // Below the pool, so activities never wait for a connection held by

@@ -4,7 +4,7 @@ import { bearer } from "../support/api-harness.ts";
 import { chromiumAvailable } from "../support/chromium.ts";
 import type { SendingHarness } from "../support/sending-harness.ts";
 import { type AdminScreen, type ScreenPage, startAdminScreen } from "../support/admin-browser.ts";
-import { PRIVATE_HOST, type RoutedReceiver, startRoutedReceiver, verifiedBody, verifies, waitUntil, webhooksOverrides } from "../webhooks/api-support.ts";
+import { PRIVATE_HOST, type RoutedReceiver, startRoutedReceiver, verifiedBody, verifies, waitUntil, loopbackDelivery } from "../webhooks/api-support.ts";
 
 /**
  * The Webhooks and Deliveries tabs, walked as an owner would in headless
@@ -35,7 +35,7 @@ describe.skipIf(!chromiumInstalled)("the Webhooks and Deliveries tabs", { timeou
 
   beforeAll(async () => {
     hooks = await startRoutedReceiver();
-    ui = await startAdminScreen({}, { webhooksTestOverrides: webhooksOverrides(hooks.certificate) });
+    ui = await startAdminScreen({}, { webhookDelivery: loopbackDelivery(hooks.certificate) });
     h = ui.h;
     const { company } = await h.admin.createCompany({ name: "Hooks Screen Inc.", entitlements: { api: true, smtp: false } });
     const companyId = company?.id ?? "";

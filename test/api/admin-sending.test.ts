@@ -200,7 +200,7 @@ describe("AdminService: sending domains, senders, templates, credits, suppressio
       expect((await failure(h.admin.adjustCredits({ companyId, amount: 1n << 60n, note: "huge" }))).code).toBe("VALIDATION_ERROR");
 
       const messageId = randomUUID();
-      expect(await h.app.credits.chargeForMessage(companyId, messageId)).toBe("charged");
+      expect(await h.app.credits.chargeForMessage({ companyId, messageId: messageId })).toBe("charged");
 
       const wallet = await h.admin.getWallet({ companyId });
       expect(wallet.balance).toBe(19n);
@@ -221,8 +221,8 @@ describe("AdminService: sending domains, senders, templates, credits, suppressio
   describe("suppressions", () => {
     it("list and remove, per company", async () => {
       const messageId = randomUUID();
-      await h.app.suppressions.suppress(companyId, "Bounced@Example.net", "bounce", messageId);
-      await h.app.suppressions.suppress(otherCompanyId, "theirs@example.net", "complaint");
+      await h.app.suppressions.suppress({ companyId, email: "Bounced@Example.net", reason: "bounce", messageId: messageId });
+      await h.app.suppressions.suppress({ companyId: otherCompanyId, email: "theirs@example.net", reason: "complaint" });
 
       const { suppressions } = await h.admin.listSuppressions({ companyId });
       expect(suppressions.map((s) => [s.email, s.reason, s.messageId])).toEqual([["bounced@example.net", "bounce", messageId]]);
@@ -288,7 +288,7 @@ describe("AdminService: sending domains, senders, templates, credits, suppressio
       expect((await mailctl("credits", "add", "--company", company, "--amount", "-1", "--note", "fix")).out).toEqual({ balance: "5" });
       expect((await mailctl("credits", "add", "--company", company, "--amount", "1", "--note", "fix")).out).toEqual({ balance: "6" });
 
-      await h.app.suppressions.suppress(company, "gone@example.net", "bounce");
+      await h.app.suppressions.suppress({ companyId: company, email: "gone@example.net", reason: "bounce" });
       expect((await mailctl("suppression", "list", "--company", company)).out).toMatchObject({ suppressions: [{ email: "gone@example.net" }] });
       expect((await mailctl("suppression", "remove", "--company", company, "--email", "GONE@example.net")).out).toEqual({ removed: true });
     });

@@ -34,7 +34,7 @@ describe("the audit log (issue 19, item 6)", () => {
         return [{ address: "93.184.215.14", family: 4 as const }];
       },
     };
-    h = await startApiHarness({ trustProxy: true }, { webhooksTestOverrides: { resolver } });
+    h = await startApiHarness({ trustProxy: true }, { webhookDelivery: { resolver } });
     companyId = await newCompany(h, "Audit Co");
     owner = await signedIn(h, companyId, "owner@audit.example", "owner");
   });

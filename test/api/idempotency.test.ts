@@ -12,8 +12,8 @@ import {
   type IdempotencyStore,
   IdempotencyGuard,
   LEASE_MARGIN_SECONDS,
-  requestFingerprint,
 } from "../../src/capabilities/idempotency/index.ts";
+import { messageFingerprint } from "../../src/transport/connect/request-fingerprint.ts";
 import { PostgresIdempotencyStore } from "../../src/adapters/postgres/idempotency/postgres-idempotency-store.ts";
 import { poolOf } from "../../src/adapters/postgres/sql.ts";
 import { createIdempotency } from "../../src/wiring/idempotency.ts";
@@ -385,7 +385,7 @@ describe("Idempotency-Key through the real server", () => {
   /** A completed record, as a first call would have left it (the handler itself is someone else's). */
   async function seed(key: string, answer: { response: Uint8Array } | { errorCode: string; errorMessage: string }): Promise<void> {
     const rpc = "mail.v1.MailService/RecordConversion";
-    const hash = requestFingerprint(rpc, RecordConversionRequestSchema, messageFromPublicJson(RecordConversionRequestSchema, conversion));
+    const hash = messageFingerprint(rpc, RecordConversionRequestSchema, messageFromPublicJson(RecordConversionRequestSchema, conversion));
     await h.db.query(
       `insert into idempotency_record (api_key_id, idempotency_key, rpc, request_hash, state, response, error_code, error_message, expires_at)
        values ($1, $2, $3, $4, 'completed', $5, $6, $7, now() + interval '1 hour')`,

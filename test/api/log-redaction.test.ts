@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_NAMES } from "../../src/capabilities/webhooks/index.ts";
 import { bearer } from "../support/api-harness.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
-import { type RoutedReceiver, startRoutedReceiver, webhooksOverrides } from "../webhooks/api-support.ts";
+import { type RoutedReceiver, startRoutedReceiver, loopbackDelivery } from "../webhooks/api-support.ts";
 
 /** Every line the service logs, as written. */
 class LogCapture extends Writable {
@@ -35,7 +35,7 @@ describe("logs", () => {
   beforeAll(async () => {
     hooks = await startRoutedReceiver();
     h = await startSendingHarness({ logLevel: "debug" }, undefined, {
-      webhooksTestOverrides: webhooksOverrides(hooks.certificate),
+      webhookDelivery: loopbackDelivery(hooks.certificate),
       logger: { level: "debug", stream: logs },
     });
   }, 120_000);

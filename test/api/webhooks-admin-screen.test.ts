@@ -4,7 +4,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
-import { HOOK_HOST, type RoutedReceiver, startRoutedReceiver, verifiedBody, waitUntil, webhooksOverrides } from "../webhooks/api-support.ts";
+import { HOOK_HOST, type RoutedReceiver, startRoutedReceiver, verifiedBody, waitUntil, loopbackDelivery } from "../webhooks/api-support.ts";
 
 /**
  * What the administration screen's Webhooks and Deliveries tabs call, over
@@ -40,7 +40,7 @@ let adminKey: string;
 beforeAll(async () => {
   hooks = await startRoutedReceiver();
   // Every endpoint here is on the receiver's one host name: more than the default 3 per host.
-  h = await startSendingHarness({ webhookEndpointsPerHost: 10 }, undefined, { webhooksTestOverrides: webhooksOverrides(hooks.certificate) });
+  h = await startSendingHarness({ webhookEndpointsPerHost: 10 }, undefined, { webhookDelivery: loopbackDelivery(hooks.certificate) });
   sender = await h.readySender({ credits: 50 });
   adminKey = (await h.newKey(sender.companyId, ["mail.admin"], "webhooks admin")).secret;
 });

@@ -16,7 +16,7 @@ import {
 } from "../../src/gen/mail/v1/events_pb.js";
 import { OPERATOR_TOKEN } from "../support/api-harness.ts";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
-import { type DeliveryBody, type RoutedReceiver, startRoutedReceiver, verifiedBody, waitUntil, webhooksOverrides } from "../webhooks/api-support.ts";
+import { type DeliveryBody, type RoutedReceiver, startRoutedReceiver, verifiedBody, waitUntil, loopbackDelivery } from "../webhooks/api-support.ts";
 
 /**
  * The EventsService, the internal door through which the campaign sender
@@ -41,7 +41,7 @@ function withToken(token: string): Interceptor {
 
 beforeAll(async () => {
   hooks = await startRoutedReceiver();
-  h = await startSendingHarness({}, undefined, { webhooksTestOverrides: webhooksOverrides(hooks.certificate) });
+  h = await startSendingHarness({}, undefined, { webhookDelivery: loopbackDelivery(hooks.certificate) });
   sender = await h.readySender({ credits: 5 });
   const created = await h.forCompany(WebhooksService, sender.companyId).createWebhookEndpoint({ url: hooks.urlFor("/all"), events: [...WEBHOOK_EVENT_NAMES] });
   endpointSecret = created.secret;

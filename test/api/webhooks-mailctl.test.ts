@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
-import { type RoutedReceiver, startRoutedReceiver, verifiedBody, waitUntil, webhooksOverrides } from "../webhooks/api-support.ts";
+import { type RoutedReceiver, startRoutedReceiver, verifiedBody, waitUntil, loopbackDelivery } from "../webhooks/api-support.ts";
 import { mailctlAgainst } from "../support/mailctl.ts";
 
 /**
@@ -33,7 +33,7 @@ let sender: ReadySender;
 
 beforeAll(async () => {
   hooks = await startRoutedReceiver();
-  h = await startSendingHarness({}, undefined, { webhooksTestOverrides: webhooksOverrides(hooks.certificate) });
+  h = await startSendingHarness({}, undefined, { webhookDelivery: loopbackDelivery(hooks.certificate) });
   sender = await h.readySender({ credits: 10 });
 });
 afterAll(async () => {

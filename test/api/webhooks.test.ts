@@ -17,7 +17,7 @@ import {
   verifiedBody,
   verifies,
   waitUntil,
-  webhooksOverrides,
+  loopbackDelivery,
 } from "../webhooks/api-support.ts";
 
 /**
@@ -76,7 +76,7 @@ beforeAll(async () => {
   hooks = await startRoutedReceiver();
   clock = testClock();
   // Every endpoint here is on the receiver's one host name: more than the default 3 per host (test/hostile/endpoint-flood.test.ts proves the limit).
-  h = await startSendingHarness({ webhookEndpointsPerHost: 100 }, undefined, { webhooksTestOverrides: webhooksOverrides(hooks.certificate, clock) });
+  h = await startSendingHarness({ webhookEndpointsPerHost: 100 }, undefined, { webhookDelivery: loopbackDelivery(hooks.certificate, clock) });
   sender = await h.readySender({ credits: 50 });
   adminKey = (await h.newKey(sender.companyId, ["mail.admin"], "webhooks admin")).secret;
 });

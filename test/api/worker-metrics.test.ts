@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startWorkerProcess, type WorkerProcess } from "../../src/wiring/worker.ts";
 import { eventually, sample } from "../deploy/processes.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
-import { type RoutedReceiver, startRoutedReceiver, webhooksOverrides } from "../webhooks/api-support.ts";
+import { type RoutedReceiver, startRoutedReceiver, loopbackDelivery } from "../webhooks/api-support.ts";
 
 /**
  * A worker's own counters (what src/worker-main.ts serves on /metrics):
@@ -20,9 +20,9 @@ describe("a worker's own metrics", () => {
   beforeAll(async () => {
     hooks = await startRoutedReceiver();
     hooks.answer("/refuses", { status: 500 });
-    const overrides = webhooksOverrides(hooks.certificate);
-    h = await startSendingHarness({ runWorker: false }, undefined, { webhooksTestOverrides: overrides });
-    worker = await startWorkerProcess(h.app.config, h.db.url, { warn: () => undefined }, overrides, { processMetrics: true });
+    const overrides = loopbackDelivery(hooks.certificate);
+    h = await startSendingHarness({ runWorker: false }, undefined, { webhookDelivery: overrides });
+    worker = await startWorkerProcess(h.app.config, h.db.url, { warn: () => undefined }, { webhookDelivery: overrides, processMetrics: true });
   }, 120_000);
   afterAll(async () => {
     await worker?.stop();

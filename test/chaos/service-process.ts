@@ -6,7 +6,7 @@
  *
  * Each is its production entry (src/api-main.ts, src/worker-main.ts: the
  * same composition roots, configured from the environment the same way)
- * plus, in code, the webhook test overrides: the production entries refuse
+ * plus, in code, the webhook delivery options: the production entries refuse
  * loopback targets and trust only public certificate authorities, with no
  * switch in the environment by design (src/wiring/webhooks.ts), so they
  * could never reach the suite's HTTPS receiver on 127.0.0.1. The API
@@ -19,16 +19,16 @@ import { readFileSync } from "node:fs";
 import { loadConfig } from "../../src/config.ts";
 import { ensureSearchAttributes } from "../../src/runtime/temporal-dev-server.ts";
 import { startApp } from "../../src/wiring/api.ts";
-import type { WebhooksTestOverrides } from "../../src/wiring/webhooks.ts";
+import type { WebhookDeliveryOptions } from "../../src/wiring/webhooks.ts";
 import { startWorkerProcess } from "../../src/wiring/worker.ts";
 import { testResolver } from "../webhooks/api-support.ts";
 import { CHAOS_RECEIVER_TIMEOUT_MS, CHAOS_SCHEDULE } from "./settings.ts";
 
-function overrides(caFile: string): WebhooksTestOverrides {
+function delivery(caFile: string): WebhookDeliveryOptions {
   return {
     resolver: testResolver(),
-    allowLoopbackForTests: true,
-    trustedCaForTests: readFileSync(caFile, "utf8"),
+    allowLoopback: true,
+    trustedCa: readFileSync(caFile, "utf8"),
     schedule: CHAOS_SCHEDULE,
     receiverTimeoutMs: CHAOS_RECEIVER_TIMEOUT_MS,
   };
@@ -45,10 +45,10 @@ async function main(): Promise<void> {
   let stop: () => Promise<void>;
   if (role === "api") {
     await ensureSearchAttributes(temporalAddress, config.temporalNamespace);
-    const app = await startApp({ config, databaseUrl, webhooksTestOverrides: overrides(caFile) });
+    const app = await startApp({ config, databaseUrl, webhookDelivery: delivery(caFile) });
     stop = () => app.close();
   } else {
-    const worker = await startWorkerProcess(config, databaseUrl, warn, overrides(caFile));
+    const worker = await startWorkerProcess(config, databaseUrl, warn, { webhookDelivery: delivery(caFile) });
     stop = () => worker.stop();
   }
   console.log("ready");

@@ -7,7 +7,7 @@
  * The webhook retry schedule of the suite's deliveries: 5 attempts like
  * production, 1 s apart instead of 1 min / 5 min / 15 min / 1 h (spec,
  * Delivery rules 3). Passed in code to the API process, whose outbox relay
- * writes it into each delivery workflow's input (WebhooksTestOverrides.schedule).
+ * writes it into each delivery workflow's input (WebhookDeliveryOptions.schedule).
  */
 export const CHAOS_SCHEDULE = { maxAttempts: 5, waitsSeconds: [1, 1, 1, 1], deadLetterWaitSeconds: 600 } as const;
 

@@ -15,7 +15,7 @@ import { type App, startApp } from "../../src/wiring/api.ts";
 import { adminClient, ALL_SCOPES, type ApiHarness, bearer, OPERATOR_TOKEN, operatorClient } from "../support/api-harness.ts";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { createDoubleOptInForm, waitForConfirmationMail } from "../forms/support.ts";
-import { type RoutedReceiver, startRoutedReceiver, verifies, waitUntil, webhooksOverrides } from "../webhooks/api-support.ts";
+import { type RoutedReceiver, startRoutedReceiver, verifies, waitUntil, loopbackDelivery } from "../webhooks/api-support.ts";
 import { PostgresMessageStore } from "../../src/adapters/postgres/messages/message-store.ts";
 import { poolOf } from "../../src/adapters/postgres/sql.ts";
 
@@ -90,21 +90,21 @@ describe("rotating keys on running processes", () => {
       config: { ...h.app.config, runWorker: false, ...keys },
       databaseUrl: h.db.url,
       logger: { level: "error" },
-      webhooksTestOverrides: overrides(),
+      webhookDelivery: overrides(),
     });
     started.push(app);
     return { app, admin: adminClient(app.operatorUrl), forCompany: (service, companyId) => operatorClient(app.operatorUrl, service, companyId) };
   }
 
   // Two attempts a round, one second apart: a dead letter comes after two attempts that could not run.
-  const overrides = () => ({ ...webhooksOverrides(hooks.certificate), schedule: { maxAttempts: 2, waitsSeconds: [1], deadLetterWaitSeconds: 600 } });
+  const overrides = () => ({ ...loopbackDelivery(hooks.certificate), schedule: { maxAttempts: 2, waitsSeconds: [1], deadLetterWaitSeconds: 600 } });
 
   beforeAll(async () => {
     hooks = await startRoutedReceiver();
     h = await startSendingHarness(
       { dataEncryptionKey: LEGACY, dataEncryptionKeys: [K2, K1], webhookEndpointsPerHost: 10 },
       undefined,
-      { webhooksTestOverrides: overrides() },
+      { webhookDelivery: overrides() },
     );
     events = createClient(EventsService, createConnectTransport({ baseUrl: h.app.operatorUrl, httpVersion: "1.1", interceptors: [operator] }));
   }, 120_000);

@@ -4,7 +4,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import nodemailer from "nodemailer";
 import { DeliveryReportsService } from "../../src/gen/mail/v1/delivery_reports_pb.js";
 import { OPERATOR_TOKEN } from "../support/api-harness.ts";
-import { type RoutedReceiver, startRoutedReceiver, verifiedBody, webhooksOverrides } from "../webhooks/api-support.ts";
+import { type RoutedReceiver, startRoutedReceiver, verifiedBody, loopbackDelivery } from "../webhooks/api-support.ts";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { deliveryReportsConfig, idOnlyReturnPath, type RecipientMx, startRecipientMx } from "./harness.ts";
@@ -39,7 +39,7 @@ describe("the inbound SMTP listener for delivery reports", () => {
         deliveryReports: deliveryReportsConfig(0),
       },
       undefined,
-      { webhooksTestOverrides: webhooksOverrides(hooks.certificate) },
+      { webhookDelivery: loopbackDelivery(hooks.certificate) },
     );
     a = await h.readySender({ credits: 20 });
     b = await h.readySender({ credits: 20 });
@@ -198,5 +198,12 @@ describe("the inbound SMTP listener for delivery reports", () => {
     const onPublic = createClient(DeliveryReportsService, createConnectTransport({ baseUrl: h.app.httpUrl, httpVersion: "1.1", interceptors: [operator] }));
     const missing = await onPublic.listDeliveryReports({}).catch((error: unknown) => error);
     expect((missing as ConnectError).code).toBe(Code.Unimplemented);
+  });
+
+  it("lists the kinds reports are kept under, and refuses any other (a rejection after acceptance is a status, not a kept report)", async () => {
+    const client = createClient(DeliveryReportsService, createConnectTransport({ baseUrl: h.app.operatorUrl, httpVersion: "1.1", interceptors: [operator] }));
+    const refused = await client.listDeliveryReports({ kind: "rejected_by_provider" }).catch((error: unknown) => error);
+    expect((refused as ConnectError).code).toBe(Code.InvalidArgument);
+    expect((refused as ConnectError).rawMessage).toMatch(/kind.*must be one of unmatched, delayed, soft_bounce$/);
   });
 });

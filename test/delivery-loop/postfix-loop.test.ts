@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WEBHOOK_EVENT_NAMES } from "../../src/capabilities/webhooks/index.ts";
 import { realPartAvailable } from "../support/chromium.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
-import { type RoutedReceiver, startRoutedReceiver, verifiedBody, webhooksOverrides } from "../webhooks/api-support.ts";
+import { type RoutedReceiver, startRoutedReceiver, verifiedBody, loopbackDelivery } from "../webhooks/api-support.ts";
 import { deliveryReportsConfig, type RecipientMx, startRecipientMx } from "./harness.ts";
 import { freePort, POSTFIX, type PostfixInstance, startPostfix } from "./postfix.ts";
 
@@ -54,7 +54,7 @@ describe.skipIf(!postfixInstalled)("the delivery loop through real Postfix", () 
         }),
       },
       undefined,
-      { webhooksTestOverrides: webhooksOverrides(hooks.certificate) },
+      { webhookDelivery: loopbackDelivery(hooks.certificate) },
     );
   });
   afterAll(async () => {

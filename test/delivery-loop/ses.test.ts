@@ -44,7 +44,7 @@ describe("Amazon SES as the email service", () => {
         },
       },
       undefined,
-      { deliveryReportsTestOverrides: { snsAgent: sns.agent } },
+      { deliveryReports: { snsAgent: sns.agent } },
     );
     s = await h.readySender({ credits: 20 });
   });

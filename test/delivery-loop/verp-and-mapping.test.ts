@@ -79,18 +79,18 @@ describe("DeliveryReports: a return path is ours only on the return-path domain 
     const genuine = verp.addressFor(ID, "bounces.shop.example");
     const foreign = genuine.replace("@bounces.shop.example", "@evil.example");
     lookups.length = 0;
-    expect(await reports.isOurReturnPath(genuine)).toBe(true);
-    expect(await reports.isOurReturnPath(foreign)).toBe(false);
+    expect(await reports.isOurReturnPath({ address: genuine })).toBe(true);
+    expect(await reports.isOurReturnPath({ address: foreign })).toBe(false);
     expect(lookups).toEqual([]);
   });
 
   it("takes an address of the older form only on its message's return-path domain", async () => {
-    expect(await reports.isOurReturnPath(idOnlyReturnPath(ID, "bounces.shop.example", KEY))).toBe(true);
-    expect(await reports.isOurReturnPath(idOnlyReturnPath(ID, "BOUNCES.Shop.Example", KEY))).toBe(true);
+    expect(await reports.isOurReturnPath({ address: idOnlyReturnPath(ID, "bounces.shop.example", KEY) })).toBe(true);
+    expect(await reports.isOurReturnPath({ address: idOnlyReturnPath(ID, "BOUNCES.Shop.Example", KEY) })).toBe(true);
     for (const domain of ["evil.example", "bounces.evil.example", "shop.example", "bounces.other-shop.example"]) {
-      expect(await reports.isOurReturnPath(idOnlyReturnPath(ID, domain, KEY))).toBe(false);
+      expect(await reports.isOurReturnPath({ address: idOnlyReturnPath(ID, domain, KEY) })).toBe(false);
     }
-    expect(await reports.isOurReturnPath(idOnlyReturnPath(OTHER_ID, "bounces.shop.example", KEY))).toBe(false);
+    expect(await reports.isOurReturnPath({ address: idOnlyReturnPath(OTHER_ID, "bounces.shop.example", KEY) })).toBe(false);
   });
 
   it("never applies a report to a foreign-domain recipient, even past RCPT TO", async () => {

@@ -32,10 +32,10 @@ beforeAll(async () => {
   dns.answer(HOOK_HOST, "127.0.0.1");
   hooks = await startRoutedReceiver();
   h = await startSendingHarness({ webhookDnsTimeoutMs: 2_500 }, undefined, {
-    webhooksTestOverrides: {
-      dnsServers: [dns.address],
-      allowLoopbackForTests: true,
-      trustedCaForTests: hooks.certificate.cert,
+    webhookDelivery: {
+      nameservers: [dns.address],
+      allowLoopback: true,
+      trustedCa: hooks.certificate.cert,
       schedule: SHORT_SCHEDULE,
       receiverTimeoutMs: 3_000,
     },

@@ -2,9 +2,9 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTACT_CURSOR } from "../../src/capabilities/contacts/index.ts";
-import { createCursorCodec } from "../../src/capabilities/messages/read/cursor.ts";
+import { MESSAGE_LOG_CURSOR } from "../../src/capabilities/messages/read/index.ts";
 import { createKeysetCursorCodec } from "../../src/capabilities/shared/keyset-cursor.ts";
-import { createDeliveryCursorCodec } from "../../src/capabilities/webhooks/delivery-cursor.ts";
+import { DELIVERY_CURSOR } from "../../src/capabilities/webhooks/index.ts";
 import { IntegrationsService } from "../../src/gen/mail/v1/integrations_pb.js";
 import { SignupFormsService } from "../../src/gen/mail/v1/forms_pb.js";
 import { ListsService } from "../../src/gen/mail/v1/lists_pb.js";
@@ -59,9 +59,9 @@ interface PagedRoute {
 }
 
 const PAGED: readonly PagedRoute[] = [
-  { name: "GET /mail/v1/messages", path: "/mail/v1/messages", otherFilter: "tag=seed", codec: createCursorCodec },
+  { name: "GET /mail/v1/messages", path: "/mail/v1/messages", otherFilter: "tag=seed", codec: (secret) => createKeysetCursorCodec(secret, MESSAGE_LOG_CURSOR) },
   { name: "GET /mail/v1/contacts", path: "/mail/v1/contacts", otherFilter: "tag=seed", codec: (secret) => createKeysetCursorCodec(secret, CONTACT_CURSOR) },
-  { name: "GET /mail/v1/webhooks/deliveries", path: "/mail/v1/webhooks/deliveries", otherFilter: "event=contact.updated", codec: createDeliveryCursorCodec },
+  { name: "GET /mail/v1/webhooks/deliveries", path: "/mail/v1/webhooks/deliveries", otherFilter: "event=contact.updated", codec: (secret) => createKeysetCursorCodec(secret, DELIVERY_CURSOR) },
 ];
 
 async function firstPage(t: SeededTenant, route: PagedRoute, query = ""): Promise<{ items: { id: string }[]; nextCursor: string }> {

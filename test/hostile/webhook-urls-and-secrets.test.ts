@@ -11,6 +11,7 @@ import { hashApiKey } from "../../src/capabilities/accounts/api-keys.ts";
 import { signatureHeader, verifySignature } from "../../src/capabilities/webhooks/signing.ts";
 import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
 import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
+import { webhookTargetPolicy } from "../../src/wiring/webhooks.ts";
 import { OPERATOR_TOKEN } from "../support/api-harness.ts";
 import { fieldNamesOf, outcomeOf, restProblems } from "./support/answers.ts";
 import { type HostileApi, PUBLIC_HOOK_HOST, RESOLVING_NAMES, startHostileApi, type Tenant } from "./support/hostile-api.ts";
@@ -160,6 +161,17 @@ describe("the SSRF corpus over the API", () => {
     const list = await api.rest(tenant, "GET", "/mail/v1/webhooks");
     const urls = (list.json as { items: { url: string }[] }).items.map((e) => e.url);
     expect(urls).toEqual([`https://${PUBLIC_HOOK_HOST}/ok`]);
+  });
+
+  it("loopback receivers are never allowed in production mode: the composition root refuses the option", async () => {
+    const loopback = "https://127.0.0.1/hook";
+    const local = { resolve: async () => [{ address: "127.0.0.1", family: 4 as const }] };
+    expect(() => webhookTargetPolicy({ mode: "production", webhookDnsTimeoutMs: 1_000 }, { resolver: local, allowLoopback: true })).toThrow(
+      /loopback addresses are refused in production mode/,
+    );
+    expect((await webhookTargetPolicy({ mode: "production", webhookDnsTimeoutMs: 1_000 }, { resolver: local }).check(loopback)).allowed).toBe(false);
+    // Outside production the option lets a receiver on the same machine through.
+    expect((await webhookTargetPolicy({ mode: "development", webhookDnsTimeoutMs: 1_000 }, { allowLoopback: true }).check(loopback)).allowed).toBe(true);
   });
 
   it("the check can pass: a public https URL is saved (201)", async () => {

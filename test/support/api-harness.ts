@@ -3,8 +3,8 @@ import { type Client, createClient, type Interceptor } from "@connectrpc/connect
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { FastifyServerOptions } from "fastify";
 import { type App, startApp } from "../../src/wiring/api.ts";
-import type { WebhooksTestOverrides } from "../../src/wiring/webhooks.ts";
-import type { DeliveryReportsTestOverrides } from "../../src/wiring/delivery-reports.ts";
+import type { WebhookDeliveryOptions } from "../../src/wiring/webhooks.ts";
+import type { DeliveryReportsOptions } from "../../src/wiring/delivery-reports.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
 import { API_KEY_SCOPES } from "../../src/capabilities/accounts/scopes.ts";
 import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
@@ -75,19 +75,19 @@ export function operatorClient<S extends DescService>(baseUrl: string, service: 
 /** What a test passes in code to the service it starts (never from the environment). */
 export interface ApiHarnessOptions {
   /** Loopback receivers, a test CA, a short schedule, a clock (src/wiring/webhooks.ts). */
-  readonly webhooksTestOverrides?: WebhooksTestOverrides;
+  readonly webhookDelivery?: WebhookDeliveryOptions;
   /** The service's logger (default: warnings, to the console); a test of the logs passes a stream. */
   readonly logger?: FastifyServerOptions["logger"];
-  /** The HTTPS agent SNS certificates are fetched through (src/wiring/delivery-reports.ts). */
-  readonly deliveryReportsTestOverrides?: DeliveryReportsTestOverrides;
+  /** The HTTPS agent SNS is reached through (src/wiring/delivery-reports.ts): the fake SNS. */
+  readonly deliveryReports?: DeliveryReportsOptions;
 }
 
 export async function startApiHarness(overrides: Partial<Config> = {}, options: ApiHarnessOptions = {}): Promise<ApiHarness> {
   const db = await createTestDatabase();
   const config = testConfig(overrides);
   const webhooks = {
-    ...(options.webhooksTestOverrides ? { webhooksTestOverrides: options.webhooksTestOverrides } : {}),
-    ...(options.deliveryReportsTestOverrides ? { deliveryReportsTestOverrides: options.deliveryReportsTestOverrides } : {}),
+    ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
+    ...(options.deliveryReports ? { deliveryReports: options.deliveryReports } : {}),
   };
   const logger = options.logger ?? { level: "warn" };
   const app = await startApp({ config, databaseUrl: db.url, logger, ...webhooks });

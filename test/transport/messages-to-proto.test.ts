@@ -2,7 +2,7 @@ import { toJson } from "@bufbuild/protobuf";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { describe, expect, it } from "vitest";
 import { MESSAGE_STATUSES, type MessageRecord } from "../../src/capabilities/messages/read/index.ts";
-import { messageStatusToProto, toMessageProto } from "../../src/transport/connect/mail/messages-to-proto.ts";
+import { messageStatusToProto, toMessageProto } from "../../src/transport/connect/mail/mapping.ts";
 import { MessageSchema, MessageStatus } from "../../src/gen/mail/v1/mail_pb.js";
 
 const record: MessageRecord = {

@@ -17,14 +17,16 @@ describe("shutdown", () => {
         contacts: {} as Contacts,
       forms: {} as SignupForms,
       conversions: {} as ConversionRecorder,
-        async acceptSend() {
-          entered();
-          await new Promise<void>((resolve) => (release = resolve));
-          return { id: "00000000-0000-4000-8000-000000000003", status: "queued", replayed: false };
+        acceptance: {
+          async send() {
+            entered();
+            await new Promise<void>((resolve) => (release = resolve));
+            return { id: "00000000-0000-4000-8000-000000000003", status: "queued", replayed: false };
+          },
         },
         messages: {
-          getMessage: () => Promise.reject(new Error("not used")),
-          listMessages: () => Promise.resolve({ items: [], nextCursor: null }),
+          get: () => Promise.reject(new Error("not used")),
+          list: () => Promise.resolve({ items: [], nextCursor: null }),
         },
       },
     });

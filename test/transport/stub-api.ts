@@ -64,14 +64,16 @@ export async function startStubApi(overrides: Partial<ApiDependencies> = {}): Pr
       contacts: {} as Contacts,
       forms: {} as SignupForms,
       conversions: {} as ConversionRecorder,
-      async acceptSend() {
-        return { id: "00000000-0000-4000-8000-000000000003", status: "queued", replayed: false };
+      acceptance: {
+        async send() {
+          return { id: "00000000-0000-4000-8000-000000000003", status: "queued", replayed: false };
+        },
       },
       messages: {
-        async getMessage() {
+        async get() {
           throw new ApiError("NOT_FOUND", "message not found");
         },
-        async listMessages() {
+        async list() {
           return { items: [], nextCursor: null };
         },
       },

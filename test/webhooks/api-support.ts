@@ -1,12 +1,12 @@
 import type { ServerResponse } from "node:http";
 import Stripe from "stripe";
 import type { HostResolver, ResolvedAddress } from "../../src/capabilities/webhooks/ssrf-policy.ts";
-import type { WebhooksTestOverrides } from "../../src/wiring/webhooks.ts";
+import type { WebhookDeliveryOptions } from "../../src/wiring/webhooks.ts";
 import { type HttpsReceiver, makeTestCertificate, type ReceivedRequest, startHttpsReceiver, type TestCertificate } from "../adapters/http/https-receiver.ts";
 
 /**
  * What the black-box webhook tests share: a real HTTPS receiver on
- * 127.0.0.1 whose answer is chosen per path, the test overrides that let
+ * 127.0.0.1 whose answer is chosen per path, the delivery options that let
  * the service reach it (loopback allowed, the test certificate trusted, a
  * resolver for the test's host names, a short schedule, a movable clock),
  * and verification of what arrives with an independent verifier (the
@@ -15,7 +15,7 @@ import { type HttpsReceiver, makeTestCertificate, type ReceivedRequest, startHtt
 
 /** The host name endpoints use; it resolves to 127.0.0.1 through the test resolver. */
 export const HOOK_HOST = "hooks.e2e.example";
-/** A name that resolves to a private address: refused on save even with the loopback override. */
+/** A name that resolves to a private address: refused on save even with loopback allowed. */
 export const PRIVATE_HOST = "intranet-hooks.example";
 
 /** 5 attempts like production, one second apart instead of minutes. */
@@ -43,11 +43,11 @@ export function testResolver(names: Readonly<Record<string, string>> = {}): Host
   };
 }
 
-export function webhooksOverrides(certificate: TestCertificate, clock?: TestClock): WebhooksTestOverrides {
+export function loopbackDelivery(certificate: TestCertificate, clock?: TestClock): WebhookDeliveryOptions {
   return {
     resolver: testResolver(),
-    allowLoopbackForTests: true,
-    trustedCaForTests: certificate.cert,
+    allowLoopback: true,
+    trustedCa: certificate.cert,
     schedule: SHORT_SCHEDULE,
     receiverTimeoutMs: 3_000,
     ...(clock ? { clock: () => clock.now() } : {}),

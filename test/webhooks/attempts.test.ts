@@ -1,7 +1,7 @@
 import Stripe from "stripe";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { HttpsWebhookSender } from "../../src/adapters/http/webhook-sender.ts";
-import type { AttemptRequest } from "../../src/capabilities/webhooks/index.ts";
+import type { AttemptCommand } from "../../src/capabilities/webhooks/index.ts";
 import { verifySignature } from "../../src/capabilities/webhooks/signing.ts";
 import { type HttpsReceiver, makeTestCertificate, startHttpsReceiver } from "../adapters/http/https-receiver.ts";
 import { openWebhooksHarness, type WebhooksHarness } from "./harness.ts";
@@ -27,10 +27,10 @@ beforeAll(async () => {
   // The sender checks URLs with the harness's policy (and its DNS table), so it is made once the harness exists.
   const sender: { current?: HttpsWebhookSender } = {};
   h = await openWebhooksHarness({
-    allowLoopbackForTests: true,
+    allowLoopback: true,
     transport: { post: (webhook) => (sender.current as HttpsWebhookSender).post(webhook) },
   });
-  sender.current = new HttpsWebhookSender({ policy: h.policy, timeoutMs: 1_000, trustedCaForTests: certificate.cert });
+  sender.current = new HttpsWebhookSender({ policy: h.policy, timeoutMs: 1_000, trustedCa: certificate.cert });
   h.dns.set(HOOK_NAME, ["127.0.0.1"]);
   company = await h.newCompany();
 });
@@ -49,17 +49,17 @@ beforeEach(() => {
 
 /** An endpoint on the receiver and one delivery of a fresh event for it. */
 async function deliveryFor(events: string[] = ["delivered"], event = "delivered") {
-  const created = await h.webhooks.endpoints.create(company, { url: `https://${HOOK_NAME}:${receiver.port}/hooks`, events });
+  const created = await h.webhooks.endpoints.create({ companyId: company, url: `https://${HOOK_NAME}:${receiver.port}/hooks`, events });
   const occurredAt = new Date("2025-11-22T10:00:00.123Z");
   await h.recordEvent(company, event, { messageId: "msg-1", email: "ada@example.com", occurredAt: occurredAt.toISOString() }, occurredAt);
   while ((await h.outbox.fanOut(100)) > 0);
-  const page = await h.webhooks.deliveries.list(company, { endpointId: created.endpoint.id });
+  const page = await h.webhooks.deliveries.list({ companyId: company, endpointId: created.endpoint.id });
   const delivery = page.items[0];
   if (!delivery) throw new Error("no delivery made");
   return { endpoint: created.endpoint, secret: created.secret, delivery };
 }
 
-function attempt(deliveryId: string, number: number, final = false, retryInMs: number | null = 60_000): AttemptRequest {
+function attempt(deliveryId: string, number: number, final = false, retryInMs: number | null = 60_000): AttemptCommand {
   return { companyId: company, deliveryId, number, final, retryInMs };
 }
 
@@ -90,7 +90,7 @@ describe("a delivery attempt", () => {
     });
     expect(verifySignature(request.body, header, secret, Math.floor(Date.now() / 1000))).toEqual({ ok: true });
 
-    const detail = await h.webhooks.deliveries.get(company, delivery.id);
+    const detail = await h.webhooks.deliveries.get({ companyId: company, deliveryId: delivery.id });
     expect(detail.delivery).toMatchObject({ state: "succeeded", attemptCount: 1, lastStatus: 200, lastError: null, nextAttemptAt: null });
     expect(detail.attempts).toHaveLength(1);
     expect(detail.attempts[0]).toMatchObject({ number: 1, status: 200, errorClass: null });
@@ -113,7 +113,7 @@ describe("a delivery attempt", () => {
     const { delivery } = await deliveryFor();
     const before = Date.now();
     expect(await h.webhooks.attempts.attempt(attempt(delivery.id, 1, false, 60_000))).toEqual({ state: "attempting", status: 503 });
-    let detail = await h.webhooks.deliveries.get(company, delivery.id);
+    let detail = await h.webhooks.deliveries.get({ companyId: company, deliveryId: delivery.id });
     expect(detail.delivery).toMatchObject({ state: "attempting", attemptCount: 1, lastStatus: 503 });
     const next = detail.delivery.nextAttemptAt?.getTime() ?? 0;
     expect(next).toBeGreaterThanOrEqual(before + 60_000);
@@ -122,7 +122,7 @@ describe("a delivery attempt", () => {
     // A redirect is a failure too, and is not followed.
     receiver.handle((_request, response) => response.writeHead(302, { location: "/elsewhere" }).end());
     expect(await h.webhooks.attempts.attempt(attempt(delivery.id, 2, true, null))).toEqual({ state: "dead_letter", status: 302 });
-    detail = await h.webhooks.deliveries.get(company, delivery.id);
+    detail = await h.webhooks.deliveries.get({ companyId: company, deliveryId: delivery.id });
     expect(detail.delivery).toMatchObject({ state: "dead_letter", attemptCount: 2, lastStatus: 302, nextAttemptAt: null });
     expect(detail.attempts.map((a) => [a.number, a.status])).toEqual([
       [1, 503],
@@ -136,7 +136,7 @@ describe("a delivery attempt", () => {
     receiver.handle(() => {});
     const { delivery } = await deliveryFor();
     expect(await h.webhooks.attempts.attempt(attempt(delivery.id, 1))).toEqual({ state: "attempting", errorClass: "timeout" });
-    const detail = await h.webhooks.deliveries.get(company, delivery.id);
+    const detail = await h.webhooks.deliveries.get({ companyId: company, deliveryId: delivery.id });
     expect(detail.delivery).toMatchObject({ lastStatus: null, lastError: "timeout" });
   });
 
@@ -147,7 +147,7 @@ describe("a delivery attempt", () => {
     const again = await h.webhooks.attempts.attempt(attempt(delivery.id, 1));
     expect(again).toEqual(first);
     expect(receiver.received).toHaveLength(1);
-    expect((await h.webhooks.deliveries.get(company, delivery.id)).attempts).toHaveLength(1);
+    expect((await h.webhooks.deliveries.get({ companyId: company, deliveryId: delivery.id })).attempts).toHaveLength(1);
   });
 
   it("signs with both secrets for 24 hours after a rotation, then with the new one only", async () => {
@@ -155,7 +155,7 @@ describe("a delivery attempt", () => {
     receiver.handle((_request, response) => response.writeHead(500).end());
     const rotatedAt = new Date();
     h.now.value = rotatedAt;
-    const { secret: newSecret } = await h.webhooks.endpoints.rotateSecret(company, endpoint.id);
+    const { secret: newSecret } = await h.webhooks.endpoints.rotateSecret({ companyId: company, endpointId: endpoint.id });
 
     h.now.value = new Date(rotatedAt.getTime() + 23 * 3_600_000);
     await h.webhooks.attempts.attempt(attempt(delivery.id, 1));
@@ -183,7 +183,7 @@ describe("a delivery attempt", () => {
 
   it("makes no request to a disabled endpoint: the attempt fails as endpoint_disabled", async () => {
     const { delivery, endpoint } = await deliveryFor();
-    await h.webhooks.endpoints.update(company, endpoint.id, { enabled: false });
+    await h.webhooks.endpoints.update({ companyId: company, endpointId: endpoint.id, enabled: false });
     expect(await h.webhooks.attempts.attempt(attempt(delivery.id, 1))).toEqual({ state: "attempting", errorClass: "endpoint_disabled" });
     expect(receiver.received).toHaveLength(0);
   });
@@ -197,7 +197,7 @@ describe("a delivery attempt", () => {
 
   it("answers gone once the endpoint was deleted", async () => {
     const { delivery, endpoint } = await deliveryFor();
-    await h.webhooks.endpoints.delete(company, endpoint.id);
+    await h.webhooks.endpoints.delete({ companyId: company, endpointId: endpoint.id });
     expect(await h.webhooks.attempts.attempt(attempt(delivery.id, 1))).toEqual({ state: "gone" });
     expect(receiver.received).toHaveLength(0);
   });

@@ -5,11 +5,11 @@ import type { WorkflowHandle } from "@temporalio/client";
 import { TestWorkflowEnvironment } from "@temporalio/testing";
 import { bundleWorkflowCode, DefaultLogger, Runtime, Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { AttemptDeliveryInput, WebhookDeliveryActivities } from "../../src/adapters/temporal/webhooks/activities.ts";
 import { WebhookDeliveryDispatcher, webhookDeliveryWorkflowId } from "../../src/adapters/temporal/webhooks/dispatcher.ts";
 import type { DeliverySchedule, DeliveryState, DeliveryToDispatch, WebhookOutbox } from "../../src/capabilities/webhooks/index.ts";
 import { findTemporalCli } from "../../src/runtime/temporal-dev-server.ts";
 import { SEARCH_ATTRIBUTES, WEBHOOK_DELIVERY_STATUS, WEBHOOK_ENDPOINT_ID, WEBHOOK_EVENT } from "../../workflows/search-attributes.ts";
+import type { AttemptDeliveryInput, WebhookDeliveryActivities } from "../../workflows/webhooks/activities.ts";
 
 /**
  * The delivery workflow (workflows/webhooks/delivery.ts) on a real Temporal

@@ -14,7 +14,7 @@ import { EventsService } from "../../src/gen/mail/v1/events_pb.js";
 import { OPERATOR_TOKEN } from "../support/api-harness.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { type HttpsReceiver, makeTestCertificate, startHttpsReceiver, type TestCertificate } from "../adapters/http/https-receiver.ts";
-import { HOOK_HOST, waitUntil, webhooksOverrides } from "./api-support.ts";
+import { HOOK_HOST, waitUntil, loopbackDelivery } from "./api-support.ts";
 
 /**
  * Exactly-once fan-out and delivery while a worker process is SIGKILLed in
@@ -106,7 +106,7 @@ describe("a worker SIGKILLed in the middle of a stream of webhook deliveries", (
     dir = await mkdtemp(path.join(tmpdir(), "webhook-kill-"));
     caFile = path.join(dir, "ca.pem");
     await writeFile(caFile, certificate.cert);
-    h = await startSendingHarness({ runWorker: false, relayIntervalMs: 200 }, undefined, { webhooksTestOverrides: webhooksOverrides(certificate) });
+    h = await startSendingHarness({ runWorker: false, relayIntervalMs: 200 }, undefined, { webhookDelivery: loopbackDelivery(certificate) });
     const operator: Interceptor = (next) => (req) => {
       req.header.set("authorization", `Bearer ${OPERATOR_TOKEN}`);
       return next(req);

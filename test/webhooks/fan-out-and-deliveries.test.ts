@@ -17,7 +17,7 @@ afterAll(async () => {
 });
 
 async function endpoint(companyId: string, events: string[], enabled = true): Promise<string> {
-  const { endpoint: created } = await h.webhooks.endpoints.create(companyId, { url: "https://hooks.example.com/x", events, enabled });
+  const { endpoint: created } = await h.webhooks.endpoints.create({ companyId, url: "https://hooks.example.com/x", events, enabled });
   return created.id;
 }
 
@@ -123,7 +123,7 @@ describe("the deliveries list", () => {
     let cursor: string | undefined;
     let pages = 0;
     do {
-      const page = await h.webhooks.deliveries.list(company, { limit: 4, cursor });
+      const page = await h.webhooks.deliveries.list({ companyId: company, limit: 4, cursor });
       seen.push(...page.items.map((d) => d.id));
       cursor = page.nextCursor ?? undefined;
       pages++;
@@ -133,22 +133,22 @@ describe("the deliveries list", () => {
   });
 
   it("filters by endpoint, state, event and time", async () => {
-    const byEndpoint = await h.webhooks.deliveries.list(company, { endpointId: second, limit: 100 });
+    const byEndpoint = await h.webhooks.deliveries.list({ companyId: company, endpointId: second, limit: 100 });
     expect(byEndpoint.items.map((d) => d.endpointId)).toEqual([second, second, second]);
-    const sent = await h.webhooks.deliveries.list(company, { event: "sent" });
+    const sent = await h.webhooks.deliveries.list({ companyId: company, event: "sent" });
     expect(sent.items.map((d) => [d.event, d.endpointId])).toEqual([
       ["sent", first],
       ["sent", first],
       ["sent", first],
     ]);
     await h.db.query(`update webhook_delivery set state = 'dead_letter' where id = $1`, [ids[0]]);
-    const dead = await h.webhooks.deliveries.list(company, { state: "dead_letter" });
+    const dead = await h.webhooks.deliveries.list({ companyId: company, state: "dead_letter" });
     expect(dead.items.map((d) => d.id)).toEqual([ids[0]]);
 
     const { rows } = await h.db.query<{ created_at: Date }>(`select created_at from webhook_delivery where id = $1`, [ids[4]]);
     const cut = rows[0]?.created_at as Date;
-    const newer = await h.webhooks.deliveries.list(company, { since: cut, limit: 100 });
-    const older = await h.webhooks.deliveries.list(company, { until: cut, limit: 100 });
+    const newer = await h.webhooks.deliveries.list({ companyId: company, since: cut, limit: 100 });
+    const older = await h.webhooks.deliveries.list({ companyId: company, until: cut, limit: 100 });
     expect(newer.items.length + older.items.length).toBe(9);
     expect(newer.items.map((d) => d.id)).toContain(ids[4]);
     expect(older.items.map((d) => d.id)).not.toContain(ids[4]);
@@ -156,18 +156,18 @@ describe("the deliveries list", () => {
 
   it("shows nothing of other companies and refuses their cursors and other filters' cursors", async () => {
     const stranger = await h.newCompany();
-    expect((await h.webhooks.deliveries.list(stranger, {})).items).toEqual([]);
-    expect(await errorCode(h.webhooks.deliveries.get(stranger, ids[0] ?? ""))).toBe("NOT_FOUND");
-    const page = await h.webhooks.deliveries.list(company, { limit: 2 });
+    expect((await h.webhooks.deliveries.list({ companyId: stranger })).items).toEqual([]);
+    expect(await errorCode(h.webhooks.deliveries.get({ companyId: stranger, deliveryId: ids[0] ?? "" }))).toBe("NOT_FOUND");
+    const page = await h.webhooks.deliveries.list({ companyId: company, limit: 2 });
     const cursor = page.nextCursor ?? "";
-    expect(await errorCode(h.webhooks.deliveries.list(stranger, { limit: 2, cursor }))).toBe("VALIDATION_ERROR");
-    expect(await errorCode(h.webhooks.deliveries.list(company, { limit: 2, cursor, event: "sent" }))).toBe("VALIDATION_ERROR");
-    expect(await errorCode(h.webhooks.deliveries.list(company, { limit: 2, cursor: `${cursor.slice(0, -2)}AA` }))).toBe("VALIDATION_ERROR");
+    expect(await errorCode(h.webhooks.deliveries.list({ companyId: stranger, limit: 2, cursor }))).toBe("VALIDATION_ERROR");
+    expect(await errorCode(h.webhooks.deliveries.list({ companyId: company, limit: 2, cursor, event: "sent" }))).toBe("VALIDATION_ERROR");
+    expect(await errorCode(h.webhooks.deliveries.list({ companyId: company, limit: 2, cursor: `${cursor.slice(0, -2)}AA` }))).toBe("VALIDATION_ERROR");
   });
 
   it("validates limit, event names and the time range", async () => {
     for (const query of [{ limit: 0 }, { limit: 101 }, { event: "nope" }, { since: new Date(2000), until: new Date(1000) }]) {
-      const error = await h.webhooks.deliveries.list(company, query).catch((e: unknown) => e);
+      const error = await h.webhooks.deliveries.list({ companyId: company, ...query }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ValidationError);
     }
   });
@@ -179,16 +179,16 @@ describe("manual retry", () => {
     const target = await endpoint(company, ["complaint"]);
     await h.recordEvent(company, "complaint");
     await drain();
-    const [delivery] = (await h.webhooks.deliveries.list(company, {})).items;
+    const [delivery] = (await h.webhooks.deliveries.list({ companyId: company })).items;
     if (!delivery) throw new Error("no delivery");
 
-    const refused = await h.webhooks.deliveries.retry(company, delivery.id).catch((e: unknown) => e);
+    const refused = await h.webhooks.deliveries.retry({ companyId: company, deliveryId: delivery.id }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(ValidationError);
     expect((refused as ValidationError).message).toContain("pending");
 
     await h.db.query(`update webhook_delivery set state = 'dead_letter', attempt_count = 5 where id = $1`, [delivery.id]);
     const nudgesBefore = h.nudges.count;
-    const retried = await h.webhooks.deliveries.retry(company, delivery.id);
+    const retried = await h.webhooks.deliveries.retry({ companyId: company, deliveryId: delivery.id });
     expect(retried).toMatchObject({ id: delivery.id, state: "attempting", attemptCount: 5 });
     expect(h.nudges.count).toBe(nudgesBefore + 1);
 
@@ -197,11 +197,11 @@ describe("manual retry", () => {
     expect(requests[0]).toMatchObject({ endpointId: target, attemptCount: 5 });
     expect(requests[0]?.retryRequest).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     // Asking twice is refused: it is no dead letter any more.
-    expect(await errorCode(h.webhooks.deliveries.retry(company, delivery.id))).toBe("VALIDATION_ERROR");
+    expect(await errorCode(h.webhooks.deliveries.retry({ companyId: company, deliveryId: delivery.id }))).toBe("VALIDATION_ERROR");
 
     await h.outbox.clearRetryRequest(company, delivery.id, requests[0]?.retryRequest ?? "");
     expect((await h.outbox.retryRequests(1000)).filter((d) => d.id === delivery.id)).toEqual([]);
-    expect(await errorCode(h.webhooks.deliveries.retry(await h.newCompany(), delivery.id))).toBe("NOT_FOUND");
+    expect(await errorCode(h.webhooks.deliveries.retry({ companyId: await h.newCompany(), deliveryId: delivery.id }))).toBe("NOT_FOUND");
   });
 
   it("retries every dead letter of one endpoint created since a time, and nothing else", async () => {
@@ -219,7 +219,7 @@ describe("manual retry", () => {
     await h.db.query(`update webhook_delivery set created_at = now() - interval '2 days' where id = $1`, [rows[0]?.id]);
 
     const since = new Date(Date.now() - 24 * 3_600_000);
-    expect(await h.webhooks.deliveries.retryDeadLetters(company, target, since)).toBe(2);
+    expect(await h.webhooks.deliveries.retryDeadLetters({ companyId: company, endpointId: target, since })).toEqual({ retried: 2, deadLetters: 2 });
     const states = await h.db.query<{ endpoint_id: string; state: string; n: number }>(
       `select endpoint_id, state, count(*)::int as n from webhook_delivery where company_id = $1 group by 1, 2 order by 1, 2`,
       [company],
@@ -231,8 +231,8 @@ describe("manual retry", () => {
         { endpoint_id: bystander, state: "dead_letter", n: 3 },
       ]),
     );
-    expect(await h.webhooks.deliveries.retryDeadLetters(company, target, since)).toBe(0);
-    expect(await errorCode(h.webhooks.deliveries.retryDeadLetters(await h.newCompany(), target, since))).toBe("NOT_FOUND");
-    expect(await errorCode(h.webhooks.deliveries.retryDeadLetters(company, target, undefined))).toBe("VALIDATION_ERROR");
+    expect(await h.webhooks.deliveries.retryDeadLetters({ companyId: company, endpointId: target, since })).toEqual({ retried: 0, deadLetters: 0 });
+    expect(await errorCode(h.webhooks.deliveries.retryDeadLetters({ companyId: await h.newCompany(), endpointId: target, since }))).toBe("NOT_FOUND");
+    expect(await errorCode(h.webhooks.deliveries.retryDeadLetters({ companyId: company, endpointId: target, since: undefined }))).toBe("VALIDATION_ERROR");
   });
 });

@@ -4,10 +4,10 @@ import { type Pool, poolOf } from "../../src/adapters/postgres/sql.ts";
 import { PostgresWebhookDeliveryStore } from "../../src/adapters/postgres/webhooks/postgres-webhook-delivery-store.ts";
 import { PostgresWebhookEndpointStore } from "../../src/adapters/postgres/webhooks/postgres-webhook-endpoint-store.ts";
 import { PostgresWebhookOutbox } from "../../src/adapters/postgres/webhooks/postgres-webhook-outbox.ts";
-import { createSecretSealer } from "../../src/capabilities/sending-setup/key-sealing.ts";
+import { createSecretSealer, type SecretSealer } from "../../src/capabilities/sending-setup/key-sealing.ts";
 import type { WebhookTransport } from "../../src/capabilities/webhooks/delivery-attempt.ts";
-import { createWebhooks, type Webhooks } from "../../src/capabilities/webhooks/index.ts";
 import { type HostResolver, type ResolvedAddress, WebhookTargetPolicy } from "../../src/capabilities/webhooks/ssrf-policy.ts";
+import { webhookUseCases, type WebhookUseCases } from "../../src/wiring/webhooks.ts";
 import { createTestDatabase, type TestDatabase } from "../support/test-database.ts";
 
 /**
@@ -19,13 +19,15 @@ export interface WebhooksHarness {
   readonly db: TestDatabase;
   readonly orm: MikroORM;
   readonly pool: () => Promise<Pool>;
-  readonly webhooks: Webhooks;
+  readonly webhooks: WebhookUseCases;
   readonly endpointStore: PostgresWebhookEndpointStore;
   readonly deliveryStore: PostgresWebhookDeliveryStore;
   readonly outbox: PostgresWebhookOutbox;
   /** name -> addresses the policy's resolver answers; change it at will. */
   readonly dns: Map<string, string[]>;
   readonly policy: WebhookTargetPolicy;
+  /** The sealer of the endpoints' secrets. */
+  readonly sealer: SecretSealer;
   /** The harness clock: `now.value` is what the capability sees (default: real time). */
   readonly now: { value: Date | undefined };
   /** How many times the relay was nudged. */
@@ -38,7 +40,7 @@ export interface WebhooksHarness {
 
 export interface WebhooksHarnessOptions {
   readonly transport?: WebhookTransport;
-  readonly allowLoopbackForTests?: boolean;
+  readonly allowLoopback?: boolean;
 }
 
 /** A public address for names that must pass the policy without being contacted. */
@@ -57,7 +59,7 @@ export async function openWebhooksHarness(options: WebhooksHarnessOptions = {}):
       return answer.map((address) => ({ address, family: address.includes(":") ? 6 : 4 }));
     },
   };
-  const policy = new WebhookTargetPolicy({ resolver, allowLoopbackForTests: options.allowLoopbackForTests ?? false });
+  const policy = new WebhookTargetPolicy({ resolver, allowLoopback: options.allowLoopback ?? false });
   const endpointStore = new PostgresWebhookEndpointStore(orm);
   const deliveryStore = new PostgresWebhookDeliveryStore(pool);
   const now: { value: Date | undefined } = { value: undefined };
@@ -67,10 +69,11 @@ export async function openWebhooksHarness(options: WebhooksHarnessOptions = {}):
       throw new Error("this harness has no transport");
     },
   };
-  const webhooks = createWebhooks({
+  const sealer = createSecretSealer("test-data-encryption-key");
+  const webhooks = webhookUseCases({
     endpointStore,
     deliveryStore,
-    sealer: createSecretSealer("test-data-encryption-key"),
+    sealer,
     policy,
     transport: options.transport ?? refusing,
     cursorSecret: "test-cursor-secret",
@@ -90,6 +93,7 @@ export async function openWebhooksHarness(options: WebhooksHarnessOptions = {}):
     outbox: new PostgresWebhookOutbox(pool),
     dns,
     policy,
+    sealer,
     now,
     nudges,
     async newCompany(name = "Acme Inc.") {

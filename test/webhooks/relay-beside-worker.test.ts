@@ -9,7 +9,7 @@ import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { startWorkerProcess, type WorkerProcess } from "../../src/wiring/worker.ts";
 import { OPERATOR_TOKEN } from "../support/api-harness.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
-import { type RoutedReceiver, startRoutedReceiver, waitUntil, webhooksOverrides } from "./api-support.ts";
+import { type RoutedReceiver, startRoutedReceiver, waitUntil, loopbackDelivery } from "./api-support.ts";
 
 /**
  * Where the webhook relay runs (issue 22, item 3): beside a worker, never
@@ -32,7 +32,7 @@ describe("the webhook relay runs beside a worker", () => {
 
   beforeAll(async () => {
     hooks = await startRoutedReceiver();
-    h = await startSendingHarness({ runWorker: false, relayIntervalMs: 200 }, undefined, { webhooksTestOverrides: webhooksOverrides(hooks.certificate) });
+    h = await startSendingHarness({ runWorker: false, relayIntervalMs: 200 }, undefined, { webhookDelivery: loopbackDelivery(hooks.certificate) });
     const operator: Interceptor = (next) => (req) => {
       req.header.set("authorization", `Bearer ${OPERATOR_TOKEN}`);
       return next(req);
@@ -65,7 +65,7 @@ describe("the webhook relay runs beside a worker", () => {
     expect(before.rowCount).toBe(0);
     expect(hooks.on("/orders")).toHaveLength(0);
 
-    worker = await startWorkerProcess(h.app.config, h.db.url, { warn: () => undefined }, webhooksOverrides(hooks.certificate));
+    worker = await startWorkerProcess(h.app.config, h.db.url, { warn: () => undefined }, { webhookDelivery: loopbackDelivery(hooks.certificate) });
     const [received] = await hooks.waitOn("/orders", 1, 30_000);
     expect(received).toBeDefined();
     const deliveryId = await waitUntil(async () => {

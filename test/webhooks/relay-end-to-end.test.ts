@@ -42,10 +42,10 @@ beforeAll(async () => {
   receiver = await startHttpsReceiver(certificate);
   const sender: { current?: HttpsWebhookSender } = {};
   h = await openWebhooksHarness({
-    allowLoopbackForTests: true,
+    allowLoopback: true,
     transport: { post: (webhook) => (sender.current as HttpsWebhookSender).post(webhook) },
   });
-  sender.current = new HttpsWebhookSender({ policy: h.policy, timeoutMs: 2_000, trustedCaForTests: certificate.cert });
+  sender.current = new HttpsWebhookSender({ policy: h.policy, timeoutMs: 2_000, trustedCa: certificate.cert });
   h.dns.set(HOOK_NAME, ["127.0.0.1"]);
   company = await h.newCompany();
 
@@ -57,7 +57,7 @@ beforeAll(async () => {
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: await bundleWorkflowCode({ workflowsPath: WORKFLOWS, logger: new DefaultLogger("ERROR") }),
-    activities: createWebhookDeliveryActivities(h.webhooks.attempts),
+    activities: createWebhookDeliveryActivities({ attempts: h.webhooks.attempts }),
   });
   running = worker.run();
   dispatcher = new WebhookDeliveryDispatcher({
@@ -85,7 +85,7 @@ beforeEach(() => {
 async function waitForDelivery(id: string, done: (d: DeliveryRecord) => boolean): Promise<DeliveryRecord> {
   const deadline = Date.now() + 30_000;
   for (;;) {
-    const { delivery } = await h.webhooks.deliveries.get(company, id);
+    const { delivery } = await h.webhooks.deliveries.get({ companyId: company, deliveryId: id });
     if (done(delivery)) return delivery;
     if (Date.now() > deadline) throw new Error(`delivery ${id} stuck in ${delivery.state}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -95,11 +95,11 @@ async function waitForDelivery(id: string, done: (d: DeliveryRecord) => boolean)
 describe("from the outbox to the receiver", () => {
   it("fans an event out, starts the delivery's workflow and delivers it once", async () => {
     receiver.handle((_request, response) => response.writeHead(204).end());
-    const { endpoint } = await h.webhooks.endpoints.create(company, { url: `https://${HOOK_NAME}:${receiver.port}/in`, events: ["delivered"] });
+    const { endpoint } = await h.webhooks.endpoints.create({ companyId: company, url: `https://${HOOK_NAME}:${receiver.port}/in`, events: ["delivered"] });
     await h.recordEvent(company, "delivered", { messageId: "m-42" });
 
     expect(await dispatcher.relayOnce()).toEqual({ fannedOut: 1, started: 1, retried: 0 });
-    const [listed] = (await h.webhooks.deliveries.list(company, { endpointId: endpoint.id })).items;
+    const [listed] = (await h.webhooks.deliveries.list({ companyId: company, endpointId: endpoint.id })).items;
     if (!listed) throw new Error("no delivery");
     const done = await waitForDelivery(listed.id, (d) => d.state === "succeeded");
     expect(done).toMatchObject({ attemptCount: 1, lastStatus: 204 });
@@ -116,10 +116,10 @@ describe("from the outbox to the receiver", () => {
 
   it("dead-letters after the last failed attempt, and a manual retry delivers it with the next attempt number", async () => {
     receiver.handle((_request, response) => response.writeHead(500).end());
-    const { endpoint } = await h.webhooks.endpoints.create(company, { url: `https://${HOOK_NAME}:${receiver.port}/flaky`, events: ["bounced"] });
+    const { endpoint } = await h.webhooks.endpoints.create({ companyId: company, url: `https://${HOOK_NAME}:${receiver.port}/flaky`, events: ["bounced"] });
     await h.recordEvent(company, "bounced");
     await dispatcher.relayOnce();
-    const [listed] = (await h.webhooks.deliveries.list(company, { endpointId: endpoint.id })).items;
+    const [listed] = (await h.webhooks.deliveries.list({ companyId: company, endpointId: endpoint.id })).items;
     if (!listed) throw new Error("no delivery");
 
     const dead = await waitForDelivery(listed.id, (d) => d.state === "dead_letter");
@@ -129,7 +129,7 @@ describe("from the outbox to the receiver", () => {
     await expect.poll(async () => (await handle.describe()).typedSearchAttributes.get(WEBHOOK_DELIVERY_STATUS)).toBe("dead_letter");
 
     receiver.handle((_request, response) => response.writeHead(200).end());
-    const retried = await h.webhooks.deliveries.retry(company, listed.id);
+    const retried = await h.webhooks.deliveries.retry({ companyId: company, deliveryId: listed.id });
     expect(retried.state).toBe("attempting");
     expect(await dispatcher.relayOnce()).toMatchObject({ retried: 1 });
     const done = await waitForDelivery(listed.id, (d) => d.state === "succeeded");
@@ -155,14 +155,14 @@ describe("a relay woken by NOTIFY", () => {
     });
     try {
       receiver.handle((_request, response) => response.writeHead(204).end());
-      const { endpoint } = await h.webhooks.endpoints.create(company, { url: `https://${HOOK_NAME}:${receiver.port}/woken`, events: ["clicked"] });
+      const { endpoint } = await h.webhooks.endpoints.create({ companyId: company, url: `https://${HOOK_NAME}:${receiver.port}/woken`, events: ["clicked"] });
       woken.startRelay();
       // The first event may be taken by the pass that follows LISTEN; the next ones only by a notice.
       for (const n of [1, 2, 3]) {
         await h.recordEvent(company, "clicked", { n });
         await receiver.waitFor(n);
       }
-      const items = (await h.webhooks.deliveries.list(company, { endpointId: endpoint.id })).items;
+      const items = (await h.webhooks.deliveries.list({ companyId: company, endpointId: endpoint.id })).items;
       expect(items).toHaveLength(3);
       for (const item of items) expect((await waitForDelivery(item.id, (d) => d.state === "succeeded")).attemptCount).toBe(1);
 
@@ -171,7 +171,7 @@ describe("a relay woken by NOTIFY", () => {
       await h.recordEvent(company, "clicked", { n: 4 });
       const fourth = await (async () => {
         for (;;) {
-          const listed = (await h.webhooks.deliveries.list(company, { endpointId: endpoint.id })).items;
+          const listed = (await h.webhooks.deliveries.list({ companyId: company, endpointId: endpoint.id })).items;
           const added = listed.find((d) => !items.some((i) => i.id === d.id));
           if (added) return added;
           await new Promise((resolve) => setTimeout(resolve, 100));
@@ -179,7 +179,7 @@ describe("a relay woken by NOTIFY", () => {
       })();
       await waitForDelivery(fourth.id, (d) => d.state === "dead_letter");
       receiver.handle((_request, response) => response.writeHead(200).end());
-      await h.webhooks.deliveries.retry(company, fourth.id);
+      await h.webhooks.deliveries.retry({ companyId: company, deliveryId: fourth.id });
       expect(await waitForDelivery(fourth.id, (d) => d.state === "succeeded")).toMatchObject({ attemptCount: 3, lastStatus: 200 });
       const handle = env.client.workflow.getHandle(webhookDeliveryWorkflowId(fourth.id));
       expect(await handle.result()).toBe("succeeded");

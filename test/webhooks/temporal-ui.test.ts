@@ -7,7 +7,7 @@ import { EventsService } from "../../src/gen/mail/v1/events_pb.js";
 import { WebhookDeliveryState, WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { OPERATOR_TOKEN } from "../support/api-harness.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
-import { type RoutedReceiver, startRoutedReceiver, waitUntil, webhooksOverrides } from "./api-support.ts";
+import { type RoutedReceiver, startRoutedReceiver, waitUntil, loopbackDelivery } from "./api-support.ts";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from "../support/chromium.ts";
 
 /**
@@ -27,7 +27,7 @@ describe.skipIf(!chromiumInstalled)("a dead-lettered delivery in the Temporal UI
 
   beforeAll(async () => {
     hooks = await startRoutedReceiver();
-    h = await startSendingHarness({}, undefined, { webhooksTestOverrides: webhooksOverrides(hooks.certificate) });
+    h = await startSendingHarness({}, undefined, { webhookDelivery: loopbackDelivery(hooks.certificate) });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     page = await browser.newPage();
   });

@@ -1,10 +1,10 @@
 /**
- * `node src/worker-main.ts` with the webhook test overrides, for tests that
- * kill and restart a worker process. The production entry refuses loopback
+ * `node src/worker-main.ts` with the tests' webhook delivery options, for
+ * tests that kill and restart a worker process. The production entry refuses loopback
  * targets and trusts only public certificate authorities (by design, with
  * no switch in the environment); this one is the same worker
  * (startWorkerProcess, configured from the environment like worker-main)
- * plus, in code, the overrides that let it reach the test's HTTPS receiver
+ * plus, in code, the options that let it reach the test's HTTPS receiver
  * on 127.0.0.1:
  *
  *   node test/webhooks/worker-for-tests.ts <test CA certificate file>
@@ -20,12 +20,14 @@ async function main(): Promise<void> {
   const config = loadConfig();
   if (!config.databaseUrl) throw new Error("set DATABASE_URL");
   const worker = await startWorkerProcess(config, config.databaseUrl, { warn: (details, message) => console.warn(message, details) }, {
-    resolver: testResolver(),
-    allowLoopbackForTests: true,
-    trustedCaForTests: readFileSync(caFile, "utf8"),
-    receiverTimeoutMs: 3_000,
-    // The relay runs here, beside the worker: it hands each delivery the tests' short retry schedule.
-    schedule: SHORT_SCHEDULE,
+    webhookDelivery: {
+      resolver: testResolver(),
+      allowLoopback: true,
+      trustedCa: readFileSync(caFile, "utf8"),
+      receiverTimeoutMs: 3_000,
+      // The relay runs here, beside the worker: it hands each delivery the tests' short retry schedule.
+      schedule: SHORT_SCHEDULE,
+    },
   });
   console.log(`worker running on task queue ${config.temporalTaskQueue}`);
   const stop = async () => {

@@ -1,6 +1,6 @@
 import { proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes } from "@temporalio/workflow";
-import type { MessageActivities } from "../../src/adapters/temporal/messages/activities.ts";
 import { MAIL_STATUS } from "../search-attributes.ts";
+import type { MessageActivities, MessageWorkflowStatus } from "./activities.ts";
 
 /**
  * One workflow per message (id `message-<messageId>`): it owns the sending
@@ -17,7 +17,8 @@ import { MAIL_STATUS } from "../search-attributes.ts";
  * of `MailStatus` at the end. A deferral adds a local activity (the
  * `deferred` mark), an upsert and a timer per wait.
  *
- * Deterministic: every I/O is an activity (src/adapters/temporal/messages/activities.ts).
+ * Deterministic: every I/O is an activity (./activities.ts; implemented in
+ * src/adapters/temporal/messages/activities.ts).
  */
 export interface MessageWorkflowInput {
   readonly messageId: string;
@@ -27,9 +28,6 @@ export interface MessageWorkflowInput {
   /** How long one handoff attempt may take before Temporal retries it elsewhere. */
   readonly handoffTimeoutSeconds: number;
 }
-
-/** Status names as in the API (`sent`, `rejected`, ...). */
-export type MessageWorkflowStatus = Awaited<ReturnType<MessageActivities["markDeferred"]>>;
 
 /**
  * A handoff attempt heartbeats every second while it talks to the email
@@ -42,30 +40,30 @@ export const HANDOFF_HEARTBEAT_TIMEOUT = "10s";
 
 export async function messageLifecycle(input: MessageWorkflowInput): Promise<MessageWorkflowStatus> {
   const { messageId, companyId } = input;
-  // A database-only step: a local activity, recorded as one marker.
-  const quick = proxyLocalActivities<MessageActivities>({
-    startToCloseTimeout: "30s",
-    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
-  });
-  const handoff = proxyActivities<MessageActivities>({
+  const { attemptHandOff } = proxyActivities<Pick<MessageActivities, "attemptHandOff">>({
     startToCloseTimeout: `${input.handoffTimeoutSeconds}s`,
     heartbeatTimeout: HANDOFF_HEARTBEAT_TIMEOUT,
     // The email service may be down for a while: keep trying, slower and
     // slower; a stuck message shows in the Temporal UI with its last error.
     retry: { initialInterval: "2s", backoffCoefficient: 2, maximumInterval: "10m" },
   });
+  // A database-only step: a local activity, recorded as one marker.
+  const { markDeferred } = proxyLocalActivities<Pick<MessageActivities, "markDeferred">>({
+    startToCloseTimeout: "30s",
+    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
+  });
 
   // `queued` was set with the start.
-  let shown = "queued" as MessageWorkflowStatus;
+  let shown: MessageWorkflowStatus = "queued";
   for (;;) {
-    const attempt = await handoff.attemptHandOff(companyId, messageId, input.provider);
+    const attempt = await attemptHandOff(companyId, messageId, input.provider);
     if (attempt.waitMs === 0) {
       if (attempt.status !== shown) upsertSearchAttributes([{ key: MAIL_STATUS, value: attempt.status }]);
       return attempt.status;
     }
     // The sending pace does not allow it yet: visibly deferred, then a durable timer.
     if (shown !== "deferred") {
-      shown = await quick.markDeferred(companyId, messageId);
+      shown = await markDeferred(companyId, messageId);
       upsertSearchAttributes([{ key: MAIL_STATUS, value: shown }]);
     }
     await sleep(attempt.waitMs);

@@ -3,25 +3,26 @@ import {
   condition,
   defineSignal,
   isCancellation,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
   TemporalFailure,
   upsertSearchAttributes,
 } from "@temporalio/workflow";
-import type { AttemptDeliveryAnswer, WebhookDeliveryActivities } from "../../src/adapters/temporal/webhooks/activities.ts";
+import type { AttemptDeliveryInput, AttemptDeliveryResult, AttemptedDeliveryState, WebhookDeliveryActivities } from "./activities.ts";
 import { WEBHOOK_DELIVERY_STATUS } from "../search-attributes.ts";
 
 /**
  * One workflow per webhook delivery (id `webhook-delivery-<deliveryId>`):
- * up to `maxAttempts` attempts, each an activity with its number (a local
- * activity when the input says `localAttempts`, as the relay does), with the
- * waits of `waitsSeconds` between them on durable timers (spec: 5 attempts,
- * about 1 min, 5 min, 15 min and 1 h apart; the schedule comes in the input
- * so it is fixed for the delivery's life and tests can shorten it). After
- * the last failure the delivery is a dead letter: no automatic retry; the
- * workflow waits up to `deadLetterWaitSeconds` for a `retry` signal, which
- * starts a new round, numbered on. Deterministic: every I/O is the activity.
+ * up to `maxAttempts` attempts, each a local activity with its number, with
+ * the waits of `waitsSeconds` between them on durable timers (spec: 5
+ * attempts, about 1 min, 5 min, 15 min and 1 h apart; the schedule comes in
+ * the input so it is fixed for the delivery's life and tests can shorten
+ * it). After the last failure the delivery is a dead letter: no automatic
+ * retry; the workflow waits up to `deadLetterWaitSeconds` for a `retry`
+ * signal, which starts a new round, numbered on. Deterministic: every I/O
+ * is the activity.
  *
  * The `retry` signal while a wait between attempts is running makes the
  * next attempt now (operators, from the Temporal UI).
@@ -39,49 +40,62 @@ export interface WebhookDeliveryInput {
   readonly waitsSeconds: readonly number[];
   readonly deadLetterWaitSeconds: number;
   /**
-   * Each attempt is a local activity: it runs in the workflow task of the
-   * worker that holds the workflow, instead of going back to the server and
-   * through the task queue to an activity poller (that
-   * trip was about 40 ms of the 90 ms from event to first attempt). The
-   * relay sets it on every run it starts; a history without it (a workflow
-   * started before this change) goes on with remote activities, so it
-   * replays unchanged. In the input rather than behind `patched()`, whose
-   * marker would be one more billable action per delivery.
+   * Read only so that runs started without LOCAL_ATTEMPTS_PATCH replay: the
+   * relay set it on those runs to make their attempts local activities. The
+   * relay no longer sets it.
    */
   readonly localAttempts?: boolean;
 }
 
-export type WebhookDeliveryResult = AttemptDeliveryAnswer["state"];
+export type WebhookDeliveryResult = AttemptedDeliveryState;
 
 export const retryDelivery = defineSignal("retry");
+
+/**
+ * Attempts run as local activities: in the workflow task of the worker that
+ * holds the workflow, rather than back through the server and the task
+ * queue to an activity poller (that trip was about 40 ms of the 90 ms from
+ * event to first attempt). A run whose history has this patch's marker
+ * makes every attempt, and the record of an attempt that could not run,
+ * through the one local proxy. A run without the marker goes on as it
+ * began: with `localAttempts` its attempts are local and that record
+ * remote; without it, both remote. Once no such run is open (a dead
+ * letter's workflow waits at most deadLetterWaitSeconds),
+ * deprecatePatch(LOCAL_ATTEMPTS_PATCH) replaces the check and the remote
+ * proxy goes.
+ */
+export const LOCAL_ATTEMPTS_PATCH = "webhook-attempts-are-local-activities";
 
 /**
  * Tries of one attempt's activity (about 15 s of backoff). The maximum
  * matters for an attempt that can never run, such as an endpoint secret that
  * no configured data encryption key opens: without it the activity would be
- * retried for ever and the delivery never become a dead letter. The attempt is then recorded as failed without a request, and the
- * round goes on as after any failure.
+ * retried for ever and the delivery never become a dead letter. The attempt
+ * is then recorded as failed without a request, and the round goes on as
+ * after any failure.
  */
 export const ATTEMPT_ACTIVITY_MAX_TRIES = 5;
 
-/** One attempt's timeout and tries, whether it runs as an activity or a local activity. */
+/** One attempt's timeout and tries. */
 const ATTEMPT_OPTIONS = {
   // The receiver has 10 s; DNS, signing and recording fit in the rest.
   startToCloseTimeout: "30s",
   retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m", maximumAttempts: ATTEMPT_ACTIVITY_MAX_TRIES },
 } as const;
 
+/** Recording an attempt that could not run needs only the database: retried until it answers. */
+const UNTIL_RECORDED = { retry: { maximumAttempts: Number.POSITIVE_INFINITY } };
+
+// A retry whose backoff is under a minute (all of an attempt's) waits in the worker, without a timer in the history.
+const { attemptDelivery } = proxyLocalActivities<WebhookDeliveryActivities>(ATTEMPT_OPTIONS);
+/** Runs started without LOCAL_ATTEMPTS_PATCH only (see there). */
+const { attemptDelivery: attemptDeliveryRemotely } = proxyActivities<WebhookDeliveryActivities>(ATTEMPT_OPTIONS);
+
 export async function webhookDelivery(input: WebhookDeliveryInput): Promise<WebhookDeliveryResult> {
-  const { attemptDelivery } = proxyActivities<WebhookDeliveryActivities>(ATTEMPT_OPTIONS);
-  // The same activity, as a local activity (see `localAttempts`). A retry whose backoff is under a
-  // minute (all of these) waits in the worker, without a timer in the history.
-  const { attemptDelivery: attemptLocally } = proxyLocalActivities<WebhookDeliveryActivities>(ATTEMPT_OPTIONS);
-  const attemptOnce = input.localAttempts === true ? attemptLocally : attemptDelivery;
-  // Recording an attempt that could not run needs only the database: retried until it answers.
-  const { attemptDelivery: recordAttemptThatCouldNotRun } = proxyActivities<WebhookDeliveryActivities>({
-    startToCloseTimeout: "30s",
-    retry: { initialInterval: "1s", backoffCoefficient: 2, maximumInterval: "1m" },
-  });
+  const withPatch = patched(LOCAL_ATTEMPTS_PATCH);
+  const local = withPatch || input.localAttempts === true;
+  const attemptOnce = local ? attemptDelivery : attemptDeliveryRemotely;
+  const recordCouldNotRun = withPatch ? attemptDelivery : attemptDeliveryRemotely;
 
   let retryAsked = false;
   setHandler(retryDelivery, () => {
@@ -101,24 +115,24 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<Webh
       retryAsked = false;
       const final = i === input.maxAttempts - 1;
       const wait = input.waitsSeconds[i];
-      const attempt = {
+      const attempt: AttemptDeliveryInput = {
         companyId: input.companyId,
         deliveryId: input.deliveryId,
         attempt: number++,
         final,
         retryInMs: final || wait === undefined ? null : wait * 1000,
       };
-      let answer: AttemptDeliveryAnswer;
+      let answer: AttemptDeliveryResult;
       try {
         answer = await attemptOnce(attempt);
       } catch (error) {
         // A remote activity that ran out of tries throws an ActivityFailure; a local one throws its
         // last failure as it is (an ApplicationFailure, a TimeoutFailure...). Anything else (a bug
-        // in this code) or a cancellation fails the workflow task as before.
-        if (!(error instanceof ActivityFailure || (input.localAttempts === true && error instanceof TemporalFailure)) || isCancellation(error)) {
+        // in this code) or a cancellation fails the workflow task.
+        if (!(error instanceof ActivityFailure || (local && error instanceof TemporalFailure)) || isCancellation(error)) {
           throw error;
         }
-        answer = await recordAttemptThatCouldNotRun({ ...attempt, couldNotRun: true });
+        answer = await recordCouldNotRun.executeWithOptions(UNTIL_RECORDED, [{ ...attempt, couldNotRun: true }]);
       }
       show(answer.state);
       if (answer.state === "succeeded" || answer.state === "gone") return answer.state;

@@ -38,10 +38,11 @@ export interface HttpsWebhookSenderOptions {
   /** Receiver budget for the whole attempt, lookup included. Default 10,000 ms. */
   readonly timeoutMs?: number;
   /**
-   * Extra trusted certificate authorities (PEM), replacing the system ones.
-   * For tests with a self-signed receiver only; unset in production.
+   * The certificate authorities (PEM) a receiver's certificate must chain
+   * to, replacing Node's bundled list: receivers under a private PKI (or a
+   * test's self-signed receiver). Default: Node's bundled list.
    */
-  readonly trustedCaForTests?: string;
+  readonly trustedCa?: string;
   /** Where the detail of a failed attempt goes (never into the attempt record). */
   readonly log?: { warn(details: Record<string, unknown>, message: string): void };
 }
@@ -57,7 +58,7 @@ export class HttpsWebhookSender implements WebhookTransport {
   constructor(options: HttpsWebhookSenderOptions) {
     this.#policy = options.policy;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.#ca = options.trustedCaForTests;
+    this.#ca = options.trustedCa;
     this.#log = options.log;
   }
 

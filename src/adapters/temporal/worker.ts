@@ -78,7 +78,7 @@ export interface WorkerOptions extends TemporalConnectionSettings {
   readonly taskQueue: string;
   /**
    * Every capability's activities in one object, e.g.
-   * `{ ...createMessageActivities(lifecycle, pace), ...createWebhookActivities(...) }`;
+   * `{ ...createMessageActivities({ lifecycle }), ...createWebhookActivities(...) }`;
    * a workflow calls them by name, so names are unique across capabilities.
    */
   readonly activities: object;

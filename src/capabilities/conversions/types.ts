@@ -1,10 +1,8 @@
+import type { JsonObject } from "../shared/json.ts";
 import type { Amount } from "./amounts.ts";
 
-/** A JSON value as a caller wrote it (metadata; an amount written as a JSON number or string). */
-export type JsonValue = string | number | boolean | null | JsonValue[] | JsonObject;
-export interface JsonObject {
-  [key: string]: JsonValue;
-}
+/** A JSON value as a caller wrote it (metadata; an amount written as a JSON number or string): the capabilities' one JSON type. */
+export type { JsonObject, JsonValue } from "../shared/json.ts";
 
 /** The kinds of conversion (spec: POST /mail/v1/conversions, eventType). */
 export const CONVERSION_EVENT_TYPES = ["purchase", "order_confirmed", "registration", "lead", "booking"] as const;

@@ -1,4 +1,14 @@
-export { CreditsService, MAX_ADJUSTMENT, MAX_LEDGER_PAGE, type CreditsServiceOptions, type Wallet } from "./credits-service.ts";
+export {
+  type AdjustCreditsCommand,
+  Credits,
+  type CreditsDependencies,
+  type LedgerQuery,
+  MAX_ADJUSTMENT,
+  MAX_LEDGER_PAGE,
+  type MessageCreditCommand,
+  type Wallet,
+  type WalletQuery,
+} from "./credits.ts";
 export type {
   AdjustResult,
   BalanceChange,

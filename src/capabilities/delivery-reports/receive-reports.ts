@@ -13,6 +13,7 @@ import type {
   StoredReport,
 } from "./ports.ts";
 import type { VerpAddresses } from "./verp.ts";
+import { isUuid } from "../shared/uuid.ts";
 
 /**
  * What became of one report:
@@ -25,14 +26,18 @@ import type { VerpAddresses } from "./verp.ts";
  */
 export type ReportOutcome = "applied" | "duplicate" | "noted" | "unmatched" | "retry_later";
 
-const KEPT_KINDS: readonly KeptReportKind[] = ["unmatched", "delayed", "soft_bounce", "rejected_by_provider"];
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const KEPT_KINDS: readonly KeptReportKind[] = ["unmatched", "delayed", "soft_bounce"];
+/** Operators' list of the kept reports: of one company and one kind when given (empty: any). */
+export interface ListReportsCommand {
+  readonly companyId?: string | undefined;
+  readonly kind?: string | undefined;
+  /** 1 to 500; 0 or unset: 50. */
+  readonly limit?: number | undefined;
+}
 
-export interface ListReportsQuery {
-  readonly companyId?: string;
-  readonly kind?: string;
-  /** 0 or unset: 50. */
-  readonly limit?: number;
+/** An address an inbound report is sent to (SMTP RCPT TO). */
+export interface ReturnPathQuery {
+  readonly address: string;
 }
 
 /** A report that came in by SMTP to VERP return paths. */
@@ -84,14 +89,14 @@ export class DeliveryReports {
    * valid on their domain, the return-path domain their message left with
    * (no database read, except for an address of the older id-only form).
    */
-  async isOurReturnPath(address: string): Promise<boolean> {
-    return (await this.#messageIdFor(address)) !== undefined;
+  async isOurReturnPath(query: ReturnPathQuery): Promise<boolean> {
+    return (await this.#messageIdFor(query.address)) !== undefined;
   }
 
   /** Operators: the reports kept (7 days), newest first. */
-  async list(query: ListReportsQuery): Promise<StoredReport[]> {
+  async list(query: ListReportsCommand): Promise<StoredReport[]> {
     const problems: FieldProblem[] = [];
-    if (query.companyId && !UUID.test(query.companyId)) problems.push({ field: "companyId", problem: "must be a company id" });
+    if (query.companyId && !isUuid(query.companyId)) problems.push({ field: "companyId", problem: "must be a company id" });
     if (query.kind && !KEPT_KINDS.includes(query.kind as KeptReportKind)) problems.push({ field: "kind", problem: `must be one of ${KEPT_KINDS.join(", ")}` });
     if (query.limit !== undefined && (query.limit < 0 || query.limit > 500)) problems.push({ field: "limit", problem: "must be from 1 to 500" });
     if (problems.length > 0) throw new ValidationError(problems);
@@ -169,7 +174,7 @@ export class DeliveryReports {
     if (meaning.kind === "noted") {
       await this.#deps.store.keep({ ...base, ...about, kind: meaning.what, reason: detail ?? meaning.what });
       // A delay or a temporary failure is also an event on the message (no status change, no webhook).
-      if (meaning.what !== "rejected_by_provider" && message.providerMessageId) {
+      if (message.providerMessageId) {
         await this.#deps.providerEvents
           .report({
             providerEventId: `${providerEventId || `${base.source}:${message.messageId}`}:delayed`,

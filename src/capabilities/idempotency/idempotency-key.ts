@@ -7,15 +7,16 @@ import {
 
 /**
  * The one reading and validation of a request's idempotency key, done once
- * at the door (the transport) into a branded value: code further in takes an
- * `IdempotencyKey` and never reads or checks the raw header again.
+ * into a branded value: code further in takes an `IdempotencyKey` and never
+ * reads or checks the raw value again.
  *
  * - every POST but a send: the `Idempotency-Key` header only
  *   (parseIdempotencyKey), for the idempotency wrapper
  *   (src/transport/connect/idempotency-interceptor.ts);
  * - a send (POST /mail/v1/send): the header or the body's `idempotencyKey`
- *   (readSendKey), for the message, whose key is the only mechanism of a
- *   send (spec, Idempotency rule 4; the wrapper steps aside).
+ *   (readSendKey, in the send's validation), for the message, whose key is
+ *   the only mechanism of a send (spec, Idempotency rule 4; the wrapper
+ *   steps aside).
  */
 declare const validated: unique symbol;
 export type IdempotencyKey = string & { readonly [validated]: "IdempotencyKey" };
@@ -54,14 +55,13 @@ export function parseIdempotencyKey(raw: string | null | undefined): Idempotency
   return raw === null || raw === undefined ? undefined : (raw as IdempotencyKey);
 }
 
-/** A send's key as read at the door: the key, or the problems the send's one VALIDATION_ERROR lists with its other fields. */
+/** A send's key as read: the key, or the problems the send's one VALIDATION_ERROR lists with its other fields. */
 export interface SendKey {
   readonly key?: IdempotencyKey;
   readonly problems: readonly FieldProblem[];
 }
 
-/** A send without a key (a hosted form's confirmation email, tests). */
-export const NO_SEND_KEY: SendKey = { problems: [] };
+const NO_SEND_KEY: SendKey = { problems: [] };
 
 /**
  * The key of a send: the `Idempotency-Key` header or the body's

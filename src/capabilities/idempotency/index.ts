@@ -9,14 +9,6 @@ export {
   type FreshAnswer,
   type IdempotencyGuardOptions,
 } from "./idempotency-guard.ts";
-export {
-  bodyKeyField,
-  canonicalJson,
-  idempotentRequestFingerprint,
-  requestFingerprint,
-  SEND_MESSAGE_RPC,
-  sendRequestFingerprint,
-} from "./fingerprint.ts";
-export { type IdempotencyKey, NO_SEND_KEY, parseIdempotencyKey, readSendKey, type SendKey } from "./idempotency-key.ts";
+export { canonicalJson, requestFingerprint } from "./fingerprint.ts";
+export { type IdempotencyKey, parseIdempotencyKey, readSendKey, type SendKey } from "./idempotency-key.ts";
 export { storableHeaders } from "./answer-headers.ts";
-export { holdsSecrets, IDEMPOTENT_REDACTED_HEADER, isSecretField, withoutSecrets } from "./secret-fields.ts";

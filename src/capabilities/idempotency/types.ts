@@ -4,16 +4,16 @@ import type { ErrorCodeName } from "../../contract/api-error.ts";
  * One idempotent request: the caller's key, the RPC and what was asked.
  * Records are scoped by API key (the spec keeps the first answer "per API
  * key"): another key of the same company with the same Idempotency-Key is
- * another record. SendMessage has no record: its key names the message for
- * the whole company, which is its only mechanism (see sendRequestFingerprint).
+ * another record. A send has no record: its key names the message for the
+ * whole company, which is its only mechanism (messages/accept, MessageAcceptance).
  */
 export interface IdempotencyScope {
   readonly apiKeyId: string;
   /** The `Idempotency-Key` header, validated at the door (an IdempotencyKey, parseIdempotencyKey). */
   readonly key: string;
-  /** `<service type name>/<method name>`, e.g. `mail.v1.MailService/SendMessage`. */
+  /** The operation, as the transport names it (`<service type name>/<method name>`, e.g. `mail.v1.MailService/UpsertContact`). */
   readonly rpc: string;
-  /** idempotentRequestFingerprint() of the request message (where the key was written does not count). */
+  /** The request's fingerprint (requestFingerprint; where the key was written does not count). */
   readonly requestHash: Uint8Array;
 }
 

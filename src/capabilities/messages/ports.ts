@@ -1,7 +1,7 @@
+import type { KeysetPosition } from "../shared/keyset-cursor.ts";
+import type { Positioned } from "../shared/paging.ts";
 import type { MessageFilters } from "./read/filters.ts";
-import type { LogPosition } from "./read/cursor.ts";
-import type { MessageRecord } from "./read/types.ts";
-import type { MessageContentRecord } from "./read/message-content.ts";
+import type { MessageContentRecord, MessageRecord } from "./read/types.ts";
 import type { MessageErrorCode, MessageStatusName } from "./statuses.ts";
 
 /**
@@ -10,13 +10,13 @@ import type { MessageErrorCode, MessageStatusName } from "./statuses.ts";
  * the EmailProvider port of email-provider.ts.
  */
 
-/** A message as accepted by POST /mail/v1/send, before it is recorded. */
+/** A message as accepted (POST /mail/v1/send, the service's own mail), before it is recorded. */
 export interface NewMessage {
   readonly id: string;
   readonly companyId: string;
   readonly apiKeyId: string | null;
   readonly idempotencyKey: string | null;
-  /** The send's fingerprint (sendRequestFingerprint), kept with the key; absent without a key. */
+  /** The send's fingerprint (accept/send-fingerprint.ts), kept with the key; absent without a key. */
   readonly requestFingerprint?: Uint8Array | null;
   readonly recipient: string;
   readonly recipientName: string | null;
@@ -109,9 +109,9 @@ export interface UnstartedMessage {
   readonly recipientDomain: string;
 }
 
-/** MessageStore.claimHandoff's answer. */
+/** MessageStore.claimHandoff's answer; `token` names the lease for its renewals and its release. */
 export type HandoffClaim =
-  | { readonly claimed: true }
+  | { readonly claimed: true; readonly token: string }
   | { readonly claimed: false; readonly status: MessageStatusName; readonly heldForMs: number };
 
 /**
@@ -137,12 +137,19 @@ export interface MessageStore {
    * talking to the relay, so no other attempt may send the message (it
    * would be a second copy). Answers why not when not claimed: the message
    * is past its handoff, or another attempt holds the lease `heldForMs` more.
+   * A claim stores a new random token with the lease: only its holder
+   * renews or releases it.
    */
   claimHandoff(companyId: string, messageId: string, leaseMs: number): Promise<HandoffClaim>;
-  /** The attempt under way is alive: its lease ends `leaseMs` from now. */
-  renewHandoff(companyId: string, messageId: string, leaseMs: number): Promise<void>;
-  /** The attempt ended without the email service taking the message: the next one need not wait. */
-  releaseHandoff(companyId: string, messageId: string): Promise<void>;
+  /**
+   * The attempt holding lease `token` is alive: its lease ends `leaseMs`
+   * from now. False when the lease is no longer `token`'s (an attempt that
+   * stalled past its lease: another one took the message over, or it moved
+   * past its handoff); nothing changes then.
+   */
+  renewHandoff(companyId: string, messageId: string, token: string, leaseMs: number): Promise<boolean>;
+  /** The attempt holding lease `token` ended without the email service taking the message: the next one need not wait. Nothing when the lease is another's. */
+  releaseHandoff(companyId: string, messageId: string, token: string): Promise<void>;
   /** The message a provider event is about (the caller is the provider, not a tenant: no company id). */
   findByProviderMessageId(provider: string, providerMessageId: string): Promise<StoredMessage | undefined>;
   /**
@@ -170,26 +177,20 @@ export interface MessageStore {
   markWorkflowsStarted(messages: readonly Pick<UnstartedMessage, "companyId" | "id">[]): Promise<void>;
 }
 
-/** A message of the log with where it sits in the log (for the next page's cursor). */
-export interface LoggedMessage {
-  readonly record: MessageRecord;
-  readonly position: LogPosition;
-}
-
 /** The read side of the message log. */
-export interface MessageLog {
+export interface MessageLogStore {
   /** One message of the company with its events, oldest first. `id` is a UUID. */
   message(companyId: string, id: string): Promise<MessageRecord | undefined>;
   /**
    * Up to `limit` messages of the company matching `filters`, newest first
    * (created_at desc, id desc), strictly after `after`, each with its
-   * events; `more` tells whether messages follow the page.
+   * events and where it sits in the log (the next page's cursor).
    */
-  page(companyId: string, filters: MessageFilters, after: LogPosition | null, limit: number): Promise<{ items: LoggedMessage[]; more: boolean }>;
+  page(companyId: string, filters: MessageFilters, after: KeysetPosition | null, limit: number): Promise<Positioned<MessageRecord>[]>;
 }
 
 /** The content of the message log's messages (the administration screen shows it). */
-export interface MessageContentLog {
+export interface MessageContentStore {
   /** The content of one message of the company as it was sent. `id` is a UUID. */
   content(companyId: string, id: string): Promise<MessageContentRecord | undefined>;
 }

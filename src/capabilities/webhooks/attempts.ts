@@ -1,9 +1,8 @@
-import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT } from "./brand.ts";
-import type { AttemptErrorClass, AttemptOutcome, OutgoingWebhook, WebhookTransport } from "./delivery-attempt.ts";
+import type { SecretSealer } from "../sending-setup/key-sealing.ts";
+import { type AttemptErrorClass, type AttemptOutcome, signedWebhook, type WebhookTransport } from "./delivery-attempt.ts";
 import type { DeliveryState } from "./delivery-states.ts";
-import type { WebhookEndpoints } from "./endpoints.ts";
+import { signingSecrets } from "./endpoints.ts";
 import type { DeliveryToAttempt, WebhookDeliveryStore } from "./ports.ts";
-import { signatureHeader } from "./signing.ts";
 
 /**
  * One attempt of a delivery, as the delivery workflow asks for it: build
@@ -16,7 +15,7 @@ import { signatureHeader } from "./signing.ts";
 /** An error class as recorded: the transport's, or no request at all because the endpoint is disabled. */
 export type RecordedErrorClass = AttemptErrorClass | "endpoint_disabled";
 
-export interface AttemptRequest {
+export interface AttemptCommand {
   readonly companyId: string;
   readonly deliveryId: string;
   /** From 1; sent as the attempt header. */
@@ -34,16 +33,17 @@ export interface AttemptRequest {
   readonly couldNotRun?: boolean;
 }
 
-export interface AttemptAnswer {
+export interface AttemptResult {
   /** `gone`: the delivery or its endpoint was deleted; nothing more to do. */
   readonly state: DeliveryState | "gone";
   readonly status?: number;
   readonly errorClass?: RecordedErrorClass;
 }
 
-export interface DeliveryAttemptsOptions {
+export interface DeliveryAttemptsDependencies {
   readonly store: WebhookDeliveryStore;
-  readonly endpoints: WebhookEndpoints;
+  /** Opens the endpoint's sealed secrets to sign. */
+  readonly sealer: SecretSealer;
   readonly transport: WebhookTransport;
   readonly clock?: () => Date;
 }
@@ -56,37 +56,37 @@ export function deliveryBody(loaded: DeliveryToAttempt): string {
 
 export class DeliveryAttempts {
   readonly #store: WebhookDeliveryStore;
-  readonly #endpoints: WebhookEndpoints;
+  readonly #sealer: SecretSealer;
   readonly #transport: WebhookTransport;
   readonly #clock: () => Date;
 
-  constructor(options: DeliveryAttemptsOptions) {
+  constructor(options: DeliveryAttemptsDependencies) {
     this.#store = options.store;
-    this.#endpoints = options.endpoints;
+    this.#sealer = options.sealer;
     this.#transport = options.transport;
     this.#clock = options.clock ?? (() => new Date());
   }
 
-  async attempt(request: AttemptRequest): Promise<AttemptAnswer> {
-    const { companyId, deliveryId, number } = request;
+  async attempt(command: AttemptCommand): Promise<AttemptResult> {
+    const { companyId, deliveryId, number } = command;
     // The delivery and an earlier record of this attempt in one read: it is on the way to the first post.
     const read = await this.#store.loadAttempt(companyId, deliveryId, number);
     if (!read) return { state: "gone" };
     const { loaded, earlier } = read;
     if (loaded.delivery.state === "succeeded") return { state: "succeeded" };
 
-    if (earlier) return { state: loaded.delivery.state, ...answerFields(earlier.status, earlier.errorClass) };
+    if (earlier) return { state: loaded.delivery.state, ...resultFields(earlier.status, earlier.errorClass) };
 
     const attemptedAt = this.#clock();
     // A disabled endpoint gets no request; the attempt fails, so it can be retried once enabled again.
-    const outcome: RecordedOutcome = request.couldNotRun
+    const outcome: RecordedOutcome = command.couldNotRun
       ? { ok: false, errorClass: "network", durationMs: 0 }
       : loaded.endpoint.enabled
         ? await this.#post(loaded, number, attemptedAt)
         : { ok: false, errorClass: "endpoint_disabled", durationMs: 0 };
-    const state: DeliveryState = outcome.ok ? "succeeded" : request.final ? "dead_letter" : "attempting";
+    const state: DeliveryState = outcome.ok ? "succeeded" : command.final ? "dead_letter" : "attempting";
     const nextAttemptAt =
-      state === "attempting" && request.retryInMs !== null ? new Date(attemptedAt.getTime() + outcome.durationMs + request.retryInMs) : null;
+      state === "attempting" && command.retryInMs !== null ? new Date(attemptedAt.getTime() + outcome.durationMs + command.retryInMs) : null;
 
     const recorded = await this.#store.recordAttempt(
       companyId,
@@ -101,24 +101,12 @@ export class DeliveryAttempts {
       { state, nextAttemptAt },
     );
     if (!recorded) return { state: "gone" };
-    return { state: recorded.state, ...answerFields(outcome.status ?? null, outcome.errorClass ?? null) };
+    return { state: recorded.state, ...resultFields(outcome.status ?? null, outcome.errorClass ?? null) };
   }
 
-  async #post(loaded: DeliveryToAttempt, number: number, at: Date): Promise<AttemptOutcome> {
-    const body = deliveryBody(loaded);
-    const secrets = this.#endpoints.signingSecrets(loaded.endpoint, at);
-    const webhook: OutgoingWebhook = {
-      url: loaded.endpoint.url,
-      body,
-      headers: {
-        "content-type": "application/json",
-        "user-agent": WEBHOOK_USER_AGENT,
-        [WEBHOOK_HEADERS.signature]: signatureHeader(body, secrets, Math.floor(at.getTime() / 1000)),
-        [WEBHOOK_HEADERS.delivery]: loaded.delivery.id,
-        [WEBHOOK_HEADERS.attempt]: String(number),
-      },
-    };
-    return this.#transport.post(webhook);
+  async #post(loaded: DeliveryToAttempt, attempt: number, at: Date): Promise<AttemptOutcome> {
+    const secrets = signingSecrets(this.#sealer, loaded.endpoint, at);
+    return this.#transport.post(signedWebhook(loaded.endpoint.url, { body: deliveryBody(loaded), deliveryId: loaded.delivery.id, attempt, secrets, at }));
   }
 }
 
@@ -126,6 +114,6 @@ interface RecordedOutcome extends Omit<AttemptOutcome, "errorClass"> {
   readonly errorClass?: RecordedErrorClass;
 }
 
-function answerFields(status: number | null, errorClass: RecordedErrorClass | null): Pick<AttemptAnswer, "status" | "errorClass"> {
+function resultFields(status: number | null, errorClass: RecordedErrorClass | null): Pick<AttemptResult, "status" | "errorClass"> {
   return { ...(status !== null ? { status } : {}), ...(errorClass !== null ? { errorClass } : {}) };
 }

@@ -1,9 +1,10 @@
 import type { AuditContext } from "../audit/types.ts";
-import { createHash } from "node:crypto";
 import { ApiError, type FieldProblem, ValidationError } from "../../contract/api-error.ts";
+import type { KeysetCursorKind } from "../shared/keyset-cursor.ts";
+import { filterFingerprint, KeysetPager, type Page, type PageRequest, pageSize, refuseProblems } from "../shared/paging.ts";
 import { deliveryBody } from "./attempts.ts";
-import type { DeliveryCursorCodec } from "./delivery-cursor.ts";
 import type { DeliveryState } from "./delivery-states.ts";
+import { type ChangeEndpointCommand, endpointNotFound } from "./endpoints.ts";
 import { isWebhookEventName } from "./events.ts";
 import type { AttemptRecord, DeliveryFilters, DeliveryRecord, WebhookDeliveryStore, WebhookEndpointStore } from "./ports.ts";
 
@@ -17,21 +18,47 @@ import type { AttemptRecord, DeliveryFilters, DeliveryRecord, WebhookDeliverySto
  * asks the relay to do it now rather than on its next pass. So a retry
  * asked while Temporal is unreachable is not lost.
  */
-export interface DeliveryListQuery {
-  readonly limit?: number | undefined;
-  readonly cursor?: string | undefined;
+
+/** A deliveries query without its company: the page and the filters. */
+export interface DeliveryListQuery extends PageRequest {
   readonly endpointId?: string | undefined;
   readonly state?: DeliveryState | undefined;
   readonly event?: string | undefined;
+  /** Created at or after. */
   readonly since?: Date | undefined;
+  /** Created before. */
   readonly until?: Date | undefined;
   /** The deliveries a message caused (events whose data names it). */
   readonly messageId?: string | undefined;
 }
 
-export interface DeliveryPage {
-  readonly items: DeliveryRecord[];
-  readonly nextCursor: string | null;
+export interface ListDeliveriesCommand extends DeliveryListQuery {
+  readonly companyId: string;
+}
+
+/** Names one delivery of the caller's company. */
+export interface DeliveryCommand {
+  readonly companyId: string;
+  readonly deliveryId: string;
+}
+
+export interface RetryDeliveryCommand extends DeliveryCommand {
+  readonly audit?: AuditContext | undefined;
+}
+
+/** Every dead letter of one endpoint created at or after `since`. */
+export interface RetryDeadLettersCommand extends ChangeEndpointCommand {
+  /** Required: a retry of "every dead letter ever" is never asked by omission. */
+  readonly since: Date | undefined;
+  /** Count them, retry nothing (the screen's "retry N deliveries?"). */
+  readonly dryRun?: boolean | undefined;
+}
+
+export interface RetryDeadLettersResult {
+  /** How many were put back into `attempting` (0 on a dry run). */
+  readonly retried: number;
+  /** How many dead letters the command took (or would take, on a dry run). */
+  readonly deadLetters: number;
 }
 
 export interface DeliveryDetail {
@@ -41,123 +68,99 @@ export interface DeliveryDetail {
   readonly body: string;
 }
 
-
-
-export interface WebhookDeliveriesOptions {
+export interface WebhookDeliveriesDependencies {
   readonly store: WebhookDeliveryStore;
   readonly endpoints: WebhookEndpointStore;
-  readonly cursors: DeliveryCursorCodec;
+  /** Secret of the list's cursors. */
+  readonly cursorSecret: string;
   /** Asks the relay for a pass now (retries are picked up by the next pass anyway). */
   readonly nudge?: () => void;
   readonly clock?: () => Date;
 }
 
-export const DEFAULT_PAGE_SIZE = 25;
-export const MAX_PAGE_SIZE = 100;
+/** The cursors of the deliveries list (a MAC under this context verifies nowhere else). */
+export const DELIVERY_CURSOR: KeysetCursorKind = { context: "mail.v1.webhook-deliveries.cursor.v1", label: "webhook deliveries", filters: "filters" };
 
 /**
  * The rules of a deliveries query, without I/O: its page size, or one
- * ValidationError naming every bad filter.
+ * ValidationError naming every bad field.
  */
 export function checkDeliveryListQuery(query: DeliveryListQuery): number {
   const problems: FieldProblem[] = [];
-  const limit = query.limit ?? DEFAULT_PAGE_SIZE;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_SIZE) {
-    problems.push({ field: "limit", problem: `must be between 1 and ${MAX_PAGE_SIZE}` });
-  }
+  const size = pageSize(query.limit, problems);
   if (query.event !== undefined && !isWebhookEventName(query.event)) problems.push({ field: "event", problem: "is not an event name" });
   if (query.since && query.until && query.until <= query.since) problems.push({ field: "until", problem: "must be after since" });
   if (query.messageId !== undefined && (query.messageId.trim() === "" || query.messageId.length > 100)) {
     problems.push({ field: "messageId", problem: "must be a message id" });
   }
-  if (problems.length > 0) throw new ValidationError(problems);
-  return limit;
+  refuseProblems(problems);
+  return size;
 }
 
 export class WebhookDeliveries {
-  readonly #options: WebhookDeliveriesOptions;
+  readonly #options: WebhookDeliveriesDependencies;
+  readonly #pager: KeysetPager;
   readonly #clock: () => Date;
 
-  constructor(options: WebhookDeliveriesOptions) {
+  constructor(options: WebhookDeliveriesDependencies) {
     this.#options = options;
+    this.#pager = new KeysetPager(options.cursorSecret, DELIVERY_CURSOR);
     this.#clock = options.clock ?? (() => new Date());
   }
 
-  async list(companyId: string, query: DeliveryListQuery): Promise<DeliveryPage> {
-    const limit = checkDeliveryListQuery(query);
+  async list(command: ListDeliveriesCommand): Promise<Page<DeliveryRecord>> {
+    const { companyId } = command;
+    const size = checkDeliveryListQuery(command);
     const filters: DeliveryFilters = {
-      ...(query.endpointId !== undefined ? { endpointId: query.endpointId } : {}),
-      ...(query.state !== undefined ? { state: query.state } : {}),
-      ...(query.event !== undefined ? { event: query.event } : {}),
-      ...(query.since !== undefined ? { since: query.since } : {}),
-      ...(query.until !== undefined ? { until: query.until } : {}),
-      ...(query.messageId !== undefined ? { messageId: query.messageId.trim() } : {}),
+      ...(command.endpointId !== undefined ? { endpointId: command.endpointId } : {}),
+      ...(command.state !== undefined ? { state: command.state } : {}),
+      ...(command.event !== undefined ? { event: command.event } : {}),
+      ...(command.since !== undefined ? { since: command.since } : {}),
+      ...(command.until !== undefined ? { until: command.until } : {}),
+      ...(command.messageId !== undefined ? { messageId: command.messageId.trim() } : {}),
     };
-    const fingerprint = filtersFingerprint(filters);
-    const after = query.cursor ? this.#options.cursors.decode(query.cursor, companyId, fingerprint) : null;
-    const rows = await this.#options.store.list(companyId, filters, after, limit + 1);
-    const page = rows.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      items: page.map((row) => row.delivery),
-      nextCursor: rows.length > limit && last ? this.#options.cursors.encode(companyId, fingerprint, last.position) : null,
-    };
+    const fingerprint = filterFingerprint([filters.endpointId, filters.state, filters.event, filters.since, filters.until, filters.messageId]);
+    const after = this.#pager.after(companyId, fingerprint, command.cursor);
+    const rows = await this.#options.store.list(companyId, filters, after, size + 1);
+    return this.#pager.page(companyId, fingerprint, rows, size);
   }
 
-  async get(companyId: string, deliveryId: string): Promise<DeliveryDetail> {
+  async get(command: DeliveryCommand): Promise<DeliveryDetail> {
+    const { companyId, deliveryId } = command;
     const loaded = await this.#options.store.loadForAttempt(companyId, deliveryId);
-    if (!loaded) throw notFound();
+    if (!loaded) throw deliveryNotFound();
     return { delivery: loaded.delivery, attempts: await this.#options.store.attempts(companyId, deliveryId), body: deliveryBody(loaded) };
   }
 
   /** Retries one dead letter: a new round of attempts, numbered on. */
-  async retry(companyId: string, deliveryId: string, audit?: AuditContext): Promise<DeliveryRecord> {
+  async retry(command: RetryDeliveryCommand): Promise<DeliveryRecord> {
+    const { companyId, deliveryId, audit } = command;
     const note = audit && { context: audit, action: "webhook_delivery.retried" as const, details: {} };
     const retried = await this.#options.store.requestRetry(companyId, deliveryId, this.#clock(), note);
     if (!retried) {
       const delivery = await this.#options.store.find(companyId, deliveryId);
-      if (!delivery) throw notFound();
+      if (!delivery) throw deliveryNotFound();
       throw new ValidationError([{ field: "id", problem: `only a dead_letter delivery can be retried; this one is ${delivery.state}` }]);
     }
     this.#options.nudge?.();
     return retried;
   }
 
-  /** Retries every dead letter of one endpoint created at or after `since`; answers how many. */
-  async retryDeadLetters(companyId: string, endpointId: string, since: Date | undefined, audit?: AuditContext): Promise<number> {
-    const from = await this.#deadLetterScope(companyId, endpointId, since);
-    const note = audit && { context: audit, action: "webhook_delivery.dead_letters_retried" as const, details: { since: from.toISOString() } };
-    const count = await this.#options.store.requestRetryOfDeadLetters(companyId, endpointId, from, this.#clock(), note);
-    if (count > 0) this.#options.nudge?.();
-    return count;
-  }
-
-  /** How many dead letters retryDeadLetters would take now (the screen's "retry N deliveries?"). */
-  async countDeadLetters(companyId: string, endpointId: string, since: Date | undefined): Promise<number> {
-    return this.#options.store.countDeadLetters(companyId, endpointId, await this.#deadLetterScope(companyId, endpointId, since));
-  }
-
-  async #deadLetterScope(companyId: string, endpointId: string, since: Date | undefined): Promise<Date> {
-    if (!since) throw new ValidationError([{ field: "since", problem: "is required" }]);
-    if (!(await this.#options.endpoints.find(companyId, endpointId))) throw new ApiError("NOT_FOUND", "No such webhook endpoint.");
-    return since;
+  /** Retries every dead letter of one endpoint created at or after `since`, or counts them (`dryRun`). */
+  async retryDeadLetters(command: RetryDeadLettersCommand): Promise<RetryDeadLettersResult> {
+    const { companyId, endpointId, audit } = command;
+    const { store } = this.#options;
+    if (!command.since) throw new ValidationError([{ field: "since", problem: "is required" }]);
+    if (!(await this.#options.endpoints.find(companyId, endpointId))) throw endpointNotFound();
+    const since = command.since;
+    if (command.dryRun) return { retried: 0, deadLetters: await store.countDeadLetters(companyId, endpointId, since) };
+    const note = audit && { context: audit, action: "webhook_delivery.dead_letters_retried" as const, details: { since: since.toISOString() } };
+    const retried = await store.requestRetryOfDeadLetters(companyId, endpointId, since, this.#clock(), note);
+    if (retried > 0) this.#options.nudge?.();
+    return { retried, deadLetters: retried };
   }
 }
 
-function notFound(): ApiError {
+function deliveryNotFound(): ApiError {
   return new ApiError("NOT_FOUND", "No such webhook delivery.");
-}
-
-/** Binds a cursor to the filters it was issued for. */
-function filtersFingerprint(filters: DeliveryFilters): string {
-  const canonical = JSON.stringify([
-    filters.endpointId ?? null,
-    filters.state ?? null,
-    filters.event ?? null,
-    filters.since?.toISOString() ?? null,
-    filters.until?.toISOString() ?? null,
-    // Appended only when set: cursors issued before this filter existed stay valid.
-    ...(filters.messageId !== undefined ? [filters.messageId] : []),
-  ]);
-  return createHash("sha256").update(canonical).digest("base64url").slice(0, 16);
 }

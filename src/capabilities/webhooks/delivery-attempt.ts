@@ -1,3 +1,6 @@
+import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT } from "./brand.ts";
+import { signatureHeader } from "./signing.ts";
+
 /**
  * One HTTP attempt of a delivery, as the capability sees it: what to post,
  * and what came of it. The HTTPS adapter (src/adapters/http/webhook-sender.ts)
@@ -14,11 +17,40 @@ export interface OutgoingWebhook {
   readonly body: string;
 }
 
+/** What a signed request carries besides the endpoint's URL. */
+export interface SignedWebhookParts {
+  /** The JSON body, signed as these exact bytes. */
+  readonly body: string;
+  /** The delivery id (the body's `id`). */
+  readonly deliveryId: string;
+  /** The attempt number, from 1. */
+  readonly attempt: number;
+  /** The endpoint's live secrets, newest first: one `v1` each. */
+  readonly secrets: readonly string[];
+  /** The signature's timestamp. */
+  readonly at: Date;
+}
+
+/** A request with the spec's headers (Delivery request), signed at `at` with every live secret. */
+export function signedWebhook(url: string, parts: SignedWebhookParts): OutgoingWebhook {
+  return {
+    url,
+    body: parts.body,
+    headers: {
+      "content-type": "application/json",
+      "user-agent": WEBHOOK_USER_AGENT,
+      [WEBHOOK_HEADERS.signature]: signatureHeader(parts.body, parts.secrets, Math.floor(parts.at.getTime() / 1000)),
+      [WEBHOOK_HEADERS.delivery]: parts.deliveryId,
+      [WEBHOOK_HEADERS.attempt]: String(parts.attempt),
+    },
+  };
+}
+
 /**
- * Why an attempt got no HTTP status: two classes and nothing finer (issue
- * 18, item 6). A finer class (refused, reset, TLS, DNS, host not allowed)
- * would turn the retry button into a scanner of the service's network and
- * of DNS answers; the detail goes to the server log under the delivery id.
+ * Why an attempt got no HTTP status: two classes and nothing finer. A
+ * finer class (refused, reset, TLS, DNS, host not allowed) would turn the
+ * retry button into a scanner of the service's network and of DNS answers;
+ * the detail goes to the server log under the delivery id.
  * Recorded with the attempt; never the response body (spec, Delivery rules 6).
  */
 export type AttemptErrorClass =

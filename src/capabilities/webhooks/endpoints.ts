@@ -59,14 +59,27 @@ export interface EndpointWithSecret {
   readonly secret: string;
 }
 
-export interface CreateEndpointInput {
+/** Names one endpoint of the caller's company. */
+export interface EndpointCommand {
+  readonly companyId: string;
+  readonly endpointId: string;
+}
+
+/** Names one endpoint to change; `audit` (who acts) writes the change's audit row in its transaction, never the secret. */
+export interface ChangeEndpointCommand extends EndpointCommand {
+  readonly audit?: AuditContext | undefined;
+}
+
+export interface CreateEndpointCommand {
+  readonly companyId: string;
   readonly url: string;
   readonly description?: string | undefined;
   readonly events: readonly string[];
   readonly enabled?: boolean | undefined;
+  readonly audit?: AuditContext | undefined;
 }
 
-export interface UpdateEndpointInput {
+export interface UpdateEndpointCommand extends ChangeEndpointCommand {
   readonly url?: string | undefined;
   /** An empty string removes the description. */
   readonly description?: string | undefined;
@@ -102,7 +115,7 @@ export class HostRefusedError extends ApiError {
 export const MAX_URL_LENGTH = 2048;
 export const MAX_DESCRIPTION_LENGTH = 500;
 
-export interface WebhookEndpointsOptions {
+export interface WebhookEndpointsDependencies {
   readonly store: WebhookEndpointStore;
   readonly sealer: SecretSealer;
   readonly policy: WebhookTargetPolicy;
@@ -117,6 +130,19 @@ export function secretSealContext(companyId: string, endpointId: string): string
   return `webhook-endpoint:${companyId}:${endpointId}`;
 }
 
+/**
+ * The secrets that sign a request to `endpoint` at `now`, newest first: the
+ * current one, and the previous one while its overlap lasts.
+ */
+export function signingSecrets(sealer: SecretSealer, endpoint: EndpointRecord, now: Date): string[] {
+  const context = secretSealContext(endpoint.companyId, endpoint.id);
+  const secrets = [sealer.unseal(endpoint.secretSealed, context)];
+  if (endpoint.previousSecretSealed && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
+    secrets.push(sealer.unseal(endpoint.previousSecretSealed, context));
+  }
+  return secrets;
+}
+
 export class WebhookEndpoints {
   readonly #store: WebhookEndpointStore;
   readonly #sealer: SecretSealer;
@@ -125,7 +151,7 @@ export class WebhookEndpoints {
   readonly #health: EndpointHealthReader | undefined;
   readonly #clock: () => Date;
 
-  constructor(options: WebhookEndpointsOptions) {
+  constructor(options: WebhookEndpointsDependencies) {
     this.#store = options.store;
     this.#sealer = options.sealer;
     this.#policy = options.policy;
@@ -134,12 +160,12 @@ export class WebhookEndpoints {
     this.#clock = options.clock ?? (() => new Date());
   }
 
-  /** `audit` (who acts): the change's audit row, in its transaction; never the secret. So for update, delete, rotateSecret. */
-  async create(companyId: string, input: CreateEndpointInput, audit?: AuditContext): Promise<EndpointWithSecret> {
+  async create(command: CreateEndpointCommand): Promise<EndpointWithSecret> {
+    const { companyId, audit } = command;
     const problems: FieldProblem[] = [];
-    const description = checkDescription(input.description, problems);
-    const events = checkEvents(input.events, problems, true);
-    const url = checkUrlShape(input.url, problems, true);
+    const description = checkDescription(command.description, problems);
+    const events = checkEvents(command.events, problems, true);
+    const url = checkUrlShape(command.url, problems, true);
     if (problems.length > 0) throw new ValidationError(problems);
     const normalized = await this.#allowedUrl(url as string);
 
@@ -150,7 +176,7 @@ export class WebhookEndpoints {
       url: normalized,
       description: description ?? null,
       events: events as readonly string[],
-      enabled: input.enabled ?? true,
+      enabled: command.enabled ?? true,
       secretSealed: this.#sealer.seal(secret, secretSealContext(companyId, id)),
     };
     const note = audit && { context: audit, action: "webhook.created" as const, details: { url: normalized, events: draft.events } };
@@ -158,27 +184,28 @@ export class WebhookEndpoints {
     return { endpoint: await this.#view(companyId, record), secret };
   }
 
-  async get(companyId: string, endpointId: string): Promise<EndpointView> {
-    return this.#view(companyId, await this.#found(companyId, endpointId));
+  async get(command: EndpointCommand): Promise<EndpointView> {
+    return this.#view(command.companyId, await this.#found(command));
   }
 
-  async list(companyId: string): Promise<EndpointView[]> {
-    return this.#views(companyId, await this.#store.list(companyId));
+  async list(command: { readonly companyId: string }): Promise<EndpointView[]> {
+    return this.#views(command.companyId, await this.#store.list(command.companyId));
   }
 
-  async update(companyId: string, endpointId: string, input: UpdateEndpointInput, audit?: AuditContext): Promise<EndpointView> {
+  async update(command: UpdateEndpointCommand): Promise<EndpointView> {
+    const { companyId, endpointId, audit } = command;
     const problems: FieldProblem[] = [];
-    const description = checkDescription(input.description, problems);
-    const events = input.events && input.events.length > 0 ? checkEvents(input.events, problems, false) : undefined;
-    const url = input.url === undefined ? undefined : checkUrlShape(input.url, problems, true);
+    const description = checkDescription(command.description, problems);
+    const events = command.events && command.events.length > 0 ? checkEvents(command.events, problems, false) : undefined;
+    const url = command.url === undefined ? undefined : checkUrlShape(command.url, problems, true);
     if (problems.length > 0) throw new ValidationError(problems);
-    await this.#found(companyId, endpointId);
+    await this.#found(command);
 
     const changes: { -readonly [K in keyof EndpointChanges]: EndpointChanges[K] } = {};
     if (url !== undefined) changes.url = await this.#allowedUrl(url);
-    if (input.description !== undefined) changes.description = description ?? null;
+    if (command.description !== undefined) changes.description = description ?? null;
     if (events !== undefined) changes.events = events;
-    if (input.enabled !== undefined) changes.enabled = input.enabled;
+    if (command.enabled !== undefined) changes.enabled = command.enabled;
     const admit = changes.url !== undefined ? withinLimits(this.#limits, changes.url, false) : undefined;
     const details: Record<string, string | boolean | null | readonly string[]> = {};
     if (changes.url !== undefined) details.url = changes.url;
@@ -187,13 +214,13 @@ export class WebhookEndpoints {
     if (changes.description !== undefined) details.description = changes.description;
     const note = audit && { context: audit, action: "webhook.updated" as const, details };
     const record = await this.#store.update(companyId, endpointId, changes, admit, note);
-    if (!record) throw notFound();
+    if (!record) throw endpointNotFound();
     return this.#view(companyId, record);
   }
 
-  async delete(companyId: string, endpointId: string, audit?: AuditContext): Promise<void> {
-    const note = audit && { context: audit, action: "webhook.deleted" as const, details: {} };
-    if (!(await this.#store.delete(companyId, endpointId, note))) throw notFound();
+  async delete(command: ChangeEndpointCommand): Promise<void> {
+    const note = command.audit && { context: command.audit, action: "webhook.deleted" as const, details: {} };
+    if (!(await this.#store.delete(command.companyId, command.endpointId, note))) throw endpointNotFound();
   }
 
   /**
@@ -201,7 +228,8 @@ export class WebhookEndpoints {
    * rotation within those hours retires the oldest secret at once: at most
    * two secrets ever sign.
    */
-  async rotateSecret(companyId: string, endpointId: string, audit?: AuditContext): Promise<EndpointWithSecret> {
+  async rotateSecret(command: ChangeEndpointCommand): Promise<EndpointWithSecret> {
+    const { companyId, endpointId, audit } = command;
     const secret = generateWebhookSecret();
     const now = this.#clock();
     const record = await this.#store.rotateSecret(companyId, endpointId, (current) => ({
@@ -209,26 +237,13 @@ export class WebhookEndpoints {
       previousSecretSealed: current.secretSealed,
       previousSecretExpiresAt: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS),
     }), audit && { context: audit, action: "webhook.secret_rotated", details: {} });
-    if (!record) throw notFound();
+    if (!record) throw endpointNotFound();
     return { endpoint: await this.#view(companyId, record), secret };
   }
 
-  /**
-   * The secrets that sign a delivery now, newest first: the current one,
-   * and the previous one while its overlap lasts.
-   */
-  signingSecrets(endpoint: EndpointRecord, now: Date): string[] {
-    const context = secretSealContext(endpoint.companyId, endpoint.id);
-    const secrets = [this.#sealer.unseal(endpoint.secretSealed, context)];
-    if (endpoint.previousSecretSealed && endpoint.previousSecretExpiresAt && endpoint.previousSecretExpiresAt > now) {
-      secrets.push(this.#sealer.unseal(endpoint.previousSecretSealed, context));
-    }
-    return secrets;
-  }
-
-  async #found(companyId: string, endpointId: string): Promise<EndpointRecord> {
-    const record = await this.#store.find(companyId, endpointId);
-    if (!record) throw notFound();
+  async #found(command: EndpointCommand): Promise<EndpointRecord> {
+    const record = await this.#store.find(command.companyId, command.endpointId);
+    if (!record) throw endpointNotFound();
     return record;
   }
 
@@ -314,7 +329,8 @@ function withinLimits(limits: EndpointLimits, url: string, adding: boolean): End
   };
 }
 
-function notFound(): ApiError {
+/** The one answer for an endpoint the caller's company does not have. */
+export function endpointNotFound(): ApiError {
   return new ApiError("NOT_FOUND", "No such webhook endpoint.");
 }
 

@@ -8,6 +8,8 @@
  * in the service's own processes, never on a caller's behalf.
  */
 import type { AuditNote } from "../audit/types.ts";
+import type { Positioned } from "../shared/paging.ts";
+import type { KeysetPosition } from "../shared/keyset-cursor.ts";
 import type { RecordedErrorClass } from "./attempts.ts";
 import type { DeliveryState } from "./delivery-states.ts";
 
@@ -103,16 +105,6 @@ export interface AttemptRecord {
   readonly errorClass: RecordedErrorClass | null;
 }
 
-/**
- * Where a page of the deliveries list ended: created_at as UTC text with
- * all six fractional digits (a JS Date would round it to the millisecond
- * and skip or repeat rows), and the id.
- */
-export interface DeliveryPosition {
-  readonly createdAt: string;
-  readonly id: string;
-}
-
 export interface DeliveryFilters {
   readonly endpointId?: string;
   readonly state?: DeliveryState;
@@ -136,11 +128,6 @@ export interface EndpointHealthCounts {
   readonly failedAttempts: number;
 }
 
-export interface DeliveryPageRow {
-  readonly delivery: DeliveryRecord;
-  readonly position: DeliveryPosition;
-}
-
 /** Everything one attempt needs, read in one go. */
 export interface DeliveryToAttempt {
   readonly delivery: DeliveryRecord;
@@ -157,8 +144,8 @@ export interface AttemptResultChange {
 
 export interface WebhookDeliveryStore {
   find(companyId: string, deliveryId: string): Promise<DeliveryRecord | null>;
-  /** Newest first, `limit` rows after `after`, filtered. */
-  list(companyId: string, filters: DeliveryFilters, after: DeliveryPosition | null, limit: number): Promise<DeliveryPageRow[]>;
+  /** Newest first, `limit` rows after `after`, filtered; each with its position (created_at to the microsecond, id). */
+  list(companyId: string, filters: DeliveryFilters, after: KeysetPosition | null, limit: number): Promise<Positioned<DeliveryRecord>[]>;
   /** Every attempt, oldest first. */
   attempts(companyId: string, deliveryId: string): Promise<AttemptRecord[]>;
 

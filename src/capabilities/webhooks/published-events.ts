@@ -78,8 +78,8 @@ export interface OrderData {
   readonly order: Readonly<Record<string, unknown>> | undefined;
 }
 
-/** A published event as the transport read it; at most one of the data fields is set. */
-export interface PublishEventInput {
+/** An event another service publishes, for its company; at most one of the data fields is set. */
+export interface PublishEventCommand {
   readonly companyId: string;
   /** The caller's stable id of the event. */
   readonly eventId: string;
@@ -100,19 +100,24 @@ export interface PublishedEvent {
 /** The field names of the data shapes as the caller wrote them (the contract's JSON names). */
 const SHAPE_FIELD: Readonly<Record<DataShape, string>> = { campaign: "campaign", campaignSent: "campaignSent", order: "order" };
 
+export interface WebhookEventPublisherDependencies {
+  readonly recorder: PublishedEventRecorder;
+  /** Asks the outbox relay for a pass now (a new event is picked up by its next pass anyway). */
+  readonly nudge?: () => void;
+}
+
 export class WebhookEventPublisher {
   readonly #recorder: PublishedEventRecorder;
   readonly #nudge: (() => void) | undefined;
 
-  /** `nudge` asks the outbox relay for a pass now (a new event is picked up by its next pass anyway). */
-  constructor(options: { readonly recorder: PublishedEventRecorder; readonly nudge?: () => void }) {
+  constructor(options: WebhookEventPublisherDependencies) {
     this.#recorder = options.recorder;
     this.#nudge = options.nudge;
   }
 
-  async publish(input: PublishEventInput): Promise<PublishedEvent> {
-    const { event, data, occurredAt } = checkPublishedEvent(input);
-    const outcome = await this.#recorder.record(input.companyId, { callerEventId: input.eventId, event, occurredAt, data });
+  async publish(command: PublishEventCommand): Promise<PublishedEvent> {
+    const { event, data, occurredAt } = checkPublishedEvent(command);
+    const outcome = await this.#recorder.record(command.companyId, { callerEventId: command.eventId, event, occurredAt, data });
     switch (outcome.kind) {
       case "recorded":
         this.#nudge?.();
@@ -120,7 +125,7 @@ export class WebhookEventPublisher {
       case "replayed":
         return { id: outcome.id, replayed: true };
       case "conflict":
-        throw new ApiError("IDEMPOTENCY_CONFLICT", `The event id ${JSON.stringify(input.eventId)} was already published with another event.`);
+        throw new ApiError("IDEMPOTENCY_CONFLICT", `The event id ${JSON.stringify(command.eventId)} was already published with another event.`);
       case "no_company":
         throw new ApiError("NOT_FOUND", "No such company.");
     }
@@ -128,7 +133,7 @@ export class WebhookEventPublisher {
 }
 
 /** The checked event and the `data` of its delivery body, or a ValidationError naming each bad field. */
-export function checkPublishedEvent(input: PublishEventInput): { event: WebhookEventName; occurredAt: Date; data: Record<string, unknown> } {
+export function checkPublishedEvent(input: PublishEventCommand): { event: WebhookEventName; occurredAt: Date; data: Record<string, unknown> } {
   const problems: FieldProblem[] = [];
   if (input.companyId.trim() === "") problems.push({ field: "companyId", problem: "is required" });
   if (input.eventId.trim() === "") problems.push({ field: "eventId", problem: "is required" });

@@ -64,11 +64,14 @@ export type TargetCheck =
 export interface WebhookTargetPolicyOptions {
   readonly resolver: HostResolver;
   /**
-   * Lets loopback addresses (127.0.0.0/8, ::1) through, so tests can run
-   * real HTTPS receivers on 127.0.0.1. Never set it in a service
-   * configuration: the production wiring refuses to.
+   * Lets loopback addresses (127.0.0.0/8, ::1) through: a receiver on the
+   * service's own machine (development, the test suite, the benchmarks).
+   * No environment variable sets it, and the composition root refuses it in
+   * production mode (src/wiring/webhooks.ts). Every other address rule
+   * stands, and a loopback address inside another form (IPv4-mapped, NAT64,
+   * 6to4) is refused all the same.
    */
-  readonly allowLoopbackForTests?: boolean;
+  readonly allowLoopback?: boolean;
   /**
    * Longest wait for the resolver, whatever it is (config
    * WEBHOOK_DNS_TIMEOUT_MS): past it the check answers `resolve_timeout`.
@@ -101,11 +104,11 @@ export class WebhookTargetPolicy {
 
   constructor(options: WebhookTargetPolicyOptions) {
     this.#resolver = options.resolver;
-    this.#allowLoopback = options.allowLoopbackForTests === true;
+    this.#allowLoopback = options.allowLoopback === true;
     this.#resolveTimeoutMs = options.resolveTimeoutMs ?? DEFAULT_RESOLVE_TIMEOUT_MS;
   }
 
-  /** True when this policy lets loopback through (tests only). */
+  /** True when this policy lets loopback through (see allowLoopback). */
   get allowsLoopback(): boolean {
     return this.#allowLoopback;
   }

@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { ApiError, ValidationError } from "../../contract/api-error.ts";
-import { WEBHOOK_HEADERS, WEBHOOK_USER_AGENT } from "./brand.ts";
-import type { AttemptErrorClass, WebhookTransport } from "./delivery-attempt.ts";
-import type { WebhookEndpoints } from "./endpoints.ts";
+import { ValidationError } from "../../contract/api-error.ts";
+import type { SecretSealer } from "../sending-setup/key-sealing.ts";
+import { type AttemptErrorClass, signedWebhook, type WebhookTransport } from "./delivery-attempt.ts";
+import { endpointNotFound, type EndpointCommand, signingSecrets } from "./endpoints.ts";
 import { isWebhookEventName, type WebhookEventName } from "./events.ts";
 import type { WebhookEndpointStore } from "./ports.ts";
-import { signatureHeader } from "./signing.ts";
 
 /**
  * "Send test event" of the administration screen: a signed example of one
@@ -25,45 +24,42 @@ export interface TestEventResult {
   readonly body: string;
 }
 
-export interface WebhookTestEventsOptions {
+/** A test event of one kind to one endpoint of the caller's company. */
+export interface SendTestEventCommand extends EndpointCommand {
+  readonly event: string;
+}
+
+export interface WebhookTestEventsDependencies {
   readonly store: WebhookEndpointStore;
-  readonly endpoints: WebhookEndpoints;
+  /** Opens the endpoint's sealed secrets to sign. */
+  readonly sealer: SecretSealer;
   readonly transport: WebhookTransport;
   readonly clock?: () => Date;
 }
 
 /** Attempt number of a test event's `Service-Attempt` header. */
-const TEST_ATTEMPT = "1";
+const TEST_ATTEMPT = 1;
 
 export class WebhookTestEvents {
-  readonly #options: WebhookTestEventsOptions;
+  readonly #options: WebhookTestEventsDependencies;
   readonly #clock: () => Date;
 
-  constructor(options: WebhookTestEventsOptions) {
+  constructor(options: WebhookTestEventsDependencies) {
     this.#options = options;
     this.#clock = options.clock ?? (() => new Date());
   }
 
-  async send(companyId: string, endpointId: string, event: string): Promise<TestEventResult> {
+  async send(command: SendTestEventCommand): Promise<TestEventResult> {
+    const { event } = command;
     if (!isWebhookEventName(event)) throw new ValidationError([{ field: "event", problem: "is not an event name" }]);
-    const endpoint = await this.#options.store.find(companyId, endpointId);
-    if (!endpoint) throw new ApiError("NOT_FOUND", "No such webhook endpoint.");
+    const endpoint = await this.#options.store.find(command.companyId, command.endpointId);
+    if (!endpoint) throw endpointNotFound();
 
     const attemptedAt = this.#clock();
     const deliveryId = randomUUID();
     const body = JSON.stringify({ id: deliveryId, event, occurredAt: attemptedAt.toISOString(), data: exampleData(event, attemptedAt) });
-    const secrets = this.#options.endpoints.signingSecrets(endpoint, attemptedAt);
-    const outcome = await this.#options.transport.post({
-      url: endpoint.url,
-      body,
-      headers: {
-        "content-type": "application/json",
-        "user-agent": WEBHOOK_USER_AGENT,
-        [WEBHOOK_HEADERS.signature]: signatureHeader(body, secrets, Math.floor(attemptedAt.getTime() / 1000)),
-        [WEBHOOK_HEADERS.delivery]: deliveryId,
-        [WEBHOOK_HEADERS.attempt]: TEST_ATTEMPT,
-      },
-    });
+    const secrets = signingSecrets(this.#options.sealer, endpoint, attemptedAt);
+    const outcome = await this.#options.transport.post(signedWebhook(endpoint.url, { body, deliveryId, attempt: TEST_ATTEMPT, secrets, at: attemptedAt }));
     return {
       deliveryId,
       event,

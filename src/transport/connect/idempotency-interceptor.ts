@@ -10,20 +10,13 @@ import {
   toBinary,
 } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { IDEMPOTENCY_KEY_HEADER } from "../../contract/names.ts";
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REDACTED_HEADER } from "../../contract/names.ts";
 import { operationSpec } from "../../contract/routes.ts";
 import { apiErrorFrom } from "../../contract/api-error.ts";
 import { boundedApiError } from "../bounded-errors.ts";
-import {
-  bodyKeyField,
-  holdsSecrets,
-  IDEMPOTENT_REDACTED_HEADER,
-  type IdempotencyGuard,
-  idempotentRequestFingerprint,
-  parseIdempotencyKey,
-  storableHeaders,
-  withoutSecrets,
-} from "../../capabilities/idempotency/index.ts";
+import { type IdempotencyGuard, parseIdempotencyKey, storableHeaders } from "../../capabilities/idempotency/index.ts";
+import { bodyKeyField, idempotentRequestFingerprint } from "./request-fingerprint.ts";
+import { holdsSecrets, withoutSecrets } from "./secret-fields.ts";
 import { kCaller } from "./context.ts";
 
 type UnaryImpl = (
@@ -52,14 +45,14 @@ type UnaryImpl = (
  *
  * One owner per operation: an operation whose request carries its own key
  * (an `idempotency_key` field: SendMessage, whose key names the message for
- * the whole company, spec Idempotency rule 4) is left to that rule, in its
- * handler (transport/connect/mail/messages.ts, readSendKey); the wrapper
- * steps aside for it and keeps no record.
+ * the whole company, spec Idempotency rule 4) is left to that rule, which
+ * the messages capability's send use case applies (MessageAcceptance); the
+ * wrapper steps aside for it and keeps no record.
  *
  * Secrets are never stored: response fields marked `debug_redact` in the
  * contract (webhook and API key secrets, sign-in tokens) are cleared from
  * the stored copy, so a replay answers the record without them and names
- * them in `Idempotent-Redacted` (see capabilities/idempotency/secret-fields.ts).
+ * them in `Idempotent-Redacted` (see secret-fields.ts).
  */
 export function withIdempotency<S extends DescService, I extends Partial<ServiceImpl<S>>>(
   service: S,

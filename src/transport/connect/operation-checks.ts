@@ -2,8 +2,7 @@ import type { DescMethod, Message } from "@bufbuild/protobuf";
 import { validateContactWrite } from "../../capabilities/contacts/validate-write.ts";
 import { validateConversion } from "../../capabilities/conversions/index.ts";
 import { validateSignupForm } from "../../capabilities/forms/index.ts";
-import { readSendKey } from "../../capabilities/idempotency/index.ts";
-import { validateSendRequest } from "../../capabilities/messages/compose/validate-send.ts";
+import { validateSend } from "../../capabilities/messages/compose/validate-send.ts";
 import { checkDeliveryListQuery } from "../../capabilities/webhooks/index.ts";
 import { type FieldProblem, ValidationError } from "../../contract/api-error.ts";
 import { IDEMPOTENCY_KEY_HEADER } from "../../contract/names.ts";
@@ -14,6 +13,7 @@ import { contactWriteFromProto } from "./contacts/contacts-to-proto.ts";
 import { conversionInputFromProto } from "./conversions/conversions-to-proto.ts";
 import { formDraftOf } from "./forms/forms-to-proto.ts";
 import { deliveryListQueryOf } from "./webhooks/webhooks-to-proto.ts";
+import { sendCommandOf } from "./mail/mapping.ts";
 
 /**
  * The operations whose own validation names every bad field of a request
@@ -33,8 +33,8 @@ const CHECKS: ReadonlyMap<DescMethod, OperationCheck> = new Map<DescMethod, Oper
   [
     MailService.method.sendMessage,
     (request, header) => {
-      const send = request as SendMessageRequest;
-      validateSendRequest(send, readSendKey(header.get(IDEMPOTENCY_KEY_HEADER), send.idempotencyKey));
+      // The caller does not count in the validation.
+      validateSend(sendCommandOf(request as SendMessageRequest, { companyId: "", keyId: "" }, header.get(IDEMPOTENCY_KEY_HEADER)));
     },
   ],
   [MailService.method.upsertContact, (request) => validateContactWrite(contactWriteFromProto(request as UpsertContactRequest), new Date())],

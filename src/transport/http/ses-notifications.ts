@@ -16,9 +16,9 @@
  * itself never fails a check, so it is never limited.
  *
  * A SubscriptionConfirmation is confirmed by fetching its SubscribeURL
- * (same host rule). Tests reach a local HTTPS server through `agent` (a test
- * override, never from the environment), which is where a certificate URL
- * on the SNS host is fetched from.
+ * (same host rule). Certificates and subscription URLs are fetched through
+ * `agent` when one is given (an egress proxy, a trust store of its own),
+ * else Node's global agent.
  */
 import { get } from "node:https";
 import type { Agent } from "node:https";
@@ -41,8 +41,8 @@ export interface SesNotificationsDependencies {
   /** When set, only notifications of this topic are taken. */
   readonly topicArn?: string;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
-  /** TESTS ONLY: the HTTPS agent that fetches certificates and subscription URLs. */
-  readonly agent?: Agent;
+  /** The HTTPS agent certificates and subscription URLs are fetched through; unset: Node's global agent. */
+  readonly agent?: Agent | undefined;
 }
 
 interface SnsEnvelope {

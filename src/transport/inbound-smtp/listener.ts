@@ -102,7 +102,7 @@ export function createInboundSmtpListener(options: InboundSmtpOptions, deps: Inb
     },
     onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, "4.5.3 Too many recipients"));
-      void deps.reports.isOurReturnPath(address.address).then(
+      void deps.reports.isOurReturnPath({ address: address.address }).then(
         (ours) => callback(ours ? undefined : smtpError(550, "5.1.1 No such return path; this server does not relay")),
         (error: unknown) => {
           deps.log.warn({ err: error }, "inbound SMTP: a return path could not be checked");

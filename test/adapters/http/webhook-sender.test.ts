@@ -9,7 +9,7 @@ import { type HttpsReceiver, makeTestCertificate, startHttpsReceiver, type TestC
 /**
  * The HTTPS delivery adapter against real HTTPS receivers on 127.0.0.1.
  * Loopback is reachable only because these tests build the policy with
- * `allowLoopbackForTests`; one test shows the same request refused without it.
+ * `allowLoopback`; one test shows the same request refused without it.
  */
 const HOOK_NAME = "hooks.customer.example";
 
@@ -50,9 +50,9 @@ beforeAll(async () => {
   certificate = await makeTestCertificate([HOOK_NAME]);
   receiver = await startHttpsReceiver(certificate);
   sender = new HttpsWebhookSender({
-    policy: new WebhookTargetPolicy({ resolver, allowLoopbackForTests: true }),
+    policy: new WebhookTargetPolicy({ resolver, allowLoopback: true }),
     timeoutMs: 1_000,
-    trustedCaForTests: certificate.cert,
+    trustedCa: certificate.cert,
   });
 });
 
@@ -169,7 +169,7 @@ describe("HTTPS webhook sender", () => {
 
   it("records an untrusted certificate as network, like a refused connection (no TLS oracle)", async () => {
     const untrusting = new HttpsWebhookSender({
-      policy: new WebhookTargetPolicy({ resolver, allowLoopbackForTests: true }),
+      policy: new WebhookTargetPolicy({ resolver, allowLoopback: true }),
       timeoutMs: 1_000,
     });
     const outcome = await untrusting.post(webhook(`${receiver.url}/`));
@@ -182,7 +182,7 @@ describe("HTTPS webhook sender: the target policy on every attempt", () => {
   it("refuses loopback without the test-only policy option, before connecting", async () => {
     const production = new HttpsWebhookSender({
       policy: new WebhookTargetPolicy({ resolver }),
-      trustedCaForTests: certificate.cert,
+      trustedCa: certificate.cert,
     });
     expect(await production.post(webhook(`${receiver.url}/`))).toMatchObject({ ok: false, errorClass: "network" });
     expect(await production.post(webhook(`http://${HOOK_NAME}:${receiver.port}/`))).toMatchObject({
@@ -222,7 +222,7 @@ describe("HTTPS webhook sender: the target policy on every attempt", () => {
             throw new Error("getaddrinfo ENOTFOUND");
           },
         },
-        allowLoopbackForTests: true,
+        allowLoopback: true,
       }),
     });
     expect(await failing.post(webhook(`https://${HOOK_NAME}/`))).toMatchObject({ ok: false, errorClass: "network" });
@@ -231,7 +231,7 @@ describe("HTTPS webhook sender: the target policy on every attempt", () => {
   it("counts the lookup in the receiver budget: a resolver that never answers is a timeout within the budget", async () => {
     const logged: Record<string, unknown>[] = [];
     const silent = new HttpsWebhookSender({
-      policy: new WebhookTargetPolicy({ resolver: { resolve: () => new Promise(() => undefined) }, allowLoopbackForTests: true }),
+      policy: new WebhookTargetPolicy({ resolver: { resolve: () => new Promise(() => undefined) }, allowLoopback: true }),
       timeoutMs: 300,
       log: { warn: (details) => logged.push(details) },
     });

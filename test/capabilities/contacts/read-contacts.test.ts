@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONTACT_CURSOR, type ContactRecord, type ListContactsCommand } from "../../../src/capabilities/contacts/index.ts";
+import { MESSAGE_LOG_CURSOR } from "../../../src/capabilities/messages/read/index.ts";
 import { createKeysetCursorCodec } from "../../../src/capabilities/shared/keyset-cursor.ts";
-import { createCursorCodec } from "../../../src/capabilities/messages/read/cursor.ts";
 import { apiErrorOf, AUDIT, CURSOR_SECRET, fieldsNamed, openContactsHarness, type ContactsHarness } from "./harness.ts";
 
 /** A list query as the tests write it: the company is the walk's. */
@@ -144,7 +144,7 @@ describe("GET /mail/v1/contacts and /mail/v1/contacts/{id}", () => {
         edited,
         "garbage",
         createKeysetCursorCodec("another-secret", CONTACT_CURSOR).encode(companyId, "x", position),
-        createCursorCodec(CURSOR_SECRET).encode(companyId, "x", position),
+        createKeysetCursorCodec(CURSOR_SECRET, MESSAGE_LOG_CURSOR).encode(companyId, "x", position),
       ];
       for (const bad of forged) expect(await fieldsNamed(h.contacts.list({ companyId, tag: "t", cursor: bad }))).toEqual(["cursor"]);
       // Valid, but for other filters or for another company.

@@ -10,6 +10,7 @@ import {
   TOKEN_FIELD,
 } from "../../../src/capabilities/forms/hosted/index.ts";
 import type { StoredMessage } from "../../../src/capabilities/messages/ports.ts";
+import { MessageAcceptance } from "../../../src/capabilities/messages/accept/message-acceptance.ts";
 import { FixedWindowRateLimiter, type RateLimitWindows } from "../../../src/capabilities/rate-limit/index.ts";
 import { loadConfig } from "../../../src/config.ts";
 import { createContactsCapability } from "../../../src/wiring/contacts.ts";
@@ -82,20 +83,15 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
     contacts = createContactsCapability(h.orm, { cursorSecret: CURSOR_SECRET }, { clock: now }).contacts;
     const setup = createSendingSetup(h.orm, config);
     const log = { warn: (details: Record<string, unknown>, message: string) => warnings.push({ details, message }) };
-    const mailer = createConfirmationMailer({
-      db: poolOf(h.orm),
-      sealer,
+    // The send use case as the messages wiring builds it, with the workflow start recorded instead of made.
+    const acceptance = new MessageAcceptance({
+      store: new PostgresMessageStore(poolOf(h.orm), { sealer }),
       senders: setup.senders,
       templates: setup.templates,
       wallet: createCredits(h.orm),
-      dispatcher: {
-        async dispatch(message) {
-          dispatched.push(message);
-          return true;
-        },
-      },
-      log,
+      onAccepted: (message) => dispatched.push(message),
     });
+    const mailer = createConfirmationMailer(acceptance);
     optIn = createDoubleOptInCapability({ orm: h.orm, forms: h.forms, contacts, tokenSecret: "test-form-token-secret", mailer, log, clock: now });
     signup = createHostedSignupCapability({
       forms: h.forms,
@@ -122,7 +118,7 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
         [companyId],
       );
     }
-    if ((options.credits ?? 10) > 0) await createCredits(h.orm).adjust(companyId, options.credits ?? 10, "test credits");
+    if ((options.credits ?? 10) > 0) await createCredits(h.orm).adjust({ companyId, amount: options.credits ?? 10, note: "test credits" });
     return companyId;
   }
 

@@ -1,7 +1,7 @@
 import { createAccounts, type Accounts } from "../../../src/wiring/accounts.ts";
-import type { CreditsService } from "../../../src/capabilities/credits/index.ts";
+import type { Credits } from "../../../src/capabilities/credits/index.ts";
 import type { SendingSetup } from "../../../src/capabilities/sending-setup/index.ts";
-import type { SuppressionsService } from "../../../src/capabilities/suppressions/index.ts";
+import type { Suppressions } from "../../../src/capabilities/suppressions/index.ts";
 import { createCredits } from "../../../src/wiring/credits.ts";
 import { createSendingSetup, type SendingSetupConfig, type SendingSetupOptions } from "../../../src/wiring/sending-setup.ts";
 import { createSuppressions } from "../../../src/wiring/suppressions.ts";
@@ -26,8 +26,8 @@ export interface SendingHarness {
   readonly orm: MikroORM;
   readonly accounts: Accounts;
   readonly setup: SendingSetup;
-  readonly credits: CreditsService;
-  readonly suppressions: SuppressionsService;
+  readonly credits: Credits;
+  readonly suppressions: Suppressions;
   newCompany(name?: string): Promise<string>;
   /** Another setup on the same ORM with other settings (e.g. another DNS server). */
   setupWith(config: Partial<SendingSetupConfig>, options?: SendingSetupOptions): SendingSetup;

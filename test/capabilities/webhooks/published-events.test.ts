@@ -4,7 +4,7 @@ import { WEBHOOK_EVENT_NAMES } from "../../../src/capabilities/webhooks/events.t
 import {
   checkPublishedEvent,
   PUBLISHABLE_EVENTS,
-  type PublishEventInput,
+  type PublishEventCommand,
   WebhookEventPublisher,
 } from "../../../src/capabilities/webhooks/published-events.ts";
 import type { PublishedEventDraft, RecordedPublishedEvent } from "../../../src/capabilities/webhooks/ports.ts";
@@ -18,7 +18,7 @@ const at = new Date("2025-11-20T08:30:00.000Z");
 const campaign = { campaignId: "cmp", recipientId: "rcp", contactId: "ct", email: "ada@example.com" };
 const base = { companyId: "00000000-0000-4000-8000-000000000001", eventId: "e-1", occurredAt: at };
 
-function problems(input: PublishEventInput): string[] {
+function problems(input: PublishEventCommand): string[] {
   try {
     checkPublishedEvent(input);
     return [];

@@ -151,7 +151,7 @@ describe("webhook URL policy: URLs", () => {
   });
 
   it("allows loopback only with the explicit test option, and nothing else private with it", async () => {
-    const testing = new WebhookTargetPolicy({ resolver, allowLoopbackForTests: true });
+    const testing = new WebhookTargetPolicy({ resolver, allowLoopback: true });
     expect(testing.allowsLoopback).toBe(true);
     expect(policy.allowsLoopback).toBe(false);
     expect((await testing.check("https://127.0.0.1:8443/hook")).allowed).toBe(true);

@@ -133,7 +133,7 @@ export async function startHostileApi(overrides: Partial<Config> = {}, options: 
         requestsPerMinute: 1_000_000,
         ...overrides,
       },
-      { webhooksTestOverrides: { resolver: tableResolver() }, ...options },
+      { webhookDelivery: { resolver: tableResolver() }, ...options },
     );
   } catch (error) {
     await temporal.stop();

@@ -3,7 +3,8 @@ import type { WorkflowHandle } from "@temporalio/client";
 import { TestWorkflowEnvironment } from "@temporalio/testing";
 import { DefaultLogger, Runtime, Worker } from "@temporalio/worker";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMessageActivities, type LifecycleSteps, type PaceReservations } from "../../../src/adapters/temporal/messages/activities.ts";
+import { createMessageActivities, type MessageActivityDependencies } from "../../../src/adapters/temporal/messages/activities.ts";
+import type { PacePort } from "../../../src/capabilities/messages/lifecycle/ports.ts";
 import { MessageDispatcher, messageWorkflowId } from "../../../src/adapters/temporal/messages/dispatcher.ts";
 import { workflowBundle } from "../../../src/adapters/temporal/worker.ts";
 import { TransientHandoffError } from "../../../src/capabilities/messages/lifecycle/message-lifecycle.ts";
@@ -39,13 +40,13 @@ function scripted(messageId: string) {
 }
 
 /** One attempt as the lifecycle makes it (suppression check, pace, handoff), each step scripted and logged. */
-const lifecycle: LifecycleSteps = {
-  async attemptHandOff(_companyId, messageId, reserve) {
+const lifecycle: MessageActivityDependencies["lifecycle"] = {
+  async attemptHandOff({ companyId, messageId, provider }) {
     calls.push(`checkSuppression:${messageId}`);
     const entry = scripted(messageId);
     if (entry.script.checked) entry.status = entry.script.checked;
     if (isPastHandoff(entry.status)) return { status: entry.status, waitMs: 0 };
-    const waitMs = await reserve();
+    const waitMs = await pace.reserve({ provider, companyId });
     if (waitMs > 0) return { status: entry.status, waitMs };
     calls.push(`handOff:${messageId}`);
     const next = entry.script.handOffs?.shift() ?? "sent";
@@ -53,7 +54,7 @@ const lifecycle: LifecycleSteps = {
     entry.status = next;
     return { status: next, waitMs: 0 };
   },
-  async markDeferred(_companyId, messageId) {
+  async markDeferred({ messageId }) {
     calls.push(`markDeferred:${messageId}`);
     const entry = scripted(messageId);
     entry.status = "deferred";
@@ -62,8 +63,8 @@ const lifecycle: LifecycleSteps = {
 };
 
 /** The pace is per provider: each test uses the message id as its provider name. */
-const pace: PaceReservations = {
-  async reserve(provider) {
+const pace: PacePort = {
+  async reserve({ provider }) {
     calls.push(`reserve:${provider}`);
     return scripted(provider).script.paceWaits?.shift() ?? 0;
   },
@@ -94,7 +95,7 @@ describe.concurrent("the message workflow", () => {
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: await workflowBundle(),
-      activities: createMessageActivities(lifecycle, pace),
+      activities: createMessageActivities({ lifecycle }),
     });
     running = worker.run();
   });

@@ -51,6 +51,8 @@ export const MessageSchema = defineEntity({
     workflowStartedAt: p.datetime().nullable(),
     /** The lease of the handoff attempt under way: no other attempt sends the message before it ends (MessageStore.claimHandoff). */
     handoffUntil: p.datetime().nullable(),
+    /** Whose lease it is: the claiming attempt's random token; only that attempt renews or releases it. */
+    handoffToken: p.uuid().nullable(),
     /** The service's own mail (sign-in links, confirmations): html and text_body are sealed, and no read shows them. */
     system: p.boolean().default(false),
   },

@@ -1,5 +1,5 @@
 import type { Pool } from "../sql.ts";
-import type { MessageContentLog } from "../../../capabilities/messages/ports.ts";
+import type { MessageContentStore } from "../../../capabilities/messages/ports.ts";
 
 interface ContentRow {
   id: string;
@@ -11,8 +11,8 @@ interface ContentRow {
   system: boolean;
 }
 
-/** The MessageContentLog port on PostgreSQL: one statement by primary key, scoped by company. */
-export function postgresMessageContent(pool: () => Promise<Pool>): MessageContentLog {
+/** The MessageContentStore port on PostgreSQL: one statement by primary key, scoped by company. */
+export function postgresMessageContent(pool: () => Promise<Pool>): MessageContentStore {
   return {
     async content(companyId, id) {
       const db = await pool();

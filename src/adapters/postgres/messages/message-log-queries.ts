@@ -1,4 +1,4 @@
-import type { LogPosition } from "../../../capabilities/messages/read/cursor.ts";
+import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
 import { containsPattern, type MessageFilters } from "../../../capabilities/messages/read/filters.ts";
 
 /**
@@ -81,7 +81,7 @@ export function messageQuery(companyId: string, id: string): SqlQuery {
  *   id desc): one address's messages (a contact's page) cost what they
  *   hold, however long the company's log.
  */
-export function listQuery(companyId: string, filters: MessageFilters, after: LogPosition | null, limit: number): SqlQuery {
+export function listQuery(companyId: string, filters: MessageFilters, after: KeysetPosition | null, limit: number): SqlQuery {
   const values: unknown[] = [companyId];
   const param = (value: unknown): string => {
     values.push(value);

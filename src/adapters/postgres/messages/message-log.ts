@@ -1,16 +1,16 @@
 import type { Pool } from "../sql.ts";
-import type { MessageLog } from "../../../capabilities/messages/ports.ts";
+import type { MessageLogStore } from "../../../capabilities/messages/ports.ts";
 import type { MessageEventRecord } from "../../../capabilities/messages/read/types.ts";
 import { eventsQuery, listQuery, messageQuery, type EventRow, type MessageRow } from "./message-log-queries.ts";
 import { eventsByMessage, messageRecord } from "./message-log-rows.ts";
 
 /**
- * The MessageLog port on PostgreSQL. Raw SQL on the pg pool rather than the
+ * The MessageLogStore port on PostgreSQL. Raw SQL on the pg pool rather than the
  * ORM: these are the hot reads of the API, each a single indexed statement
  * (see message-log-queries.ts for the plans); a page costs two statements,
  * its messages and all their events.
  */
-export function postgresMessageLog(pool: () => Promise<Pool>): MessageLog {
+export function postgresMessageLog(pool: () => Promise<Pool>): MessageLogStore {
   async function loadEvents(db: Pool, companyId: string, ids: readonly string[]): Promise<Map<string, MessageEventRecord[]>> {
     if (ids.length === 0) return new Map();
     const { rows } = await db.query<EventRow>(eventsQuery(companyId, ids));
@@ -29,21 +29,16 @@ export function postgresMessageLog(pool: () => Promise<Pool>): MessageLog {
 
     async page(companyId, filters, after, limit) {
       const db = await pool();
-      // One row more than the page tells whether a next page exists.
-      const { rows } = await db.query<MessageRow>(listQuery(companyId, filters, after, limit + 1));
-      const page = rows.slice(0, limit);
+      const { rows } = await db.query<MessageRow>(listQuery(companyId, filters, after, limit));
       const events = await loadEvents(
         db,
         companyId,
-        page.map((row) => row.id),
+        rows.map((row) => row.id),
       );
-      return {
-        items: page.map((row) => ({
-          record: messageRecord(row, events.get(row.id) ?? []),
-          position: { createdAt: row.position_at, id: row.id },
-        })),
-        more: rows.length > limit,
-      };
+      return rows.map((row) => ({
+        item: messageRecord(row, events.get(row.id) ?? []),
+        position: { createdAt: row.position_at, id: row.id },
+      }));
     },
   };
 }

@@ -10,14 +10,14 @@ import type {
   AttemptRecord,
   AttemptResultChange,
   DeliveryFilters,
-  DeliveryPageRow,
-  DeliveryPosition,
   DeliveryRecord,
   DeliveryToAttempt,
   EndpointHealthCounts,
   EndpointRecord,
   WebhookDeliveryStore,
 } from "../../../capabilities/webhooks/ports.ts";
+import type { Positioned } from "../../../capabilities/shared/paging.ts";
+import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
 import { isUuid } from "../ids.ts";
 import { type Pool, type PoolClient, toDate } from "../sql.ts";
 import { inTransaction } from "../transaction.ts";
@@ -158,7 +158,7 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
    * with an endpoint filter, webhook_delivery_endpoint_index; the other
    * filters narrow the same ordered walk.
    */
-  async list(companyId: string, filters: DeliveryFilters, after: DeliveryPosition | null, limit: number): Promise<DeliveryPageRow[]> {
+  async list(companyId: string, filters: DeliveryFilters, after: KeysetPosition | null, limit: number): Promise<Positioned<DeliveryRecord>[]> {
     if (!isUuid(companyId)) return [];
     if (filters.endpointId !== undefined && !isUuid(filters.endpointId)) return [];
     const values: unknown[] = [companyId];
@@ -188,7 +188,7 @@ export class PostgresWebhookDeliveryStore implements WebhookDeliveryStore {
         limit ${param(limit)}`,
       values,
     );
-    return rows.map((row) => ({ delivery: deliveryRecord(row), position: { createdAt: row.position_at, id: row.id } }));
+    return rows.map((row) => ({ item: deliveryRecord(row), position: { createdAt: row.position_at, id: row.id } }));
   }
 
   async attempts(companyId: string, deliveryId: string): Promise<AttemptRecord[]> {

@@ -1,5 +1,6 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
 import { boundedCall, START_DEADLINE_MS } from "../client.ts";
+import { OutboxRelay } from "../outbox-relay.ts";
 import type { MessageStore, UnstartedMessage } from "../../../capabilities/messages/ports.ts";
 import { messageLifecycle, type MessageWorkflowInput } from "../../../../workflows/messages/message-lifecycle.ts";
 import { MAIL_COMPANY_ID, MAIL_MESSAGE_ID, MAIL_RECIPIENT_DOMAIN, MAIL_STATUS } from "../../../../workflows/search-attributes.ts";
@@ -55,8 +56,7 @@ export function messageWorkflowId(messageId: string): string {
 export class MessageDispatcher {
   readonly #options: DispatcherOptions;
   readonly #client: Client;
-  #relay: NodeJS.Timeout | undefined;
-  #relayRunning: Promise<void> | undefined;
+  readonly #relay: OutboxRelay;
   readonly #queue: UnstartedMessage[] = [];
   #starting = 0;
   readonly #started: UnstartedMessage[] = [];
@@ -66,6 +66,12 @@ export class MessageDispatcher {
   constructor(options: DispatcherOptions) {
     this.#options = options;
     this.#client = options.client;
+    this.#relay = new OutboxRelay({
+      pass: () => this.relayOnce(),
+      intervalMs: options.relayIntervalMs ?? 2_000,
+      log: options.log,
+      failure: "outbox relay pass failed",
+    });
   }
 
   /** Starts the message's workflow if it has none; true when it is known to exist (and is marked so). */
@@ -175,17 +181,9 @@ export class MessageDispatcher {
     return started.length;
   }
 
+  /** Runs relay passes every relayIntervalMs until close() (outbox-relay.ts). */
   startRelay(): void {
-    if (this.#relay) return;
-    const tick = () => {
-      this.#relayRunning = this.relayOnce()
-        .then(() => undefined)
-        .catch((error: unknown) => this.#options.log.warn({ err: error }, "outbox relay pass failed"))
-        .finally(() => {
-          if (this.#relay) this.#relay = setTimeout(tick, this.#options.relayIntervalMs ?? 2_000).unref();
-        });
-    };
-    this.#relay = setTimeout(tick, this.#options.relayIntervalMs ?? 2_000).unref();
+    this.#relay.start();
   }
 
   /**
@@ -194,10 +192,8 @@ export class MessageDispatcher {
    * outbox). The client stays open for its owner to close.
    */
   async close(): Promise<void> {
-    if (this.#relay) clearTimeout(this.#relay);
-    this.#relay = undefined;
     this.#queue.length = 0;
-    await this.#relayRunning;
+    await this.#relay.close();
     // Bounded: a start hanging on an unreachable Temporal must not hold the shutdown.
     let timer: NodeJS.Timeout | undefined;
     const waitMs = (this.#options.startDeadlineMs ?? START_DEADLINE_MS) + LONGEST_RETRY_WAIT_MS;

@@ -1,5 +1,6 @@
 import { type Client, WorkflowExecutionAlreadyStartedError } from "@temporalio/client";
 import { boundedCall, START_DEADLINE_MS } from "../client.ts";
+import { OutboxRelay } from "../outbox-relay.ts";
 import { checkSchedule, DEFAULT_DELIVERY_SCHEDULE, type DeliverySchedule } from "../../../capabilities/webhooks/delivery-rules.ts";
 import type { DeliveryToDispatch, WebhookOutbox } from "../../../capabilities/webhooks/ports.ts";
 import { retryDelivery, webhookDelivery, type WebhookDeliveryInput } from "../../../../workflows/webhooks/delivery.ts";
@@ -23,11 +24,12 @@ import { WEBHOOK_COMPANY_ID, WEBHOOK_DELIVERY_STATUS, WEBHOOK_ENDPOINT_ID, WEBHO
  * is simply done again by a later pass. Several processes may run the
  * relay at once.
  *
- * When passes run: at once on a wake-up (`wakeUps`: PostgreSQL NOTIFY on
- * every recorded event or retry request, src/adapters/postgres/webhooks/
- * webhook-work-feed.ts; `kick()` in this process), and every
- * relayIntervalMs as the fallback for a notice lost with its connection.
- * Wake-ups during a pass are folded into one more pass after it.
+ * When passes run (the loop is outbox-relay.ts's): at once on a wake-up
+ * (`wakeUps`: PostgreSQL NOTIFY on every recorded event or retry request,
+ * src/adapters/postgres/webhooks/webhook-work-feed.ts; `kick()` in this
+ * process), and every relayIntervalMs as the fallback for a notice lost
+ * with its connection. Wake-ups during a pass are folded into one more
+ * pass after it.
  *
  * Where it runs: in each worker process (src/wiring/worker.ts), starting
  * through that worker's own connection with eager start (startThrough), so
@@ -72,8 +74,6 @@ export function deliveryWorkflowInput(
     maxAttempts: schedule.maxAttempts,
     waitsSeconds: [...schedule.waitsSeconds],
     deadLetterWaitSeconds: schedule.deadLetterWaitSeconds,
-    // Attempts as local activities: no trip through the task queue before each one.
-    localAttempts: true,
   };
 }
 
@@ -87,12 +87,7 @@ export class WebhookDeliveryDispatcher {
   readonly #options: WebhookDispatcherOptions;
   readonly #schedule: DeliverySchedule;
   readonly #batch: number;
-  #timer: NodeJS.Timeout | undefined;
-  #running: Promise<unknown> | undefined;
-  #again = false;
-  #looping = false;
-  #stopped = false;
-  #wakeUps: { close(): Promise<void> } | undefined;
+  readonly #relay: OutboxRelay;
   #eagerClient: Client | undefined;
 
   constructor(options: WebhookDispatcherOptions) {
@@ -100,6 +95,13 @@ export class WebhookDeliveryDispatcher {
     this.#schedule = options.schedule ?? DEFAULT_DELIVERY_SCHEDULE;
     checkSchedule(this.#schedule);
     this.#batch = options.batchSize ?? 100;
+    this.#relay = new OutboxRelay({
+      pass: () => this.relayOnce(),
+      intervalMs: options.relayIntervalMs ?? 1_000,
+      log: options.log,
+      failure: "webhook relay pass failed",
+      wakeUps: options.wakeUps,
+    });
   }
 
   /**
@@ -193,10 +195,7 @@ export class WebhookDeliveryDispatcher {
 
   /** Runs relay passes every relayIntervalMs until close(). */
   startRelay(): void {
-    if (this.#looping || this.#stopped) return;
-    this.#looping = true;
-    this.#wakeUps = this.#options.wakeUps?.(() => this.kick());
-    if (!this.#timer && !this.#running) this.#schedulePass(this.#options.relayIntervalMs ?? 1_000);
+    this.#relay.start();
   }
 
   /**
@@ -207,40 +206,11 @@ export class WebhookDeliveryDispatcher {
    * eagerly; a pass here would race it with a plain start.
    */
   kick(): void {
-    if (this.#stopped || !this.#looping) return;
-    if (this.#running) {
-      this.#again = true;
-      return;
-    }
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#schedulePass(0);
+    this.#relay.kick();
   }
 
   async close(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    const wakeUps = this.#wakeUps;
-    this.#wakeUps = undefined;
-    await wakeUps?.close();
-    await this.#running;
-  }
-
-  #schedulePass(delayMs: number): void {
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#running = this.relayOnce()
-        .catch((error: unknown) => this.#options.log.warn({ err: error }, "webhook relay pass failed"))
-        .finally(() => {
-          this.#running = undefined;
-          if (this.#stopped) return;
-          const again = this.#again;
-          this.#again = false;
-          if (again) this.#schedulePass(0);
-          else if (this.#looping) this.#schedulePass(this.#options.relayIntervalMs ?? 1_000);
-        });
-    }, delayMs);
-    this.#timer.unref();
+    await this.#relay.close();
   }
 }
 

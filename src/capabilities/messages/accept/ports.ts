@@ -27,5 +27,6 @@ export interface TemplatesPort {
 }
 
 export interface WalletPort {
-  hasCredits(companyId: string): Promise<boolean>;
+  /** At least one credit left (src/capabilities/credits). */
+  hasCredits(query: { readonly companyId: string }): Promise<boolean>;
 }

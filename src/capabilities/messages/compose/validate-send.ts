@@ -1,23 +1,22 @@
-import type { JsonObject } from "@bufbuild/protobuf";
-import type { Value } from "@bufbuild/protobuf/wkt";
 import { ValidationError, type FieldProblem } from "../../../contract/api-error.ts";
-import type { SendMessageRequest } from "../../../gen/mail/v1/mail_pb.js";
-import { type IdempotencyKey, NO_SEND_KEY, type SendKey } from "../../idempotency/index.ts";
+import { type IdempotencyKey, readSendKey } from "../../idempotency/index.ts";
+import type { JsonObject, JsonValue } from "../../shared/json.ts";
+import type { SendCommand } from "../accept/types.ts";
 import { checkEmailAddress } from "./email-address.ts";
 import type { VariableValue } from "./template.ts";
 import { exceedsCodePoints, hasControlCharacter, hasLineBreak, hasNul } from "./text-rules.ts";
 
 /**
- * Validation of POST /mail/v1/send (gRPC SendMessage) before anything is
- * looked up or stored. Pure: no I/O, so whether a template or sender exists
- * is checked later (404 NOT_FOUND), not here.
+ * Validation of a send (POST /mail/v1/send, gRPC SendMessage, the service's
+ * own mail) before anything is looked up or stored. Pure: no I/O, so
+ * whether a template or sender exists is checked later (404 NOT_FOUND), not here.
  *
  * Every rule is checked and all problems are reported in one
  * ValidationError, so a caller fixes a request in one round trip (spec:
  * "message names each field"). Field names are the JSON names the caller
  * wrote (`to.email`, `variables.<key>`, `tags.<key>`). The idempotency key
- * is read and checked at the door (capabilities/idempotency, readSendKey);
- * its problems come in with it and are listed with the others.
+ * (the body's or the header's, capabilities/idempotency readSendKey) is
+ * checked here too, and its problems listed first.
  *
  * Lengths are counted in Unicode code points (see text-rules.ts). No text
  * that is stored (or rendered into what is stored) may hold U+0000, which
@@ -65,14 +64,15 @@ export interface ValidatedSend {
 }
 
 /**
- * Validates a send request and returns its normalised form, or throws one
+ * Validates a send and returns its normalised form, or throws one
  * ValidationError listing every bad field.
  *
  * When `templateId` is given, `subject`/`html`/`text` may still be sent; they
  * are validated the same way and passed on, and the composing step decides
  * how they combine with the template.
  */
-export function validateSendRequest(req: SendMessageRequest, key: SendKey = NO_SEND_KEY): ValidatedSend {
+export function validateSend(req: SendCommand): ValidatedSend {
+  const key = readSendKey(req.idempotencyKeyHeader, req.idempotencyKey);
   const problems: FieldProblem[] = [...key.problems];
   const report = (field: string, problem: string): void => {
     problems.push({ field, problem });
@@ -134,29 +134,28 @@ function defined<K extends string, V>(key: K, value: V | undefined): { [P in K]?
 const TO_SHAPE = "must be an email address string or an object { email, name }";
 
 /**
- * `to` arrives as a google.protobuf.Value: a string is the address; a struct
- * must be exactly `{ email, name? }` (the contract's schema has
- * `additionalProperties: false`, so an unknown key is a mistake to report,
- * not to ignore).
+ * `to` is any JSON value (google.protobuf.Value in the contract): a string
+ * is the address; an object must be exactly `{ email, name? }` (the
+ * contract's schema has `additionalProperties: false`, so an unknown key is
+ * a mistake to report, not to ignore).
  */
-function validateRecipient(value: Value | undefined, report: Report): ValidatedRecipient | undefined {
-  const kind = value?.kind;
-  if (kind === undefined || kind.case === undefined || kind.case === "nullValue") {
+function validateRecipient(value: JsonValue | undefined, report: Report): ValidatedRecipient | undefined {
+  if (value === undefined || value === null) {
     report("to", "is required");
     return undefined;
   }
-  if (kind.case === "stringValue") {
-    const checked = checkEmailAddress(kind.value);
+  if (typeof value === "string") {
+    const checked = checkEmailAddress(value);
     if (checked.ok) return { email: checked.address };
     report("to", checked.problem);
     return undefined;
   }
-  if (kind.case !== "structValue") {
+  if (!isObject(value)) {
     report("to", TO_SHAPE);
     return undefined;
   }
 
-  const fields = kind.value.fields;
+  const fields = value;
   let email: string | undefined;
   let name: string | undefined;
   let ok = true;
@@ -204,8 +203,12 @@ function validateRecipient(value: Value | undefined, report: Report): ValidatedR
   return name === undefined ? { email } : { email, name };
 }
 
-function stringOf(value: Value | undefined): string | undefined {
-  return value?.kind.case === "stringValue" ? value.kind.value : undefined;
+function isObject(value: JsonValue): value is JsonObject {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function stringOf(value: JsonValue | undefined): string | undefined {
+  return typeof value === "string" ? value : undefined;
 }
 
 /** Length and header-safety rules of a value that is written into a header. */
@@ -226,7 +229,7 @@ interface ContentFields {
 }
 
 /** `templateId`, or both `subject` and `html`; plus the length limits. */
-function validateContent(req: SendMessageRequest, report: Report): ContentFields {
+function validateContent(req: SendCommand, report: Report): ContentFields {
   const out: ContentFields = {};
 
   if (req.templateId !== undefined) {

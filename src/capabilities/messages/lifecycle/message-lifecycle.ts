@@ -3,7 +3,7 @@ import type { EmailProvider, OutgoingEmail, ProviderEvent } from "../email-provi
 import type { MessageStatusName } from "../statuses.ts";
 import { isPastHandoff } from "../statuses.ts";
 import type { HandoffCandidate, MessageStore, Move, StoredMessage } from "../ports.ts";
-import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "./ports.ts";
+import type { CreditsPort, PacePort, SigningKeysPort, SuppressionsPort } from "./ports.ts";
 
 /**
  * The steps of a message's life, each idempotent, so the Temporal activities
@@ -18,7 +18,9 @@ import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "./ports.ts"
  *   (MessageStore.claimHandoff) stops a second attempt while the first may
  *   still be at the relay, and the answer is recorded with retries, so a
  *   second copy needs the worker to die between the relay's answer and its
- *   record (docs/chaos.md, "The relay run");
+ *   record (docs/chaos.md, "The relay run"); the lease is the claiming
+ *   attempt's own (a token), so one that stalled past it neither sends nor
+ *   disturbs the lease of the attempt that took over;
  * - events and webhook events are unique per message and kind.
  */
 export class TransientHandoffError extends Error {
@@ -54,17 +56,115 @@ const LEASE_RENEW_EVERY_MS = 3_000;
 /** How long an attempt keeps trying to record the email service's answer (the database away) before it gives up. */
 const RECORD_ANSWER_WITHIN_MS = 20_000;
 
+/**
+ * The handoff lease one attempt holds, named by the token its claim
+ * stored: renewed every LEASE_RENEW_EVERY_MS while the attempt runs, and
+ * renewed or released only while it is still this attempt's. Once a
+ * renewal finds another token, the lease is lost for good: the attempt
+ * that took over holds it.
+ */
+class HeldLease {
+  readonly leaseMs: number;
+  readonly #store: MessageStore;
+  readonly #ref: MessageRef;
+  readonly #token: string;
+  readonly #renewEveryMs: number;
+  readonly #timer: NodeJS.Timeout;
+  /** When the last claim or renewal that succeeded was sent: the lease runs at least leaseMs from then. */
+  #confirmedFrom: number;
+  #lost = false;
+
+  constructor(store: MessageStore, ref: MessageRef, token: string, leaseMs: number, claimedFrom: number) {
+    this.#store = store;
+    this.#ref = ref;
+    this.#token = token;
+    this.leaseMs = leaseMs;
+    this.#confirmedFrom = claimedFrom;
+    this.#renewEveryMs = Math.min(LEASE_RENEW_EVERY_MS, leaseMs / 3);
+    // A renewal that fails (the database away) lets the lease run out; Temporal still sees this attempt alive by its heartbeats.
+    this.#timer = setInterval(() => void this.#renew().catch(() => {}), this.#renewEveryMs);
+  }
+
+  /**
+   * Whether no other attempt can have taken the message over: without a
+   * query while the last confirmation is recent (the lease runs well past
+   * now), else by a renewal.
+   */
+  async stillHeld(): Promise<boolean> {
+    if (this.#lost) return false;
+    if (Date.now() - this.#confirmedFrom < this.#renewEveryMs) return true;
+    return this.#renew();
+  }
+
+  release(): Promise<void> {
+    this.stop();
+    return this.#lost ? Promise.resolve() : this.#store.releaseHandoff(this.#ref.companyId, this.#ref.messageId, this.#token);
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  async #renew(): Promise<boolean> {
+    if (this.#lost) return false;
+    const from = Date.now();
+    const held = await this.#store.renewHandoff(this.#ref.companyId, this.#ref.messageId, this.#token, this.leaseMs);
+    if (held) {
+      this.#confirmedFrom = Math.max(this.#confirmedFrom, from);
+    } else {
+      this.#lost = true;
+      this.stop();
+    }
+    return held;
+  }
+}
+
 export interface LifecycleDependencies {
   readonly store: MessageStore;
   readonly provider: EmailProvider;
   readonly credits: CreditsPort;
   readonly suppressions: SuppressionsPort;
   readonly signingKeys: SigningKeysPort;
+  /** The sending pace (SendingPace). */
+  readonly pace: PacePort;
   readonly clock?: () => Date;
   /** How often a running handoff calls its `heartbeat`. Default 1000 ms. */
   readonly heartbeatEveryMs?: number;
-  /** The handoff lease (HANDOFF_LEASE_MS unless told; tests shorten it). */
+  /** The handoff lease: HANDOFF_LEASE_MS unless told. */
   readonly handoffLeaseMs?: number;
+}
+
+/** One message of a company. */
+export interface MessageRef {
+  readonly companyId: string;
+  readonly messageId: string;
+}
+
+/** Charges the message's credit and hands it to the email service. */
+export interface HandOffCommand extends MessageRef {
+  /** Told the attempt is alive while it runs (the Temporal activity's heartbeats). */
+  readonly progress?: HandOffProgress | undefined;
+}
+
+/** One attempt of sending a message, as its workflow runs it. */
+export interface HandOffAttemptCommand extends HandOffCommand {
+  /** The email service the message goes to: the key of its sending pace. */
+  readonly provider: string;
+}
+
+export interface HandOffAttemptResult {
+  readonly status: MessageStatusName;
+  /** Milliseconds to wait for the sending pace; 0 when the attempt is over. */
+  readonly waitMs: number;
+}
+
+/** What applying a provider event did (undefined from applyProviderEvent: no message has that provider message id). */
+export interface ProviderEventOutcome {
+  /** False for a repeated report: nothing changed. */
+  readonly applied: boolean;
+  readonly messageId: string;
+  readonly companyId: string;
+  readonly status: MessageStatusName;
 }
 
 /** What the runner of a handoff (the Temporal activity) hears while it runs. */
@@ -94,12 +194,6 @@ export class MessageLifecycle {
     return this.#deps.provider.name;
   }
 
-  async #load(companyId: string, messageId: string): Promise<StoredMessage> {
-    const message = await this.#deps.store.load(companyId, messageId);
-    if (!message) throw new Error(`message ${messageId} of company ${companyId} does not exist`);
-    return message;
-  }
-
   #notSent(message: StoredMessage, to: "failed" | "suppressed", errorCode: "MAIL_CREDITS_EXHAUSTED" | "SENDING_SUSPENDED" | "SUPPRESSED"): Move {
     const at = this.#now();
     return {
@@ -119,21 +213,13 @@ export class MessageLifecycle {
    * here, and the refund is idempotent.
    */
   async #settled(message: StoredMessage): Promise<MessageStatusName> {
-    if (message.status === "rejected") await this.#deps.credits.refundMessage(message.companyId, message.id);
+    if (message.status === "rejected") await this.#deps.credits.refundMessage({ companyId: message.companyId, messageId: message.id });
     return message.status;
   }
 
-  /** Ends the message as `suppressed` when its address bounced or complained before. */
-  async checkSuppression(companyId: string, messageId: string): Promise<MessageStatusName> {
-    const message = await this.#load(companyId, messageId);
-    if (isPastHandoff(message.status)) return this.#settled(message);
-    if (!(await this.#deps.suppressions.isSuppressed(companyId, message.recipient))) return message.status;
-    return (await this.#deps.store.move(companyId, messageId, this.#notSent(message, "suppressed", "SUPPRESSED"))).status;
-  }
-
   /** The message waits for the sending pace: visibly `deferred`. */
-  async markDeferred(companyId: string, messageId: string): Promise<MessageStatusName> {
-    return (await this.#deps.store.move(companyId, messageId, { to: "deferred", at: this.#now(), eventType: "deferred" })).status;
+  async markDeferred(command: MessageRef): Promise<MessageStatusName> {
+    return (await this.#deps.store.move(command.companyId, command.messageId, { to: "deferred", at: this.#now(), eventType: "deferred" })).status;
   }
 
   /**
@@ -141,37 +227,33 @@ export class MessageLifecycle {
    * the status afterwards; throws TransientHandoffError when the service
    * could not take it right now (the activity is retried, never charged again).
    */
-  async handOff(companyId: string, messageId: string, progress?: HandOffProgress): Promise<MessageStatusName> {
-    return this.#beating(progress, async () => this.#handOff(await this.#loadCandidate(companyId, messageId)));
+  async handOff(command: HandOffCommand): Promise<MessageStatusName> {
+    return this.#beating(command.progress, async () => this.#handOff(await this.#loadCandidate(command)));
   }
 
   /**
    * One attempt of sending, as the message's workflow runs it (one activity
    * per message in the common case): ends the message as `suppressed` if
-   * its address is; else asks the sending pace for a slot (`reserve`
-   * answers 0 when one was taken, or how long to wait for one: then nothing
-   * else is done); else hands it off (handOff). The message is read once
-   * for the whole attempt.
+   * its address is; else asks the sending pace for a slot (it answers 0
+   * when one was taken, or how long to wait for one: then nothing else is
+   * done); else hands it off (handOff). The message is read once for the
+   * whole attempt.
    */
-  async attemptHandOff(
-    companyId: string,
-    messageId: string,
-    reserve: () => Promise<number>,
-    progress?: HandOffProgress,
-  ): Promise<{ status: MessageStatusName; waitMs: number }> {
-    const candidate = await this.#loadCandidate(companyId, messageId);
+  async attemptHandOff(command: HandOffAttemptCommand): Promise<HandOffAttemptResult> {
+    const { companyId, messageId } = command;
+    const candidate = await this.#loadCandidate(command);
     const { message } = candidate;
     if (isPastHandoff(message.status)) return { status: await this.#settled(message), waitMs: 0 };
-    if (await this.#deps.suppressions.isSuppressed(companyId, message.recipient)) {
+    if (await this.#deps.suppressions.isSuppressed({ companyId, email: message.recipient })) {
       const moved = await this.#deps.store.move(companyId, messageId, this.#notSent(message, "suppressed", "SUPPRESSED"));
       return { status: moved.status, waitMs: 0 };
     }
-    const waitMs = await reserve();
+    const waitMs = await this.#deps.pace.reserve({ provider: command.provider, companyId });
     if (waitMs > 0) return { status: message.status, waitMs };
-    return { status: await this.#beating(progress, () => this.#handOff(candidate)), waitMs: 0 };
+    return { status: await this.#beating(command.progress, () => this.#handOff(candidate)), waitMs: 0 };
   }
 
-  async #loadCandidate(companyId: string, messageId: string): Promise<HandoffCandidate> {
+  async #loadCandidate({ companyId, messageId }: MessageRef): Promise<HandoffCandidate> {
     const candidate = await this.#deps.store.loadForHandoff(companyId, messageId);
     if (!candidate) throw new Error(`message ${messageId} of company ${companyId} does not exist`);
     return candidate;
@@ -196,8 +278,9 @@ export class MessageLifecycle {
 
     // A retry may find the credit charged by an attempt that then crashed:
     // the refunds below return it (they do nothing when nothing was charged).
+    const credit = { companyId, messageId };
     if (!companyMaySend) {
-      await credits.refundMessage(companyId, messageId);
+      await credits.refundMessage(credit);
       return (await store.move(companyId, messageId, this.#notSent(message, "failed", "SENDING_SUSPENDED"))).status;
     }
     let dkim;
@@ -206,7 +289,7 @@ export class MessageLifecycle {
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       // The sender or its domain can no longer send (deleted, unverified).
-      await credits.refundMessage(companyId, messageId);
+      await credits.refundMessage(credit);
       return (await store.move(companyId, messageId, this.#notSent(message, "failed", "SENDING_SUSPENDED"))).status;
     }
 
@@ -214,30 +297,32 @@ export class MessageLifecycle {
     // sends this message (one that Temporal started because this worker
     // looked dead, one whose activity timed out, a restarted workflow).
     const leaseMs = this.#deps.handoffLeaseMs ?? HANDOFF_LEASE_MS;
+    const claimedFrom = Date.now();
     const claim = await store.claimHandoff(companyId, messageId, leaseMs);
     if (!claim.claimed) {
       if (isPastHandoff(claim.status)) return this.#settled({ ...message, status: claim.status });
       throw new HandoffInProgressError(Math.max(claim.heldForMs, 1_000));
     }
-    const charge = await credits.chargeForMessage(companyId, messageId);
-    if (charge === "insufficient") {
-      return (await store.move(companyId, messageId, this.#notSent(message, "failed", "MAIL_CREDITS_EXHAUSTED"))).status;
-    }
-    const renewal = setInterval(() => {
-      // A renewal that fails (the database away) lets the lease run out; Temporal still sees this attempt alive by its heartbeats.
-      store.renewHandoff(companyId, messageId, leaseMs).catch(() => {});
-    }, Math.min(LEASE_RENEW_EVERY_MS, leaseMs / 3));
+    const lease = new HeldLease(store, { companyId, messageId }, claim.token, leaseMs, claimedFrom);
     try {
-      return await this.#handOver(message, dkim);
+      const charge = await credits.chargeForMessage(credit);
+      if (charge === "insufficient") {
+        return (await store.move(companyId, messageId, this.#notSent(message, "failed", "MAIL_CREDITS_EXHAUSTED"))).status;
+      }
+      return await this.#handOver(message, dkim, lease);
     } finally {
-      clearInterval(renewal);
+      lease.stop();
     }
   }
 
   /** Hands the claimed message to the email service and records its answer. */
-  async #handOver(message: StoredMessage, dkim: OutgoingEmail["dkim"]): Promise<MessageStatusName> {
+  async #handOver(message: StoredMessage, dkim: OutgoingEmail["dkim"], lease: HeldLease): Promise<MessageStatusName> {
     const { store, credits, provider } = this.#deps;
     const { companyId, id: messageId } = message;
+    // This attempt stalled (the credit's charge, a pause of the process)
+    // past its lease and another one took the message over: it may be at
+    // the relay now, so this one must not send.
+    if (!(await lease.stillHeld())) throw new HandoffInProgressError(lease.leaseMs);
     const result = await provider.send({
       messageId,
       companyId,
@@ -252,6 +337,11 @@ export class MessageLifecycle {
 
     const at = this.#now();
     switch (result.outcome) {
+      // Recorded even when this attempt lost its lease while at the relay:
+      // the relay has this copy, and the record is what keeps any later
+      // attempt (the one that took over may be turned away and retried)
+      // from sending another. An attempt that took over finds the message
+      // `sent` and records nothing.
       case "accepted": {
         const move: Move = {
           to: "sent",
@@ -270,6 +360,10 @@ export class MessageLifecycle {
         return (await this.#recordAnswer(() => store.move(companyId, messageId, move))).status;
       }
       case "rejected": {
+        // Only the lease's holder decides the message's fate: when another
+        // attempt took it over meanwhile, its own answer stands (the relay
+        // may take its copy), and this one's retry finds it recorded.
+        if (!(await this.#recordAnswer(() => lease.stillHeld()))) throw new HandoffInProgressError(lease.leaseMs);
         // Spec: a message permanently rejected by the email service gets its credit back.
         const moved = await this.#recordAnswer(() => store.move(companyId, messageId, {
           to: "rejected",
@@ -281,12 +375,12 @@ export class MessageLifecycle {
         }));
         // A separate step: when it fails, the retried activity finds the
         // message `rejected` and finishes it (see #settled).
-        await credits.refundMessage(companyId, messageId);
+        await credits.refundMessage({ companyId, messageId });
         return moved.status;
       }
       case "failed_transient":
-        // The service did not take it: the next attempt need not wait for this one's lease.
-        await store.releaseHandoff(companyId, messageId).catch(() => {});
+        // The service did not take it: the next attempt need not wait for this one's lease (if it still holds it).
+        await lease.release().catch(() => {});
         throw new TransientHandoffError(`the email service could not take the message now: ${result.reason}`);
     }
   }
@@ -315,7 +409,7 @@ export class MessageLifecycle {
    * `applied: false`. Unknown provider message id: undefined (the caller
    * may report again later, e.g. when the event raced the handoff record).
    */
-  async applyProviderEvent(event: ProviderEvent): Promise<{ applied: boolean; messageId: string; companyId: string; status: MessageStatusName } | undefined> {
+  async applyProviderEvent(event: ProviderEvent): Promise<ProviderEventOutcome | undefined> {
     const message = await this.#deps.store.findByProviderMessageId(this.#deps.provider.name, event.providerMessageId);
     if (!message) return undefined;
     const data = transactionalData(message, event.occurredAt);
@@ -339,12 +433,17 @@ export class MessageLifecycle {
       if (await store.providerEventRecorded(event.providerEventId)) {
         return { applied: false, status: message.status, messageId: message.id, companyId: message.companyId };
       }
-      await suppressions.suppress(message.companyId, message.recipient, event.type === "bounced" ? "bounce" : "complaint", message.id);
+      await suppressions.suppress({
+        companyId: message.companyId,
+        email: message.recipient,
+        reason: event.type === "bounced" ? "bounce" : "complaint",
+        messageId: message.id,
+      });
     }
     const result = await store.moveForProviderEvent(message.companyId, message.id, move);
     // Spec: a permanently rejected message gets its credit back. Idempotent, so
     // a repeated report finishes a refund that failed after the move.
-    if (result.status === "rejected") await this.#deps.credits.refundMessage(message.companyId, message.id);
+    if (result.status === "rejected") await this.#deps.credits.refundMessage({ companyId: message.companyId, messageId: message.id });
     return { ...result, messageId: message.id, companyId: message.companyId };
   }
 }

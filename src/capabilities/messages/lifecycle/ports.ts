@@ -7,18 +7,29 @@ import type { DkimSigningKey } from "../email-provider.ts";
  */
 export interface CreditsPort {
   /** Charges one credit for the message, at most once ever. */
-  chargeForMessage(companyId: string, messageId: string): Promise<"charged" | "already_charged" | "insufficient">;
+  chargeForMessage(command: { readonly companyId: string; readonly messageId: string }): Promise<"charged" | "already_charged" | "insufficient">;
   /** Returns the message's credit, at most once ever (a retry may call it again after a failure). */
-  refundMessage(companyId: string, messageId: string): Promise<"refunded" | "already_refunded" | "not_charged">;
+  refundMessage(command: { readonly companyId: string; readonly messageId: string }): Promise<"refunded" | "already_refunded" | "not_charged">;
 }
 
 export interface SuppressionsPort {
-  isSuppressed(companyId: string, email: string): Promise<boolean>;
+  isSuppressed(query: { readonly companyId: string; readonly email: string }): Promise<boolean>;
   /** Idempotent: a provider report repeated after a failure suppresses again. */
-  suppress(companyId: string, email: string, reason: "bounce" | "complaint", messageId?: string): Promise<unknown>;
+  suppress(command: {
+    readonly companyId: string;
+    readonly email: string;
+    readonly reason: "bounce" | "complaint";
+    readonly messageId?: string | undefined;
+  }): Promise<unknown>;
 }
 
 export interface SigningKeysPort {
   /** The sender's DKIM key; throws when the sender can no longer send (e.g. its domain lost verification). */
   resolveSender(companyId: string, senderId?: string): Promise<{ readonly dkim: DkimSigningKey }>;
+}
+
+/** The sending pace (sending-pace.ts). */
+export interface PacePort {
+  /** 0 when a slot of `provider`'s pace was taken; else the milliseconds to wait for one. */
+  reserve(command: { readonly provider: string; readonly companyId?: string | undefined }): Promise<number>;
 }

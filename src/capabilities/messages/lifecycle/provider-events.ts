@@ -2,6 +2,12 @@ import { ApiError } from "../../../contract/api-error.ts";
 import type { ProviderEvent } from "../email-provider.ts";
 import type { MessageLifecycle } from "./message-lifecycle.ts";
 
+/** What a provider event did to its message: `applied: false` for a repeated report (nothing changed). */
+export interface ProviderEventReport {
+  readonly applied: boolean;
+  readonly messageId: string;
+}
+
 /**
  * The entry point of delivery, bounce and complaint reports from the email
  * service (the simulator in-process, or AdminService.ReportProviderEvent).
@@ -13,11 +19,11 @@ import type { MessageLifecycle } from "./message-lifecycle.ts";
 export class ProviderEventsIntake {
   readonly #lifecycle: MessageLifecycle;
 
-  constructor(lifecycle: MessageLifecycle) {
-    this.#lifecycle = lifecycle;
+  constructor(deps: { readonly lifecycle: MessageLifecycle }) {
+    this.#lifecycle = deps.lifecycle;
   }
 
-  async report(event: ProviderEvent): Promise<{ applied: boolean; messageId: string }> {
+  async report(event: ProviderEvent): Promise<ProviderEventReport> {
     const result = await this.#lifecycle.applyProviderEvent(event);
     if (!result) {
       // Also when the report raced the recording of the handoff: the sender retries.

@@ -1,4 +1,5 @@
 import type { SendingPaceStore } from "../ports.ts";
+import type { PacePort } from "./ports.ts";
 
 /**
  * The sending pace: a token bucket per provider, shared by every worker
@@ -13,14 +14,24 @@ export interface PaceSettings {
   readonly burst: number;
 }
 
-export class SendingPace {
+export interface SendingPaceDependencies extends PaceSettings {
+  readonly store: SendingPaceStore;
+}
+
+/** A slot of one email service's pace, for a company's message (fair between companies) or for anyone. */
+export interface ReserveCommand {
+  readonly provider: string;
+  readonly companyId?: string | undefined;
+}
+
+export class SendingPace implements PacePort {
   readonly #store: SendingPaceStore;
   readonly #settings: PaceSettings;
 
-  constructor(store: SendingPaceStore, settings: PaceSettings) {
-    if (!(settings.ratePerSecond > 0) || !(settings.burst >= 1)) throw new Error("sending pace: rate must be > 0 and burst >= 1");
-    this.#store = store;
-    this.#settings = settings;
+  constructor(deps: SendingPaceDependencies) {
+    if (!(deps.ratePerSecond > 0) || !(deps.burst >= 1)) throw new Error("sending pace: rate must be > 0 and burst >= 1");
+    this.#store = deps.store;
+    this.#settings = { ratePerSecond: deps.ratePerSecond, burst: deps.burst };
   }
 
   /**
@@ -30,9 +41,9 @@ export class SendingPace {
    * company's burst delays another company's message by at most about one
    * pace interval (1 / ratePerSecond), however many messages the burst holds.
    */
-  async reserve(provider: string, companyId?: string): Promise<number> {
+  async reserve(command: ReserveCommand): Promise<number> {
     const { ratePerSecond, burst } = this.#settings;
-    const { available, needed = 1 } = await this.#store.take(provider, ratePerSecond, burst, companyId);
+    const { available, needed = 1 } = await this.#store.take(command.provider, ratePerSecond, burst, command.companyId);
     if (available >= needed) return 0;
     // The time until the bucket holds the tokens owed first and one for this caller.
     return Math.max(1, Math.ceil(((needed - available) / ratePerSecond) * 1000));

@@ -1,10 +1,8 @@
-import { ValidationError, type FieldProblem } from "../../../contract/api-error.ts";
-import { filterFingerprint as fingerprintOf } from "../../shared/paging.ts";
+import type { FieldProblem } from "../../../contract/api-error.ts";
+import { pageSize, refuseProblems } from "../../shared/paging.ts";
 import { checkEmailAddress } from "../compose/email-address.ts";
-import { isMessageStatus, MESSAGE_STATUSES, type ListMessagesOptions, type MessageStatusName } from "./types.ts";
+import { isMessageStatus, type ListMessagesCommand, MESSAGE_STATUSES, type MessageStatusName } from "./types.ts";
 
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 100;
 /**
  * A subject has at most 500 characters (and an address far fewer), so a
  * longer `q` can never match; refusing it also caps the cost of the ILIKE scan.
@@ -32,13 +30,9 @@ export interface ParsedListOptions {
 }
 
 /** Validates everything but the cursor (that needs the filters); names every bad field at once. */
-export function parseListOptions(options: ListMessagesOptions): ParsedListOptions {
+export function parseListOptions(options: Omit<ListMessagesCommand, "companyId" | "cursor">): ParsedListOptions {
   const problems: FieldProblem[] = [];
-
-  const limit = options.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-    problems.push({ field: "limit", problem: `must be an integer from 1 to ${MAX_LIMIT}` });
-  }
+  const limit = pageSize(options.limit, problems);
 
   let status: MessageStatusName | undefined;
   if (options.status !== undefined) {
@@ -71,18 +65,18 @@ export function parseListOptions(options: ListMessagesOptions): ParsedListOption
     problems.push({ field: "since", problem: "must be a valid date-time" });
   }
 
-  if (problems.length > 0) throw new ValidationError(problems);
+  refuseProblems(problems);
   return { limit, filters: { status, q, since, tag: options.tag, recipient } };
 }
 
 /**
- * The fingerprint a message-log cursor carries (the paging kit's), so that
- * a cursor cannot be replayed with other filters. `recipient` joins the
- * inputs only when set: a cursor issued without it keeps its fingerprint.
+ * The filters in the fixed order of the cursor's fingerprint (paging kit,
+ * filterFingerprint). `recipient` joins them only when set: a cursor issued
+ * without it keeps its fingerprint.
  */
-export function filterFingerprint(filters: MessageFilters): string {
+export function fingerprintedFilters(filters: MessageFilters): readonly (string | Date | undefined)[] {
   const base = [filters.status, filters.q, filters.since, filters.tag];
-  return fingerprintOf(filters.recipient === undefined ? base : [...base, filters.recipient]);
+  return filters.recipient === undefined ? base : [...base, filters.recipient];
 }
 
 /** `q` as an ILIKE pattern: a literal substring, with the pattern characters escaped. */

@@ -1,12 +1,11 @@
-export { createMessageReader, type MessageReader, type MessageReaderOptions } from "./message-reader.ts";
+export { MESSAGE_LOG_CURSOR, MessageLog, type MessageLogDependencies } from "./message-log.ts";
 export {
+  type GetMessageCommand,
   isMessageStatus,
+  type ListMessagesCommand,
   MESSAGE_STATUSES,
-  type ListMessagesOptions,
+  type MessageContentRecord,
   type MessageEventRecord,
-  type MessagePage,
   type MessageRecord,
   type MessageStatusName,
 } from "./types.ts";
-export { DEFAULT_LIMIT, MAX_LIMIT } from "./filters.ts";
-export { createMessageContentReader, type MessageContentReader, type MessageContentRecord } from "./message-content.ts";

@@ -1,3 +1,4 @@
+import type { PageRequest } from "../../shared/paging.ts";
 import type { MessageStatusName } from "../statuses.ts";
 
 export type { MessageStatusName };
@@ -27,12 +28,29 @@ export interface MessageRecord {
   readonly tags: Readonly<Record<string, string>>;
 }
 
-/** Query of the message log, as the caller wrote it (validated by the reader). */
-export interface ListMessagesOptions {
-  /** 1 to 100, default 25. */
-  readonly limit?: number | undefined;
-  /** The `nextCursor` of the previous page, unchanged. */
-  readonly cursor?: string | undefined;
+/** The content of a message as it was sent (the administration screen shows it). */
+export interface MessageContentRecord {
+  readonly id: string;
+  /** The HTML body as sent (sanitised at acceptance); null for a text-only message. */
+  readonly html: string | null;
+  /** The plain-text version as sent; null when none was sent. */
+  readonly text: string | null;
+  readonly fromEmail: string;
+  readonly fromName: string | null;
+  readonly replyTo: string | null;
+  /** The service's own mail: its content carries one-time links and is never shown (html and text null). */
+  readonly withheld: boolean;
+}
+
+/** One message of a company, by id (any text: a malformed id is not found). */
+export interface GetMessageCommand {
+  readonly companyId: string;
+  readonly id: string;
+}
+
+/** A page of a company's message log, with its filters as the caller wrote them (validated by the log). */
+export interface ListMessagesCommand extends PageRequest {
+  readonly companyId: string;
   /** A message status (`queued`, `sent`, ...). */
   readonly status?: string | undefined;
   /** Part of the recipient or subject, case-insensitive. */
@@ -43,10 +61,4 @@ export interface ListMessagesOptions {
   readonly tag?: string | undefined;
   /** Only messages to this address (whole, case-insensitive). */
   readonly recipient?: string | undefined;
-}
-
-export interface MessagePage {
-  readonly items: MessageRecord[];
-  /** Opaque; null when there are no more pages. */
-  readonly nextCursor: string | null;
 }

@@ -2,7 +2,7 @@ import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { ValidationError } from "../../../contract/api-error.ts";
-import { type CreditsService, type LedgerEntry, MAX_ADJUSTMENT } from "../../../capabilities/credits/index.ts";
+import { type Credits, type LedgerEntry, MAX_ADJUSTMENT } from "../../../capabilities/credits/index.ts";
 import { AdminService, type LedgerEntry as LedgerEntryMessage, LedgerEntrySchema } from "../../../gen/mail/v1/admin_pb.js";
 
 /**
@@ -29,13 +29,13 @@ function amountOf(amount: bigint): number {
 
 export type CreditsAdmin = Pick<ServiceImpl<typeof AdminService>, "adjustCredits" | "getWallet">;
 
-export function creditsAdmin(credits: CreditsService): CreditsAdmin {
+export function creditsAdmin(credits: Credits): CreditsAdmin {
   return {
     async adjustCredits(req) {
-      return { balance: BigInt(await credits.adjust(req.companyId, amountOf(req.amount), req.note)) };
+      return { balance: BigInt(await credits.adjust({ companyId: req.companyId, amount: amountOf(req.amount), note: req.note })) };
     },
     async getWallet(req) {
-      const wallet = await credits.wallet(req.companyId);
+      const wallet = await credits.wallet({ companyId: req.companyId });
       return { balance: BigInt(wallet.balance), ledger: wallet.ledger.map(ledgerEntryMessage) };
     },
   };

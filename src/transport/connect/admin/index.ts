@@ -1,8 +1,8 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { AccountsService } from "../../../capabilities/accounts/index.ts";
-import type { CreditsService } from "../../../capabilities/credits/index.ts";
+import type { Credits } from "../../../capabilities/credits/index.ts";
 import type { SendingSetup } from "../../../capabilities/sending-setup/index.ts";
-import type { SuppressionsService } from "../../../capabilities/suppressions/index.ts";
+import type { Suppressions } from "../../../capabilities/suppressions/index.ts";
 import type { ProviderEventsIntake } from "../../../capabilities/messages/lifecycle/provider-events.ts";
 import { AdminService } from "../../../gen/mail/v1/admin_pb.js";
 import { accountsAdmin } from "./accounts-admin.ts";
@@ -25,8 +25,8 @@ export interface AdminDependencies {
   /** Company members: the first owner and sign-in links (src/wiring/members.ts). */
   readonly members: MembersService;
   readonly sendingSetup: SendingSetup;
-  readonly credits: CreditsService;
-  readonly suppressions: SuppressionsService;
+  readonly credits: Credits;
+  readonly suppressions: Suppressions;
   /** The messages capability's intake of delivery outcomes (src/wiring/messaging.ts builds it). */
   readonly messaging: { readonly providerEvents: ProviderEventsIntake };
 }

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { SuppressionEntry, SuppressionsService } from "../../../capabilities/suppressions/index.ts";
+import type { SuppressionEntry, Suppressions } from "../../../capabilities/suppressions/index.ts";
 import { AdminService, type Suppression, SuppressionSchema } from "../../../gen/mail/v1/admin_pb.js";
 
 /**
@@ -19,13 +19,13 @@ function suppressionMessage(entry: SuppressionEntry): Suppression {
 
 export type SuppressionsAdmin = Pick<ServiceImpl<typeof AdminService>, "listSuppressions" | "removeSuppression">;
 
-export function suppressionsAdmin(suppressions: SuppressionsService): SuppressionsAdmin {
+export function suppressionsAdmin(suppressions: Suppressions): SuppressionsAdmin {
   return {
     async listSuppressions(req) {
-      return { suppressions: (await suppressions.list(req.companyId)).map(suppressionMessage) };
+      return { suppressions: (await suppressions.list({ companyId: req.companyId })).map(suppressionMessage) };
     },
     async removeSuppression(req) {
-      return { removed: await suppressions.remove(req.companyId, req.email) };
+      return { removed: await suppressions.remove({ companyId: req.companyId, email: req.email }) };
     },
   };
 }

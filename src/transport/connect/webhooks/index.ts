@@ -1,10 +1,20 @@
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { HostRefusedError, type WebhookDeliveries, type WebhookEndpoints, type WebhookTestEvents } from "../../../capabilities/webhooks/index.ts";
 import { REQUEST_ID_HEADER } from "../../../contract/names.ts";
 import type { WebhooksService } from "../../../gen/mail/v1/webhooks_pb.js";
 import { auditContextOf, callerOf } from "../context.ts";
-import { deliveryListQueryOf, toAttemptProto, toDeliveryProto, toEndpointProto } from "./webhooks-to-proto.ts";
+import {
+  type CallScope,
+  createEndpointCommandOf,
+  deliveryListQueryOf,
+  retryDeadLettersCommandOf,
+  toAttemptProto,
+  toDeliveryProto,
+  toEndpointProto,
+  toEndpointWithSecretProto,
+  toTestEventProto,
+  updateEndpointCommandOf,
+} from "./webhooks-to-proto.ts";
 
 /** What the WebhooksService handlers call. */
 export interface WebhooksServiceDeps {
@@ -14,6 +24,10 @@ export interface WebhooksServiceDeps {
   readonly testEvents: WebhookTestEvents;
   /** Where a refused host's detail goes, under the request id (the answer never carries it). */
   readonly log?: { warn(details: Record<string, unknown>, message: string): void };
+}
+
+function scopeOf(ctx: HandlerContext): CallScope {
+  return { companyId: callerOf(ctx).companyId, audit: auditContextOf(ctx) };
 }
 
 /**
@@ -39,71 +53,40 @@ export function webhooksServiceImpl(deps: WebhooksServiceDeps): ServiceImpl<type
   };
   return {
     async createWebhookEndpoint(req, ctx) {
-      const created = await logRefusal(ctx, () =>
-        endpoints.create(callerOf(ctx).companyId, {
-          url: req.url,
-          description: req.description,
-          events: req.events,
-          enabled: req.enabled,
-        }, auditContextOf(ctx)),
-      );
-      return { endpoint: toEndpointProto(created.endpoint), secret: created.secret };
+      return toEndpointWithSecretProto(await logRefusal(ctx, () => endpoints.create(createEndpointCommandOf(req, scopeOf(ctx)))));
     },
     async listWebhookEndpoints(_req, ctx) {
-      return { items: (await endpoints.list(callerOf(ctx).companyId)).map(toEndpointProto) };
+      return { items: (await endpoints.list({ companyId: callerOf(ctx).companyId })).map(toEndpointProto) };
     },
     async getWebhookEndpoint(req, ctx) {
-      return { endpoint: toEndpointProto(await endpoints.get(callerOf(ctx).companyId, req.id)) };
+      return { endpoint: toEndpointProto(await endpoints.get({ companyId: callerOf(ctx).companyId, endpointId: req.id })) };
     },
     async updateWebhookEndpoint(req, ctx) {
-      const updated = await logRefusal(ctx, () =>
-        endpoints.update(callerOf(ctx).companyId, req.id, {
-          url: req.url,
-          description: req.description,
-          events: req.events,
-          enabled: req.enabled,
-        }, auditContextOf(ctx)),
-      );
-      return { endpoint: toEndpointProto(updated) };
+      return { endpoint: toEndpointProto(await logRefusal(ctx, () => endpoints.update(updateEndpointCommandOf(req, scopeOf(ctx))))) };
     },
     async deleteWebhookEndpoint(req, ctx) {
-      await endpoints.delete(callerOf(ctx).companyId, req.id, auditContextOf(ctx));
+      await endpoints.delete({ ...scopeOf(ctx), endpointId: req.id });
       return { id: req.id };
     },
     async rotateWebhookSecret(req, ctx) {
-      const rotated = await endpoints.rotateSecret(callerOf(ctx).companyId, req.id, auditContextOf(ctx));
-      return { endpoint: toEndpointProto(rotated.endpoint), secret: rotated.secret };
+      return toEndpointWithSecretProto(await endpoints.rotateSecret({ ...scopeOf(ctx), endpointId: req.id }));
     },
     async listWebhookDeliveries(req, ctx) {
-      const page = await deliveries.list(callerOf(ctx).companyId, deliveryListQueryOf(req));
+      const page = await deliveries.list({ companyId: callerOf(ctx).companyId, ...deliveryListQueryOf(req) });
       return { items: page.items.map(toDeliveryProto), nextCursor: page.nextCursor ?? undefined };
     },
     async getWebhookDelivery(req, ctx) {
-      const detail = await deliveries.get(callerOf(ctx).companyId, req.id);
+      const detail = await deliveries.get({ companyId: callerOf(ctx).companyId, deliveryId: req.id });
       return { delivery: toDeliveryProto(detail.delivery), attempts: detail.attempts.map(toAttemptProto), body: detail.body };
     },
     async retryWebhookDelivery(req, ctx) {
-      return { delivery: toDeliveryProto(await deliveries.retry(callerOf(ctx).companyId, req.id, auditContextOf(ctx))) };
+      return { delivery: toDeliveryProto(await deliveries.retry({ ...scopeOf(ctx), deliveryId: req.id })) };
     },
     async retryWebhookDeadLetters(req, ctx) {
-      const companyId = callerOf(ctx).companyId;
-      const since = req.since ? timestampDate(req.since) : undefined;
-      if (req.dryRun) return { retried: 0, deadLetters: await deliveries.countDeadLetters(companyId, req.id, since) };
-      const retried = await deliveries.retryDeadLetters(companyId, req.id, since, auditContextOf(ctx));
-      return { retried, deadLetters: retried };
+      return deliveries.retryDeadLetters(retryDeadLettersCommandOf(req, scopeOf(ctx)));
     },
     async sendTestWebhookEvent(req, ctx) {
-      const result = await testEvents.send(callerOf(ctx).companyId, req.id, req.event);
-      return {
-        deliveryId: result.deliveryId,
-        event: result.event,
-        succeeded: result.succeeded,
-        ...(result.status !== null ? { status: result.status } : {}),
-        ...(result.error !== null ? { error: result.error } : {}),
-        durationMs: result.durationMs,
-        attemptedAt: timestampFromDate(result.attemptedAt),
-        body: result.body,
-      };
+      return toTestEventProto(await testEvents.send({ companyId: callerOf(ctx).companyId, endpointId: req.id, event: req.event }));
     },
   };
 }

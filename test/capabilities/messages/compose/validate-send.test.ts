@@ -2,17 +2,17 @@ import { create, fromJson, type JsonObject } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
 import { ValidationError, type FieldProblem } from "../../../../src/contract/api-error.ts";
 import { SendMessageRequestSchema, type SendMessageRequest } from "../../../../src/gen/mail/v1/mail_pb.js";
-import { validateSendRequest } from "../../../../src/capabilities/messages/compose/validate-send.ts";
-import { readSendKey } from "../../../../src/capabilities/idempotency/index.ts";
+import { validateSend } from "../../../../src/capabilities/messages/compose/validate-send.ts";
+import { sendCommandOf } from "../../../../src/transport/connect/mail/mapping.ts";
 
 /** Builds the request the way the REST bridge does: from the JSON body. */
 function request(json: JsonObject): SendMessageRequest {
   return fromJson(SendMessageRequestSchema, json);
 }
 
-/** As the door does it: the key read once (readSendKey), then the request validated with it. */
+/** As the door does it: the request mapped to the send command (with the Idempotency-Key header, if any), then validated. */
 function validate(req: SendMessageRequest, header: string | undefined) {
-  return validateSendRequest(req, readSendKey(header, req.idempotencyKey));
+  return validateSend(sendCommandOf(req, { companyId: "c", keyId: "k" }, header ?? null));
 }
 
 const MINIMAL = { to: "ana@example.com", subject: "Your receipt", html: "<p>Thanks</p>" } as const;
@@ -32,7 +32,7 @@ function fields(json: JsonObject, header?: string): string[] {
   return problems(json, header).map((p) => p.field);
 }
 
-describe("validateSendRequest: valid requests", () => {
+describe("validateSend: valid requests", () => {
   it("accepts a minimal subject + html request and returns the normalised form", () => {
     const out = validate(request({ ...MINIMAL }), undefined);
     expect(out).toEqual({
@@ -118,7 +118,7 @@ describe("validateSendRequest: valid requests", () => {
   });
 });
 
-describe("validateSendRequest: one error names every bad field", () => {
+describe("validateSend: one error names every bad field", () => {
   it("lists four bad fields in one ValidationError", () => {
     let caught: unknown;
     try {
@@ -159,7 +159,7 @@ describe("validateSendRequest: one error names every bad field", () => {
   });
 });
 
-describe("validateSendRequest: to", () => {
+describe("validateSend: to", () => {
   it("is required", () => {
     expect(fields({ subject: "s", html: "h" })).toEqual(["to"]);
     expect(fields({ to: null, subject: "s", html: "h" })).toEqual(["to"]);
@@ -206,7 +206,7 @@ describe("validateSendRequest: to", () => {
   });
 });
 
-describe("validateSendRequest: content", () => {
+describe("validateSend: content", () => {
   it("requires subject and html without a templateId, naming each missing one", () => {
     expect(fields({ to: "a@example.com" })).toEqual(["subject", "html"]);
     expect(fields({ to: "a@example.com", subject: "s" })).toEqual(["html"]);
@@ -243,7 +243,7 @@ describe("validateSendRequest: content", () => {
   });
 });
 
-describe("validateSendRequest: variables", () => {
+describe("validateSend: variables", () => {
   it("accepts strings, numbers, booleans and null", () => {
     const out = validate(
       request({ to: "a@example.com", templateId: "t", variables: { s: "x", n: -1.5, b: false, z: null } }),
@@ -275,7 +275,7 @@ describe("validateSendRequest: variables", () => {
   });
 });
 
-describe("validateSendRequest: replyTo, senderId, tags", () => {
+describe("validateSend: replyTo, senderId, tags", () => {
   it("requires a valid replyTo address", () => {
     expect(fields({ ...MINIMAL, replyTo: "support" })).toEqual(["replyTo"]);
     expect(fields({ ...MINIMAL, replyTo: "support@example.com\r\nBcc: x@y.z" })).toEqual(["replyTo"]);
@@ -293,7 +293,7 @@ describe("validateSendRequest: replyTo, senderId, tags", () => {
   });
 });
 
-describe("validateSendRequest: idempotency keys", () => {
+describe("validateSend: idempotency keys", () => {
   it("takes the key from the body", () => {
     expect(validate(request({ ...MINIMAL, idempotencyKey: "body-key" }), undefined).idempotencyKey).toBe(
       "body-key",

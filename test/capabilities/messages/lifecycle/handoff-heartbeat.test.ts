@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMessageActivities } from "../../../../src/adapters/temporal/messages/activities.ts";
 import type { EmailProvider, HandoffResult } from "../../../../src/capabilities/messages/email-provider.ts";
 import { MessageLifecycle } from "../../../../src/capabilities/messages/lifecycle/message-lifecycle.ts";
-import { SendingPace } from "../../../../src/capabilities/messages/lifecycle/sending-pace.ts";
-import { type LifecycleHarness, startLifecycleHarness, TestCredits, TestSuppressions } from "./harness.ts";
+import { type LifecycleHarness, OPEN_PACE, startLifecycleHarness, TestCredits, TestSuppressions } from "./harness.ts";
 
 /** An email service that answers only when the test lets it. */
 function heldProvider(): EmailProvider & { answer(result: HandoffResult): void; waiting(): boolean } {
@@ -34,10 +33,10 @@ describe("a handoff that waits on the email service", () => {
       credits: new TestCredits(),
       suppressions: new TestSuppressions(),
       signingKeys: { resolveSender: async () => ({ dkim: { domainName: "shop.example", keySelector: "mail", privateKey: "" } }) },
+      pace: OPEN_PACE,
       heartbeatEveryMs: 20,
     });
-    const pace = new SendingPace({ take: async (_p, _rate, burst) => ({ available: burst }) }, { ratePerSecond: 1, burst: 1 });
-    const activities = createMessageActivities(lifecycle, pace);
+    const activities = createMessageActivities({ lifecycle });
     const { companyId, messageId } = await h.queue("someone@customer.example");
 
     const environment = new MockActivityEnvironment();

@@ -4,7 +4,7 @@ import { migrate, openOrm, type MikroORM } from "../../../../src/adapters/postgr
 import { poolOf, type Pool } from "../../../../src/adapters/postgres/sql.ts";
 import type { EmailProvider } from "../../../../src/capabilities/messages/email-provider.ts";
 import { MessageLifecycle } from "../../../../src/capabilities/messages/lifecycle/message-lifecycle.ts";
-import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "../../../../src/capabilities/messages/lifecycle/ports.ts";
+import type { CreditsPort, PacePort, SigningKeysPort, SuppressionsPort } from "../../../../src/capabilities/messages/lifecycle/ports.ts";
 import { createTestDatabase, type TestDatabase } from "../../../support/test-database.ts";
 
 /**
@@ -18,13 +18,16 @@ export interface LifecycleHarness {
   readonly store: PostgresMessageStore;
   /** A company that may send, with one queued message to `recipient`; answers both ids. */
   queue(recipient: string): Promise<{ companyId: string; messageId: string }>;
-  /** A lifecycle on this database (one per simulated worker process); `parts` may replace the signing keys and shorten the handoff lease. */
+  /** A lifecycle on this database (one per simulated worker process); `parts` may replace the signing keys and the pace and shorten the handoff lease. */
   lifecycle(
     provider: EmailProvider,
-    parts: { credits: CreditsPort; suppressions: SuppressionsPort; signingKeys?: SigningKeysPort; handoffLeaseMs?: number },
+    parts: { credits: CreditsPort; suppressions: SuppressionsPort; signingKeys?: SigningKeysPort; pace?: PacePort; handoffLeaseMs?: number },
   ): MessageLifecycle;
   close(): Promise<void>;
 }
+
+/** A sending pace that always has a slot: these tests are about what happens after it. */
+export const OPEN_PACE: PacePort = { reserve: async () => 0 };
 
 /** Credits whose next `failRefunds` refunds throw, as when the credits store is unreachable. */
 export class TestCredits implements CreditsPort {
@@ -32,13 +35,13 @@ export class TestCredits implements CreditsPort {
   readonly refunded = new Set<string>();
   failRefunds = 0;
 
-  async chargeForMessage(_companyId: string, messageId: string): Promise<"charged" | "already_charged"> {
+  async chargeForMessage({ messageId }: { readonly messageId: string }): Promise<"charged" | "already_charged"> {
     if (this.charged.has(messageId)) return "already_charged";
     this.charged.add(messageId);
     return "charged";
   }
 
-  async refundMessage(_companyId: string, messageId: string): Promise<"refunded" | "already_refunded" | "not_charged"> {
+  async refundMessage({ messageId }: { readonly messageId: string }): Promise<"refunded" | "already_refunded" | "not_charged"> {
     if (this.failRefunds > 0) {
       this.failRefunds--;
       throw new Error("credits store unavailable");
@@ -55,11 +58,11 @@ export class TestSuppressions implements SuppressionsPort {
   readonly suppressed = new Map<string, string>();
   failSuppress = 0;
 
-  async isSuppressed(companyId: string, email: string): Promise<boolean> {
+  async isSuppressed({ companyId, email }: { readonly companyId: string; readonly email: string }): Promise<boolean> {
     return this.suppressed.has(`${companyId}/${email}`);
   }
 
-  async suppress(companyId: string, email: string, reason: "bounce" | "complaint"): Promise<void> {
+  async suppress({ companyId, email, reason }: { readonly companyId: string; readonly email: string; readonly reason: "bounce" | "complaint" }): Promise<void> {
     if (this.failSuppress > 0) {
       this.failSuppress--;
       throw new Error("suppression list unavailable");
@@ -122,7 +125,7 @@ export async function startLifecycleHarness(): Promise<LifecycleHarness> {
       return { companyId, messageId: message.id };
     },
     lifecycle(provider, parts) {
-      return new MessageLifecycle({ store, provider, signingKeys: SIGNING_KEYS, ...parts });
+      return new MessageLifecycle({ store, provider, signingKeys: SIGNING_KEYS, pace: OPEN_PACE, ...parts });
     },
     async close() {
       await opened.close();

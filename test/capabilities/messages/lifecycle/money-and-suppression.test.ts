@@ -3,16 +3,7 @@ import { MockActivityEnvironment } from "@temporalio/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSimulatorProvider } from "../../../../src/adapters/email/simulator.ts";
 import { createMessageActivities } from "../../../../src/adapters/temporal/messages/activities.ts";
-import { SendingPace } from "../../../../src/capabilities/messages/lifecycle/sending-pace.ts";
-import type { SendingPaceStore } from "../../../../src/capabilities/messages/ports.ts";
 import { type LifecycleHarness, startLifecycleHarness, TestCredits, TestSuppressions } from "./harness.ts";
-
-/** A pace that always has a slot: these tests are about what happens after it. */
-const OPEN_PACE: SendingPaceStore = {
-  async take(_provider, _rate, burst) {
-    return { available: burst };
-  },
-};
 
 describe("a failure between two steps of a message's life is finished by the retry", () => {
   let h: LifecycleHarness;
@@ -30,7 +21,7 @@ describe("a failure between two steps of a message's life is finished by the ret
     const credits = new TestCredits();
     const lifecycle = h.lifecycle(provider, { credits, suppressions: new TestSuppressions() });
     // What Temporal runs, and runs again after a failure.
-    const activities = createMessageActivities(lifecycle, new SendingPace(OPEN_PACE, { ratePerSecond: 1, burst: 1 }));
+    const activities = createMessageActivities({ lifecycle });
     const { companyId, messageId } = await h.queue("reject@customer.example");
 
     const attempt = () => new MockActivityEnvironment().run(activities.attemptHandOff, companyId, messageId, provider.name);
@@ -53,7 +44,7 @@ describe("a failure between two steps of a message's life is finished by the ret
     const suppressions = new TestSuppressions();
     const lifecycle = h.lifecycle(provider, { credits, suppressions });
     const { companyId, messageId } = await h.queue("someone@customer.example");
-    expect(await lifecycle.handOff(companyId, messageId)).toBe("sent");
+    expect(await lifecycle.handOff({ companyId, messageId })).toBe("sent");
     const providerMessageId = (await h.store.load(companyId, messageId))?.providerMessageId ?? "";
 
     const report = { providerEventId: `evt-${randomUUID()}`, providerMessageId, type, occurredAt: new Date() };
@@ -73,7 +64,7 @@ describe("a failure between two steps of a message's life is finished by the ret
     const suppressions = new TestSuppressions();
     const lifecycle = h.lifecycle(provider, { credits: new TestCredits(), suppressions });
     const { companyId, messageId } = await h.queue("twice@customer.example");
-    await lifecycle.handOff(companyId, messageId);
+    await lifecycle.handOff({ companyId, messageId });
     const providerMessageId = (await h.store.load(companyId, messageId))?.providerMessageId ?? "";
     const report = { providerEventId: `evt-${randomUUID()}`, providerMessageId, type: "bounced" as const, occurredAt: new Date() };
 

@@ -52,7 +52,7 @@ describe("the simulator's outcomes survive the process that accepted the message
     // Due 2 s after the handoff (and the complaint 2 s after the delivery): the first worker is long gone by then.
     const first = worker(2_000);
     const { companyId, messageId } = await h.queue("complaint@customer.example");
-    expect(await first.lifecycle.handOff(companyId, messageId)).toBe("sent");
+    expect(await first.lifecycle.handOff({ companyId, messageId })).toBe("sent");
     await first.provider.close();
 
     const second = worker(2_000);
@@ -69,7 +69,7 @@ describe("the simulator's outcomes survive the process that accepted the message
     const messages = [];
     for (let i = 0; i < 10; i++) {
       const message = await h.queue(`someone+${i}@customer.example`);
-      expect(await (i % 2 === 0 ? a : b).lifecycle.handOff(message.companyId, message.messageId)).toBe("sent");
+      expect(await (i % 2 === 0 ? a : b).lifecycle.handOff(message)).toBe("sent");
       messages.push(message);
     }
     for (const { companyId, messageId } of messages) {

@@ -3,19 +3,19 @@ import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { create, type DescField, type DescMessage, type DescService } from "@bufbuild/protobuf";
 import { describe, expect, it } from "vitest";
-import { holdsSecrets, isSecretField, withoutSecrets } from "../../../src/capabilities/idempotency/index.ts";
-import { CreateWebhookEndpointResponseSchema, ListWebhookEndpointsResponseSchema, RotateWebhookSecretResponseSchema } from "../../../src/gen/mail/v1/webhooks_pb.js";
+import { holdsSecrets, isSecretField, withoutSecrets } from "../../src/transport/connect/secret-fields.ts";
+import { CreateWebhookEndpointResponseSchema, ListWebhookEndpointsResponseSchema, RotateWebhookSecretResponseSchema } from "../../src/gen/mail/v1/webhooks_pb.js";
 
 /**
  * Secrets are declared in the contract (`[debug_redact = true]`) and the
- * idempotency layer keeps answers without them (issue 18, item 3). These
+ * idempotency layer keeps answers without them. These
  * tests prove the redaction, and that the declaration is not forgotten: a
  * response field whose name says it holds a secret must carry the option.
  */
 const SECRET_NAME = /(^|_)(secret|token|password|sign_in_url)$/;
 
 async function allServices(): Promise<DescService[]> {
-  const dir = fileURLToPath(new URL("../../../src/gen/mail/v1/", import.meta.url));
+  const dir = fileURLToPath(new URL("../../src/gen/mail/v1/", import.meta.url));
   const services: DescService[] = [];
   for (const file of readdirSync(dir).filter((name) => name.endsWith("_pb.js"))) {
     const module = (await import(pathToFileURL(join(dir, file)).href)) as Record<string, unknown>;

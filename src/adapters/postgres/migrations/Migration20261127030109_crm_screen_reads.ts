@@ -13,7 +13,7 @@ import { Migration } from "@mikro-orm/migrations";
  * message table takes no writes while its index is built: on a large log,
  * apply it in a quiet window.
  */
-export class Migration20261127022243_crm_screen_reads extends Migration {
+export class Migration20261127030109_crm_screen_reads extends Migration {
   override up(): void {
     this.addSql(`create index "contact_form_consent_index" on "contact" ("company_id", "consent_source", "consent_at") where consent_source ~~ 'form:%'::text`);
     this.addSql(`CREATE INDEX conversion_email_index ON public.conversion USING btree (company_id, email, created_at DESC, id DESC) WHERE (email IS NOT NULL)`);

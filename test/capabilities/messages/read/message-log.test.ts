@@ -1,14 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { ApiError, ValidationError } from "../../../../src/contract/api-error.ts";
-import {
-  createMessageReader,
-  type ListMessagesOptions,
-  type MessageReader,
-  type MessageRecord,
-} from "../../../../src/capabilities/messages/read/index.ts";
+import { type ListMessagesCommand, MessageLog, type MessageRecord } from "../../../../src/capabilities/messages/read/index.ts";
 import { migrate, openOrm, type MikroORM } from "../../../../src/adapters/postgres/orm.ts";
 import { poolOf, type Pool } from "../../../../src/adapters/postgres/sql.ts";
 import { postgresMessageLog } from "../../../../src/adapters/postgres/messages/message-log.ts";
+import { postgresMessageContent } from "../../../../src/adapters/postgres/messages/message-content.ts";
 import { createTestDatabase, type TestDatabase } from "../../../support/test-database.ts";
 
 const SECRET = "test-cursor-secret";
@@ -26,19 +22,26 @@ interface NewMessage {
   readonly lastEventAt?: string | null;
 }
 
-describe("MessageReader", () => {
+/** The list's filters and page, without the company (each call names it). */
+type ListOptions = Omit<ListMessagesCommand, "companyId">;
+
+describe("MessageLog", () => {
   let db: TestDatabase;
   let orm: MikroORM;
   let pool: () => Promise<Pool>;
-  let reader: MessageReader;
+  let reader: MessageLog;
 
   beforeAll(async () => {
     db = await createTestDatabase();
     orm = await openOrm(db.url, { poolMax: 4 });
     await migrate(orm);
     pool = poolOf(orm);
-    reader = createMessageReader(postgresMessageLog(pool), { cursorSecret: SECRET });
+    reader = logWith(SECRET);
   });
+
+  function logWith(cursorSecret: string): MessageLog {
+    return new MessageLog({ store: postgresMessageLog(pool), contents: postgresMessageContent(pool), cursorSecret });
+  }
 
   afterAll(async () => {
     await orm?.close();
@@ -99,11 +102,11 @@ describe("MessageReader", () => {
     return rows.map((r) => r.id);
   }
 
-  async function walk(companyId: string, options: ListMessagesOptions, between?: () => Promise<void>): Promise<string[]> {
+  async function walk(companyId: string, options: ListOptions, between?: () => Promise<void>): Promise<string[]> {
     const ids: string[] = [];
     let cursor: string | undefined;
     for (let pages = 0; pages < 1000; pages++) {
-      const page = await reader.listMessages(companyId, { ...options, cursor });
+      const page = await reader.list({ companyId, ...options, cursor });
       ids.push(...page.items.map((m) => m.id));
       if (page.nextCursor === null) return ids;
       cursor = page.nextCursor;
@@ -139,8 +142,8 @@ describe("MessageReader", () => {
   }
 
   /** A cursor of `companyId` (which needs at least 2 messages) for these filters. */
-  async function cursorOf(companyId: string, options: ListMessagesOptions = {}): Promise<string> {
-    const page = await reader.listMessages(companyId, { ...options, limit: 1 });
+  async function cursorOf(companyId: string, options: ListOptions = {}): Promise<string> {
+    const page = await reader.list({ companyId, ...options, limit: 1 });
     if (!page.nextCursor) throw new Error("expected a next page");
     return page.nextCursor;
   }
@@ -164,7 +167,7 @@ describe("MessageReader", () => {
       await insertEvent(company, id, "delivery", "2025-03-01T10:00:05Z");
       await insertEvent(company, id, "sent", "2025-03-01T10:00:01.500Z");
 
-      const message = await reader.getMessage(company, id);
+      const message = await reader.get({ companyId: company, id });
       expect(message).toEqual<MessageRecord>({
         id,
         recipient: "alice@example.com",
@@ -187,7 +190,7 @@ describe("MessageReader", () => {
     it("returns nulls and no events for a message not sent yet", async () => {
       const company = await newCompany();
       const id = await insertMessage(company, { status: "failed", errorCode: "MAIL_CREDITS_EXHAUSTED" });
-      const message = await reader.getMessage(company, id);
+      const message = await reader.get({ companyId: company, id });
       expect(message).toMatchObject({
         templateId: null,
         providerMessageId: null,
@@ -203,7 +206,7 @@ describe("MessageReader", () => {
       const owner = await newCompany();
       const other = await newCompany();
       const id = await insertMessage(owner);
-      await expectNotFound(reader.getMessage(other, id));
+      await expectNotFound(reader.get({ companyId: other, id }));
     });
 
     it("answers NOT_FOUND for an unknown id and for malformed ids (no SQL error)", async () => {
@@ -219,14 +222,14 @@ describe("MessageReader", () => {
         "{00000000-0000-4000-8000-000000000000}",
         "g0000000-0000-4000-8000-000000000000",
       ]) {
-        await expectNotFound(reader.getMessage(company, id));
+        await expectNotFound(reader.get({ companyId: company, id }));
       }
     });
 
     it("accepts an upper-case id", async () => {
       const company = await newCompany();
       const id = await insertMessage(company);
-      expect((await reader.getMessage(company, id.toUpperCase())).id).toBe(id);
+      expect((await reader.get({ companyId: company, id: id.toUpperCase() })).id).toBe(id);
     });
   });
 
@@ -239,27 +242,27 @@ describe("MessageReader", () => {
       }
       await insertMessage(other, { createdAt: "2025-03-01T11:00:00Z" });
 
-      const page = await reader.listMessages(company);
+      const page = await reader.list({ companyId: company });
       const expected = await expectedOrder(company);
       expect(page.items.map((m) => m.id)).toEqual(expected.slice(0, 25));
       expect(page.items[0]?.createdAt).toEqual(new Date("2025-03-01T10:00:29Z"));
       expect(page.nextCursor).toEqual(expect.any(String));
 
-      const rest = await reader.listMessages(company, { cursor: page.nextCursor ?? undefined });
+      const rest = await reader.list({ companyId: company, cursor: page.nextCursor ?? undefined });
       expect(rest.items.map((m) => m.id)).toEqual(expected.slice(25));
       expect(rest.nextCursor).toBeNull();
     });
 
     it("returns an empty page without a cursor for a company without messages", async () => {
       const company = await newCompany();
-      expect(await reader.listMessages(company)).toEqual({ items: [], nextCursor: null });
+      expect(await reader.list({ companyId: company })).toEqual({ items: [], nextCursor: null });
     });
 
     it("has no next page when the last page is exactly full", async () => {
       const company = await newCompany();
       await insertMessage(company);
       await insertMessage(company);
-      const page = await reader.listMessages(company, { limit: 2 });
+      const page = await reader.list({ companyId: company, limit: 2 });
       expect(page.items).toHaveLength(2);
       expect(page.nextCursor).toBeNull();
     });
@@ -327,7 +330,7 @@ describe("MessageReader", () => {
       const realPool = await pool();
       const spy = vi.spyOn(realPool, "query");
       try {
-        const page = await reader.listMessages(company);
+        const page = await reader.list({ companyId: company });
         expect(spy).toHaveBeenCalledTimes(2);
         expect(page.items.map((m) => m.id)).toEqual([c, b, a]);
         const events = Object.fromEntries(page.items.map((m) => [m.id, m.events.map((e) => `${e.type}@${e.at.toISOString()}`)]));
@@ -395,7 +398,7 @@ describe("MessageReader", () => {
         expect(await walk(company, { tag: "campaign", limit: 1 })).toEqual([empty, spring]);
         expect(await walk(company, { tag: 'we"ird ?key' })).toEqual([odd]);
         expect(await walk(company, { tag: "Campaign" })).toEqual([]);
-        expect((await reader.getMessage(company, empty)).tags).toEqual({ campaign: "", other: "x" });
+        expect((await reader.get({ companyId: company, id: empty })).tags).toEqual({ campaign: "", other: "x" });
       });
 
       it("combines filters", async () => {
@@ -420,25 +423,25 @@ describe("MessageReader", () => {
       it("refuses a limit outside 1..100, naming limit", async () => {
         const company = await newCompany();
         for (const limit of [0, 101, -1, 2.5, Number.NaN]) {
-          await expectValidation(reader.listMessages(company, { limit }), "limit");
+          await expectValidation(reader.list({ companyId: company, limit }), "limit");
         }
-        expect((await reader.listMessages(company, { limit: 100 })).items).toEqual([]);
-        expect((await reader.listMessages(company, { limit: 1 })).items).toEqual([]);
+        expect((await reader.list({ companyId: company, limit: 100 })).items).toEqual([]);
+        expect((await reader.list({ companyId: company, limit: 1 })).items).toEqual([]);
       });
 
       it("refuses an unknown status, an invalid since, an overlong q and NUL characters", async () => {
         const company = await newCompany();
-        await expectValidation(reader.listMessages(company, { status: "lost" }), "status");
-        await expectValidation(reader.listMessages(company, { status: "SENT" }), "status");
-        await expectValidation(reader.listMessages(company, { since: new Date("nope") }), "since");
-        await expectValidation(reader.listMessages(company, { q: "x".repeat(501) }), "q");
-        await expectValidation(reader.listMessages(company, { q: "a\0b" }), "q");
-        await expectValidation(reader.listMessages(company, { tag: "a\0b" }), "tag");
+        await expectValidation(reader.list({ companyId: company, status: "lost" }), "status");
+        await expectValidation(reader.list({ companyId: company, status: "SENT" }), "status");
+        await expectValidation(reader.list({ companyId: company, since: new Date("nope") }), "since");
+        await expectValidation(reader.list({ companyId: company, q: "x".repeat(501) }), "q");
+        await expectValidation(reader.list({ companyId: company, q: "a\0b" }), "q");
+        await expectValidation(reader.list({ companyId: company, tag: "a\0b" }), "tag");
       });
 
       it("names every bad field at once", async () => {
         const company = await newCompany();
-        const error = await errorOf(reader.listMessages(company, { limit: 0, status: "lost" }));
+        const error = await errorOf(reader.list({ companyId: company, limit: 0, status: "lost" }));
         expect((error as ValidationError).fields.map((f) => f.field)).toEqual(["limit", "status"]);
       });
     });
@@ -453,10 +456,10 @@ describe("MessageReader", () => {
           const original = cursor.charAt(i);
           const replacement = alphabet.charAt((alphabet.indexOf(original) + 1) % alphabet.length);
           const tampered = cursor.slice(0, i) + replacement + cursor.slice(i + 1);
-          await expectValidation(reader.listMessages(company, { cursor: tampered }), "cursor");
+          await expectValidation(reader.list({ companyId: company, cursor: tampered }), "cursor");
         }
         // The untouched cursor still works.
-        expect((await reader.listMessages(company, { cursor })).items).toHaveLength(2);
+        expect((await reader.list({ companyId: company, cursor })).items).toHaveLength(2);
       });
 
       it("refuses malformed cursors", async () => {
@@ -477,7 +480,7 @@ describe("MessageReader", () => {
           Buffer.from('{"c":"x","f":"y","t":"z","i":"w"}').toString("base64url"),
           "A".repeat(10_000),
         ]) {
-          await expectValidation(reader.listMessages(company, { cursor: bad }), "cursor");
+          await expectValidation(reader.list({ companyId: company, cursor: bad }), "cursor");
         }
       });
 
@@ -489,7 +492,7 @@ describe("MessageReader", () => {
           await insertMessage(other);
         }
         const cursor = await cursorOf(owner);
-        await expectValidation(reader.listMessages(other, { cursor }), "cursor");
+        await expectValidation(reader.list({ companyId: other, cursor }), "cursor");
       });
 
       it("refuses a cursor used with other filters, accepts another page size", async () => {
@@ -498,7 +501,7 @@ describe("MessageReader", () => {
           await insertMessage(company, { status: "sent", subject: "Order", tags: { order: String(i) }, createdAt: `2025-03-01T10:00:0${i}Z` });
         }
         const since = new Date("2025-01-01T00:00:00Z");
-        const filters: ListMessagesOptions = { status: "sent", q: "order", tag: "order", since };
+        const filters: ListOptions = { status: "sent", q: "order", tag: "order", since };
         const cursor = await cursorOf(company, filters);
 
         for (const changed of [
@@ -512,9 +515,9 @@ describe("MessageReader", () => {
           { ...filters, since: undefined },
           {},
         ]) {
-          await expectValidation(reader.listMessages(company, { ...changed, cursor }), "cursor");
+          await expectValidation(reader.list({ companyId: company, ...changed, cursor }), "cursor");
         }
-        expect((await reader.listMessages(company, { ...filters, limit: 10, cursor })).items).toHaveLength(3);
+        expect((await reader.list({ companyId: company, ...filters, limit: 10, cursor })).items).toHaveLength(3);
       });
 
       it("is accepted by another reader with the same secret, refused with another secret", async () => {
@@ -522,16 +525,29 @@ describe("MessageReader", () => {
         await insertMessage(company);
         await insertMessage(company);
         const cursor = await cursorOf(company);
-        const sameSecret = createMessageReader(postgresMessageLog(pool), { cursorSecret: SECRET });
-        expect((await sameSecret.listMessages(company, { cursor })).items).toHaveLength(1);
-        const otherSecret = createMessageReader(postgresMessageLog(pool), { cursorSecret: "another-secret" });
-        await expectValidation(otherSecret.listMessages(company, { cursor }), "cursor");
+        const sameSecret = logWith(SECRET);
+        expect((await sameSecret.list({ companyId: company, cursor })).items).toHaveLength(1);
+        const otherSecret = logWith("another-secret");
+        await expectValidation(otherSecret.list({ companyId: company, cursor }), "cursor");
       });
 
       it("treats an empty cursor as the first page", async () => {
         const company = await newCompany();
         const id = await insertMessage(company);
-        expect((await reader.listMessages(company, { cursor: "" })).items.map((m) => m.id)).toEqual([id]);
+        expect((await reader.list({ companyId: company, cursor: "" })).items.map((m) => m.id)).toEqual([id]);
+      });
+
+      it("pages with a cursor of the fixed format, so cursors in flight survive a deploy", async () => {
+        // MAC context mail.v1.message-log.cursor.v1, fingerprint of (status, q, since, tag), issued for
+        // this company with status=sent and tag=golden, after (2030-01-01T12:00:00.000000Z, ffffffff-…).
+        const company = "7a1c0e52-3d4b-4c5e-8f6a-0b1c2d3e4f50";
+        const issued =
+          "eyJjIjoiN2ExYzBlNTItM2Q0Yi00YzVlLThmNmEtMGIxYzJkM2U0ZjUwIiwiZiI6ImcyUXVwU3JsSEV2bXpKbVRKZUVhV1EiLCJ0IjoiMjAzMC0wMS0wMVQxMjowMDowMC4wMDAwMDBaIiwiaSI6ImZmZmZmZmZmLWZmZmYtNGZmZi1iZmZmLWZmZmZmZmZmZmZmZiJ91HJ5ntRICjwrcD3gNZxd16U2sB_T-Gb3jWFBVE8vPzs";
+        await db.query(`insert into company (id, name) values ($1, 'Golden')`, [company]);
+        const before = await insertMessage(company, { status: "sent", tags: { golden: "1" }, createdAt: "2029-12-31T00:00:00Z" });
+        await insertMessage(company, { status: "sent", tags: { golden: "1" }, createdAt: "2030-01-02T00:00:00Z" });
+        expect((await reader.list({ companyId: company, status: "sent", tag: "golden", cursor: issued })).items.map((m) => m.id)).toEqual([before]);
+        await expectValidation(reader.list({ companyId: company, status: "sent", tag: "other", cursor: issued }), "cursor");
       });
     });
   });

@@ -1,5 +1,6 @@
 import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import type { ChargeOutcome, CreditsStore, LedgerEntry, RefundOutcome } from "./ports.ts";
+import { isUuid } from "../shared/uuid.ts";
 
 export interface Wallet {
   readonly companyId: string;
@@ -8,8 +9,31 @@ export interface Wallet {
   readonly ledger: readonly LedgerEntry[];
 }
 
-export interface CreditsServiceOptions {
+export interface CreditsDependencies {
   readonly store: CreditsStore;
+}
+
+/** One company's wallet. */
+export interface WalletQuery {
+  readonly companyId: string;
+}
+
+/** The latest ledger entries of a company: at most `limit` (1 to MAX_LEDGER_PAGE, default MAX_LEDGER_PAGE). */
+export interface LedgerQuery extends WalletQuery {
+  readonly limit?: number | undefined;
+}
+
+/** An operator's grant (a positive amount) or adjustment (a negative one), with why. */
+export interface AdjustCreditsCommand {
+  readonly companyId: string;
+  readonly amount: number;
+  readonly note: string;
+}
+
+/** The credit of one message (charged at its handoff, given back on a permanent rejection). */
+export interface MessageCreditCommand {
+  readonly companyId: string;
+  readonly messageId: string;
 }
 
 /** Largest single adjustment: far beyond any real grant, far below bigint and 2^53 trouble. */
@@ -17,21 +41,19 @@ export const MAX_ADJUSTMENT = 1_000_000_000;
 const MAX_NOTE = 500;
 export const MAX_LEDGER_PAGE = 100;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * Mail credits: one wallet per company, every change a ledger entry stored
- * with it. Each method takes the company id first.
+ * with it.
  *
  * The send path uses hasCredits (the 402 check when a message is accepted),
  * chargeForMessage (at handoff) and refundMessage (permanent rejection);
  * the last two are idempotent per message, so workflow retries are safe.
  */
-export class CreditsService {
+export class Credits {
   readonly #store: CreditsStore;
 
-  constructor(options: CreditsServiceOptions) {
-    this.#store = options.store;
+  constructor(deps: CreditsDependencies) {
+    this.#store = deps.store;
   }
 
   /**
@@ -39,11 +61,12 @@ export class CreditsService {
    * (an adjustment); the balance never goes below zero (VALIDATION_ERROR,
    * nothing changes). Returns the new balance.
    */
-  async adjust(companyId: string, amount: number, note: string): Promise<number> {
+  async adjust(command: AdjustCreditsCommand): Promise<number> {
+    const { companyId, amount } = command;
     if (!Number.isSafeInteger(amount) || amount === 0 || Math.abs(amount) > MAX_ADJUSTMENT) {
       throw new ValidationError([{ field: "amount", problem: `must be a non-zero whole number between -${MAX_ADJUSTMENT} and ${MAX_ADJUSTMENT}` }]);
     }
-    const why = validNote(note);
+    const why = validNote(command.note);
     await this.#requireCompany(companyId);
     const result = await this.#store.adjust(companyId, { delta: amount, reason: amount > 0 ? "grant" : "adjustment", note: why });
     if (result.kind === "below_zero") {
@@ -55,25 +78,26 @@ export class CreditsService {
   }
 
   /** The current balance (0 without a wallet). */
-  async balance(companyId: string): Promise<number> {
-    return this.#store.balance(companyId);
+  async balance(query: WalletQuery): Promise<number> {
+    return this.#store.balance(query.companyId);
   }
 
   /** At least one credit left: the check behind 402 INSUFFICIENT_CREDITS. */
-  async hasCredits(companyId: string): Promise<boolean> {
-    return (await this.balance(companyId)) >= 1;
+  async hasCredits(query: WalletQuery): Promise<boolean> {
+    return (await this.balance(query)) >= 1;
   }
 
-  /** The latest ledger entries, newest first (at most MAX_LEDGER_PAGE). */
-  async ledger(companyId: string, limit = MAX_LEDGER_PAGE): Promise<LedgerEntry[]> {
-    const size = Math.min(Math.max(1, Math.trunc(limit)), MAX_LEDGER_PAGE);
-    return this.#store.ledger(companyId, size);
+  /** The latest ledger entries, newest first. */
+  async ledger(query: LedgerQuery): Promise<LedgerEntry[]> {
+    const size = Math.min(Math.max(1, Math.trunc(query.limit ?? MAX_LEDGER_PAGE)), MAX_LEDGER_PAGE);
+    return this.#store.ledger(query.companyId, size);
   }
 
   /** Balance and latest entries of an existing company (NOT_FOUND otherwise). */
-  async wallet(companyId: string, limit = MAX_LEDGER_PAGE): Promise<Wallet> {
+  async wallet(query: LedgerQuery): Promise<Wallet> {
+    const { companyId } = query;
     await this.#requireCompany(companyId);
-    const [balance, ledger] = await Promise.all([this.balance(companyId), this.ledger(companyId, limit)]);
+    const [balance, ledger] = await Promise.all([this.balance(query), this.ledger(query)]);
     return { companyId, balance, ledger };
   }
 
@@ -81,7 +105,8 @@ export class CreditsService {
    * Charges one credit for a message, at most once ever; with less than one
    * credit left nothing is recorded (`insufficient`).
    */
-  async chargeForMessage(companyId: string, messageId: string): Promise<ChargeOutcome> {
+  async chargeForMessage(command: MessageCreditCommand): Promise<ChargeOutcome> {
+    const { companyId, messageId } = command;
     requireIds(companyId, messageId);
     const outcome = await this.#store.charge(companyId, messageId);
     // Message ids are ours and unique; this is a caller bug, not a state to report.
@@ -93,9 +118,9 @@ export class CreditsService {
    * Gives back the credit of a charged message, at most once. A message
    * that was never charged to this company gets nothing.
    */
-  async refundMessage(companyId: string, messageId: string): Promise<RefundOutcome> {
-    requireIds(companyId, messageId);
-    return this.#store.refund(companyId, messageId);
+  async refundMessage(command: MessageCreditCommand): Promise<RefundOutcome> {
+    requireIds(command.companyId, command.messageId);
+    return this.#store.refund(command.companyId, command.messageId);
   }
 
   async #requireCompany(companyId: string): Promise<void> {
@@ -112,5 +137,5 @@ function validNote(note: string): string {
 
 /** Both ids come from our own send path; anything else is a programming error. */
 function requireIds(companyId: string, messageId: string): void {
-  if (!UUID.test(companyId) || !UUID.test(messageId)) throw new Error(`credits: companyId and messageId must be UUIDs`);
+  if (!isUuid(companyId) || !isUuid(messageId)) throw new Error(`credits: companyId and messageId must be UUIDs`);
 }

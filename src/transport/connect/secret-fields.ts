@@ -12,8 +12,6 @@ import { clearField, clone, type DescField, type DescMessage, isFieldSet, type M
  * option: nothing here names a service or a field.
  */
 
-export { IDEMPOTENT_REDACTED_HEADER } from "../../contract/names.ts";
-
 /** True when the contract marks the field as holding a secret. */
 export function isSecretField(field: DescField): boolean {
   return field.proto.options?.debugRedact === true;
