@@ -83,6 +83,11 @@ export const MessageSchema = defineEntity({
       name: "message_log_status_index",
       expression: "CREATE INDEX message_log_status_index ON public.message USING btree (company_id, status, created_at DESC, id DESC)",
     },
+    // One address's messages, newest first (the recipient filter: a contact's page).
+    {
+      name: "message_recipient_index",
+      expression: "CREATE INDEX message_recipient_index ON public.message USING btree (company_id, lower(recipient), created_at DESC, id DESC)",
+    },
     { properties: "tags", name: "message_tags_index", type: "gin" },
     // The relay finds messages whose workflow was never started.
     { properties: "createdAt", name: "message_unstarted_index", where: "workflow_started_at IS NULL" },

@@ -20,6 +20,7 @@ import { Migration20251202000000_handoff_lease } from "./Migration20251202000000
 import { Migration20251203000000_system_mail } from "./Migration20251203000000_system_mail.ts";
 import { Migration20261127022946_handoff_token } from "./Migration20261127022946_handoff_token.ts";
 import { Migration20261127024049_delivery_report_kinds } from "./Migration20261127024049_delivery_report_kinds.ts";
+import { Migration20261127030109_crm_screen_reads } from "./Migration20261127030109_crm_screen_reads.ts";
 import { Migration20261127031000_message_attachments } from "./Migration20261127031000_message_attachments.ts";
 
 /**
@@ -53,5 +54,6 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20251203000000_system_mail", class: Migration20251203000000_system_mail },
   { name: "Migration20261127022946_handoff_token", class: Migration20261127022946_handoff_token },
   { name: "Migration20261127024049_delivery_report_kinds", class: Migration20261127024049_delivery_report_kinds },
+  { name: "Migration20261127030109_crm_screen_reads", class: Migration20261127030109_crm_screen_reads },
   { name: "Migration20261127031000_message_attachments", class: Migration20261127031000_message_attachments },
 ];
