@@ -473,8 +473,8 @@ export interface CanonicalJsonCheck {
 /**
  * Names, by JSON path, what protobuf JSON decoding (protobuf-es, with
  * unknown fields refused) refuses by name only, without a path: keys that
- * name no field of their message, and enum values written as names the
- * enum does not have. This is the canonical form Connect's JSON codec reads
+ * name no field of their message, enum values written as names the enum
+ * does not have, and bytes that are not base64 text. This is the canonical form Connect's JSON codec reads
  * (fields by JSON or proto name, enum values by their full names or by
  * number); the public form has its own reader above. Well-known types are
  * left to the decoder: their JSON has no field names to miss.
@@ -523,6 +523,10 @@ function canonicalField(field: DescField, value: JsonValue, path: string, proble
       }
       return known;
     }
+    case "scalar":
+      if (field.scalar !== ScalarType.BYTES || typeof value !== "string" || isBase64(value)) return value;
+      problems.push({ field: path, problem: "must be base64 text" });
+      return undefined;
     default:
       return value;
   }

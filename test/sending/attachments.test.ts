@@ -37,7 +37,8 @@ function b64(bytes: Buffer): string {
   return bytes.toString("base64");
 }
 
-describe("attachments on sends", () => {
+// Megabytes through a real API, worker and SMTP server on a shared 2-core machine: generous limits, no timing assertion.
+describe("attachments on sends", { timeout: 120_000 }, () => {
   let smtp: SMTPServer;
   const received: Received[] = [];
   let h: SendingHarness;
@@ -303,6 +304,14 @@ describe("attachments on sends", () => {
       expect(message).toContain(expected);
     }
     expect(message).not.toContain("attachments[8]");
+    // Over Connect's JSON too, by the same path.
+    const connect = await h.fetch("/mail.v1.MailService/SendMessage", {
+      method: "POST",
+      headers: { authorization: `Bearer ${s.secret}`, "content-type": "application/json", "connect-protocol-version": "1" },
+      body: JSON.stringify({ to: "a@customer.example", subject: "x", html: "<p>x</p>", attachments: [{ filename: "a.pdf", contentType: "application/pdf", content: "%%% not base64 %%%" }] }),
+    });
+    expect(connect.status).toBe(400);
+    expect(((await connect.json()) as { message: string }).message).toContain("attachments[0].content: must be base64 text");
     // Content that is not base64 is named while the body is read; an empty file is the contract's required field.
     expect(await refusal({ attachments: [{ filename: "a.pdf", contentType: "application/pdf", content: "%%% not base64 %%%" }] })).toBe(
       "attachments[0].content: must be base64 text",

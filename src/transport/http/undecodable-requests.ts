@@ -28,8 +28,9 @@ import { kUnknownJsonFields } from "../connect/context.ts";
  * header lookup (and, for a Connect JSON body, keeping its chunks on the
  * way, for the case below).
  *
- * A Connect JSON body that decodes but for keys naming no field, or enum
- * values by names the enum lacks (http/json-body.ts refuses both), is
+ * A Connect JSON body that decodes but for keys naming no field, enum
+ * values by names the enum lacks (http/json-body.ts refuses both), or
+ * bytes that are not base64 text (as the REST bridge's reader), is
  * answered like the REST bridge answers one: it is decoded again without
  * them and the call runs on, authentication and rate limit first, to the
  * contract validation, which answers 400 naming each of them by its JSON
@@ -123,7 +124,11 @@ async function rewriteConnect(response: UniversalServerResponse): Promise<Univer
 }
 
 /** How protobuf-es words a key naming no field, and an enum value by a name the enum lacks. */
-const NAMED_REFUSALS: readonly RegExp[] = [/^cannot decode message \S+ from JSON: key .* is unknown$/s, /^cannot decode enum \S+ from JSON: /];
+const NAMED_REFUSALS: readonly RegExp[] = [
+  /^cannot decode message \S+ from JSON: key .* is unknown$/s,
+  /^cannot decode enum \S+ from JSON: /,
+  /^cannot decode field \S+ from JSON: invalid base64 string$/,
+];
 
 /** A Connect unary call with a JSON body (the protocol the screen and Connect clients use). */
 function isConnectJson(request: UniversalServerRequest): boolean {
