@@ -94,7 +94,7 @@ describe("attachments on sends", { timeout: 120_000 }, () => {
   }
 
   async function receivedFor(id: string) {
-    await h.waitForMessage(s.secret, id, (m) => m.status === "sent");
+    await h.waitForMessage(s.secret, id, (m) => m.status === "sent", 90_000);
     const mail = received.find((r) => r.raw.includes(`<${id}@mail.service.test>`));
     if (!mail) throw new Error(`message ${id} did not reach the SMTP server`);
     // keepCidLinks: the HTML as sent, its cid: sources not replaced by the parser.
