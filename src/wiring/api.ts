@@ -140,6 +140,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       endpoints: services.webhooks.webhooks.endpoints,
       deliveries: services.webhooks.webhooks.deliveries,
       testEvents: services.webhooks.webhooks.testEvents,
+      live: services.webhooks.live,
       log,
     }),
     // Each campaign.click is also a click of the ledger conversions are attributed from.
@@ -192,6 +193,8 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     inFlight: () => ({ requests: requestsInFlight(), ...(worker ? { activities: worker.status().activitiesInFlight } : {}) }),
     close() {
       closed ??= (async () => {
+        // Open event streams end first, each told why: the servers' close waits for every answer.
+        await services.webhooks.endStreams();
         await servers.close();
         await deliveryReports.close();
         await worker?.stop();
