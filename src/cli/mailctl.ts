@@ -5,7 +5,9 @@
  * operator's alone, and the company services (ApiKeys, Webhooks, Lists,
  * SignupForms, Reports, Templates, Mail) acting for `--company` with the
  * operator token and the x-mail-company-id header. Every command prints JSON on stdout; errors
- * print `{ "error": { "code", "message" } }` on stderr and exit 1.
+ * print `{ "error": { "code", "message" } }` on stderr and exit 1. The
+ * developer's commands `listen` (a line per event, until ^C) and `trigger`
+ * take an API key as well (./listen.ts).
  *
  *   MAIL_ADMIN_URL   operator listener address (default http://127.0.0.1:8082)
  *   OPERATOR_TOKEN   the operator token configured on the service
@@ -28,6 +30,8 @@ import { COMPANY_HEADER } from "../transport/connect/session-cookie.ts";
 import { MemberRole } from "../gen/mail/v1/members_pb.js";
 import { type FormField, FormFieldSchema, MailService } from "../gen/mail/v1/mail_pb.js";
 import { type WebhookDeliveryState, WebhookDeliveryStateSchema, WebhooksService } from "../gen/mail/v1/webhooks_pb.js";
+import { listen, trigger } from "./listen.ts";
+import { UsageError } from "./usage.ts";
 
 const USAGE = `usage: mailctl <command> [options]
 
@@ -74,12 +78,16 @@ const USAGE = `usage: mailctl <command> [options]
   form deactivate --company ID --form PUBLIC_ID
   revenue --company ID [--since ISO8601] [--until ISO8601]  (gross, refunded, net per campaign)
 
-Environment: MAIL_ADMIN_URL (default http://127.0.0.1:8082), OPERATOR_TOKEN.`;
+Developer commands, with an API key holding mail.admin (--api-key or MAIL_API_KEY; --url or MAIL_API_URL,
+default http://127.0.0.1:8080) or as the operator with --company:
+  listen --forward-to URL [--events EVENT,EVENT...] [--secret whsec_...]
+         (posts the company's events to URL, signed with the secret it prints, until ^C)
+  trigger EVENT [--endpoints]    (a test event to the listen streams; --endpoints: to the subscribed endpoints too)
 
-class UsageError extends Error {}
+Environment: MAIL_ADMIN_URL (default http://127.0.0.1:8082), OPERATOR_TOKEN, MAIL_API_KEY, MAIL_API_URL.`;
 
 /** Commands of one word (every other command is a noun and a verb). */
-const SINGLE_WORD_COMMANDS: ReadonlySet<string> = new Set(["revenue"]);
+const SINGLE_WORD_COMMANDS: ReadonlySet<string> = new Set(["revenue", "listen"]);
 
 function required(values: Record<string, unknown>, name: string): string {
   const value = values[name];
@@ -196,6 +204,11 @@ const OPTIONS = {
   language: { type: "string" },
   "double-opt-in": { type: "boolean" },
   "fields-file": { type: "string" },
+  "forward-to": { type: "string" },
+  "api-key": { type: "string" },
+  events: { type: "string" },
+  secret: { type: "string" },
+  endpoints: { type: "boolean" },
   help: { type: "boolean" },
 } as const satisfies ParseArgsConfig["options"];
 
@@ -233,6 +246,9 @@ async function main(argv: string[]): Promise<void> {
   // Every command is two words (`list ls`) except the one-word reports.
   const single = positionals.length === 1 && SINGLE_WORD_COMMANDS.has(positionals[0] ?? "");
   if (values.help || (positionals.length < 2 && !single)) throw new UsageError("");
+  // A developer's commands: an API key or the operator token.
+  if (positionals[0] === "listen") return listen(values);
+  if (positionals[0] === "trigger") return trigger(positionals[1] ?? "", values);
 
   const token = process.env.OPERATOR_TOKEN;
   if (!token) throw new UsageError("set OPERATOR_TOKEN to the service's operator token");
