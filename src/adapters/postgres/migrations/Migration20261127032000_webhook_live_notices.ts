@@ -9,7 +9,7 @@ import { Migration } from "@mikro-orm/migrations";
  * API process holding a company's stream reads those rows back by company
  * and id (src/adapters/postgres/webhooks/live-event-feed.ts).
  */
-export class Migration20261127023004_webhook_live_notices extends Migration {
+export class Migration20261127032000_webhook_live_notices extends Migration {
   override up(): void {
     this.addSql(`create or replace function webhook_event_webhook_event_live_notice_fn() returns trigger language plpgsql as $$ begin
  perform pg_notify('mail_webhook_live', n.company_id::text || ' ' || string_agg(n.id::text, ' '))
