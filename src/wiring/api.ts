@@ -113,7 +113,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     rateLimiter: unavailableAs503(services.rateLimiter),
     idempotency: services.idempotency,
     adminService: adminServiceImpl({
-      accounts: accounts.service,
+      companies: accounts.companies,
       members: services.members.members,
       sendingSetup,
       credits,
@@ -161,11 +161,11 @@ export async function startApp(options: StartAppOptions): Promise<App> {
         allowedOrigins: services.members.allowedOrigins,
       }),
       membersService: membersServiceImpl(services.members.members),
-      apiKeysService: apiKeysServiceImpl(accounts.service),
+      apiKeysService: apiKeysServiceImpl(accounts.keys),
       auditService: auditServiceImpl(services.members.audit),
       sessions: unavailableAs503(services.members.sessions),
       companies: async (companyId) => {
-        const company = await accounts.service.getCompany(companyId).catch((error: unknown) => {
+        const company = await accounts.companies.get({ companyId }).catch((error: unknown) => {
           if (apiErrorFrom(error)?.code === "NOT_FOUND") return undefined;
           throw error;
         });

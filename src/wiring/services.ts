@@ -186,7 +186,7 @@ export async function openServices(
     orm,
     config,
     rateLimiter,
-    accounts: accounts.service,
+    companies: accounts.companies,
     // Sign-in emails take the service's own send path, from SYSTEM_SENDER_COMPANY_ID's default sender.
     mailer: createConfirmationMailer(core.messaging.acceptance),
     log,
