@@ -230,7 +230,7 @@ export class Members {
   async #mint(companyId: string, member: MemberRecord, audit: AuditNote | undefined, mayEmail: boolean): Promise<InviteMemberResult> {
     // Invites (by members and operators) are budgeted per address; the links an operator asks for by hand are not.
     const budget = mayEmail
-      ? await this.#o.rateLimiter.consume(`sign-in-link:${companyId}:${member.email}`, LINKS_PER_ADDRESS_PER_MINUTE)
+      ? await this.#o.rateLimiter.consume({ bucket: `sign-in-link:${companyId}:${member.email}`, limitPerMinute: LINKS_PER_ADDRESS_PER_MINUTE })
       : { allowed: true, retryAfterSeconds: 0 };
     if (!budget.allowed) {
       throw new ApiError("RATE_LIMITED", `Too many sign-in links for this address. Retry after ${budget.retryAfterSeconds} s.`, {

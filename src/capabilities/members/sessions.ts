@@ -53,7 +53,7 @@ export class Sessions {
    * fixation). Unknown, used and expired links get one answer.
    */
   async exchange(command: ExchangeSignInLinkCommand): Promise<ExchangeSignInLinkResult> {
-    const budget = await this.#o.rateLimiter.consume(`sign-in-exchange:${command.clientAddress}`, EXCHANGES_PER_ADDRESS_PER_MINUTE);
+    const budget = await this.#o.rateLimiter.consume({ bucket: `sign-in-exchange:${command.clientAddress}`, limitPerMinute: EXCHANGES_PER_ADDRESS_PER_MINUTE });
     if (!budget.allowed) {
       throw new ApiError("RATE_LIMITED", `Too many sign-in attempts from this address. Retry after ${budget.retryAfterSeconds} s.`, {
         "retry-after": String(budget.retryAfterSeconds),

@@ -10,7 +10,7 @@ import { expectApiError, type Harness, openHarness } from "./harness.ts";
 
 /** Budgets are not under test here (test/api/sessions.test.ts floods the real limiter). */
 const unlimited: RateLimiter = {
-  consume: async (_bucket, limit) => ({ allowed: true, limit, remaining: limit, resetSeconds: 60, retryAfterSeconds: 0 }),
+  consume: async ({ limitPerMinute: limit }) => ({ allowed: true, limit, remaining: limit, resetSeconds: 60, retryAfterSeconds: 0 }),
 };
 
 const operator: Acting = { audit: { actor: OPERATOR_ACTOR, requestId: "test", clientIp: "" }, role: undefined };
