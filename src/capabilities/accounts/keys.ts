@@ -1,6 +1,6 @@
-import { ApiError, ValidationError, type FieldProblem } from "../../contract/api-error.ts";
+import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import type { AuditContext } from "../audit/types.ts";
-import { filterFingerprint, KeysetPager, pageSize, refuseProblems, type Page, type PageRequest } from "../shared/paging.ts";
+import { KeysetPager, UNFILTERED, type Page, type PageRequest } from "../shared/paging.ts";
 import { generateApiKey, hashApiKey } from "./api-keys.ts";
 import { requireCompany } from "./companies.ts";
 import { changingCredentials, type CredentialChangeHooks } from "./credential-changes.ts";
@@ -75,8 +75,6 @@ export interface RevokeApiKeyCommand extends KeyChangeCommand {
 }
 
 const HOUR_MS = 3_600_000;
-/** The key table has no filters: every cursor carries the same fingerprint. */
-const NO_FILTERS = filterFingerprint([]);
 
 /**
  * A company's API keys (ApiKeysService, for its members and operators).
@@ -92,14 +90,12 @@ export class ApiKeys {
   }
 
   async list(command: ListApiKeysCommand): Promise<ListApiKeysResult> {
-    const problems: FieldProblem[] = [];
-    const size = pageSize(command.limit, problems);
-    refuseProblems(problems);
-    const after = this.#pager.after(command.companyId, NO_FILTERS, command.cursor);
-    await requireCompany(this.#d.store, command.companyId);
-    const rows = await this.#d.store.listApiKeys(command.companyId, after, size + 1);
+    const { companyId } = command;
+    const page = await this.#pager.read(companyId, UNFILTERED, command, async (after, limit) => {
+      await requireCompany(this.#d.store, companyId);
+      return this.#d.store.listApiKeys(companyId, after, limit);
+    });
     const now = this.#d.clock();
-    const page = this.#pager.page(command.companyId, NO_FILTERS, rows, size);
     return { items: page.items.map((key) => apiKeyView(key, now)), nextCursor: page.nextCursor };
   }
 

@@ -1,5 +1,4 @@
-import type { FieldProblem } from "../../contract/api-error.ts";
-import { filterFingerprint, KeysetPager, pageSize, refuseProblems, type Page, type PageRequest } from "../shared/paging.ts";
+import { filterFingerprint, KeysetPager, type Page, type PageRequest } from "../shared/paging.ts";
 import type { AuditFilters, AuditLogStore } from "./ports.ts";
 import type { AuditEventRecord } from "./types.ts";
 
@@ -38,15 +37,10 @@ export class AuditLog {
     });
   }
 
-  async list(command: ListAuditEventsCommand): Promise<ListAuditEventsResult> {
-    const problems: FieldProblem[] = [];
-    const size = pageSize(command.limit, problems);
-    refuseProblems(problems);
-    const { filters } = command;
+  list(command: ListAuditEventsCommand): Promise<ListAuditEventsResult> {
+    const { companyId, filters } = command;
     const fingerprint = filterFingerprint([filters.actor, filters.action, filters.since]);
-    const after = this.#pager.after(command.companyId, fingerprint, command.cursor);
-    const rows = await this.#store.list(command.companyId, filters, after, size + 1);
-    return this.#pager.page(command.companyId, fingerprint, rows, size);
+    return this.#pager.read(companyId, fingerprint, command, (after, limit) => this.#store.list(companyId, filters, after, limit));
   }
 
   /** Deletes what is older than the retention (400 days); answers how many rows went. */

@@ -1,8 +1,8 @@
-import { ApiError, ValidationError, type FieldProblem } from "../../contract/api-error.ts";
+import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import { isEmailAddress } from "../messages/compose/email-address.ts";
 import type { RateLimiter } from "../rate-limit/types.ts";
 import type { AuditContext } from "../audit/types.ts";
-import { filterFingerprint, KeysetPager, pageSize, refuseProblems, type Page, type PageRequest } from "../shared/paging.ts";
+import { KeysetPager, UNFILTERED, type Page, type PageRequest } from "../shared/paging.ts";
 import type { AuditNote, MemberPatch, MembersStore, SignInMailer } from "./ports.ts";
 import { newToken, tokenHash } from "./tokens.ts";
 import { isMemberRole, type MemberRecord, type MemberRole } from "./types.ts";
@@ -95,9 +95,6 @@ export interface MemberCommand {
   readonly acting: Acting;
 }
 
-/** The member list has no filters: every cursor carries the same fingerprint. */
-const NO_FILTERS = filterFingerprint([]);
-
 /** Company members and their sign-in links. */
 export class Members {
   readonly #o: MembersDependencies;
@@ -108,13 +105,8 @@ export class Members {
     this.#pager = new KeysetPager(dependencies.cursorSecret, { context: "mail.v1.members.cursor.v1", label: "member list", filters: "parameters" });
   }
 
-  async list(command: ListMembersCommand): Promise<ListMembersResult> {
-    const problems: FieldProblem[] = [];
-    const size = pageSize(command.limit, problems);
-    refuseProblems(problems);
-    const after = this.#pager.after(command.companyId, NO_FILTERS, command.cursor);
-    const rows = await this.#o.store.list(command.companyId, after, size + 1);
-    return this.#pager.page(command.companyId, NO_FILTERS, rows, size);
+  list(command: ListMembersCommand): Promise<ListMembersResult> {
+    return this.#pager.read(command.companyId, UNFILTERED, command, (after, limit) => this.#o.store.list(command.companyId, after, limit));
   }
 
   async get(command: GetMemberCommand): Promise<MemberRecord> {
