@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Credits } from "../../../capabilities/credits/index.ts";
 import type { AdminService } from "../../../gen/mail/v1/admin_pb.js";
-import { amountOf, ledgerEntryMessage } from "./mapping.ts";
+import { adjustCreditsCommand, ledgerEntryMessage, walletQuery } from "./mapping.ts";
 
 /**
  * AdminService handlers of Mail credits. The operator token is checked by
@@ -12,10 +12,10 @@ export type CreditsAdmin = Pick<ServiceImpl<typeof AdminService>, "adjustCredits
 export function creditsAdmin(credits: Credits): CreditsAdmin {
   return {
     async adjustCredits(req) {
-      return { balance: BigInt(await credits.adjust({ companyId: req.companyId, amount: amountOf(req.amount), note: req.note })) };
+      return { balance: BigInt(await credits.adjust(adjustCreditsCommand(req))) };
     },
     async getWallet(req) {
-      const wallet = await credits.wallet({ companyId: req.companyId });
+      const wallet = await credits.wallet(walletQuery(req));
       return { balance: BigInt(wallet.balance), ledger: wallet.ledger.map(ledgerEntryMessage) };
     },
   };

@@ -3,7 +3,7 @@ import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext } from "@connectrpc/connect";
 import { ValidationError, type FieldProblem } from "../../../contract/api-error.ts";
 import type { CompanyView, CreateCompanyCommand, GetCompanyCommand, SetEntitlementsCommand } from "../../../capabilities/accounts/index.ts";
-import { MAX_ADJUSTMENT, type LedgerEntry } from "../../../capabilities/credits/index.ts";
+import { type AdjustCreditsCommand, type LedgerEntry, type LedgerQuery, MAX_ADJUSTMENT } from "../../../capabilities/credits/index.ts";
 import type { SignInLinkCommand, SignInLinkResult } from "../../../capabilities/members/index.ts";
 import type { ProviderEvent, ProviderEventType } from "../../../capabilities/messages/email-provider.ts";
 import type {
@@ -16,8 +16,9 @@ import type {
   SetDefaultSenderCommand,
   VerifySendingDomainCommand,
 } from "../../../capabilities/sending-setup/index.ts";
-import type { SuppressionEntry } from "../../../capabilities/suppressions/index.ts";
+import type { SuppressionEntry, SuppressionQuery } from "../../../capabilities/suppressions/index.ts";
 import {
+  type AdjustCreditsRequest,
   type Company,
   type CompanyEntitlements,
   CompanySchema,
@@ -27,10 +28,13 @@ import {
   type CreateSignInLinkRequest,
   type CreateSignInLinkResponseSchema,
   DnsRecordSchema,
+  type GetWalletRequest,
   type LedgerEntry as LedgerEntryMessage,
   LedgerEntrySchema,
   type ListSendersRequest,
   type ListSendingDomainsRequest,
+  type ListSuppressionsRequest,
+  type RemoveSuppressionRequest,
   type ReportProviderEventRequest,
   type Sender,
   SenderSchema,
@@ -159,8 +163,16 @@ export function ledgerEntryMessage(entry: LedgerEntry): LedgerEntryMessage {
   });
 }
 
+export function adjustCreditsCommand(req: AdjustCreditsRequest): AdjustCreditsCommand {
+  return { companyId: req.companyId, amount: amountOf(req.amount), note: req.note };
+}
+
+export function walletQuery(req: GetWalletRequest): LedgerQuery {
+  return { companyId: req.companyId };
+}
+
 /** int64 on the wire, a safe integer in the domain: refuse what would lose precision. */
-export function amountOf(amount: bigint): number {
+function amountOf(amount: bigint): number {
   if (amount > BigInt(MAX_ADJUSTMENT) || amount < -BigInt(MAX_ADJUSTMENT)) {
     throw new ValidationError([{ field: "amount", problem: `must be between -${MAX_ADJUSTMENT} and ${MAX_ADJUSTMENT}` }]);
   }
@@ -176,6 +188,14 @@ export function suppressionMessage(entry: SuppressionEntry): Suppression {
     messageId: entry.messageId ?? undefined,
     createdAt: timestampFromDate(entry.createdAt),
   });
+}
+
+export function listSuppressionsQuery(req: ListSuppressionsRequest): { readonly companyId: string } {
+  return { companyId: req.companyId };
+}
+
+export function removeSuppressionCommand(req: RemoveSuppressionRequest): SuppressionQuery {
+  return { companyId: req.companyId, email: req.email };
 }
 
 // ---------------------------------------------------------------- provider events

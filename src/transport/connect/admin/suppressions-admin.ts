@@ -1,7 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Suppressions } from "../../../capabilities/suppressions/index.ts";
 import type { AdminService } from "../../../gen/mail/v1/admin_pb.js";
-import { suppressionMessage } from "./mapping.ts";
+import { listSuppressionsQuery, removeSuppressionCommand, suppressionMessage } from "./mapping.ts";
 
 /**
  * AdminService handlers of the suppression list. The operator token is
@@ -12,10 +12,10 @@ export type SuppressionsAdmin = Pick<ServiceImpl<typeof AdminService>, "listSupp
 export function suppressionsAdmin(suppressions: Suppressions): SuppressionsAdmin {
   return {
     async listSuppressions(req) {
-      return { suppressions: (await suppressions.list({ companyId: req.companyId })).map(suppressionMessage) };
+      return { suppressions: (await suppressions.list(listSuppressionsQuery(req))).map(suppressionMessage) };
     },
     async removeSuppression(req) {
-      return { removed: await suppressions.remove({ companyId: req.companyId, email: req.email }) };
+      return { removed: await suppressions.remove(removeSuppressionCommand(req)) };
     },
   };
 }
