@@ -2,8 +2,8 @@
 /**
  * mailctl: the operators' command line (gRPC/Connect on the operator
  * listener, never the public JSON routes): the AdminService for what is the
- * operator's alone, and the company services (ApiKeys, Webhooks, Lists,
- * SignupForms, Reports, Templates, Mail) acting for `--company` with the
+ * operator's alone, and the company services (ApiKeys, Members, Webhooks,
+ * Lists, SignupForms, Reports, Templates, Mail) acting for `--company` with the
  * operator token and the x-mail-company-id header. Every command prints JSON on stdout; errors
  * print `{ "error": { "code", "message" } }` on stderr and exit 1. The
  * developer's commands `listen` (a line per event, until ^C) and `trigger`
@@ -21,13 +21,13 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { ApiError, apiErrorFrom } from "../contract/api-error.ts";
 import { enumValueFromJson, messageToPublicJson } from "../contract/json-codec.ts";
 import { AdminService } from "../gen/mail/v1/admin_pb.js";
-import { ApiKeySchema, ApiKeysService } from "../gen/mail/v1/api_keys_pb.js";
+import { type ApiKey, ApiKeySchema, ApiKeysService } from "../gen/mail/v1/api_keys_pb.js";
 import { SignupFormsService } from "../gen/mail/v1/forms_pb.js";
 import { ListsService } from "../gen/mail/v1/lists_pb.js";
 import { ReportsService } from "../gen/mail/v1/reports_pb.js";
 import { TemplatesService } from "../gen/mail/v1/templates_pb.js";
 import { COMPANY_HEADER } from "../transport/connect/session-cookie.ts";
-import { MemberRole } from "../gen/mail/v1/members_pb.js";
+import { type Member, MemberRole, MemberSchema, MembersService } from "../gen/mail/v1/members_pb.js";
 import { type FormField, FormFieldSchema, MailService } from "../gen/mail/v1/mail_pb.js";
 import { type WebhookDeliveryState, WebhookDeliveryStateSchema, WebhooksService } from "../gen/mail/v1/webhooks_pb.js";
 import { listen, trigger } from "./listen.ts";
@@ -42,7 +42,8 @@ const USAGE = `usage: mailctl <command> [options]
   key rotate --company ID --key KEY_ID [--grace-hours N]
   key revoke --company ID --key KEY_ID
   key list --company ID
-  member add --company ID --email ADDRESS [--role owner|admin|member] [--display-name NAME]   (default role: owner)
+  member add --company ID --email ADDRESS [--role owner|admin|member] [--display-name NAME]   (default role: owner;
+             an existing member gets the role and is enabled)
   member sign-in-link --company ID --email ADDRESS          (prints a one-time link, valid 15 minutes)
   domain create --company ID --domain NAME
   domain verify --company ID --domain DOMAIN_ID|NAME [--override]
@@ -164,6 +165,28 @@ async function domainIdOf(admin: Client<typeof AdminService>, companyId: string,
   const found = domains.find((d) => d.domain === wanted);
   if (!found) throw new ApiError("NOT_FOUND", `The company has no sending domain ${wanted} (see: mailctl domain list --company ${companyId}).`);
   return found.id;
+}
+
+/**
+ * `member add`: invites a new member with `role` (an operator may grant any
+ * role), or gives an existing one `role` (and `displayName`, when given)
+ * and enables them. Operators act through the company's MembersService.
+ */
+async function addMember(members: Client<typeof MembersService>, email: string, role: MemberRole, displayName: string | undefined): Promise<Member> {
+  const wanted = email.trim().toLowerCase();
+  let cursor: string | undefined;
+  do {
+    const page = await members.listMembers({ limit: 100, cursor });
+    const existing = page.items.find((member) => member.email === wanted);
+    if (existing) return answered((await members.updateMember({ id: existing.id, role, disabled: false, displayName })).member);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return answered((await members.inviteMember({ email, role, displayName })).member);
+}
+
+function answered(member: Member | undefined): Member {
+  if (!member) throw new Error("the service answered no member");
+  return member;
 }
 
 const OPTIONS = {
@@ -318,13 +341,9 @@ async function main(argv: string[]): Promise<void> {
       const roles: Record<string, MemberRole> = { owner: MemberRole.OWNER, admin: MemberRole.ADMIN, member: MemberRole.MEMBER };
       const role = roles[values.role ?? "owner"];
       if (role === undefined) throw new UsageError("--role must be owner, admin or member");
-      const response = await admin.addMember({
-        companyId: required(values, "company"),
-        email: required(values, "email"),
-        displayName: values["display-name"],
-        role,
-      });
-      return print(output.addMember.output, response);
+      const member = await addMember(forCompany(MembersService), required(values, "email"), role, values["display-name"]);
+      process.stdout.write(JSON.stringify({ member: messageToPublicJson(MemberSchema, member) }, null, 2) + "\n");
+      return;
     }
     case "member sign-in-link":
       return print(
@@ -332,8 +351,15 @@ async function main(argv: string[]): Promise<void> {
         await admin.createSignInLink({ companyId: required(values, "company"), email: required(values, "email") }),
       );
     case "key list": {
-      // The key table as mailctl has always printed it: `{ "keys": [...] }`.
-      const { items } = await forCompany(ApiKeysService).listApiKeys({});
+      // The whole key table, as mailctl has always printed it: `{ "keys": [...] }`.
+      const keys = forCompany(ApiKeysService);
+      const items: ApiKey[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await keys.listApiKeys({ limit: 100, cursor });
+        items.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor);
       process.stdout.write(JSON.stringify({ keys: items.map((key) => messageToPublicJson(ApiKeySchema, key)) }, null, 2) + "\n");
       return;
     }

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { FastifyServerOptions } from "fastify";
 import type { Config } from "../config.ts";
 import { openServices, type ServiceLog, type Services } from "./services.ts";
+import type { AccountsOptions } from "./accounts.ts";
 import type { WorkerProcess } from "./worker.ts";
 import type { WebhookDeliveryOptions } from "./webhooks.ts";
 import { createDeliveryReports, type DeliveryReportsOptions } from "./delivery-reports.ts";
@@ -70,6 +71,8 @@ export interface StartAppOptions {
    * closed and startApp rejects with its error.
    */
   readonly beforeReady?: (app: App) => Promise<void>;
+  /** Settings of the accounts capability (its clock, the key lookup cache); the defaults are the system clock and 10 s. */
+  readonly accounts?: AccountsOptions;
 }
 
 export async function startApp(options: StartAppOptions): Promise<App> {
@@ -86,7 +89,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   const log: ServiceLog = {
     warn: (details, message) => (built.servers ? built.servers.http.log.warn(details, message) : console.warn(message, details)),
   };
-  const services = await openServices(databaseUrl, config, log, options.webhookDelivery);
+  const services = await openServices(databaseUrl, config, log, options.webhookDelivery, options.accounts);
   const { accounts, sendingSetup, credits, suppressions, messaging } = services;
   // DSN / ARF reports (inbound SMTP) and SES notifications, into the provider events intake.
   const deliveryReports = createDeliveryReports({
@@ -113,7 +116,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     rateLimiter: unavailableAs503(services.rateLimiter),
     idempotency: services.idempotency,
     adminService: adminServiceImpl({
-      accounts: accounts.service,
+      companies: accounts.companies,
       members: services.members.members,
       sendingSetup,
       credits,
@@ -162,11 +165,11 @@ export async function startApp(options: StartAppOptions): Promise<App> {
         allowedOrigins: services.members.allowedOrigins,
       }),
       membersService: membersServiceImpl(services.members.members),
-      apiKeysService: apiKeysServiceImpl(accounts.service),
+      apiKeysService: apiKeysServiceImpl(accounts.keys),
       auditService: auditServiceImpl(services.members.audit),
       sessions: unavailableAs503(services.members.sessions),
       companies: async (companyId) => {
-        const company = await accounts.service.getCompany(companyId).catch((error: unknown) => {
+        const company = await accounts.companies.get({ companyId }).catch((error: unknown) => {
           if (apiErrorFrom(error)?.code === "NOT_FOUND") return undefined;
           throw error;
         });

@@ -1,5 +1,5 @@
 import { type Config, publicBaseUrlOf } from "../config.ts";
-import { type Accounts, createAccounts } from "./accounts.ts";
+import { type Accounts, type AccountsOptions, createAccounts } from "./accounts.ts";
 import type { Credits } from "../capabilities/credits/index.ts";
 import { createCredits } from "./credits.ts";
 import type { IdempotencyGuard } from "../capabilities/idempotency/index.ts";
@@ -169,6 +169,7 @@ export async function openServices(
   config: Config,
   log: ServiceLog,
   webhookDelivery?: WebhookDeliveryOptions,
+  accountsOptions: AccountsOptions = {},
 ): Promise<Services> {
   const core = await openSendingCore(databaseUrl, config, log, {
     poolMax: config.apiPoolMax,
@@ -176,7 +177,7 @@ export async function openServices(
     ...(webhookDelivery ? { webhookDelivery } : {}),
   });
   const { orm } = core;
-  const accounts = createAccounts(orm, config);
+  const accounts = createAccounts(orm, config, accountsOptions);
   const rateLimiter = createRateLimiter(orm);
   const idempotency = createIdempotency(orm, config);
   const conversions = createConversions(orm, config);
@@ -186,7 +187,7 @@ export async function openServices(
     orm,
     config,
     rateLimiter,
-    accounts: accounts.service,
+    companies: accounts.companies,
     // Sign-in emails take the service's own send path, from SYSTEM_SENDER_COMPANY_ID's default sender.
     mailer: createConfirmationMailer(core.messaging.acceptance),
     log,

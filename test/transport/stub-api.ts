@@ -51,7 +51,7 @@ export async function startStubApi(overrides: Partial<ApiDependencies> = {}): Pr
       },
     },
     rateLimiter: {
-      async consume(_bucket, limit) {
+      async consume({ limitPerMinute: limit }) {
         return { allowed: true, limit, remaining: limit - 1, resetSeconds: 60, retryAfterSeconds: 0 };
       },
     },

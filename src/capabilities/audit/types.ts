@@ -25,7 +25,6 @@ export type AuditAction =
   | "api_key.created"
   | "api_key.rotated"
   | "api_key.revoked"
-  | "member.added"
   | "member.invited"
   | "member.updated"
   | "member.removed"
@@ -63,8 +62,6 @@ export interface AuditEntry {
 export interface AuditEventRecord {
   readonly id: string;
   readonly companyId: string;
-  /** Microsecond text (`2025-01-01T12:00:00.123456Z`), for the keyset cursor. */
-  readonly occurredAtText: string;
   readonly occurredAt: Date;
   readonly actorKind: AuditActorKind;
   readonly actor: string;

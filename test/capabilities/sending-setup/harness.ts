@@ -47,7 +47,7 @@ export async function openSendingHarness(config: Partial<SendingSetupConfig> = {
     credits: createCredits(orm),
     suppressions: createSuppressions(orm),
     async newCompany(name = "Acme Inc.") {
-      return (await accounts.service.createCompany(name)).id;
+      return (await accounts.companies.create({ name })).id;
     },
     setupWith(overrides, options) {
       return createSendingSetup(orm, { ...SETUP_CONFIG, ...config, ...overrides }, options);

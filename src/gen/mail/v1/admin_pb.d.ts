@@ -5,7 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import type { Member, MemberRole } from "./members_pb.js";
+import type { Member } from "./members_pb.js";
 
 /**
  * Describes the file mail/v1/admin.proto.
@@ -173,55 +173,6 @@ export declare type ListCompaniesResponse = Message<"mail.v1.ListCompaniesRespon
  * Use `create(ListCompaniesResponseSchema)` to create a new message.
  */
 export declare const ListCompaniesResponseSchema: GenMessage<ListCompaniesResponse>;
-
-/**
- * @generated from message mail.v1.AddMemberRequest
- */
-export declare type AddMemberRequest = Message<"mail.v1.AddMemberRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string email = 2;
-   */
-  email: string;
-
-  /**
-   * @generated from field: optional string display_name = 3;
-   */
-  displayName?: string | undefined;
-
-  /**
-   * Default `owner`.
-   *
-   * @generated from field: mail.v1.MemberRole role = 4;
-   */
-  role: MemberRole;
-};
-
-/**
- * Describes the message mail.v1.AddMemberRequest.
- * Use `create(AddMemberRequestSchema)` to create a new message.
- */
-export declare const AddMemberRequestSchema: GenMessage<AddMemberRequest>;
-
-/**
- * @generated from message mail.v1.AddMemberResponse
- */
-export declare type AddMemberResponse = Message<"mail.v1.AddMemberResponse"> & {
-  /**
-   * @generated from field: mail.v1.Member member = 1;
-   */
-  member?: Member | undefined;
-};
-
-/**
- * Describes the message mail.v1.AddMemberResponse.
- * Use `create(AddMemberResponseSchema)` to create a new message.
- */
-export declare const AddMemberResponseSchema: GenMessage<AddMemberResponse>;
 
 /**
  * @generated from message mail.v1.CreateSignInLinkRequest
@@ -979,13 +930,15 @@ export declare const ReportProviderEventResponseSchema: GenMessage<ReportProvide
  * service configuration), never a customer API key. The `mailctl` command
  * line wraps it. A field marked `(google.api.field_behavior) = REQUIRED`
  * must be sent and not empty (INVALID_ARGUMENT, VALIDATION_ERROR otherwise).
- * Only what is the operator's alone is here (companies, entitlements, the
- * first owner, sending domains and senders, credits, suppressions, provider
- * events). A company's API keys, webhooks, lists, forms, templates, reports
+ * Only what is the operator's alone is here (companies, entitlements,
+ * sign-in links handed over by hand, sending domains and senders, credits,
+ * suppressions, provider events). A company's API keys, webhooks, lists, forms, templates, reports
  * and members are reached through the company services themselves
  * (ApiKeysService, WebhooksService, ListsService, SignupFormsService,
  * TemplatesService, ReportsService, MembersService, ...), served on the
  * operator listener too: the operator token plus `x-mail-company-id: <company id>`.
+ * A company's first owner is invited with MembersService.InviteMember there
+ * (an operator may grant any role, owner included).
  *
  * @generated from service mail.v1.AdminService
  */
@@ -1019,17 +972,6 @@ export declare const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListCompaniesRequestSchema;
     output: typeof ListCompaniesResponseSchema;
-  },
-  /**
-   * Add a member to a company (the first owner), or change the role of an
-   * existing one with that email. Written to the company's audit log.
-   *
-   * @generated from rpc mail.v1.AdminService.AddMember
-   */
-  addMember: {
-    methodKind: "unary";
-    input: typeof AddMemberRequestSchema;
-    output: typeof AddMemberResponseSchema;
   },
   /**
    * Mint a one-time sign-in link for an existing member (single use, valid

@@ -42,8 +42,6 @@ const (
 	// AdminServiceListCompaniesProcedure is the fully-qualified name of the AdminService's
 	// ListCompanies RPC.
 	AdminServiceListCompaniesProcedure = "/mail.v1.AdminService/ListCompanies"
-	// AdminServiceAddMemberProcedure is the fully-qualified name of the AdminService's AddMember RPC.
-	AdminServiceAddMemberProcedure = "/mail.v1.AdminService/AddMember"
 	// AdminServiceCreateSignInLinkProcedure is the fully-qualified name of the AdminService's
 	// CreateSignInLink RPC.
 	AdminServiceCreateSignInLinkProcedure = "/mail.v1.AdminService/CreateSignInLink"
@@ -89,9 +87,6 @@ type AdminServiceClient interface {
 	SetEntitlements(context.Context, *connect.Request[v1.SetEntitlementsRequest]) (*connect.Response[v1.SetEntitlementsResponse], error)
 	// List companies.
 	ListCompanies(context.Context, *connect.Request[v1.ListCompaniesRequest]) (*connect.Response[v1.ListCompaniesResponse], error)
-	// Add a member to a company (the first owner), or change the role of an
-	// existing one with that email. Written to the company's audit log.
-	AddMember(context.Context, *connect.Request[v1.AddMemberRequest]) (*connect.Response[v1.AddMemberResponse], error)
 	// Mint a one-time sign-in link for an existing member (single use, valid
 	// 15 minutes): `{PUBLIC_BASE_URL}/admin/sign-in#token=...`.
 	CreateSignInLink(context.Context, *connect.Request[v1.CreateSignInLinkRequest]) (*connect.Response[v1.CreateSignInLinkResponse], error)
@@ -145,12 +140,6 @@ func NewAdminServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			httpClient,
 			baseURL+AdminServiceListCompaniesProcedure,
 			connect.WithSchema(adminServiceMethods.ByName("ListCompanies")),
-			connect.WithClientOptions(opts...),
-		),
-		addMember: connect.NewClient[v1.AddMemberRequest, v1.AddMemberResponse](
-			httpClient,
-			baseURL+AdminServiceAddMemberProcedure,
-			connect.WithSchema(adminServiceMethods.ByName("AddMember")),
 			connect.WithClientOptions(opts...),
 		),
 		createSignInLink: connect.NewClient[v1.CreateSignInLinkRequest, v1.CreateSignInLinkResponse](
@@ -233,7 +222,6 @@ type adminServiceClient struct {
 	createCompany       *connect.Client[v1.CreateCompanyRequest, v1.CreateCompanyResponse]
 	setEntitlements     *connect.Client[v1.SetEntitlementsRequest, v1.SetEntitlementsResponse]
 	listCompanies       *connect.Client[v1.ListCompaniesRequest, v1.ListCompaniesResponse]
-	addMember           *connect.Client[v1.AddMemberRequest, v1.AddMemberResponse]
 	createSignInLink    *connect.Client[v1.CreateSignInLinkRequest, v1.CreateSignInLinkResponse]
 	createSendingDomain *connect.Client[v1.CreateSendingDomainRequest, v1.CreateSendingDomainResponse]
 	verifySendingDomain *connect.Client[v1.VerifySendingDomainRequest, v1.VerifySendingDomainResponse]
@@ -261,11 +249,6 @@ func (c *adminServiceClient) SetEntitlements(ctx context.Context, req *connect.R
 // ListCompanies calls mail.v1.AdminService.ListCompanies.
 func (c *adminServiceClient) ListCompanies(ctx context.Context, req *connect.Request[v1.ListCompaniesRequest]) (*connect.Response[v1.ListCompaniesResponse], error) {
 	return c.listCompanies.CallUnary(ctx, req)
-}
-
-// AddMember calls mail.v1.AdminService.AddMember.
-func (c *adminServiceClient) AddMember(ctx context.Context, req *connect.Request[v1.AddMemberRequest]) (*connect.Response[v1.AddMemberResponse], error) {
-	return c.addMember.CallUnary(ctx, req)
 }
 
 // CreateSignInLink calls mail.v1.AdminService.CreateSignInLink.
@@ -336,9 +319,6 @@ type AdminServiceHandler interface {
 	SetEntitlements(context.Context, *connect.Request[v1.SetEntitlementsRequest]) (*connect.Response[v1.SetEntitlementsResponse], error)
 	// List companies.
 	ListCompanies(context.Context, *connect.Request[v1.ListCompaniesRequest]) (*connect.Response[v1.ListCompaniesResponse], error)
-	// Add a member to a company (the first owner), or change the role of an
-	// existing one with that email. Written to the company's audit log.
-	AddMember(context.Context, *connect.Request[v1.AddMemberRequest]) (*connect.Response[v1.AddMemberResponse], error)
 	// Mint a one-time sign-in link for an existing member (single use, valid
 	// 15 minutes): `{PUBLIC_BASE_URL}/admin/sign-in#token=...`.
 	CreateSignInLink(context.Context, *connect.Request[v1.CreateSignInLinkRequest]) (*connect.Response[v1.CreateSignInLinkResponse], error)
@@ -388,12 +368,6 @@ func NewAdminServiceHandler(svc AdminServiceHandler, opts ...connect.HandlerOpti
 		AdminServiceListCompaniesProcedure,
 		svc.ListCompanies,
 		connect.WithSchema(adminServiceMethods.ByName("ListCompanies")),
-		connect.WithHandlerOptions(opts...),
-	)
-	adminServiceAddMemberHandler := connect.NewUnaryHandler(
-		AdminServiceAddMemberProcedure,
-		svc.AddMember,
-		connect.WithSchema(adminServiceMethods.ByName("AddMember")),
 		connect.WithHandlerOptions(opts...),
 	)
 	adminServiceCreateSignInLinkHandler := connect.NewUnaryHandler(
@@ -476,8 +450,6 @@ func NewAdminServiceHandler(svc AdminServiceHandler, opts ...connect.HandlerOpti
 			adminServiceSetEntitlementsHandler.ServeHTTP(w, r)
 		case AdminServiceListCompaniesProcedure:
 			adminServiceListCompaniesHandler.ServeHTTP(w, r)
-		case AdminServiceAddMemberProcedure:
-			adminServiceAddMemberHandler.ServeHTTP(w, r)
 		case AdminServiceCreateSignInLinkProcedure:
 			adminServiceCreateSignInLinkHandler.ServeHTTP(w, r)
 		case AdminServiceCreateSendingDomainProcedure:
@@ -521,10 +493,6 @@ func (UnimplementedAdminServiceHandler) SetEntitlements(context.Context, *connec
 
 func (UnimplementedAdminServiceHandler) ListCompanies(context.Context, *connect.Request[v1.ListCompaniesRequest]) (*connect.Response[v1.ListCompaniesResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.ListCompanies is not implemented"))
-}
-
-func (UnimplementedAdminServiceHandler) AddMember(context.Context, *connect.Request[v1.AddMemberRequest]) (*connect.Response[v1.AddMemberResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.AddMember is not implemented"))
 }
 
 func (UnimplementedAdminServiceHandler) CreateSignInLink(context.Context, *connect.Request[v1.CreateSignInLinkRequest]) (*connect.Response[v1.CreateSignInLinkResponse], error) {
