@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/admin.proto.
  */
 export const file_mail_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChNtYWlsL3YxL2FkbWluLnByb3RvEgdtYWlsLnYxIjAKE0NvbXBhbnlFbnRpdGxlbWVudHMSCwoDYXBpGAEgASgIEgwKBHNtdHAYAiABKAgihwEKB0NvbXBhbnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIyCgxlbnRpdGxlbWVudHMYAyABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiewoUQ3JlYXRlQ29tcGFueVJlcXVlc3QSGQoEbmFtZRgBIAEoCUIL4EECukgFcgMYyAESNwoMZW50aXRsZW1lbnRzGAIgASgLMhwubWFpbC52MS5Db21wYW55RW50aXRsZW1lbnRzSACIAQFCDwoNX2VudGl0bGVtZW50cyI6ChVDcmVhdGVDb21wYW55UmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSJlChZTZXRFbnRpdGxlbWVudHNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIyCgxlbnRpdGxlbWVudHMYAiABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMiPAoXU2V0RW50aXRsZW1lbnRzUmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSIWChRMaXN0Q29tcGFuaWVzUmVxdWVzdCI8ChVMaXN0Q29tcGFuaWVzUmVzcG9uc2USIwoJY29tcGFuaWVzGAEgAygLMhAubWFpbC52MS5Db21wYW55Io4BChBBZGRNZW1iZXJSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhISCgVlbWFpbBgCIAEoCUID4EECEhkKDGRpc3BsYXlfbmFtZRgDIAEoCUgAiAEBEiEKBHJvbGUYBCABKA4yEy5tYWlsLnYxLk1lbWJlclJvbGVCDwoNX2Rpc3BsYXlfbmFtZSI0ChFBZGRNZW1iZXJSZXNwb25zZRIfCgZtZW1iZXIYASABKAsyDy5tYWlsLnYxLk1lbWJlciJGChdDcmVhdGVTaWduSW5MaW5rUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISEgoFZW1haWwYAiABKAlCA+BBAiKFAQoYQ3JlYXRlU2lnbkluTGlua1Jlc3BvbnNlEh8KBm1lbWJlchgBIAEoCzIPLm1haWwudjEuTWVtYmVyEhgKC3NpZ25faW5fdXJsGAIgASgJQgOAAQESLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiWQoJRG5zUmVjb3JkEgwKBHR5cGUYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCRIPCgdwdXJwb3NlGAQgASgJEhAKCHZlcmlmaWVkGAUgASgIIvgCCg1TZW5kaW5nRG9tYWluEgoKAmlkGAEgASgJEhIKCmNvbXBhbnlfaWQYAiABKAkSDgoGZG9tYWluGAMgASgJEhoKEnJldHVybl9wYXRoX2RvbWFpbhgEIAEoCRIVCg1ka2ltX3NlbGVjdG9yGAUgASgJEhUKDWRraW1fdmVyaWZpZWQYBiABKAgSFAoMc3BmX3ZlcmlmaWVkGAcgASgIEhYKDmRtYXJjX3ZlcmlmaWVkGAggASgIEhAKCHZlcmlmaWVkGAkgASgIEh8KF3ZlcmlmaWNhdGlvbl9vdmVycmlkZGVuGAogASgIEicKC2Ruc19yZWNvcmRzGAsgAygLMhIubWFpbC52MS5EbnNSZWNvcmQSMwoPbGFzdF9jaGVja2VkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKChpDcmVhdGVTZW5kaW5nRG9tYWluUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISEwoGZG9tYWluGAIgASgJQgPgQQIiRQobQ3JlYXRlU2VuZGluZ0RvbWFpblJlc3BvbnNlEiYKBmRvbWFpbhgBIAEoCzIWLm1haWwudjEuU2VuZGluZ0RvbWFpbiJfChpWZXJpZnlTZW5kaW5nRG9tYWluUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISFgoJZG9tYWluX2lkGAIgASgJQgPgQQISEAoIb3ZlcnJpZGUYAyABKAgiRQobVmVyaWZ5U2VuZGluZ0RvbWFpblJlc3BvbnNlEiYKBmRvbWFpbhgBIAEoCzIWLm1haWwudjEuU2VuZGluZ0RvbWFpbiI0ChlMaXN0U2VuZGluZ0RvbWFpbnNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAiJFChpMaXN0U2VuZGluZ0RvbWFpbnNSZXNwb25zZRInCgdkb21haW5zGAEgAygLMhYubWFpbC52MS5TZW5kaW5nRG9tYWluIrwBCgZTZW5kZXISCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIRCglkb21haW5faWQYAyABKAkSDQoFZW1haWwYBCABKAkSEQoEbmFtZRgFIAEoCUgAiAEBEhIKCmlzX2RlZmF1bHQYBiABKAgSEAoIdmVyaWZpZWQYByABKAgSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX25hbWUidAoTQ3JlYXRlU2VuZGVyUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISEgoFZW1haWwYAiABKAlCA+BBAhIRCgRuYW1lGAMgASgJSACIAQESFAoMbWFrZV9kZWZhdWx0GAQgASgIQgcKBV9uYW1lIjcKFENyZWF0ZVNlbmRlclJlc3BvbnNlEh8KBnNlbmRlchgBIAEoCzIPLm1haWwudjEuU2VuZGVyIi0KEkxpc3RTZW5kZXJzUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQIiNwoTTGlzdFNlbmRlcnNSZXNwb25zZRIgCgdzZW5kZXJzGAEgAygLMg8ubWFpbC52MS5TZW5kZXIiSgoXU2V0RGVmYXVsdFNlbmRlclJlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECEhYKCXNlbmRlcl9pZBgCIAEoCUID4EECIjsKGFNldERlZmF1bHRTZW5kZXJSZXNwb25zZRIfCgZzZW5kZXIYASABKAsyDy5tYWlsLnYxLlNlbmRlciJXChRBZGp1c3RDcmVkaXRzUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISDgoGYW1vdW50GAIgASgDEhYKBG5vdGUYAyABKAlCCLpIBXIDGPQDIigKFUFkanVzdENyZWRpdHNSZXNwb25zZRIPCgdiYWxhbmNlGAEgASgDIisKEEdldFdhbGxldFJlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECIpIBCgtMZWRnZXJFbnRyeRINCgVkZWx0YRgBIAEoAxIOCgZyZWFzb24YAiABKAkSFwoKbWVzc2FnZV9pZBgDIAEoCUgAiAEBEgwKBG5vdGUYBCABKAkSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDQoLX21lc3NhZ2VfaWQiSgoRR2V0V2FsbGV0UmVzcG9uc2USDwoHYmFsYW5jZRgBIAEoAxIkCgZsZWRnZXIYAiADKAsyFC5tYWlsLnYxLkxlZGdlckVudHJ5IoQBCgtTdXBwcmVzc2lvbhINCgVlbWFpbBgBIAEoCRIOCgZyZWFzb24YAiABKAkSFwoKbWVzc2FnZV9pZBgDIAEoCUgAiAEBEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQg0KC19tZXNzYWdlX2lkIjIKF0xpc3RTdXBwcmVzc2lvbnNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAiJGChhMaXN0U3VwcHJlc3Npb25zUmVzcG9uc2USKgoMc3VwcHJlc3Npb25zGAEgAygLMhQubWFpbC52MS5TdXBwcmVzc2lvbiJHChhSZW1vdmVTdXBwcmVzc2lvblJlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECEhIKBWVtYWlsGAIgASgJQgPgQQIiLAoZUmVtb3ZlU3VwcHJlc3Npb25SZXNwb25zZRIPCgdyZW1vdmVkGAEgASgIIsIBChpSZXBvcnRQcm92aWRlckV2ZW50UmVxdWVzdBIeChFwcm92aWRlcl9ldmVudF9pZBgBIAEoCUID4EECEiAKE3Byb3ZpZGVyX21lc3NhZ2VfaWQYAiABKAlCA+BBAhIRCgR0eXBlGAMgASgJQgPgQQISLwoLb2NjdXJyZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKBmRldGFpbBgFIAEoCUgAiAEBQgkKB19kZXRhaWwiQgobUmVwb3J0UHJvdmlkZXJFdmVudFJlc3BvbnNlEg8KB2FwcGxpZWQYASABKAgSEgoKbWVzc2FnZV9pZBgCIAEoCTKFCwoMQWRtaW5TZXJ2aWNlElAKDUNyZWF0ZUNvbXBhbnkSHS5tYWlsLnYxLkNyZWF0ZUNvbXBhbnlSZXF1ZXN0Gh4ubWFpbC52MS5DcmVhdGVDb21wYW55UmVzcG9uc2UiABJWCg9TZXRFbnRpdGxlbWVudHMSHy5tYWlsLnYxLlNldEVudGl0bGVtZW50c1JlcXVlc3QaIC5tYWlsLnYxLlNldEVudGl0bGVtZW50c1Jlc3BvbnNlIgASUAoNTGlzdENvbXBhbmllcxIdLm1haWwudjEuTGlzdENvbXBhbmllc1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RDb21wYW5pZXNSZXNwb25zZSIAEkQKCUFkZE1lbWJlchIZLm1haWwudjEuQWRkTWVtYmVyUmVxdWVzdBoaLm1haWwudjEuQWRkTWVtYmVyUmVzcG9uc2UiABJZChBDcmVhdGVTaWduSW5MaW5rEiAubWFpbC52MS5DcmVhdGVTaWduSW5MaW5rUmVxdWVzdBohLm1haWwudjEuQ3JlYXRlU2lnbkluTGlua1Jlc3BvbnNlIgASYgoTQ3JlYXRlU2VuZGluZ0RvbWFpbhIjLm1haWwudjEuQ3JlYXRlU2VuZGluZ0RvbWFpblJlcXVlc3QaJC5tYWlsLnYxLkNyZWF0ZVNlbmRpbmdEb21haW5SZXNwb25zZSIAEmIKE1ZlcmlmeVNlbmRpbmdEb21haW4SIy5tYWlsLnYxLlZlcmlmeVNlbmRpbmdEb21haW5SZXF1ZXN0GiQubWFpbC52MS5WZXJpZnlTZW5kaW5nRG9tYWluUmVzcG9uc2UiABJfChJMaXN0U2VuZGluZ0RvbWFpbnMSIi5tYWlsLnYxLkxpc3RTZW5kaW5nRG9tYWluc1JlcXVlc3QaIy5tYWlsLnYxLkxpc3RTZW5kaW5nRG9tYWluc1Jlc3BvbnNlIgASTQoMQ3JlYXRlU2VuZGVyEhwubWFpbC52MS5DcmVhdGVTZW5kZXJSZXF1ZXN0Gh0ubWFpbC52MS5DcmVhdGVTZW5kZXJSZXNwb25zZSIAEkoKC0xpc3RTZW5kZXJzEhsubWFpbC52MS5MaXN0U2VuZGVyc1JlcXVlc3QaHC5tYWlsLnYxLkxpc3RTZW5kZXJzUmVzcG9uc2UiABJZChBTZXREZWZhdWx0U2VuZGVyEiAubWFpbC52MS5TZXREZWZhdWx0U2VuZGVyUmVxdWVzdBohLm1haWwudjEuU2V0RGVmYXVsdFNlbmRlclJlc3BvbnNlIgASUAoNQWRqdXN0Q3JlZGl0cxIdLm1haWwudjEuQWRqdXN0Q3JlZGl0c1JlcXVlc3QaHi5tYWlsLnYxLkFkanVzdENyZWRpdHNSZXNwb25zZSIAEkQKCUdldFdhbGxldBIZLm1haWwudjEuR2V0V2FsbGV0UmVxdWVzdBoaLm1haWwudjEuR2V0V2FsbGV0UmVzcG9uc2UiABJZChBMaXN0U3VwcHJlc3Npb25zEiAubWFpbC52MS5MaXN0U3VwcHJlc3Npb25zUmVxdWVzdBohLm1haWwudjEuTGlzdFN1cHByZXNzaW9uc1Jlc3BvbnNlIgASXAoRUmVtb3ZlU3VwcHJlc3Npb24SIS5tYWlsLnYxLlJlbW92ZVN1cHByZXNzaW9uUmVxdWVzdBoiLm1haWwudjEuUmVtb3ZlU3VwcHJlc3Npb25SZXNwb25zZSIAEmIKE1JlcG9ydFByb3ZpZGVyRXZlbnQSIy5tYWlsLnYxLlJlcG9ydFByb3ZpZGVyRXZlbnRSZXF1ZXN0GiQubWFpbC52MS5SZXBvcnRQcm92aWRlckV2ZW50UmVzcG9uc2UiABoEsPUYAWIGcHJvdG8z", [file_buf_validate_validate, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_members, file_mail_v1_options]);
+  fileDesc("ChNtYWlsL3YxL2FkbWluLnByb3RvEgdtYWlsLnYxIjAKE0NvbXBhbnlFbnRpdGxlbWVudHMSCwoDYXBpGAEgASgIEgwKBHNtdHAYAiABKAgihwEKB0NvbXBhbnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIyCgxlbnRpdGxlbWVudHMYAyABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiewoUQ3JlYXRlQ29tcGFueVJlcXVlc3QSGQoEbmFtZRgBIAEoCUIL4EECukgFcgMYyAESNwoMZW50aXRsZW1lbnRzGAIgASgLMhwubWFpbC52MS5Db21wYW55RW50aXRsZW1lbnRzSACIAQFCDwoNX2VudGl0bGVtZW50cyI6ChVDcmVhdGVDb21wYW55UmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSJlChZTZXRFbnRpdGxlbWVudHNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIyCgxlbnRpdGxlbWVudHMYAiABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMiPAoXU2V0RW50aXRsZW1lbnRzUmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSIWChRMaXN0Q29tcGFuaWVzUmVxdWVzdCI8ChVMaXN0Q29tcGFuaWVzUmVzcG9uc2USIwoJY29tcGFuaWVzGAEgAygLMhAubWFpbC52MS5Db21wYW55Io4BChBBZGRNZW1iZXJSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhISCgVlbWFpbBgCIAEoCUID4EECEhkKDGRpc3BsYXlfbmFtZRgDIAEoCUgAiAEBEiEKBHJvbGUYBCABKA4yEy5tYWlsLnYxLk1lbWJlclJvbGVCDwoNX2Rpc3BsYXlfbmFtZSI0ChFBZGRNZW1iZXJSZXNwb25zZRIfCgZtZW1iZXIYASABKAsyDy5tYWlsLnYxLk1lbWJlciJGChdDcmVhdGVTaWduSW5MaW5rUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISEgoFZW1haWwYAiABKAlCA+BBAiKFAQoYQ3JlYXRlU2lnbkluTGlua1Jlc3BvbnNlEh8KBm1lbWJlchgBIAEoCzIPLm1haWwudjEuTWVtYmVyEhgKC3NpZ25faW5fdXJsGAIgASgJQgOAAQESLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiWQoJRG5zUmVjb3JkEgwKBHR5cGUYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCRIPCgdwdXJwb3NlGAQgASgJEhAKCHZlcmlmaWVkGAUgASgIIvgCCg1TZW5kaW5nRG9tYWluEgoKAmlkGAEgASgJEhIKCmNvbXBhbnlfaWQYAiABKAkSDgoGZG9tYWluGAMgASgJEhoKEnJldHVybl9wYXRoX2RvbWFpbhgEIAEoCRIVCg1ka2ltX3NlbGVjdG9yGAUgASgJEhUKDWRraW1fdmVyaWZpZWQYBiABKAgSFAoMc3BmX3ZlcmlmaWVkGAcgASgIEhYKDmRtYXJjX3ZlcmlmaWVkGAggASgIEhAKCHZlcmlmaWVkGAkgASgIEh8KF3ZlcmlmaWNhdGlvbl9vdmVycmlkZGVuGAogASgIEicKC2Ruc19yZWNvcmRzGAsgAygLMhIubWFpbC52MS5EbnNSZWNvcmQSMwoPbGFzdF9jaGVja2VkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKChpDcmVhdGVTZW5kaW5nRG9tYWluUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISEwoGZG9tYWluGAIgASgJQgPgQQIiRQobQ3JlYXRlU2VuZGluZ0RvbWFpblJlc3BvbnNlEiYKBmRvbWFpbhgBIAEoCzIWLm1haWwudjEuU2VuZGluZ0RvbWFpbiJfChpWZXJpZnlTZW5kaW5nRG9tYWluUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISFgoJZG9tYWluX2lkGAIgASgJQgPgQQISEAoIb3ZlcnJpZGUYAyABKAgiRQobVmVyaWZ5U2VuZGluZ0RvbWFpblJlc3BvbnNlEiYKBmRvbWFpbhgBIAEoCzIWLm1haWwudjEuU2VuZGluZ0RvbWFpbiI0ChlMaXN0U2VuZGluZ0RvbWFpbnNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAiJFChpMaXN0U2VuZGluZ0RvbWFpbnNSZXNwb25zZRInCgdkb21haW5zGAEgAygLMhYubWFpbC52MS5TZW5kaW5nRG9tYWluIrwBCgZTZW5kZXISCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIRCglkb21haW5faWQYAyABKAkSDQoFZW1haWwYBCABKAkSEQoEbmFtZRgFIAEoCUgAiAEBEhIKCmlzX2RlZmF1bHQYBiABKAgSEAoIdmVyaWZpZWQYByABKAgSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX25hbWUidAoTQ3JlYXRlU2VuZGVyUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISEgoFZW1haWwYAiABKAlCA+BBAhIRCgRuYW1lGAMgASgJSACIAQESFAoMbWFrZV9kZWZhdWx0GAQgASgIQgcKBV9uYW1lIjcKFENyZWF0ZVNlbmRlclJlc3BvbnNlEh8KBnNlbmRlchgBIAEoCzIPLm1haWwudjEuU2VuZGVyIi0KEkxpc3RTZW5kZXJzUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQIiNwoTTGlzdFNlbmRlcnNSZXNwb25zZRIgCgdzZW5kZXJzGAEgAygLMg8ubWFpbC52MS5TZW5kZXIiSgoXU2V0RGVmYXVsdFNlbmRlclJlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECEhYKCXNlbmRlcl9pZBgCIAEoCUID4EECIjsKGFNldERlZmF1bHRTZW5kZXJSZXNwb25zZRIfCgZzZW5kZXIYASABKAsyDy5tYWlsLnYxLlNlbmRlciJXChRBZGp1c3RDcmVkaXRzUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISDgoGYW1vdW50GAIgASgDEhYKBG5vdGUYAyABKAlCCLpIBXIDGPQDIigKFUFkanVzdENyZWRpdHNSZXNwb25zZRIPCgdiYWxhbmNlGAEgASgDIsIBChpSZXBvcnRQcm92aWRlckV2ZW50UmVxdWVzdBIeChFwcm92aWRlcl9ldmVudF9pZBgBIAEoCUID4EECEiAKE3Byb3ZpZGVyX21lc3NhZ2VfaWQYAiABKAlCA+BBAhIRCgR0eXBlGAMgASgJQgPgQQISLwoLb2NjdXJyZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKBmRldGFpbBgFIAEoCUgAiAEBQgkKB19kZXRhaWwiQgobUmVwb3J0UHJvdmlkZXJFdmVudFJlc3BvbnNlEg8KB2FwcGxpZWQYASABKAgSEgoKbWVzc2FnZV9pZBgCIAEoCTKGCQoMQWRtaW5TZXJ2aWNlElAKDUNyZWF0ZUNvbXBhbnkSHS5tYWlsLnYxLkNyZWF0ZUNvbXBhbnlSZXF1ZXN0Gh4ubWFpbC52MS5DcmVhdGVDb21wYW55UmVzcG9uc2UiABJWCg9TZXRFbnRpdGxlbWVudHMSHy5tYWlsLnYxLlNldEVudGl0bGVtZW50c1JlcXVlc3QaIC5tYWlsLnYxLlNldEVudGl0bGVtZW50c1Jlc3BvbnNlIgASUAoNTGlzdENvbXBhbmllcxIdLm1haWwudjEuTGlzdENvbXBhbmllc1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RDb21wYW5pZXNSZXNwb25zZSIAEkQKCUFkZE1lbWJlchIZLm1haWwudjEuQWRkTWVtYmVyUmVxdWVzdBoaLm1haWwudjEuQWRkTWVtYmVyUmVzcG9uc2UiABJZChBDcmVhdGVTaWduSW5MaW5rEiAubWFpbC52MS5DcmVhdGVTaWduSW5MaW5rUmVxdWVzdBohLm1haWwudjEuQ3JlYXRlU2lnbkluTGlua1Jlc3BvbnNlIgASYgoTQ3JlYXRlU2VuZGluZ0RvbWFpbhIjLm1haWwudjEuQ3JlYXRlU2VuZGluZ0RvbWFpblJlcXVlc3QaJC5tYWlsLnYxLkNyZWF0ZVNlbmRpbmdEb21haW5SZXNwb25zZSIAEmIKE1ZlcmlmeVNlbmRpbmdEb21haW4SIy5tYWlsLnYxLlZlcmlmeVNlbmRpbmdEb21haW5SZXF1ZXN0GiQubWFpbC52MS5WZXJpZnlTZW5kaW5nRG9tYWluUmVzcG9uc2UiABJfChJMaXN0U2VuZGluZ0RvbWFpbnMSIi5tYWlsLnYxLkxpc3RTZW5kaW5nRG9tYWluc1JlcXVlc3QaIy5tYWlsLnYxLkxpc3RTZW5kaW5nRG9tYWluc1Jlc3BvbnNlIgASTQoMQ3JlYXRlU2VuZGVyEhwubWFpbC52MS5DcmVhdGVTZW5kZXJSZXF1ZXN0Gh0ubWFpbC52MS5DcmVhdGVTZW5kZXJSZXNwb25zZSIAEkoKC0xpc3RTZW5kZXJzEhsubWFpbC52MS5MaXN0U2VuZGVyc1JlcXVlc3QaHC5tYWlsLnYxLkxpc3RTZW5kZXJzUmVzcG9uc2UiABJZChBTZXREZWZhdWx0U2VuZGVyEiAubWFpbC52MS5TZXREZWZhdWx0U2VuZGVyUmVxdWVzdBohLm1haWwudjEuU2V0RGVmYXVsdFNlbmRlclJlc3BvbnNlIgASUAoNQWRqdXN0Q3JlZGl0cxIdLm1haWwudjEuQWRqdXN0Q3JlZGl0c1JlcXVlc3QaHi5tYWlsLnYxLkFkanVzdENyZWRpdHNSZXNwb25zZSIAEmIKE1JlcG9ydFByb3ZpZGVyRXZlbnQSIy5tYWlsLnYxLlJlcG9ydFByb3ZpZGVyRXZlbnRSZXF1ZXN0GiQubWFpbC52MS5SZXBvcnRQcm92aWRlckV2ZW50UmVzcG9uc2UiABoEsPUYAWIGcHJvdG8z", [file_buf_validate_validate, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_members, file_mail_v1_options]);
 
 /**
  * @generated from message mail.v1.CompanyEntitlements
@@ -761,193 +761,6 @@ export const AdjustCreditsResponseSchema: GenMessage<AdjustCreditsResponse> = /*
   messageDesc(file_mail_v1_admin, 28);
 
 /**
- * @generated from message mail.v1.GetWalletRequest
- */
-export type GetWalletRequest = Message<"mail.v1.GetWalletRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-};
-
-/**
- * Describes the message mail.v1.GetWalletRequest.
- * Use `create(GetWalletRequestSchema)` to create a new message.
- */
-export const GetWalletRequestSchema: GenMessage<GetWalletRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 29);
-
-/**
- * @generated from message mail.v1.LedgerEntry
- */
-export type LedgerEntry = Message<"mail.v1.LedgerEntry"> & {
-  /**
-   * @generated from field: int64 delta = 1;
-   */
-  delta: bigint;
-
-  /**
-   * grant, charge, refund, adjustment.
-   *
-   * @generated from field: string reason = 2;
-   */
-  reason: string;
-
-  /**
-   * @generated from field: optional string message_id = 3;
-   */
-  messageId?: string | undefined;
-
-  /**
-   * @generated from field: string note = 4;
-   */
-  note: string;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 5;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message mail.v1.LedgerEntry.
- * Use `create(LedgerEntrySchema)` to create a new message.
- */
-export const LedgerEntrySchema: GenMessage<LedgerEntry> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 30);
-
-/**
- * @generated from message mail.v1.GetWalletResponse
- */
-export type GetWalletResponse = Message<"mail.v1.GetWalletResponse"> & {
-  /**
-   * @generated from field: int64 balance = 1;
-   */
-  balance: bigint;
-
-  /**
-   * The latest entries, newest first (at most 100).
-   *
-   * @generated from field: repeated mail.v1.LedgerEntry ledger = 2;
-   */
-  ledger: LedgerEntry[];
-};
-
-/**
- * Describes the message mail.v1.GetWalletResponse.
- * Use `create(GetWalletResponseSchema)` to create a new message.
- */
-export const GetWalletResponseSchema: GenMessage<GetWalletResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 31);
-
-/**
- * @generated from message mail.v1.Suppression
- */
-export type Suppression = Message<"mail.v1.Suppression"> & {
-  /**
-   * @generated from field: string email = 1;
-   */
-  email: string;
-
-  /**
-   * bounce, complaint or manual.
-   *
-   * @generated from field: string reason = 2;
-   */
-  reason: string;
-
-  /**
-   * @generated from field: optional string message_id = 3;
-   */
-  messageId?: string | undefined;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 4;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message mail.v1.Suppression.
- * Use `create(SuppressionSchema)` to create a new message.
- */
-export const SuppressionSchema: GenMessage<Suppression> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 32);
-
-/**
- * @generated from message mail.v1.ListSuppressionsRequest
- */
-export type ListSuppressionsRequest = Message<"mail.v1.ListSuppressionsRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-};
-
-/**
- * Describes the message mail.v1.ListSuppressionsRequest.
- * Use `create(ListSuppressionsRequestSchema)` to create a new message.
- */
-export const ListSuppressionsRequestSchema: GenMessage<ListSuppressionsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 33);
-
-/**
- * @generated from message mail.v1.ListSuppressionsResponse
- */
-export type ListSuppressionsResponse = Message<"mail.v1.ListSuppressionsResponse"> & {
-  /**
-   * @generated from field: repeated mail.v1.Suppression suppressions = 1;
-   */
-  suppressions: Suppression[];
-};
-
-/**
- * Describes the message mail.v1.ListSuppressionsResponse.
- * Use `create(ListSuppressionsResponseSchema)` to create a new message.
- */
-export const ListSuppressionsResponseSchema: GenMessage<ListSuppressionsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 34);
-
-/**
- * @generated from message mail.v1.RemoveSuppressionRequest
- */
-export type RemoveSuppressionRequest = Message<"mail.v1.RemoveSuppressionRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string email = 2;
-   */
-  email: string;
-};
-
-/**
- * Describes the message mail.v1.RemoveSuppressionRequest.
- * Use `create(RemoveSuppressionRequestSchema)` to create a new message.
- */
-export const RemoveSuppressionRequestSchema: GenMessage<RemoveSuppressionRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 35);
-
-/**
- * @generated from message mail.v1.RemoveSuppressionResponse
- */
-export type RemoveSuppressionResponse = Message<"mail.v1.RemoveSuppressionResponse"> & {
-  /**
-   * @generated from field: bool removed = 1;
-   */
-  removed: boolean;
-};
-
-/**
- * Describes the message mail.v1.RemoveSuppressionResponse.
- * Use `create(RemoveSuppressionResponseSchema)` to create a new message.
- */
-export const RemoveSuppressionResponseSchema: GenMessage<RemoveSuppressionResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 36);
-
-/**
  * @generated from message mail.v1.ReportProviderEventRequest
  */
 export type ReportProviderEventRequest = Message<"mail.v1.ReportProviderEventRequest"> & {
@@ -990,7 +803,7 @@ export type ReportProviderEventRequest = Message<"mail.v1.ReportProviderEventReq
  * Use `create(ReportProviderEventRequestSchema)` to create a new message.
  */
 export const ReportProviderEventRequestSchema: GenMessage<ReportProviderEventRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 37);
+  messageDesc(file_mail_v1_admin, 29);
 
 /**
  * @generated from message mail.v1.ReportProviderEventResponse
@@ -1016,7 +829,7 @@ export type ReportProviderEventResponse = Message<"mail.v1.ReportProviderEventRe
  * Use `create(ReportProviderEventResponseSchema)` to create a new message.
  */
 export const ReportProviderEventResponseSchema: GenMessage<ReportProviderEventResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 38);
+  messageDesc(file_mail_v1_admin, 30);
 
 /**
  * Administration for operators and internal services. Served over gRPC and
@@ -1149,6 +962,7 @@ export const AdminService: GenService<{
   },
   /**
    * Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.
+   * A company reads its balance and ledger through CreditsService.
    *
    * @generated from rpc mail.v1.AdminService.AdjustCredits
    */
@@ -1156,30 +970,6 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof AdjustCreditsRequestSchema;
     output: typeof AdjustCreditsResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.GetWallet
-   */
-  getWallet: {
-    methodKind: "unary";
-    input: typeof GetWalletRequestSchema;
-    output: typeof GetWalletResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.ListSuppressions
-   */
-  listSuppressions: {
-    methodKind: "unary";
-    input: typeof ListSuppressionsRequestSchema;
-    output: typeof ListSuppressionsResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.RemoveSuppression
-   */
-  removeSuppression: {
-    methodKind: "unary";
-    input: typeof RemoveSuppressionRequestSchema;
-    output: typeof RemoveSuppressionResponseSchema;
   },
   /**
    * The email service reports an outcome of a message (delivered, bounced,

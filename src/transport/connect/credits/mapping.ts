@@ -1,0 +1,61 @@
+import { create } from "@bufbuild/protobuf";
+import { timestampFromDate } from "@bufbuild/protobuf/wkt";
+import type { HandlerContext } from "@connectrpc/connect";
+import type { CreditsSummary, LedgerEntry, LedgerReason, ListLedgerCommand, WalletQuery } from "../../../capabilities/credits/index.ts";
+import {
+  type CreditLedgerEntry,
+  CreditLedgerEntrySchema,
+  CreditLedgerReason,
+  type GetCreditsResponseSchema,
+  type ListCreditLedgerRequest,
+} from "../../../gen/mail/v1/credits_pb.js";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { callerOf } from "../context.ts";
+
+/** The CreditsService's proto <-> domain mapping, both directions; the company is the caller's. */
+
+const TO_PROTO: Record<LedgerReason, CreditLedgerReason> = {
+  charge: CreditLedgerReason.CHARGE,
+  refund: CreditLedgerReason.REFUND,
+  grant: CreditLedgerReason.GRANT,
+  adjustment: CreditLedgerReason.ADJUSTMENT,
+};
+
+/** The contract's reason as the domain's; UNSPECIFIED (or absent) is no filter. */
+function reasonOf(reason: CreditLedgerReason | undefined): LedgerReason | undefined {
+  switch (reason) {
+    case CreditLedgerReason.CHARGE:
+      return "charge";
+    case CreditLedgerReason.REFUND:
+      return "refund";
+    case CreditLedgerReason.GRANT:
+      return "grant";
+    case CreditLedgerReason.ADJUSTMENT:
+      return "adjustment";
+    default:
+      return undefined;
+  }
+}
+
+export function walletQuery(ctx: HandlerContext): WalletQuery {
+  return { companyId: callerOf(ctx).companyId };
+}
+
+export function creditsResponse(summary: CreditsSummary): MessageInitShape<typeof GetCreditsResponseSchema> {
+  return { balance: BigInt(summary.balance), lowBalanceThreshold: BigInt(summary.lowThreshold), low: summary.low };
+}
+
+export function listLedgerCommand(req: ListCreditLedgerRequest, ctx: HandlerContext): ListLedgerCommand {
+  return { companyId: callerOf(ctx).companyId, limit: req.limit, cursor: req.cursor, reason: reasonOf(req.reason) };
+}
+
+export function ledgerEntryMessage(entry: LedgerEntry): CreditLedgerEntry {
+  return create(CreditLedgerEntrySchema, {
+    id: String(entry.id),
+    delta: BigInt(entry.delta),
+    reason: TO_PROTO[entry.reason],
+    messageId: entry.messageId ?? undefined,
+    note: entry.note,
+    createdAt: timestampFromDate(entry.createdAt),
+  });
+}
