@@ -268,5 +268,11 @@ describe("the company's suppression list (SuppressionsService, /mail/v1/suppress
       .catch((e: unknown) => e);
     expect((byGrpc as ConnectError).code).toBe(Code.InvalidArgument);
     expect((byGrpc as ConnectError).rawMessage).toMatch(/^until: /);
+    // A reason number the contract does not know is refused, not read as "any reason".
+    const unknown = await grpc()
+      .listSuppressions({ reason: 99 as SuppressionReason }, auth(reader.secret))
+      .catch((e: unknown) => e);
+    expect((unknown as ConnectError).code).toBe(Code.InvalidArgument);
+    expect((unknown as ConnectError).rawMessage).toMatch(/^reason: /);
   });
 });

@@ -1,9 +1,8 @@
-import type { AddressInfo } from "node:net";
 import { simpleParser } from "mailparser";
-import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTemporalDevServer, type TemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
 import { bearer } from "../support/api-harness.ts";
+import { type SmtpRecorder, startSmtpRecorder } from "../support/smtp-sink.ts";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { type Browser, reasonOf, signedIn } from "../api/members-support.ts";
 
@@ -107,25 +106,11 @@ describe("suppressions and credits through the delivery loop", () => {
 
   describe("low credits: the owners are emailed once a day (SMTP email service, a system sender company)", () => {
     const SYSTEM_COMPANY = "5e5e5e5e-0000-4000-8000-0000000000c5";
-    let smtp: SMTPServer;
-    const received: Array<{ rcptTo: string[]; raw: string }> = [];
+    let smtp: SmtpRecorder;
     let h: SendingHarness;
 
     beforeAll(async () => {
-      smtp = new SMTPServer({
-        authOptional: true,
-        disabledCommands: ["STARTTLS"],
-        logger: false,
-        onData(stream, session, callback) {
-          const chunks: Buffer[] = [];
-          stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-          stream.on("end", () => {
-            received.push({ rcptTo: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString("utf8") });
-            callback(null, "2.0.0 Ok: queued");
-          });
-        },
-      });
-      await new Promise<void>((resolve) => smtp.listen(0, "127.0.0.1", resolve));
+      smtp = await startSmtpRecorder();
       h = await startSendingHarness(
         {
           trustProxy: true,
@@ -133,7 +118,7 @@ describe("suppressions and credits through the delivery loop", () => {
           lowCreditsThreshold: 3,
           publicBaseUrl: "https://mail.example.test",
           emailProvider: "smtp",
-          smtp: { host: "127.0.0.1", port: (smtp.server.address() as AddressInfo).port, secure: false, user: undefined, password: undefined },
+          smtp: { host: "127.0.0.1", port: smtp.port, secure: false, user: undefined, password: undefined },
         },
         temporal,
       );
@@ -145,10 +130,10 @@ describe("suppressions and credits through the delivery loop", () => {
     });
     afterAll(async () => {
       await h?.close();
-      await new Promise<void>((resolve) => smtp?.close(() => resolve()));
+      await smtp?.close();
     });
 
-    const landedAt = (address: string) => received.filter((mail) => mail.rcptTo.includes(address));
+    const landedAt = (address: string) => smtp.landedAt(address);
 
     it("the charge that takes the balance below the mark emails each owner once; later charges that day email nobody", async () => {
       const s = await h.readySender({ credits: 5 });

@@ -6,10 +6,12 @@ import {
   type CreditLedgerEntry,
   CreditLedgerEntrySchema,
   CreditLedgerReason,
+  CreditLedgerReasonSchema,
   type GetCreditsResponseSchema,
   type ListCreditLedgerRequest,
 } from "../../../gen/mail/v1/credits_pb.js";
 import type { MessageInitShape } from "@bufbuild/protobuf";
+import { enumValueToJson } from "../../../contract/json-codec.ts";
 import { callerOf } from "../context.ts";
 
 /** The CreditsService's proto <-> domain mapping, both directions; the company is the caller's. */
@@ -21,20 +23,10 @@ const TO_PROTO: Record<LedgerReason, CreditLedgerReason> = {
   adjustment: CreditLedgerReason.ADJUSTMENT,
 };
 
-/** The contract's reason as the domain's; UNSPECIFIED (or absent) is no filter. */
+/** The contract's reason by its public name (the use case refuses a number the contract does not know); UNSPECIFIED or absent: no filter. */
 function reasonOf(reason: CreditLedgerReason | undefined): LedgerReason | undefined {
-  switch (reason) {
-    case CreditLedgerReason.CHARGE:
-      return "charge";
-    case CreditLedgerReason.REFUND:
-      return "refund";
-    case CreditLedgerReason.GRANT:
-      return "grant";
-    case CreditLedgerReason.ADJUSTMENT:
-      return "adjustment";
-    default:
-      return undefined;
-  }
+  if (reason === undefined || reason === CreditLedgerReason.UNSPECIFIED) return undefined;
+  return (enumValueToJson(CreditLedgerReasonSchema, reason) ?? String(reason)) as LedgerReason;
 }
 
 export function walletQuery(ctx: HandlerContext): WalletQuery {

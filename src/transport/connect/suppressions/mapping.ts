@@ -16,8 +16,10 @@ import {
   type RemoveSuppressionRequest,
   type Suppression,
   SuppressionReason,
+  SuppressionReasonSchema,
   SuppressionSchema,
 } from "../../../gen/mail/v1/suppressions_pb.js";
+import { enumValueToJson } from "../../../contract/json-codec.ts";
 import { auditContextOf, callerOf } from "../context.ts";
 
 /** The SuppressionsService's proto <-> domain mapping, both directions; the company is the caller's. */
@@ -28,18 +30,10 @@ const TO_PROTO: Record<DomainReason, SuppressionReason> = {
   manual: SuppressionReason.MANUAL,
 };
 
-/** The contract's reason as the domain's; UNSPECIFIED (or absent) is no filter. */
+/** The contract's reason by its public name (the use case refuses a number the contract does not know); UNSPECIFIED or absent: no filter. */
 function reasonOf(reason: SuppressionReason | undefined): DomainReason | undefined {
-  switch (reason) {
-    case SuppressionReason.BOUNCE:
-      return "bounce";
-    case SuppressionReason.COMPLAINT:
-      return "complaint";
-    case SuppressionReason.MANUAL:
-      return "manual";
-    default:
-      return undefined;
-  }
+  if (reason === undefined || reason === SuppressionReason.UNSPECIFIED) return undefined;
+  return (enumValueToJson(SuppressionReasonSchema, reason) ?? String(reason)) as DomainReason;
 }
 
 export function suppressionMessage(entry: SuppressionEntry): Suppression {
