@@ -1,4 +1,4 @@
-import { create } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext } from "@connectrpc/connect";
 import type { CreditsSummary, LedgerEntry, LedgerReason, ListLedgerCommand, WalletQuery } from "../../../capabilities/credits/index.ts";
@@ -10,8 +10,7 @@ import {
   type GetCreditsResponseSchema,
   type ListCreditLedgerRequest,
 } from "../../../gen/mail/v1/credits_pb.js";
-import type { MessageInitShape } from "@bufbuild/protobuf";
-import { enumValueToJson } from "../../../contract/json-codec.ts";
+import { enumFilterOf } from "../enum-filters.ts";
 import { callerOf } from "../context.ts";
 
 /** The CreditsService's proto <-> domain mapping, both directions; the company is the caller's. */
@@ -23,12 +22,6 @@ const TO_PROTO: Record<LedgerReason, CreditLedgerReason> = {
   adjustment: CreditLedgerReason.ADJUSTMENT,
 };
 
-/** The contract's reason by its public name (the use case refuses a number the contract does not know); UNSPECIFIED or absent: no filter. */
-function reasonOf(reason: CreditLedgerReason | undefined): LedgerReason | undefined {
-  if (reason === undefined || reason === CreditLedgerReason.UNSPECIFIED) return undefined;
-  return (enumValueToJson(CreditLedgerReasonSchema, reason) ?? String(reason)) as LedgerReason;
-}
-
 export function walletQuery(ctx: HandlerContext): WalletQuery {
   return { companyId: callerOf(ctx).companyId };
 }
@@ -38,7 +31,7 @@ export function creditsResponse(summary: CreditsSummary): MessageInitShape<typeo
 }
 
 export function listLedgerCommand(req: ListCreditLedgerRequest, ctx: HandlerContext): ListLedgerCommand {
-  return { companyId: callerOf(ctx).companyId, limit: req.limit, cursor: req.cursor, reason: reasonOf(req.reason) };
+  return { companyId: callerOf(ctx).companyId, limit: req.limit, cursor: req.cursor, reason: enumFilterOf<LedgerReason>(CreditLedgerReasonSchema, req.reason) };
 }
 
 export function ledgerEntryMessage(entry: LedgerEntry): CreditLedgerEntry {

@@ -19,7 +19,7 @@ import {
   SuppressionReasonSchema,
   SuppressionSchema,
 } from "../../../gen/mail/v1/suppressions_pb.js";
-import { enumValueToJson } from "../../../contract/json-codec.ts";
+import { enumFilterOf } from "../enum-filters.ts";
 import { auditContextOf, callerOf } from "../context.ts";
 
 /** The SuppressionsService's proto <-> domain mapping, both directions; the company is the caller's. */
@@ -29,12 +29,6 @@ const TO_PROTO: Record<DomainReason, SuppressionReason> = {
   complaint: SuppressionReason.COMPLAINT,
   manual: SuppressionReason.MANUAL,
 };
-
-/** The contract's reason by its public name (the use case refuses a number the contract does not know); UNSPECIFIED or absent: no filter. */
-function reasonOf(reason: SuppressionReason | undefined): DomainReason | undefined {
-  if (reason === undefined || reason === SuppressionReason.UNSPECIFIED) return undefined;
-  return (enumValueToJson(SuppressionReasonSchema, reason) ?? String(reason)) as DomainReason;
-}
 
 export function suppressionMessage(entry: SuppressionEntry): Suppression {
   return create(SuppressionSchema, {
@@ -51,7 +45,7 @@ export function listSuppressionsCommand(req: ListSuppressionsRequest, ctx: Handl
     limit: req.limit,
     cursor: req.cursor,
     q: req.q,
-    reason: reasonOf(req.reason),
+    reason: enumFilterOf<DomainReason>(SuppressionReasonSchema, req.reason),
     since: req.since ? timestampDate(req.since) : undefined,
     until: req.until ? timestampDate(req.until) : undefined,
   };
