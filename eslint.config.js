@@ -113,6 +113,10 @@ export default defineConfig([
               group: ["**/adapters/**", "**/transport/**", "**/wiring/**", "**/runtime/**", "**/workflows/**", "**/config.ts"],
               message: "Capabilities import no outer layer: declare a port and let src/wiring pass the adapter.",
             },
+            {
+              group: ["**/gen/**", "@bufbuild/*"],
+              message: "Capabilities speak their own types: proto types live in src/transport (one mapping module per service); contract facts come from src/contract.",
+            },
           ],
         },
       ],
@@ -159,8 +163,7 @@ export default defineConfig([
           patterns: [
             {
               group: ["**/src/**"],
-              allowTypeImports: true,
-              message: "Workflows are deterministic: from src they import activity interfaces as types only.",
+              message: "Workflows own their activity interfaces (workflows/<name>/activities.ts) and import nothing from src: the adapters implement them.",
             },
             {
               group: ["@temporalio/*", "!@temporalio/workflow", "!@temporalio/common"],

@@ -81,6 +81,9 @@ async function main(): Promise<void> {
       ["q=shipped (25%, subject), first page", { q: "SHIPPED" }],
       ["q=user777777@ (1 row): worst case", { q: "user777777@" }],
       ["status=bounced + q=gmail + tag=campaign", { status: "bounced", q: "gmail", tag: "campaign" }],
+      // A contact's page: one address's messages, whatever its case.
+      ["recipient=the newest message's address, upper-cased", { recipient: firstPage.items[0]?.recipient.toUpperCase() }],
+      ["recipient=nobody@absent.example (no row): worst case", { recipient: "nobody@absent.example" }],
     ];
 
     const runs: Scenario[] = scenarios.map(([title, options]) => ({

@@ -5,66 +5,28 @@
  *   .data/postgres; TEMPORAL_ADDRESS unset: a Temporal dev server (with its
  *   Web UI) from the Temporal CLI, state in .data/temporal.
  * - Applies the migrations, starts the API listeners and the worker.
- * - In development mode only (the default; see src/config.ts), on first
- *   start, creates a demo company and prints its API key once, and makes an
- *   operator token when OPERATOR_TOKEN is unset. In production mode the
- *   configuration must name the database, Temporal and every secret, and
- *   nothing is seeded or printed; the containers use src/api-main.ts.
+ * - In development mode only (the default; see src/config.ts), creates the
+ *   demo company unless it exists (src/wiring/demo-company.ts) and prints its
+ *   API key once, and makes an operator token when OPERATOR_TOKEN is unset.
+ *   In production mode the configuration must name the database, Temporal
+ *   and every secret, and nothing is seeded or printed; the containers use
+ *   src/api-main.ts.
+ * - /readyz answers 503 until all of the above runs (src/wiring/api.ts).
  * - SIGTERM / SIGINT: graceful shutdown, in reverse order of start, within
  *   SHUTDOWN_TIMEOUT_MS (src/wiring/shutdown.ts).
  */
 import { randomBytes } from "node:crypto";
 import path from "node:path";
-import { type App, startApp } from "./wiring/api.ts";
+import { startApp } from "./wiring/api.ts";
+import { printDemoSignInLink, seedDemoCompany } from "./wiring/demo-company.ts";
 import { shutDownOnSignals } from "./wiring/shutdown.ts";
 import { registerSearchAttributes } from "./wiring/search-attributes.ts";
 import { installTemporalRuntime } from "./adapters/temporal/worker.ts";
 import { ConfigError, loadConfig, startupWarnings } from "./config.ts";
 import { startEmbeddedPostgres } from "./runtime/embedded-postgres.ts";
 import { startTemporalDevServer } from "./runtime/temporal-dev-server.ts";
-import { API_KEY_SCOPES } from "./capabilities/accounts/scopes.ts";
-import { OPERATOR_ACTOR } from "./capabilities/audit/types.ts";
 
 type Stop = () => Promise<void>;
-
-async function seedDemoCompany(app: App): Promise<void> {
-  const existing = await app.accounts.service.listCompanies();
-  if (existing.length > 0) return;
-  const company = await app.accounts.service.createCompany("Demo Company", { api: true, smtp: false });
-  const { secret } = await app.accounts.service.createApiKey(company.id, "demo key", [...API_KEY_SCOPES]);
-  // A sender on a domain marked verified by operator override (development
-  // only) and some credits, so the first curl can send through the simulator.
-  const domain = await app.sendingSetup.domains.createDomain(company.id, "demo.example");
-  await app.sendingSetup.domains.verifyDomain(company.id, domain.id, { override: true });
-  await app.sendingSetup.senders.createSender(company.id, { email: "hello@demo.example", name: "Demo", makeDefault: true });
-  await app.credits.adjust({ companyId: company.id, amount: 1000, note: "demo credits" });
-  // Its first owner, who signs in to the administration screen with a one-time link (printed below at every start).
-  await app.members.members.add({
-    companyId: company.id,
-    email: DEMO_OWNER,
-    displayName: "Demo Owner",
-    role: "owner",
-    acting: { audit: { actor: OPERATOR_ACTOR, requestId: "npm-start", clientIp: "" }, role: undefined },
-  });
-  console.log(`\nDemo company ${company.id} created, sending as hello@demo.example with 1000 credits.`);
-  console.log(`Its API key (shown once, keep it):\n\n    ${secret}\n`);
-}
-
-const DEMO_OWNER = "owner@demo.example";
-
-/** Development: a fresh one-time sign-in link for the demo owner, at every start (links last 15 minutes). */
-async function printDemoSignInLink(app: App): Promise<void> {
-  const company = (await app.accounts.service.listCompanies())[0];
-  if (!company) return;
-  const owner = (await app.members.members.list({ companyId: company.id })).find((m) => m.email === DEMO_OWNER && !m.disabled);
-  if (!owner) return;
-  const link = await app.members.members.createSignInLink({
-    companyId: company.id,
-    email: owner.email,
-    acting: { audit: { actor: OPERATOR_ACTOR, requestId: "npm-start", clientIp: "" }, role: undefined },
-  });
-  console.log(`Sign in to the administration screen as ${owner.email} (one use, until ${link.expiresAt.toISOString()}):\n\n    ${link.signInUrl}\n`);
-}
 
 async function main(): Promise<void> {
   const stops: Stop[] = [];
@@ -74,7 +36,7 @@ async function main(): Promise<void> {
   // Before any worker exists: the SDK's metrics exporter, and no signal handling of its own.
   if (config.runWorker) installTemporalRuntime({ metricsAddress: config.temporalMetricsAddress });
   if (config.mode === "development") {
-    console.log("Development mode: development secrets unless set, demo data on an empty database (NODE_ENV=production for production).");
+    console.log("Development mode: development secrets unless set, the demo company unless it exists (NODE_ENV=production for production).");
   }
   if (!config.operatorToken && config.mode === "development") {
     const token = randomBytes(24).toString("base64url");
@@ -102,13 +64,21 @@ async function main(): Promise<void> {
   }
   config = { ...config, temporalAddress };
 
-  const app = await startApp({ config, databaseUrl });
+  const print = (line: string): void => console.log(line);
+  const app = await startApp({
+    config,
+    databaseUrl,
+    // Before /readyz says ready: whoever waits for it finds the demo company made. Its key holds every scope: never in production.
+    ...(config.mode === "development"
+      ? {
+          async beforeReady(started) {
+            await seedDemoCompany(started, print);
+            await printDemoSignInLink(started, print);
+          },
+        }
+      : {}),
+  });
   stops.push(() => app.close());
-  // The demo key holds every scope: never in production.
-  if (config.mode === "development") {
-    await seedDemoCompany(app);
-    await printDemoSignInLink(app);
-  }
 
   // Before the ready lines: whoever reads them may signal at once.
   shutDownOnSignals(

@@ -25,7 +25,7 @@ import { apiKeysServiceImpl } from "../transport/connect/api-keys/index.ts";
 import { auditServiceImpl } from "../transport/connect/audit/index.ts";
 import { messageContentServiceImpl } from "../transport/connect/mail/message-content.ts";
 import { type ApiServers, buildApiServers } from "../transport/server.ts";
-import { readinessOf } from "../transport/http/health.ts";
+import { readinessOf, untilStarted } from "../transport/http/health.ts";
 import { inFlightRequests } from "../transport/http/in-flight.ts";
 import { createMetrics } from "../transport/metrics/registry.ts";
 import { postgresGauges } from "../adapters/metrics/postgres-gauges.ts";
@@ -66,6 +66,12 @@ export interface StartAppOptions {
   readonly webhookDelivery?: WebhookDeliveryOptions;
   /** The delivery loop's settings passed in code (the HTTPS agent SNS is reached through). */
   readonly deliveryReports?: DeliveryReportsOptions;
+  /**
+   * The last step of start-up, once everything else runs and before
+   * /readyz says ready (npm start's demo data). When it throws, the app is
+   * closed and startApp rejects with its error.
+   */
+  readonly beforeReady?: (app: App) => Promise<void>;
 }
 
 export async function startApp(options: StartAppOptions): Promise<App> {
@@ -93,7 +99,10 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     options: options.deliveryReports,
   });
   const pool = poolOf(services.orm);
-  const readiness = readinessOf({ postgres: postgresProbe(pool), temporal: temporalProbe(services.temporalClient) }, READINESS_TIMEOUT_MS);
+  // Not ready while the rest starts below: the listeners answer first (liveness, and 503 meanwhile).
+  const startup = untilStarted(
+    readinessOf({ postgres: postgresProbe(pool), temporal: temporalProbe(services.temporalClient) }, READINESS_TIMEOUT_MS),
+  );
   const metrics = createMetrics(postgresGauges(pool, config.apiPoolMax), (error) =>
     log.warn({ err: error }, "a metrics gauge could not be read"),
   );
@@ -174,7 +183,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       },
       allowedOrigins: services.members.allowedOrigins,
     },
-    readiness,
+    readiness: startup.readiness,
     metrics,
     ...(options.logger !== undefined ? { logger: options.logger } : {}),
   });
@@ -191,7 +200,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       : undefined;
 
   let closed: Promise<void> | undefined;
-  return {
+  const app: App = {
     ...services,
     config,
     servers,
@@ -210,4 +219,14 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       return closed;
     },
   };
+  if (options.beforeReady) {
+    try {
+      await options.beforeReady(app);
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
+  }
+  startup.finished();
+  return app;
 }

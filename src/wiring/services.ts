@@ -188,7 +188,7 @@ export async function openServices(
   const accounts = createAccounts(orm, config);
   const rateLimiter = createRateLimiter(orm);
   const idempotency = createIdempotency(orm, config);
-  const conversions = createConversions(orm);
+  const conversions = createConversions(orm, config);
   const forms = createFormsCapability(orm, { publicBaseUrl: publicBaseUrlOf(config) });
   const integrations = createIntegrationsCapability(orm, { contacts: core.contacts.contacts });
   const members = createMembersWiring({

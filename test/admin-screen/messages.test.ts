@@ -102,7 +102,7 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     expect(await header.getByText("Olivia Owner").isVisible()).toBe(true);
     expect(await header.getByText(/^Shop [0-9a-f]{6}$/).isVisible()).toBe(true);
     const tabs = page.getByRole("navigation", { name: "Sections" }).getByRole("link");
-    expect(await tabs.allTextContents()).toEqual(["Messages", "Suppressions", "Credits", "API keys", "Webhooks", "Deliveries", "Members", "Audit"]);
+    expect(await tabs.allTextContents()).toEqual(["Messages", "Contacts", "Lists", "Forms", "Suppressions", "Credits", "API keys", "Webhooks", "Deliveries", "Members", "Audit"]);
     expect(await page.getByRole("link", { name: "Messages" }).getAttribute("aria-current")).toBe("page");
     screen.assertClean(owner);
   });
@@ -288,12 +288,12 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     await screen.checkPage(owner, "message-not-found");
   });
 
-  it("shows a member the Messages, Suppressions and Credits tabs only; the administrators' pages say they are not theirs", async () => {
+  it("shows a member the tabs of Mail access only (Messages, Contacts, Forms, Suppressions, Credits); the administrators' pages say they are not theirs", async () => {
     await send("member-view@customer.test", "For the member");
     const member = await screen.signIn(shop.companyId, { email: "mia@shop.test", displayName: "Mia Member", role: MemberRole.MEMBER });
     const { page } = member;
     const tabs = page.getByRole("navigation", { name: "Sections" }).getByRole("link");
-    expect(await tabs.allTextContents()).toEqual(["Messages", "Suppressions", "Credits"]);
+    expect(await tabs.allTextContents()).toEqual(["Messages", "Contacts", "Forms", "Suppressions", "Credits"]);
     expect(await page.getByRole("banner").getByText("Mia Member").isVisible()).toBe(true);
 
     await page.getByRole("link", { name: "member-view@customer.test" }).click();
@@ -302,7 +302,7 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     expect(await page.getByRole("heading", { name: "Webhook deliveries" }).count()).toBe(0);
     expect(member.calls().filter((call) => call.startsWith("WebhooksService/"))).toEqual([]);
 
-    for (const path of ["/keys", "/webhooks", "/deliveries", "/members", "/audit"]) {
+    for (const path of ["/lists", "/keys", "/webhooks", "/deliveries", "/members", "/audit"]) {
       await member.goto(path);
       await page.getByRole("heading", { name: "Not available" }).waitFor();
     }

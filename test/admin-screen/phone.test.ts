@@ -96,7 +96,7 @@ describe.skipIf(!chromiumInstalled)("the administration screen on a phone", { ti
       await menu.focus();
       await page.keyboard.press("Enter");
       expect(await menu.getAttribute("aria-expanded")).toBe("true");
-      for (const section of ["Messages", "API keys", "Webhooks", "Deliveries", "Members", "Audit"]) {
+      for (const section of ["Messages", "Contacts", "Lists", "Forms", "API keys", "Webhooks", "Deliveries", "Members", "Audit"]) {
         expect(await nav.getByRole("link", { name: section, exact: true }).isVisible(), section).toBe(true);
       }
       await page.screenshot({ path: join(SCREENSHOTS_DIR, "menu-phone-light.png") });

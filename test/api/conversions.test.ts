@@ -141,7 +141,7 @@ describe("POST /mail/v1/conversions", () => {
   it("attributes the conversion to the contact's last verified click", async () => {
     const email = `clicker-${randomUUID()}@example.com`;
     // The EventsService records clicks through the capability; here it is built on the service's own database.
-    const clicks = createConversions(h.app.orm);
+    const clicks = createConversions(h.app.orm, { cursorSecret: "unused: this test reads no page" });
     await clicks.recordClick({ companyId, clickId: randomUUID(), campaignId: "spring", linkId: "hero", email, suspect: false, occurredAt: new Date(AT.getTime() - DAY) });
     await clicks.recordClick({ companyId, clickId: randomUUID(), campaignId: "bot", linkId: "x", email, suspect: true, occurredAt: new Date(AT.getTime() - 1_000) });
     const answer = await post({ eventId: randomUUID(), eventType: "purchase", email, revenue: "15", occurredAt: AT.toISOString() });

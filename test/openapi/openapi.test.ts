@@ -199,7 +199,7 @@ describe("generated OpenAPI document", () => {
 
   it("turns the other request fields of GET routes into query parameters", () => {
     const params = operation(doc, "get", "/mail/v1/messages").parameters ?? [];
-    expect(params.map((p) => p.name)).toEqual(["limit", "cursor", "status", "q", "since", "tag"]);
+    expect(params.map((p) => p.name)).toEqual(["limit", "cursor", "status", "q", "since", "tag", "recipient"]);
     for (const p of params) expect(p).toMatchObject({ in: "query", required: false });
     expect(params.find((p) => p.name === "limit")?.schema).toMatchObject({ type: "integer" });
     expect(params.find((p) => p.name === "since")?.schema).toEqual({ type: "string", format: "date-time" });

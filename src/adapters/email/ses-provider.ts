@@ -10,12 +10,12 @@
  * attempt carries the same Message-ID header, and concurrent sends of one
  * message in this process share one call.
  *
- * The AWS SDK is loaded at the first handoff, not with this module: the
- * processes that never hand a message to SES (the API processes, every
- * process with another EMAIL_PROVIDER) do not carry it.
+ * The AWS SDK and nodemailer (which builds the raw message) are loaded at
+ * the first handoff, not with this module: the processes that never hand a
+ * message to SES (the API processes, every process with another
+ * EMAIL_PROVIDER) do not carry them.
  */
 import type { SESv2Client } from "@aws-sdk/client-sesv2";
-import nodemailer from "nodemailer";
 import type { EmailProvider, HandoffResult, OutgoingEmail } from "../../capabilities/messages/email-provider.ts";
 import { extraHeaders, smtpMessageId } from "./smtp-provider.ts";
 
@@ -38,6 +38,10 @@ const PERMANENT = new Set(["MessageRejected", "BadRequestException", "NotFoundEx
 
 type SesSdk = typeof import("@aws-sdk/client-sesv2");
 
+function streamComposer(nodemailer: (typeof import("nodemailer"))["default"]) {
+  return nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows", disableFileAccess: true, disableUrlAccess: true });
+}
+
 export function createSesProvider(options: SesProviderOptions): EmailProvider {
   let loaded: Promise<{ readonly sdk: SesSdk; readonly client: SESv2Client }> | undefined;
   const ses = () =>
@@ -51,16 +55,19 @@ export function createSesProvider(options: SesProviderOptions): EmailProvider {
       }),
     })));
   // Builds (and DKIM-signs) the raw message; nothing is sent by it.
-  const composer = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: "windows", disableFileAccess: true, disableUrlAccess: true });
+  let composing: Promise<ReturnType<typeof streamComposer>> | undefined;
+  const composer = () => (composing ??= import("nodemailer").then(({ default: nodemailer }) => streamComposer(nodemailer)));
   const inFlight = new Map<string, Promise<HandoffResult>>();
   let closed = false;
 
   async function handOff(email: OutgoingEmail, messageIdHeader: string): Promise<HandoffResult> {
     const headers = extraHeaders(email.headers);
     if (typeof headers === "string") return { outcome: "rejected", permanent: true, reason: headers };
+    // Outside the try below: a failed load is this process's trouble (the attempt is retried), not the message's.
+    const compose = await composer();
     let raw: Buffer;
     try {
-      const built = await composer.sendMail({
+      const built = await compose.sendMail({
         messageId: `<${messageIdHeader}>`,
         from: { name: email.from.name ?? "", address: email.from.email },
         to: { name: email.to.name ?? "", address: email.to.email },
@@ -120,7 +127,7 @@ export function createSesProvider(options: SesProviderOptions): EmailProvider {
       await Promise.allSettled([...inFlight.values()]);
       // A failed load left no client to close.
       await loaded?.then(({ client }) => client.destroy(), () => undefined);
-      composer.close();
+      await composing?.then((transport) => transport.close(), () => undefined);
     },
   };
 }

@@ -7,9 +7,12 @@
  * its own VERP envelope sender and asks for DSNs (NOTIFY=SUCCESS,FAILURE),
  * which the relay sends to that address, i.e. to our inbound SMTP listener
  * (src/transport/inbound-smtp, docs/delivery-loop.md).
+ *
+ * nodemailer is loaded at the first handoff, not with this module: the API
+ * processes build the provider but never hand a message over, and do not
+ * carry it.
  */
 import { createPrivateKey } from "node:crypto";
-import nodemailer from "nodemailer";
 import type Mail from "nodemailer/lib/mailer";
 import type SMTPConnection from "nodemailer/lib/smtp-connection";
 import type {
@@ -128,12 +131,11 @@ export function smtpMessageId(messageId: string, messageIdDomain: string): strin
   return `${messageId}@${messageIdDomain}`;
 }
 
-export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider {
-  if (!MESSAGE_ID_DOMAIN.test(options.messageIdDomain)) {
-    throw new TypeError("messageIdDomain must be a plain domain name");
-  }
-  const timeouts = handoffTimeouts(options.timeouts);
-  const transport = nodemailer.createTransport({
+type Nodemailer = (typeof import("nodemailer"))["default"];
+
+/** The pooled SMTP transport of `options`. */
+function pooledTransport(nodemailer: Nodemailer, options: SmtpProviderOptions, timeouts: HandoffTimeouts) {
+  return nodemailer.createTransport({
     pool: true,
     host: options.host,
     port: options.port,
@@ -158,6 +160,15 @@ export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider 
     disableUrlAccess: true,
     logger: false,
   });
+}
+
+export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider {
+  if (!MESSAGE_ID_DOMAIN.test(options.messageIdDomain)) {
+    throw new TypeError("messageIdDomain must be a plain domain name");
+  }
+  const timeouts = handoffTimeouts(options.timeouts);
+  let loaded: Promise<ReturnType<typeof pooledTransport>> | undefined;
+  const smtp = () => (loaded ??= import("nodemailer").then(({ default: nodemailer }) => pooledTransport(nodemailer, options, timeouts)));
 
   /** Handoffs under way, by messageId: concurrent sends of one message share one handoff. */
   const inFlight = new Map<string, Promise<HandoffResult>>();
@@ -201,7 +212,7 @@ export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider 
             }
           : undefined,
       };
-      await transport.sendMail(message);
+      await (await smtp()).sendMail(message);
       return { outcome: "accepted", providerMessageId };
     } catch (error) {
       if (deadline.aborted) {
@@ -238,7 +249,7 @@ export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider 
       // be recorded, and cutting them off would turn them into ambiguous
       // failures. Each ends by its deadline (timeouts.handoffMs) at the latest.
       await Promise.allSettled([...inFlight.values()]);
-      transport.close();
+      (await loaded?.catch(() => undefined))?.close();
     },
   };
 }

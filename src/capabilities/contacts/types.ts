@@ -170,6 +170,8 @@ export interface ContactListRecord {
   readonly name: string;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /** Contacts that belong to it, whatever their status. */
+  readonly memberCount: number;
 }
 
 /** ListsService CreateContactList: `audit` is who acts (the change's audit row is written in its transaction). */

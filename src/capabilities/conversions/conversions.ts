@@ -1,19 +1,40 @@
 import { randomUUID } from "node:crypto";
-import { ApiError } from "../../contract/api-error.ts";
+import { ApiError, type FieldProblem } from "../../contract/api-error.ts";
+import type { KeysetCursorKind } from "../shared/keyset-cursor.ts";
+import { filterFingerprint, KeysetPager, type Page, type PageRequest, pageSize, refuseProblems } from "../shared/paging.ts";
 import { attributionWindow } from "./attribution.ts";
 import { type CampaignClick, validateClick } from "./clicks.ts";
 import { firstWrite, laterWrite } from "./decide-write.ts";
 import type { ClickLedger, ContactDirectory, ConversionFilter, ConversionStore } from "./ports.ts";
-import type { CampaignRevenue, KnownContact, RecordConversionResult } from "./types.ts";
-import { type ConversionInput, type ValidConversion, validateConversion } from "./validate-conversion.ts";
+import type { CampaignRevenue, ConversionRecord, KnownContact, RecordConversionResult } from "./types.ts";
+import { type ConversionInput, isContactId, type ValidConversion, validateConversion } from "./validate-conversion.ts";
 import { conversionEvent } from "./view.ts";
 
 export interface ConversionsDependencies {
   readonly store: ConversionStore;
   readonly contacts: ContactDirectory;
   readonly clicks: ClickLedger;
+  /** HMAC key of the list cursors. Changing it invalidates cursors in flight. */
+  readonly cursorSecret: string;
   /** The time of the writes; the system clock when absent. */
   readonly clock?: (() => Date) | undefined;
+}
+
+/**
+ * Cursors of a contact's conversions: the one keyset codec with a MAC
+ * context of their own. Bound to the contact (its id is the fingerprint's
+ * input): a cursor of one contact's page never pages another's.
+ */
+export const CONTACT_CONVERSIONS_CURSOR: KeysetCursorKind = {
+  context: "mail.v1.contact-conversions.cursor.v1",
+  label: "contact conversions",
+  filters: "contactId",
+};
+
+/** ReportsService ListContactConversions: a page of one contact's conversions. */
+export interface ListContactConversionsCommand extends PageRequest {
+  readonly companyId: string;
+  readonly contactId: string;
 }
 
 /** POST /mail/v1/conversions: the write as the caller sent it, for the company. */
@@ -46,10 +67,12 @@ export interface RevenueByCampaignCommand extends ConversionFilter {
 export class Conversions {
   readonly #deps: ConversionsDependencies;
   readonly #clock: () => Date;
+  readonly #pager: KeysetPager;
 
   constructor(deps: ConversionsDependencies) {
     this.#deps = deps;
     this.#clock = deps.clock ?? (() => new Date());
+    this.#pager = new KeysetPager(deps.cursorSecret, CONTACT_CONVERSIONS_CURSOR);
   }
 
   /**
@@ -114,7 +137,30 @@ export class Conversions {
   revenueByCampaign(command: RevenueByCampaignCommand): Promise<CampaignRevenue[]> {
     return this.#deps.store.revenueByCampaign(command.companyId, { since: command.since, until: command.until });
   }
+
+  /**
+   * The conversions of one contact of the company, newest recorded first:
+   * those that name it (contactId) or its address (email; a conversion of
+   * a known contact always carries the contact's address). 404 NOT_FOUND
+   * for an unknown or another company's contact; 400 VALIDATION_ERROR for
+   * a bad limit or cursor.
+   */
+  async listForContact(command: ListContactConversionsCommand): Promise<Page<ConversionRecord>> {
+    const { companyId } = command;
+    const problems: FieldProblem[] = [];
+    const size = pageSize(command.limit, problems);
+    refuseProblems(problems);
+    const id = command.contactId.trim().toLowerCase();
+    const contact = isContactId(id) ? await this.#deps.contacts.findContact(companyId, { kind: "contactId", contactId: id }) : undefined;
+    if (!contact) throw new ApiError("NOT_FOUND", "contact not found");
+    const fingerprint = filterFingerprint([contact.id]);
+    // An empty cursor is what a REST client sends for "?cursor=": the first page.
+    const after = this.#pager.after(companyId, fingerprint, command.cursor);
+    const rows = await this.#deps.store.pageForContact(companyId, contact, after, size + 1);
+    return this.#pager.page(companyId, fingerprint, rows, size);
+  }
 }
+
 
 /** Who converted, as far as we know: the contact's id and address, else the address sent. */
 function whoConverted(write: ValidConversion, contact: KnownContact | undefined): { contactId: string | null; email: string | null } {

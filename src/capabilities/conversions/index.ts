@@ -1,6 +1,8 @@
 export {
+  CONTACT_CONVERSIONS_CURSOR,
   Conversions,
   type ConversionsDependencies,
+  type ListContactConversionsCommand,
   type RecordClickCommand,
   type RecordClickResult,
   type RecordConversionCommand,

@@ -3,6 +3,8 @@ import type { FirstWrite, LaterWrite } from "./decide-write.ts";
 import type { ValidClick } from "./clicks.ts";
 import type { ConversionEventDraft } from "./view.ts";
 import type { ConversionEventType } from "./types.ts";
+import type { KeysetPosition } from "../shared/keyset-cursor.ts";
+import type { Positioned } from "../shared/paging.ts";
 
 /**
  * What the conversions capability needs from outside. The PostgreSQL
@@ -86,4 +88,10 @@ export interface ConversionStore {
   findByEventId(companyId: string, eventId: string): Promise<ConversionRecord | undefined>;
   /** Revenue of the attributed conversions per campaign and currency, campaigns in id order. */
   revenueByCampaign(companyId: string, filter: ConversionFilter): Promise<CampaignRevenue[]>;
+  /**
+   * Up to `rows` conversions of the contact (its id, or its address),
+   * newest recorded first (created_at desc, id desc), strictly after
+   * `after`, each with its position.
+   */
+  pageForContact(companyId: string, contact: KnownContact, after: KeysetPosition | null, rows: number): Promise<Positioned<ConversionRecord>[]>;
 }

@@ -65,6 +65,11 @@ export interface ValidConversion {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A contact id's shape (a UUID, any case). */
+export function isContactId(value: string): boolean {
+  return UUID.test(value);
+}
 const IDENTIFIERS = ["contactId", "email", "customerRef"] as const;
 
 /**
@@ -173,7 +178,7 @@ function checkContact(input: ConversionInput, report: Report): ContactRef | unde
     return report(IDENTIFIERS.join(", "), problem);
   }
   if (input.contactId !== undefined) {
-    if (!UUID.test(input.contactId)) return report("contactId", "must be a contact id (UUID)");
+    if (!isContactId(input.contactId)) return report("contactId", "must be a contact id (UUID)");
     return { kind: "contactId", contactId: input.contactId.toLowerCase() };
   }
   if (input.email !== undefined) {

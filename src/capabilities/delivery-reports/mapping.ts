@@ -6,7 +6,7 @@ import type { ProviderEventType } from "../messages/email-provider.ts";
  *   - a provider event type (`delivered`, `bounced`, `complained`): applied
  *     through the same idempotent path as every provider event;
  *   - `noted`: kept for operators with the message it is about, never a
- *     status change (a delay, a soft bounce, a rejection after acceptance);
+ *     status change (a delay, a soft bounce);
  *   - `unmatched`: not a report we understand; kept 7 days for operators.
  */
 export type ReportMeaning =
@@ -14,7 +14,7 @@ export type ReportMeaning =
   | { readonly kind: "noted"; readonly what: NotedReportKind }
   | { readonly kind: "unmatched"; readonly reason: string };
 
-export type NotedReportKind = "delayed" | "soft_bounce" | "rejected_by_provider";
+export type NotedReportKind = "delayed" | "soft_bounce";
 
 const event = (type: ProviderEventType): ReportMeaning => ({ kind: "event", type });
 const noted = (what: NotedReportKind): ReportMeaning => ({ kind: "noted", what });

@@ -26,7 +26,7 @@ import { isUuid } from "../shared/uuid.ts";
  */
 export type ReportOutcome = "applied" | "duplicate" | "noted" | "unmatched" | "retry_later";
 
-const KEPT_KINDS: readonly KeptReportKind[] = ["unmatched", "delayed", "soft_bounce", "rejected_by_provider"];
+const KEPT_KINDS: readonly KeptReportKind[] = ["unmatched", "delayed", "soft_bounce"];
 /** Operators' list of the kept reports: of one company and one kind when given (empty: any). */
 export interface ListReportsCommand {
   readonly companyId?: string | undefined;
@@ -174,7 +174,7 @@ export class DeliveryReports {
     if (meaning.kind === "noted") {
       await this.#deps.store.keep({ ...base, ...about, kind: meaning.what, reason: detail ?? meaning.what });
       // A delay or a temporary failure is also an event on the message (no status change, no webhook).
-      if (meaning.what !== "rejected_by_provider" && message.providerMessageId) {
+      if (message.providerMessageId) {
         await this.#deps.providerEvents
           .report({
             providerEventId: `${providerEventId || `${base.source}:${message.messageId}`}:delayed`,

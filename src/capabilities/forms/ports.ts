@@ -1,4 +1,4 @@
-import type { SignupFormRecord, ValidSignupForm } from "./types.ts";
+import type { FormSignupCount, SignupFormRecord, ValidSignupForm } from "./types.ts";
 import type { AuditNote } from "../audit/types.ts";
 
 /**
@@ -16,4 +16,11 @@ export interface SignupFormStore {
   listActive(companyId: string): Promise<SignupFormRecord[]>;
   /** Any company's form by its public id (the hosted page knows no company). */
   findByPublicId(publicId: string): Promise<SignupFormRecord | undefined>;
+  /**
+   * Per form of the company (active or not), its contacts whose consent
+   * source is the form's (SIGNUP_CONSENT_PREFIX + public id) with a consent
+   * time in [since, until) (an absent end is open); forms with none are
+   * left out; by public id.
+   */
+  countSignups(companyId: string, since: Date | undefined, until: Date | undefined): Promise<FormSignupCount[]>;
 }

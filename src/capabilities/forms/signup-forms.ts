@@ -1,10 +1,12 @@
-import { ApiError } from "../../contract/api-error.ts";
+import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import type { SignupFormStore } from "./ports.ts";
 import { isPublicIdShape, newPublicId } from "./public-id.ts";
 import type {
+  CountSignupsCommand,
   CreateFormCommand,
   DeactivateFormCommand,
   FindFormCommand,
+  FormSignupCount,
   ListActiveFormsCommand,
   PublishedForm,
   SignupFormRecord,
@@ -89,6 +91,19 @@ export class SignupForms {
     if (!isPublicIdShape(command.publicId)) return undefined;
     const form = await this.#store.findByPublicId(command.publicId);
     return form ? this.#publish(form) : undefined;
+  }
+
+  /**
+   * Sign-ups per form of the company in [since, until) (SignupFormStore.countSignups
+   * says what counts). 400 VALIDATION_ERROR naming `until` when it is not
+   * after `since`.
+   */
+  async countSignups(command: CountSignupsCommand): Promise<FormSignupCount[]> {
+    const { since, until } = command;
+    if (since && until && until.getTime() <= since.getTime()) {
+      throw new ValidationError([{ field: "until", problem: "must be after since" }]);
+    }
+    return this.#store.countSignups(command.companyId, since, until);
   }
 
   #publish(form: SignupFormRecord): PublishedForm {

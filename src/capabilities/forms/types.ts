@@ -93,3 +93,27 @@ export interface DeactivateFormCommand {
 export interface FindFormCommand {
   readonly publicId: string;
 }
+
+/**
+ * The consent source a form records (the hosted page's sign-up, the
+ * double opt-in's confirmation): `form:<publicId>`. Sign-ups are counted
+ * by it.
+ */
+export const SIGNUP_CONSENT_PREFIX = "form:";
+
+export function signupConsentSource(publicId: string): string {
+  return `${SIGNUP_CONSENT_PREFIX}${publicId}`;
+}
+
+/** SignupFormsService CountSignups: sign-ups per form of the company in [since, until) (either end open when absent). */
+export interface CountSignupsCommand {
+  readonly companyId: string;
+  readonly since?: Date | undefined;
+  readonly until?: Date | undefined;
+}
+
+/** The sign-ups of one form in a window. */
+export interface FormSignupCount {
+  readonly publicId: string;
+  readonly signups: number;
+}

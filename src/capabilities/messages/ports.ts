@@ -109,9 +109,9 @@ export interface UnstartedMessage {
   readonly recipientDomain: string;
 }
 
-/** MessageStore.claimHandoff's answer. */
+/** MessageStore.claimHandoff's answer; `token` names the lease for its renewals and its release. */
 export type HandoffClaim =
-  | { readonly claimed: true }
+  | { readonly claimed: true; readonly token: string }
   | { readonly claimed: false; readonly status: MessageStatusName; readonly heldForMs: number };
 
 /**
@@ -137,12 +137,19 @@ export interface MessageStore {
    * talking to the relay, so no other attempt may send the message (it
    * would be a second copy). Answers why not when not claimed: the message
    * is past its handoff, or another attempt holds the lease `heldForMs` more.
+   * A claim stores a new random token with the lease: only its holder
+   * renews or releases it.
    */
   claimHandoff(companyId: string, messageId: string, leaseMs: number): Promise<HandoffClaim>;
-  /** The attempt under way is alive: its lease ends `leaseMs` from now. */
-  renewHandoff(companyId: string, messageId: string, leaseMs: number): Promise<void>;
-  /** The attempt ended without the email service taking the message: the next one need not wait. */
-  releaseHandoff(companyId: string, messageId: string): Promise<void>;
+  /**
+   * The attempt holding lease `token` is alive: its lease ends `leaseMs`
+   * from now. False when the lease is no longer `token`'s (an attempt that
+   * stalled past its lease: another one took the message over, or it moved
+   * past its handoff); nothing changes then.
+   */
+  renewHandoff(companyId: string, messageId: string, token: string, leaseMs: number): Promise<boolean>;
+  /** The attempt holding lease `token` ended without the email service taking the message: the next one need not wait. Nothing when the lease is another's. */
+  releaseHandoff(companyId: string, messageId: string, token: string): Promise<void>;
   /** The message a provider event is about (the caller is the provider, not a tenant: no company id). */
   findByProviderMessageId(provider: string, providerMessageId: string): Promise<StoredMessage | undefined>;
   /**

@@ -5,9 +5,10 @@ import type { FastifyInstance } from "fastify";
  * the rate limits:
  *
  * - GET /livez: the process answers (200 {"status":"ok"}); restart it when not;
- * - GET /readyz: PostgreSQL and Temporal both answer a cheap call within a
- *   short timeout (200), or 503 naming the one that did not; send it no
- *   traffic meanwhile.
+ * - GET /readyz: start-up is finished and PostgreSQL and Temporal both
+ *   answer a cheap call within a short timeout (200), or 503 naming the
+ *   check that failed (`startup` while the process is still starting); send
+ *   it no traffic meanwhile.
  */
 
 /** One dependency's answer: "ok", or why not. */
@@ -44,6 +45,25 @@ export function readinessOf(probes: Readonly<Record<string, () => Promise<unknow
     const results = await Promise.all(names.map((name) => check(probes[name] as () => Promise<unknown>, timeoutMs)));
     const checks = Object.fromEntries(names.map((name, i) => [name, results[i] as CheckResult]));
     return { ready: results.every((result) => result === "ok"), checks };
+  };
+}
+
+/**
+ * `readiness`, but not ready until `finished()`: the listeners answer while
+ * the process starts the rest (the worker, the relays, the inbound
+ * listener, npm start's demo data), and whoever waits for a 200 before
+ * acting must find all of it running.
+ */
+export function untilStarted(readiness: Readiness): { readonly readiness: Readiness; finished(): void } {
+  let started = false;
+  return {
+    async readiness() {
+      const report = await readiness();
+      return started ? report : { ready: false, checks: { ...report.checks, startup: "starting" } };
+    },
+    finished() {
+      started = true;
+    },
   };
 }
 

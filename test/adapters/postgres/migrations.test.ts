@@ -87,6 +87,31 @@ describe("migrations", () => {
     expect(executed.rows.map((r) => r.name)).toEqual(MIGRATIONS.map((m) => m.name));
   });
 
+  it("narrow the kinds of kept delivery reports, keeping a report of the dropped kind as unmatched", async () => {
+    const fresh = await createTestDatabase();
+    const before = await openOrm(fresh.url, { poolMax: 2 });
+    try {
+      const previous = MIGRATIONS[MIGRATIONS.findIndex((m) => m.name === "Migration20261127024049_delivery_report_kinds") - 1]?.name ?? "";
+      await before.migrator.up({ to: previous });
+      await fresh.query(
+        `insert into delivery_report (id, source, kind, reason, received_at, expires_at)
+         values (gen_random_uuid(), 'ses', 'rejected_by_provider', 'Reject: bad content', now(), now() + interval '7 days')`,
+      );
+      expect(await migrate(before)).toContain("Migration20261127024049_delivery_report_kinds");
+      const kept = await fresh.query<{ kind: string; reason: string }>("select kind, reason from delivery_report");
+      expect(kept.rows).toEqual([{ kind: "unmatched", reason: "rejected_by_provider: Reject: bad content" }]);
+      await expect(
+        fresh.query(
+          `insert into delivery_report (id, source, kind, reason, received_at, expires_at)
+           values (gen_random_uuid(), 'ses', 'rejected_by_provider', 'x', now(), now())`,
+        ),
+      ).rejects.toThrow(/delivery_report_kind_check/);
+    } finally {
+      await before.close();
+      await fresh.drop();
+    }
+  });
+
   it("serialise concurrent runs from several processes", async () => {
     const fresh = await createTestDatabase();
     const orms = await Promise.all([openOrm(fresh.url, { poolMax: 2 }), openOrm(fresh.url, { poolMax: 2 })]);

@@ -3,6 +3,9 @@ import type { Conversions } from "../../../src/capabilities/conversions/index.ts
 import { createConversions } from "../../../src/wiring/conversions.ts";
 import { openSendingHarness, type SendingHarness } from "../sending-setup/harness.ts";
 
+/** The conversions' list cursors' key in these tests. */
+export const CURSOR_SECRET = "test-conversions-cursor-secret";
+
 /** A fresh migrated database with the conversions capability on it, and helpers to make companies, contacts and read the outbox. */
 export interface ConversionsHarness {
   readonly base: SendingHarness;
@@ -19,7 +22,7 @@ export async function openConversionsHarness(poolMax = 8): Promise<ConversionsHa
   const base = await openSendingHarness({}, poolMax);
   return {
     base,
-    conversions: createConversions(base.orm),
+    conversions: createConversions(base.orm, { cursorSecret: CURSOR_SECRET }),
     newCompany: (name) => base.newCompany(name),
     async newContact(companyId, email) {
       const { rows } = await base.db.query<{ id: string }>(

@@ -7,7 +7,10 @@ import { Shell } from "./Shell.tsx";
 import { Page } from "../components/Page.tsx";
 import MessagesPage from "../pages/messages/index.tsx";
 
-// The administrators' pages are loaded when first opened: a member never downloads them.
+// Every page but the message log is loaded when first opened: a member never downloads the administrators' pages.
+const ContactsPage = lazyPage(() => import("../pages/contacts/index.tsx"));
+const ListsPage = lazyPage(() => import("../pages/lists/index.tsx"));
+const FormsPage = lazyPage(() => import("../pages/forms/index.tsx"));
 const KeysPage = lazyPage(() => import("../pages/keys/index.tsx"));
 const WebhooksPage = lazyPage(() => import("../pages/webhooks/index.tsx"));
 const DeliveriesPage = lazyPage(() => import("../pages/deliveries/index.tsx"));
@@ -27,6 +30,9 @@ export interface Tab {
 /** The sections, in the header's order; each is a route of its own. */
 export const TABS: readonly Tab[] = [
   { path: "messages", label: "Messages", admin: false, page: MessagesPage },
+  { path: "contacts", label: "Contacts", admin: false, page: ContactsPage },
+  { path: "lists", label: "Lists", admin: true, page: ListsPage },
+  { path: "forms", label: "Forms", admin: false, page: FormsPage },
   { path: "suppressions", label: "Suppressions", admin: false, page: SuppressionsPage },
   { path: "credits", label: "Credits", admin: false, page: CreditsPage },
   { path: "keys", label: "API keys", admin: true, page: KeysPage },

@@ -4,13 +4,13 @@
  * own EntityManager fork. Memberships are written by the contact store
  * (postgres-contact-store.ts) and go with a deleted list (ON DELETE CASCADE).
  */
-import { UniqueConstraintViolationException } from "@mikro-orm/core";
+import { raw, UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { ContactListStore } from "../../../capabilities/contacts/ports.ts";
 import type { AuditNote } from "../../../capabilities/audit/types.ts";
 import { persistAuditRow } from "../audit/audit-rows.ts";
 import type { ContactListRecord } from "../../../capabilities/contacts/index.ts";
-import { CompanySchema, ContactListSchema, type ContactList } from "../entities/index.ts";
+import { CompanySchema, ContactListMemberSchema, ContactListSchema, type ContactList } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
 
 /** The unique index on (company_id, lower(name)) (../migrations/Migration20251123010000_contacts.ts). */
@@ -37,14 +37,14 @@ export class PostgresContactListStore implements ContactListStore {
       if (isNameTaken(error)) return "taken";
       throw error;
     }
-    return listRecord(list);
+    return listRecord(list, 0);
   }
 
   async rename(companyId: string, id: string, name: string, audit?: AuditNote): Promise<ContactListRecord | "taken" | undefined> {
     const em = this.#em();
     const list = await findForCompany(em, companyId, id);
     if (!list) return undefined;
-    if (list.name === name) return listRecord(list);
+    if (list.name === name) return listRecord(list, await memberCount(em, companyId, id));
     list.name = name;
     list.updatedAt = new Date();
     if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "contact_list", targetId: id });
@@ -54,7 +54,7 @@ export class PostgresContactListStore implements ContactListStore {
       if (isNameTaken(error)) return "taken";
       throw error;
     }
-    return listRecord(list);
+    return listRecord(list, await memberCount(em, companyId, id));
   }
 
   async delete(companyId: string, id: string, audit?: AuditNote): Promise<boolean> {
@@ -71,8 +71,10 @@ export class PostgresContactListStore implements ContactListStore {
 
   async list(companyId: string): Promise<ContactListRecord[]> {
     if (!isUuid(companyId)) return [];
-    const lists = await this.#em().find(ContactListSchema, { company: companyId }, { orderBy: { createdAt: "asc", id: "asc" } });
-    return lists.map(listRecord);
+    const em = this.#em();
+    const lists = await em.find(ContactListSchema, { company: companyId }, { orderBy: { createdAt: "asc", id: "asc" } });
+    const counts = await memberCounts(em, companyId);
+    return lists.map((list) => listRecord(list, counts.get(list.id) ?? 0));
   }
 
   async exists(companyId: string, id: string): Promise<boolean> {
@@ -89,6 +91,24 @@ async function findForCompany(em: EntityManager, companyId: string, id: string):
   return em.findOne(ContactListSchema, { id, company: companyId });
 }
 
-function listRecord(list: ContactList): ContactListRecord {
-  return { id: list.id, name: list.name, createdAt: list.createdAt, updatedAt: list.updatedAt };
+/**
+ * Members per list of the company, in one grouped read of the primary key
+ * (company_id, list_id, contact_id); a list without members is absent.
+ */
+async function memberCounts(em: EntityManager, companyId: string, listId?: string): Promise<Map<string, number>> {
+  const rows = await em
+    .createQueryBuilder(ContactListMemberSchema, "m")
+    .select(["m.list", raw("count(*)::int as member_count")])
+    .where(listId === undefined ? { company: companyId } : { company: companyId, list: listId })
+    .groupBy("m.list")
+    .execute<{ list_id: string; member_count: number }[]>("all", false);
+  return new Map(rows.map((row) => [row.list_id, row.member_count]));
+}
+
+async function memberCount(em: EntityManager, companyId: string, listId: string): Promise<number> {
+  return (await memberCounts(em, companyId, listId)).get(listId) ?? 0;
+}
+
+function listRecord(list: ContactList, memberCount: number): ContactListRecord {
+  return { id: list.id, name: list.name, createdAt: list.createdAt, updatedAt: list.updatedAt, memberCount };
 }

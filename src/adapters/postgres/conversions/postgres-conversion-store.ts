@@ -8,8 +8,11 @@ import {
   type ConversionRecord,
   type ConversionStore,
   type ConversionWrite,
+  type KnownContact,
   type NewConversion,
 } from "../../../capabilities/conversions/index.ts";
+import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
+import type { Positioned } from "../../../capabilities/shared/paging.ts";
 import type { Pool, PoolClient } from "../sql.ts";
 import { inTransaction } from "../transaction.ts";
 import { type ConversionRow, conversionFromRow } from "./conversion-rows.ts";
@@ -105,6 +108,26 @@ export class PostgresConversionStore implements ConversionStore {
       const refunded = amountFromDatabase(row.refunded);
       return { campaignId: row.campaign_id, currency: row.currency, conversions: Number(row.conversions), gross, refunded, net: gross - refunded };
     });
+  }
+
+  /**
+   * By the contact's address: a conversion of a known contact carries it
+   * (whether the write named the contact by id or by address), so one
+   * ordered range of conversion_email_index (company_id, email, created_at
+   * desc, id desc) answers the page; keyset on (created_at, id) like every
+   * list.
+   */
+  async pageForContact(companyId: string, contact: KnownContact, after: KeysetPosition | null, rows: number): Promise<Positioned<ConversionRecord>[]> {
+    const found = await (await this.#db()).query<ConversionRow & { position_at: string }>(
+      `select c.*, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at
+         from conversion c
+        where c.company_id = $1 and c.email = $2
+          and ($3::timestamptz is null or (c.created_at, c.id) < ($3::timestamptz, $4::uuid))
+        order by c.created_at desc, c.id desc
+        limit $5`,
+      [companyId, contact.email, after?.createdAt ?? null, after?.id ?? null, rows],
+    );
+    return found.rows.map((row) => ({ item: conversionFromRow(row), position: { createdAt: row.position_at, id: row.id } }));
   }
 }
 

@@ -57,6 +57,8 @@ export const ContactSchema = defineEntity({
       expression: "CREATE INDEX contact_status_index ON public.contact USING btree (company_id, status, created_at DESC, id DESC)",
     },
     { properties: "tags", name: "contact_tags_index", type: "gin" },
+    // Sign-ups per form: the contacts whose consent a hosted form recorded (source `form:<publicId>`), by time.
+    { properties: ["company", "consentSource", "consentAt"], name: "contact_form_consent_index", where: "consent_source ~~ 'form:%'::text" },
     {
       name: "contact_search_index",
       expression:

@@ -44,7 +44,14 @@ export const ConversionSchema = defineEntity({
   },
   checks: [{ name: "conversion_refund_within_revenue", expression: "refunded_amount <= revenue" }],
   uniques: [{ properties: ["company", "eventId"], name: "conversion_event_index" }],
-  indexes: [{ properties: ["company", "campaignId"], name: "conversion_campaign_index", where: "campaign_id IS NOT NULL" }],
+  indexes: [
+    { properties: ["company", "campaignId"], name: "conversion_campaign_index", where: "campaign_id IS NOT NULL" },
+    // A contact's conversions (by its address, which a conversion of a known contact always carries), newest recorded first.
+    {
+      name: "conversion_email_index",
+      expression: "CREATE INDEX conversion_email_index ON public.conversion USING btree (company_id, email, created_at DESC, id DESC) WHERE (email IS NOT NULL)",
+    },
+  ],
 });
 
 export type Conversion = InferEntity<typeof ConversionSchema>;

@@ -4,7 +4,8 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
  * A delivery report that changed no status, kept 7 days for operators
  * (src/capabilities/delivery-reports). Written and read by plain SQL
  * (../delivery-reports/report-store.ts). Table `delivery_report`; the DDL is
- * in ../migrations/Migration20251130000000_delivery_reports.ts.
+ * in ../migrations/Migration20251130000000_delivery_reports.ts (its kinds
+ * narrowed by a later migration).
  */
 export const DeliveryReportSchema = defineEntity({
   name: "DeliveryReport",
@@ -12,7 +13,7 @@ export const DeliveryReportSchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     source: p.text().check("source IN ('smtp', 'ses')"),
-    kind: p.text().check("kind IN ('unmatched', 'delayed', 'soft_bounce', 'rejected_by_provider')"),
+    kind: p.text().check("kind IN ('unmatched', 'delayed', 'soft_bounce')"),
     reason: p.text(),
     companyId: p.uuid().nullable(),
     messageId: p.uuid().nullable(),

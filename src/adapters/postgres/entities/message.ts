@@ -51,6 +51,8 @@ export const MessageSchema = defineEntity({
     workflowStartedAt: p.datetime().nullable(),
     /** The lease of the handoff attempt under way: no other attempt sends the message before it ends (MessageStore.claimHandoff). */
     handoffUntil: p.datetime().nullable(),
+    /** Whose lease it is: the claiming attempt's random token; only that attempt renews or releases it. */
+    handoffToken: p.uuid().nullable(),
     /** The service's own mail (sign-in links, confirmations): html and text_body are sealed, and no read shows them. */
     system: p.boolean().default(false),
   },
@@ -75,6 +77,11 @@ export const MessageSchema = defineEntity({
     {
       name: "message_log_status_index",
       expression: "CREATE INDEX message_log_status_index ON public.message USING btree (company_id, status, created_at DESC, id DESC)",
+    },
+    // One address's messages, newest first (the recipient filter: a contact's page).
+    {
+      name: "message_recipient_index",
+      expression: "CREATE INDEX message_recipient_index ON public.message USING btree (company_id, lower(recipient), created_at DESC, id DESC)",
     },
     { properties: "tags", name: "message_tags_index", type: "gin" },
     // The relay finds messages whose workflow was never started.

@@ -1,7 +1,7 @@
 import type { Pool } from "../sql.ts";
 import { toDate } from "../sql.ts";
 import type { SignupFormStore } from "../../../capabilities/forms/ports.ts";
-import type { FormField, SignupFormRecord } from "../../../capabilities/forms/types.ts";
+import { type FormField, SIGNUP_CONSENT_PREFIX, type SignupFormRecord } from "../../../capabilities/forms/types.ts";
 import { auditValues } from "../audit/audit-rows.ts";
 
 type Db = () => Promise<Pool>;
@@ -98,6 +98,25 @@ export function postgresSignupFormStore(db: Db): SignupFormStore {
         [companyId],
       );
       return rows.map(formRecord);
+    },
+
+    async countSignups(companyId, since, until) {
+      const pool = await db();
+      // The prefix is the capability's constant, written as a literal so that the planner matches the predicate of
+      // contact_form_consent_index (consent_source LIKE 'form:%'): one range of it per form.
+      const { rows } = await pool.query<{ public_id: string; signups: number }>(
+        `select f.public_id, count(*)::int as signups
+           from signup_form f
+           join contact c on c.company_id = f.company_id and c.consent_source = '${SIGNUP_CONSENT_PREFIX}' || f.public_id
+          where f.company_id = $1 and c.company_id = $1
+            and c.consent_source like '${SIGNUP_CONSENT_PREFIX}%'
+            and ($2::timestamptz is null or c.consent_at >= $2)
+            and ($3::timestamptz is null or c.consent_at < $3)
+          group by f.public_id
+          order by f.public_id collate "C"`,
+        [companyId, since ?? null, until ?? null],
+      );
+      return rows.map((row) => ({ publicId: row.public_id, signups: row.signups }));
     },
 
     async findByPublicId(publicId) {

@@ -76,6 +76,10 @@ export function messageQuery(companyId: string, id: string): SqlQuery {
  * - q: ILIKE on recipient or subject, with % and _ escaped: also a filter on
  *   the ordered walk, no index helps a substring search without pg_trgm
  *   (not installed; no schema change here). Same cost profile as tag.
+ * - recipient: `lower(recipient) = key`, an ordered range of
+ *   message_recipient_index (company_id, lower(recipient), created_at desc,
+ *   id desc): one address's messages (a contact's page) cost what they
+ *   hold, however long the company's log.
  */
 export function listQuery(companyId: string, filters: MessageFilters, after: KeysetPosition | null, limit: number): SqlQuery {
   const values: unknown[] = [companyId];
@@ -88,6 +92,7 @@ export function listQuery(companyId: string, filters: MessageFilters, after: Key
   if (filters.status !== undefined) where.push(`m.status = ${param(filters.status)}`);
   if (filters.since !== undefined) where.push(`m.created_at >= ${param(filters.since)}`);
   if (filters.tag !== undefined) where.push(`m.tags ? ${param(filters.tag)}`);
+  if (filters.recipient !== undefined) where.push(`lower(m.recipient) = ${param(filters.recipient)}`);
   if (filters.q !== undefined) {
     const pattern = param(containsPattern(filters.q));
     where.push(`(m.recipient ilike ${pattern} escape '\\' or m.subject ilike ${pattern} escape '\\')`);

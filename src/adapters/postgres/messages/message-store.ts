@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { Pool } from "../sql.ts";
 import { toDate } from "../sql.ts";
 import type { SecretSealer } from "../../../capabilities/sending-setup/key-sealing.ts";
@@ -285,10 +286,12 @@ export class PostgresMessageStore implements MessageStore {
    */
   async claimHandoff(companyId: string, messageId: string, leaseMs: number): Promise<HandoffClaim> {
     const pool = await this.#db();
+    const token = randomUUID();
     const { rows } = await pool.query<{ claimed: boolean; status: MessageStatusName | null; held_for_ms: number | null }>({
       name: "message_claim_handoff",
       text: `with claimed as (
-               update message set status = 'processing', handoff_until = now() + make_interval(secs => $3::double precision / 1000)
+               update message set status = 'processing', handoff_until = now() + make_interval(secs => $3::double precision / 1000),
+                      handoff_token = $5
                 where company_id = $1 and id = $2 and status = any($4::text[])
                   and (handoff_until is null or handoff_until <= now())
                returning 1
@@ -296,30 +299,32 @@ export class PostgresMessageStore implements MessageStore {
              select exists (select 1 from claimed) as claimed, m.status,
                     greatest(0, ceil(extract(epoch from (m.handoff_until - now())) * 1000))::int as held_for_ms
                from (select 1) one left join message m on m.company_id = $1 and m.id = $2`,
-      values: [companyId, messageId, leaseMs, BEFORE_HANDOFF],
+      values: [companyId, messageId, leaseMs, BEFORE_HANDOFF, token],
     });
     const row = rows[0];
-    if (row?.claimed) return { claimed: true };
+    if (row?.claimed) return { claimed: true, token };
     // Read in the statement's snapshot: a claim it waited for may not show; the caller then waits a little anyway.
     return { claimed: false, status: row?.status ?? "processing", heldForMs: row?.held_for_ms ?? 0 };
   }
 
-  async renewHandoff(companyId: string, messageId: string, leaseMs: number): Promise<void> {
+  async renewHandoff(companyId: string, messageId: string, token: string, leaseMs: number): Promise<boolean> {
     const pool = await this.#db();
-    await pool.query({
+    const { rowCount } = await pool.query({
       name: "message_renew_handoff",
-      text: `update message set handoff_until = now() + make_interval(secs => $3::double precision / 1000)
-              where company_id = $1 and id = $2 and status = 'processing'`,
-      values: [companyId, messageId, leaseMs],
+      text: `update message set handoff_until = now() + make_interval(secs => $4::double precision / 1000)
+              where company_id = $1 and id = $2 and status = 'processing' and handoff_token = $3`,
+      values: [companyId, messageId, token, leaseMs],
     });
+    return (rowCount ?? 0) > 0;
   }
 
-  async releaseHandoff(companyId: string, messageId: string): Promise<void> {
+  async releaseHandoff(companyId: string, messageId: string, token: string): Promise<void> {
     const pool = await this.#db();
     await pool.query({
       name: "message_release_handoff",
-      text: `update message set handoff_until = null where company_id = $1 and id = $2 and status = 'processing'`,
-      values: [companyId, messageId],
+      text: `update message set handoff_until = null, handoff_token = null
+              where company_id = $1 and id = $2 and status = 'processing' and handoff_token = $3`,
+      values: [companyId, messageId, token],
     });
   }
 

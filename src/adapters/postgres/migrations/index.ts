@@ -18,7 +18,10 @@ import { Migration20251130000000_delivery_reports } from "./Migration20251130000
 import { Migration20251201000000_webhook_work_notices } from "./Migration20251201000000_webhook_work_notices.ts";
 import { Migration20251202000000_handoff_lease } from "./Migration20251202000000_handoff_lease.ts";
 import { Migration20251203000000_system_mail } from "./Migration20251203000000_system_mail.ts";
-import { Migration20261127022759_suppression_list_index } from "./Migration20261127022759_suppression_list_index.ts";
+import { Migration20261127022946_handoff_token } from "./Migration20261127022946_handoff_token.ts";
+import { Migration20261127024049_delivery_report_kinds } from "./Migration20261127024049_delivery_report_kinds.ts";
+import { Migration20261127030109_crm_screen_reads } from "./Migration20261127030109_crm_screen_reads.ts";
+import { Migration20261127031500_suppression_list_index } from "./Migration20261127031500_suppression_list_index.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -49,5 +52,8 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20251201000000_webhook_work_notices", class: Migration20251201000000_webhook_work_notices },
   { name: "Migration20251202000000_handoff_lease", class: Migration20251202000000_handoff_lease },
   { name: "Migration20251203000000_system_mail", class: Migration20251203000000_system_mail },
-  { name: "Migration20261127022759_suppression_list_index", class: Migration20261127022759_suppression_list_index },
+  { name: "Migration20261127022946_handoff_token", class: Migration20261127022946_handoff_token },
+  { name: "Migration20261127024049_delivery_report_kinds", class: Migration20261127024049_delivery_report_kinds },
+  { name: "Migration20261127030109_crm_screen_reads", class: Migration20261127030109_crm_screen_reads },
+  { name: "Migration20261127031500_suppression_list_index", class: Migration20261127031500_suppression_list_index },
 ];

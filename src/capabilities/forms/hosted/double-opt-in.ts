@@ -2,7 +2,7 @@ import { ApiError, type ErrorCodeName } from "../../../contract/api-error.ts";
 import type { ContactRecord, Contacts } from "../../contacts/index.ts";
 import { isKeptStatus } from "../../contacts/status-rules.ts";
 import type { SignupForms } from "../signup-forms.ts";
-import type { PublishedForm } from "../types.ts";
+import { type PublishedForm, signupConsentSource } from "../types.ts";
 import { renderConfirmationEmail } from "./confirmation-email.ts";
 import { CONFIRMATION_MAX_AGE_MS, type ConfirmationClaim, type ConfirmationTokens } from "./confirmation-token.ts";
 import type { ConfirmationBudget, ConfirmationLog, ConfirmationMailer } from "./ports.ts";
@@ -194,7 +194,7 @@ export class DoubleOptIn implements SignupConfirmations {
       companyId: form.companyId,
       contactId: contact.id,
       consent: {
-        source: `form:${form.publicId}`,
+        source: signupConsentSource(form.publicId),
         at: this.#clock(),
         reference: `form ${form.publicId}; consent text v${claim.consentVersion}; ip ${command.clientIp}; double opt-in confirmed`.slice(0, 200),
       },

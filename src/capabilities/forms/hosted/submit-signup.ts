@@ -3,7 +3,7 @@ import { ValidationError } from "../../../contract/api-error.ts";
 import type { ContactRecord, Contacts, UpsertContactCommand } from "../../contacts/index.ts";
 import type { RateLimiter } from "../../rate-limit/index.ts";
 import type { SignupForms } from "../signup-forms.ts";
-import type { PublishedForm } from "../types.ts";
+import { type PublishedForm, signupConsentSource } from "../types.ts";
 import { TOKEN_MAX_AGE_MS, type FormTokens } from "./csrf.ts";
 import type { SignupConfirmations } from "./double-opt-in.ts";
 import type { UsedFormTokens } from "./ports.ts";
@@ -192,7 +192,7 @@ export class HostedSignup {
       ...write.named,
       ...(Object.keys(write.attributes).length > 0 ? { attributes: { ...write.attributes } } : {}),
       status: form.doubleOptIn ? "pending" : "subscribed",
-      consent: { source: `form:${form.publicId}`, at, reference: `consent text v${form.consentVersion}; ip ${clientIp}`.slice(0, 200) },
+      consent: { source: signupConsentSource(form.publicId), at, reference: `consent text v${form.consentVersion}; ip ${clientIp}`.slice(0, 200) },
     };
     let contact: ContactRecord;
     try {

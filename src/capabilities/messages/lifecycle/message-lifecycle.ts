@@ -18,7 +18,9 @@ import type { CreditsPort, PacePort, SigningKeysPort, SuppressionsPort } from ".
  *   (MessageStore.claimHandoff) stops a second attempt while the first may
  *   still be at the relay, and the answer is recorded with retries, so a
  *   second copy needs the worker to die between the relay's answer and its
- *   record (docs/chaos.md, "The relay run");
+ *   record (docs/chaos.md, "The relay run"); the lease is the claiming
+ *   attempt's own (a token), so one that stalled past it neither sends nor
+ *   disturbs the lease of the attempt that took over;
  * - events and webhook events are unique per message and kind.
  */
 export class TransientHandoffError extends Error {
@@ -53,6 +55,69 @@ export const HANDOFF_LEASE_MS = 9_000;
 const LEASE_RENEW_EVERY_MS = 3_000;
 /** How long an attempt keeps trying to record the email service's answer (the database away) before it gives up. */
 const RECORD_ANSWER_WITHIN_MS = 20_000;
+
+/**
+ * The handoff lease one attempt holds, named by the token its claim
+ * stored: renewed every LEASE_RENEW_EVERY_MS while the attempt runs, and
+ * renewed or released only while it is still this attempt's. Once a
+ * renewal finds another token, the lease is lost for good: the attempt
+ * that took over holds it.
+ */
+class HeldLease {
+  readonly leaseMs: number;
+  readonly #store: MessageStore;
+  readonly #ref: MessageRef;
+  readonly #token: string;
+  readonly #renewEveryMs: number;
+  readonly #timer: NodeJS.Timeout;
+  /** When the last claim or renewal that succeeded was sent: the lease runs at least leaseMs from then. */
+  #confirmedFrom: number;
+  #lost = false;
+
+  constructor(store: MessageStore, ref: MessageRef, token: string, leaseMs: number, claimedFrom: number) {
+    this.#store = store;
+    this.#ref = ref;
+    this.#token = token;
+    this.leaseMs = leaseMs;
+    this.#confirmedFrom = claimedFrom;
+    this.#renewEveryMs = Math.min(LEASE_RENEW_EVERY_MS, leaseMs / 3);
+    // A renewal that fails (the database away) lets the lease run out; Temporal still sees this attempt alive by its heartbeats.
+    this.#timer = setInterval(() => void this.#renew().catch(() => {}), this.#renewEveryMs);
+  }
+
+  /**
+   * Whether no other attempt can have taken the message over: without a
+   * query while the last confirmation is recent (the lease runs well past
+   * now), else by a renewal.
+   */
+  async stillHeld(): Promise<boolean> {
+    if (this.#lost) return false;
+    if (Date.now() - this.#confirmedFrom < this.#renewEveryMs) return true;
+    return this.#renew();
+  }
+
+  release(): Promise<void> {
+    this.stop();
+    return this.#lost ? Promise.resolve() : this.#store.releaseHandoff(this.#ref.companyId, this.#ref.messageId, this.#token);
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+
+  async #renew(): Promise<boolean> {
+    if (this.#lost) return false;
+    const from = Date.now();
+    const held = await this.#store.renewHandoff(this.#ref.companyId, this.#ref.messageId, this.#token, this.leaseMs);
+    if (held) {
+      this.#confirmedFrom = Math.max(this.#confirmedFrom, from);
+    } else {
+      this.#lost = true;
+      this.stop();
+    }
+    return held;
+  }
+}
 
 export interface LifecycleDependencies {
   readonly store: MessageStore;
@@ -232,30 +297,32 @@ export class MessageLifecycle {
     // sends this message (one that Temporal started because this worker
     // looked dead, one whose activity timed out, a restarted workflow).
     const leaseMs = this.#deps.handoffLeaseMs ?? HANDOFF_LEASE_MS;
+    const claimedFrom = Date.now();
     const claim = await store.claimHandoff(companyId, messageId, leaseMs);
     if (!claim.claimed) {
       if (isPastHandoff(claim.status)) return this.#settled({ ...message, status: claim.status });
       throw new HandoffInProgressError(Math.max(claim.heldForMs, 1_000));
     }
-    const charge = await credits.chargeForMessage(credit);
-    if (charge === "insufficient") {
-      return (await store.move(companyId, messageId, this.#notSent(message, "failed", "MAIL_CREDITS_EXHAUSTED"))).status;
-    }
-    const renewal = setInterval(() => {
-      // A renewal that fails (the database away) lets the lease run out; Temporal still sees this attempt alive by its heartbeats.
-      store.renewHandoff(companyId, messageId, leaseMs).catch(() => {});
-    }, Math.min(LEASE_RENEW_EVERY_MS, leaseMs / 3));
+    const lease = new HeldLease(store, { companyId, messageId }, claim.token, leaseMs, claimedFrom);
     try {
-      return await this.#handOver(message, dkim);
+      const charge = await credits.chargeForMessage(credit);
+      if (charge === "insufficient") {
+        return (await store.move(companyId, messageId, this.#notSent(message, "failed", "MAIL_CREDITS_EXHAUSTED"))).status;
+      }
+      return await this.#handOver(message, dkim, lease);
     } finally {
-      clearInterval(renewal);
+      lease.stop();
     }
   }
 
   /** Hands the claimed message to the email service and records its answer. */
-  async #handOver(message: StoredMessage, dkim: OutgoingEmail["dkim"]): Promise<MessageStatusName> {
+  async #handOver(message: StoredMessage, dkim: OutgoingEmail["dkim"], lease: HeldLease): Promise<MessageStatusName> {
     const { store, credits, provider } = this.#deps;
     const { companyId, id: messageId } = message;
+    // This attempt stalled (the credit's charge, a pause of the process)
+    // past its lease and another one took the message over: it may be at
+    // the relay now, so this one must not send.
+    if (!(await lease.stillHeld())) throw new HandoffInProgressError(lease.leaseMs);
     const result = await provider.send({
       messageId,
       companyId,
@@ -270,6 +337,11 @@ export class MessageLifecycle {
 
     const at = this.#now();
     switch (result.outcome) {
+      // Recorded even when this attempt lost its lease while at the relay:
+      // the relay has this copy, and the record is what keeps any later
+      // attempt (the one that took over may be turned away and retried)
+      // from sending another. An attempt that took over finds the message
+      // `sent` and records nothing.
       case "accepted": {
         const move: Move = {
           to: "sent",
@@ -288,6 +360,10 @@ export class MessageLifecycle {
         return (await this.#recordAnswer(() => store.move(companyId, messageId, move))).status;
       }
       case "rejected": {
+        // Only the lease's holder decides the message's fate: when another
+        // attempt took it over meanwhile, its own answer stands (the relay
+        // may take its copy), and this one's retry finds it recorded.
+        if (!(await this.#recordAnswer(() => lease.stillHeld()))) throw new HandoffInProgressError(lease.leaseMs);
         // Spec: a message permanently rejected by the email service gets its credit back.
         const moved = await this.#recordAnswer(() => store.move(companyId, messageId, {
           to: "rejected",
@@ -303,8 +379,8 @@ export class MessageLifecycle {
         return moved.status;
       }
       case "failed_transient":
-        // The service did not take it: the next attempt need not wait for this one's lease.
-        await store.releaseHandoff(companyId, messageId).catch(() => {});
+        // The service did not take it: the next attempt need not wait for this one's lease (if it still holds it).
+        await lease.release().catch(() => {});
         throw new TransientHandoffError(`the email service could not take the message now: ${result.reason}`);
     }
   }

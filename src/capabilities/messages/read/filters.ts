@@ -1,5 +1,6 @@
 import type { FieldProblem } from "../../../contract/api-error.ts";
 import { pageSize, refuseProblems } from "../../shared/paging.ts";
+import { checkEmailAddress } from "../compose/email-address.ts";
 import { isMessageStatus, type ListMessagesCommand, MESSAGE_STATUSES, type MessageStatusName } from "./types.ts";
 
 /**
@@ -14,6 +15,13 @@ export interface MessageFilters {
   readonly q: string | undefined;
   readonly since: Date | undefined;
   readonly tag: string | undefined;
+  /**
+   * The whole address, checked like a send's recipient and lower-cased:
+   * messages whose recipient, lower-cased, is this (the domain is stored in
+   * its lower-case A-label form, so either spelling of an internationalised
+   * domain finds the same messages).
+   */
+  readonly recipient: string | undefined;
 }
 
 export interface ParsedListOptions {
@@ -44,18 +52,31 @@ export function parseListOptions(options: Omit<ListMessagesCommand, "companyId" 
   if (q?.includes("\0")) problems.push({ field: "q", problem: "must not contain NUL characters" });
   if (options.tag?.includes("\0")) problems.push({ field: "tag", problem: "must not contain NUL characters" });
 
+  // An empty value is what `?recipient=` sends: no filter.
+  let recipient: string | undefined;
+  if (options.recipient !== undefined && options.recipient !== "") {
+    const checked = checkEmailAddress(options.recipient.trim());
+    if (checked.ok) recipient = checked.address.toLowerCase();
+    else problems.push({ field: "recipient", problem: checked.problem });
+  }
+
   const since = options.since;
   if (since !== undefined && !(since instanceof Date && Number.isFinite(since.getTime()))) {
     problems.push({ field: "since", problem: "must be a valid date-time" });
   }
 
   refuseProblems(problems);
-  return { limit, filters: { status, q, since, tag: options.tag } };
+  return { limit, filters: { status, q, since, tag: options.tag, recipient } };
 }
 
-/** The filters in the fixed order of the cursor's fingerprint (paging kit, filterFingerprint). */
+/**
+ * The filters in the fixed order of the cursor's fingerprint (paging kit,
+ * filterFingerprint). `recipient` joins them only when set: a cursor issued
+ * without it keeps its fingerprint.
+ */
 export function fingerprintedFilters(filters: MessageFilters): readonly (string | Date | undefined)[] {
-  return [filters.status, filters.q, filters.since, filters.tag];
+  const base = [filters.status, filters.q, filters.since, filters.tag];
+  return filters.recipient === undefined ? base : [...base, filters.recipient];
 }
 
 /** `q` as an ILIKE pattern: a literal substring, with the pattern characters escaped. */

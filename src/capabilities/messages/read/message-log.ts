@@ -17,7 +17,7 @@ export interface MessageLogDependencies {
 export const MESSAGE_LOG_CURSOR: KeysetCursorKind = {
   context: "mail.v1.message-log.cursor.v1",
   label: "message log",
-  filters: "status, q, since and tag",
+  filters: "status, q, since, tag and recipient",
 };
 
 function notFound(): ApiError {

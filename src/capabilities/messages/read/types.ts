@@ -59,4 +59,6 @@ export interface ListMessagesCommand extends PageRequest {
   readonly since?: Date | undefined;
   /** Only messages whose tags have this key. */
   readonly tag?: string | undefined;
+  /** Only messages to this address (whole, case-insensitive). */
+  readonly recipient?: string | undefined;
 }

@@ -30,7 +30,7 @@ export declare type DeliveryReport = Message<"mail.v1.DeliveryReport"> & {
   source: string;
 
   /**
-   * `unmatched`, `delayed`, `soft_bounce` or `rejected_by_provider`.
+   * `unmatched`, `delayed` or `soft_bounce`.
    *
    * @generated from field: string kind = 3;
    */

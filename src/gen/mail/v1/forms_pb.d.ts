@@ -5,6 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Form, FormField } from "./mail_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
  * Describes the file mail/v1/forms.proto.
@@ -109,12 +110,80 @@ export declare type DeactivateFormResponse = Message<"mail.v1.DeactivateFormResp
 export declare const DeactivateFormResponseSchema: GenMessage<DeactivateFormResponse>;
 
 /**
- * Sign-up forms of the company, for its Mail administrators: create and
- * deactivate. Every RPC needs an API key with the scope `mail.admin` (Mail
- * administration). The active forms are listed by GET /mail/v1/forms
- * (MailService.ListForms, scope `mail.events.read`); each form's hosted page
- * is at its `url`. Served over gRPC, Connect and gRPC-Web, and as JSON under
- * `/mail/v1/forms`.
+ * @generated from message mail.v1.CountSignupsRequest
+ */
+export declare type CountSignupsRequest = Message<"mail.v1.CountSignupsRequest"> & {
+  /**
+   * Only sign-ups at or after this time (ISO 8601); absent: since the first.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 1;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * Only sign-ups before this time; absent: up to now.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 2;
+   */
+  until?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.CountSignupsRequest.
+ * Use `create(CountSignupsRequestSchema)` to create a new message.
+ */
+export declare const CountSignupsRequestSchema: GenMessage<CountSignupsRequest>;
+
+/**
+ * The sign-ups of one form in the window.
+ *
+ * @generated from message mail.v1.FormSignups
+ */
+export declare type FormSignups = Message<"mail.v1.FormSignups"> & {
+  /**
+   * The form's public id.
+   *
+   * @generated from field: string public_id = 1;
+   */
+  publicId: string;
+
+  /**
+   * @generated from field: uint32 signups = 2;
+   */
+  signups: number;
+};
+
+/**
+ * Describes the message mail.v1.FormSignups.
+ * Use `create(FormSignupsSchema)` to create a new message.
+ */
+export declare const FormSignupsSchema: GenMessage<FormSignups>;
+
+/**
+ * @generated from message mail.v1.CountSignupsResponse
+ */
+export declare type CountSignupsResponse = Message<"mail.v1.CountSignupsResponse"> & {
+  /**
+   * One row per form with at least one sign-up in the window, in the byte order of the public ids.
+   *
+   * @generated from field: repeated mail.v1.FormSignups items = 1;
+   */
+  items: FormSignups[];
+};
+
+/**
+ * Describes the message mail.v1.CountSignupsResponse.
+ * Use `create(CountSignupsResponseSchema)` to create a new message.
+ */
+export declare const CountSignupsResponseSchema: GenMessage<CountSignupsResponse>;
+
+/**
+ * Sign-up forms of the company: its Mail administrators create and
+ * deactivate them (scope `mail.admin`); whoever reads the company's events
+ * counts their sign-ups (scope `mail.events.read`). The active forms are
+ * listed by GET /mail/v1/forms (MailService.ListForms, scope
+ * `mail.events.read`); each form's hosted page is at its `url`. Served over
+ * gRPC, Connect and gRPC-Web, and as JSON at each RPC's route.
  *
  * @generated from service mail.v1.SignupFormsService
  */
@@ -143,6 +212,23 @@ export declare const SignupFormsService: GenService<{
     methodKind: "unary";
     input: typeof DeactivateFormRequestSchema;
     output: typeof DeactivateFormResponseSchema;
+  },
+  /**
+   * Sign-ups per form: the contacts whose consent a form of the company
+   * recorded (consent source `form:<publicId>`, written by the hosted page
+   * for a new address and again when a double opt-in is confirmed) at a
+   * time in [since, until). A sign-up of an address that was already a
+   * contact changes nothing and is not counted; nor is a contact whose
+   * consent a later write replaced. One row per form with at least one
+   * sign-up, active or not, in the byte order of the public ids. `until`
+   * not after `since` answers 400 VALIDATION_ERROR naming `until`.
+   *
+   * @generated from rpc mail.v1.SignupFormsService.CountSignups
+   */
+  countSignups: {
+    methodKind: "unary";
+    input: typeof CountSignupsRequestSchema;
+    output: typeof CountSignupsResponseSchema;
   },
 }>;
 

@@ -6,6 +6,7 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_mail_v1_mail } from "./mail_pb.js";
 import { file_mail_v1_options } from "./options_pb.js";
 
@@ -13,7 +14,7 @@ import { file_mail_v1_options } from "./options_pb.js";
  * Describes the file mail/v1/forms.proto.
  */
 export const file_mail_v1_forms = /*@__PURE__*/
-  fileDesc("ChNtYWlsL3YxL2Zvcm1zLnByb3RvEgdtYWlsLnYxIrQBChFDcmVhdGVGb3JtUmVxdWVzdBIZCgRuYW1lGAEgASgJQgvgQQK6SAVyAxjIARIsCgZmaWVsZHMYAiADKAsyEi5tYWlsLnYxLkZvcm1GaWVsZEIIukgFkgECEB4SIQoMY29uc2VudF90ZXh0GAMgASgJQgvgQQK6SAVyAxiIJxIVCg1kb3VibGVfb3B0X2luGAQgASgIEhwKCGxhbmd1YWdlGAUgASgJQgrgQQK6SARyAhgjIjEKEkNyZWF0ZUZvcm1SZXNwb25zZRIbCgRmb3JtGAEgASgLMg0ubWFpbC52MS5Gb3JtIi8KFURlYWN0aXZhdGVGb3JtUmVxdWVzdBIWCglwdWJsaWNfaWQYASABKAlCA+BBAiI1ChZEZWFjdGl2YXRlRm9ybVJlc3BvbnNlEhsKBGZvcm0YASABKAsyDS5tYWlsLnYxLkZvcm0ynQIKElNpZ251cEZvcm1zU2VydmljZRJzCgpDcmVhdGVGb3JtEhoubWFpbC52MS5DcmVhdGVGb3JtUmVxdWVzdBobLm1haWwudjEuQ3JlYXRlRm9ybVJlc3BvbnNlIizK8xgKbWFpbC5hZG1pbtDzGMkBgtPkkwITOgEqIg4vbWFpbC92MS9mb3JtcxKRAQoORGVhY3RpdmF0ZUZvcm0SHi5tYWlsLnYxLkRlYWN0aXZhdGVGb3JtUmVxdWVzdBofLm1haWwudjEuRGVhY3RpdmF0ZUZvcm1SZXNwb25zZSI+yvMYCm1haWwuYWRtaW6C0+STAio6ASoiJS9tYWlsL3YxL2Zvcm1zL3twdWJsaWNfaWR9L2RlYWN0aXZhdGViBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_api_field_behavior, file_mail_v1_mail, file_mail_v1_options]);
+  fileDesc("ChNtYWlsL3YxL2Zvcm1zLnByb3RvEgdtYWlsLnYxIrQBChFDcmVhdGVGb3JtUmVxdWVzdBIZCgRuYW1lGAEgASgJQgvgQQK6SAVyAxjIARIsCgZmaWVsZHMYAiADKAsyEi5tYWlsLnYxLkZvcm1GaWVsZEIIukgFkgECEB4SIQoMY29uc2VudF90ZXh0GAMgASgJQgvgQQK6SAVyAxiIJxIVCg1kb3VibGVfb3B0X2luGAQgASgIEhwKCGxhbmd1YWdlGAUgASgJQgrgQQK6SARyAhgjIjEKEkNyZWF0ZUZvcm1SZXNwb25zZRIbCgRmb3JtGAEgASgLMg0ubWFpbC52MS5Gb3JtIi8KFURlYWN0aXZhdGVGb3JtUmVxdWVzdBIWCglwdWJsaWNfaWQYASABKAlCA+BBAiI1ChZEZWFjdGl2YXRlRm9ybVJlc3BvbnNlEhsKBGZvcm0YASABKAsyDS5tYWlsLnYxLkZvcm0iawoTQ291bnRTaWdudXBzUmVxdWVzdBIpCgVzaW5jZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjEKC0Zvcm1TaWdudXBzEhEKCXB1YmxpY19pZBgBIAEoCRIPCgdzaWdudXBzGAIgASgNIjsKFENvdW50U2lnbnVwc1Jlc3BvbnNlEiMKBWl0ZW1zGAEgAygLMhQubWFpbC52MS5Gb3JtU2lnbnVwczKkAwoSU2lnbnVwRm9ybXNTZXJ2aWNlEnMKCkNyZWF0ZUZvcm0SGi5tYWlsLnYxLkNyZWF0ZUZvcm1SZXF1ZXN0GhsubWFpbC52MS5DcmVhdGVGb3JtUmVzcG9uc2UiLMrzGAptYWlsLmFkbWlu0PMYyQGC0+STAhM6ASoiDi9tYWlsL3YxL2Zvcm1zEpEBCg5EZWFjdGl2YXRlRm9ybRIeLm1haWwudjEuRGVhY3RpdmF0ZUZvcm1SZXF1ZXN0Gh8ubWFpbC52MS5EZWFjdGl2YXRlRm9ybVJlc3BvbnNlIj7K8xgKbWFpbC5hZG1pboLT5JMCKjoBKiIlL21haWwvdjEvZm9ybXMve3B1YmxpY19pZH0vZGVhY3RpdmF0ZRKEAQoMQ291bnRTaWdudXBzEhwubWFpbC52MS5Db3VudFNpZ251cHNSZXF1ZXN0Gh0ubWFpbC52MS5Db3VudFNpZ251cHNSZXNwb25zZSI3kAIByvMYEG1haWwuZXZlbnRzLnJlYWSC0+STAhoSGC9tYWlsL3YxL3JlcG9ydHMvc2lnbnVwc2IGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_mail, file_mail_v1_options]);
 
 /**
  * Describes the message mail.v1.CreateFormRequest.
@@ -44,12 +45,33 @@ export const DeactivateFormResponseSchema = /*@__PURE__*/
   messageDesc(file_mail_v1_forms, 3);
 
 /**
- * Sign-up forms of the company, for its Mail administrators: create and
- * deactivate. Every RPC needs an API key with the scope `mail.admin` (Mail
- * administration). The active forms are listed by GET /mail/v1/forms
- * (MailService.ListForms, scope `mail.events.read`); each form's hosted page
- * is at its `url`. Served over gRPC, Connect and gRPC-Web, and as JSON under
- * `/mail/v1/forms`.
+ * Describes the message mail.v1.CountSignupsRequest.
+ * Use `create(CountSignupsRequestSchema)` to create a new message.
+ */
+export const CountSignupsRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_forms, 4);
+
+/**
+ * Describes the message mail.v1.FormSignups.
+ * Use `create(FormSignupsSchema)` to create a new message.
+ */
+export const FormSignupsSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_forms, 5);
+
+/**
+ * Describes the message mail.v1.CountSignupsResponse.
+ * Use `create(CountSignupsResponseSchema)` to create a new message.
+ */
+export const CountSignupsResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_forms, 6);
+
+/**
+ * Sign-up forms of the company: its Mail administrators create and
+ * deactivate them (scope `mail.admin`); whoever reads the company's events
+ * counts their sign-ups (scope `mail.events.read`). The active forms are
+ * listed by GET /mail/v1/forms (MailService.ListForms, scope
+ * `mail.events.read`); each form's hosted page is at its `url`. Served over
+ * gRPC, Connect and gRPC-Web, and as JSON at each RPC's route.
  *
  * @generated from service mail.v1.SignupFormsService
  */

@@ -36,6 +36,14 @@ export declare type ContactList = Message<"mail.v1.ContactList"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 4;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * How many contacts belong to the list, whatever their status (0 for a
+   * list just created).
+   *
+   * @generated from field: uint32 member_count = 5;
+   */
+  memberCount: number;
 };
 
 /**
@@ -206,7 +214,7 @@ export declare const ListsService: GenService<{
     output: typeof CreateContactListResponseSchema;
   },
   /**
-   * The company's lists, oldest first.
+   * The company's lists, oldest first, each with its member count.
    *
    * @generated from rpc mail.v1.ListsService.ListContactLists
    */

@@ -332,6 +332,17 @@ export declare type ListMessagesRequest = Message$1<"mail.v1.ListMessagesRequest
    * @generated from field: optional string tag = 6;
    */
   tag?: string | undefined;
+
+  /**
+   * Only messages to this exact address (compared case-insensitively,
+   * internationalised domains in either spelling), for example a contact's:
+   * `q` matches parts of addresses and subjects, this the whole address.
+   * An address of at most 254 characters; another value answers 400
+   * VALIDATION_ERROR naming `recipient`.
+   *
+   * @generated from field: optional string recipient = 7;
+   */
+  recipient?: string | undefined;
 };
 
 /**

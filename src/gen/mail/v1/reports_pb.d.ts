@@ -5,6 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { Conversion } from "./mail_pb.js";
 
 /**
  * Describes the file mail/v1/reports.proto.
@@ -109,9 +110,66 @@ export declare type GetRevenueByCampaignResponse = Message<"mail.v1.GetRevenueBy
 export declare const GetRevenueByCampaignResponseSchema: GenMessage<GetRevenueByCampaignResponse>;
 
 /**
- * Reports for the company's Mail administrators. Every RPC needs an API key
- * with the scope `mail.admin` (Mail administration). Served over gRPC,
- * Connect and gRPC-Web, and as JSON under `/mail/v1/reports`.
+ * @generated from message mail.v1.ListContactConversionsRequest
+ */
+export declare type ListContactConversionsRequest = Message<"mail.v1.ListContactConversionsRequest"> & {
+  /**
+   * The contact's id.
+   *
+   * @generated from field: string contact_id = 1;
+   */
+  contactId: string;
+
+  /**
+   * Page size, 1 to 100, default 25.
+   *
+   * @generated from field: optional int32 limit = 2;
+   */
+  limit?: number | undefined;
+
+  /**
+   * The `nextCursor` of the previous page, unchanged.
+   *
+   * @generated from field: optional string cursor = 3;
+   */
+  cursor?: string | undefined;
+};
+
+/**
+ * Describes the message mail.v1.ListContactConversionsRequest.
+ * Use `create(ListContactConversionsRequestSchema)` to create a new message.
+ */
+export declare const ListContactConversionsRequestSchema: GenMessage<ListContactConversionsRequest>;
+
+/**
+ * @generated from message mail.v1.ListContactConversionsResponse
+ */
+export declare type ListContactConversionsResponse = Message<"mail.v1.ListContactConversionsResponse"> & {
+  /**
+   * @generated from field: repeated mail.v1.Conversion items = 1;
+   */
+  items: Conversion[];
+
+  /**
+   * Opaque; null means no more pages.
+   *
+   * @generated from field: optional string next_cursor = 2;
+   */
+  nextCursor?: string | undefined;
+};
+
+/**
+ * Describes the message mail.v1.ListContactConversionsResponse.
+ * Use `create(ListContactConversionsResponseSchema)` to create a new message.
+ */
+export declare const ListContactConversionsResponseSchema: GenMessage<ListContactConversionsResponse>;
+
+/**
+ * Reports of the company's conversions: the revenue per campaign for its
+ * Mail administrators (scope `mail.admin`), and the conversions of one
+ * contact for whoever reads the company's events (scope
+ * `mail.events.read`). Served over gRPC, Connect and gRPC-Web, and as JSON
+ * at each RPC's route.
  *
  * @generated from service mail.v1.ReportsService
  */
@@ -128,6 +186,18 @@ export declare const ReportsService: GenService<{
     methodKind: "unary";
     input: typeof GetRevenueByCampaignRequestSchema;
     output: typeof GetRevenueByCampaignResponseSchema;
+  },
+  /**
+   * The conversions of one contact of the company, newest recorded first:
+   * those recorded for it by `contactId`, or by `email` with its address.
+   * Unknown or another company's contact: 404 NOT_FOUND.
+   *
+   * @generated from rpc mail.v1.ReportsService.ListContactConversions
+   */
+  listContactConversions: {
+    methodKind: "unary";
+    input: typeof ListContactConversionsRequestSchema;
+    output: typeof ListContactConversionsResponseSchema;
   },
 }>;
 

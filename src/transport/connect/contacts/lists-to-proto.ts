@@ -35,5 +35,6 @@ export function toContactListProto(record: ContactListRecord): ContactList {
     name: record.name,
     createdAt: timestampFromDate(record.createdAt),
     updatedAt: timestampFromDate(record.updatedAt),
+    memberCount: record.memberCount,
   });
 }

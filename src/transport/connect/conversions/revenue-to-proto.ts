@@ -1,35 +1,39 @@
 import { create } from "@bufbuild/protobuf";
-import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { type FieldProblem, ValidationError } from "../../../contract/api-error.ts";
-import { type CampaignRevenue as CampaignRevenueRecord, formatAmount, type RevenueByCampaignCommand } from "../../../capabilities/conversions/index.ts";
+import {
+  type CampaignRevenue as CampaignRevenueRecord,
+  type ConversionRecord,
+  formatAmount,
+  type ListContactConversionsCommand,
+  type RevenueByCampaignCommand,
+} from "../../../capabilities/conversions/index.ts";
+import type { Page } from "../../../capabilities/shared/paging.ts";
 import {
   type CampaignRevenue,
   CampaignRevenueSchema,
   type GetRevenueByCampaignRequest,
   type GetRevenueByCampaignResponse,
   GetRevenueByCampaignResponseSchema,
+  type ListContactConversionsRequest,
+  type ListContactConversionsResponse,
+  ListContactConversionsResponseSchema,
 } from "../../../gen/mail/v1/reports_pb.js";
+import { periodOf } from "../timestamps.ts";
+import { toConversionProto } from "./conversions-to-proto.ts";
 
 /**
- * The ReportsService both ways: the request as the conversions
- * capability's command, the report as the contract's answer.
- *
- * The period of a request: an unset bound is no bound. A Timestamp
- * outside the dates JavaScript can hold (a gRPC caller can send one) is 400
- * naming it.
+ * The ReportsService both ways: the requests as the conversions
+ * capability's commands, the answers as the contract's.
  */
 export function revenueByCampaignCommand(companyId: string, req: GetRevenueByCampaignRequest): RevenueByCampaignCommand {
-  const problems: FieldProblem[] = [];
-  const date = (field: "since" | "until"): Date | undefined => {
-    const value = req[field];
-    if (!value) return undefined;
-    const parsed = timestampDate(value);
-    if (Number.isNaN(parsed.getTime())) problems.push({ field, problem: "must be a date-time" });
-    return parsed;
-  };
-  const command = { companyId, since: date("since"), until: date("until") };
-  if (problems.length > 0) throw new ValidationError(problems);
-  return command;
+  return { companyId, ...periodOf(req) };
+}
+
+export function listContactConversionsCommand(companyId: string, req: ListContactConversionsRequest): ListContactConversionsCommand {
+  return { companyId, contactId: req.contactId, limit: req.limit, cursor: req.cursor };
+}
+
+export function toListContactConversionsResponse(page: Page<ConversionRecord>): ListContactConversionsResponse {
+  return create(ListContactConversionsResponseSchema, { items: page.items.map(toConversionProto), nextCursor: page.nextCursor ?? undefined });
 }
 
 export function toRevenueByCampaignResponse(rows: readonly CampaignRevenueRecord[]): GetRevenueByCampaignResponse {

@@ -1,13 +1,23 @@
 import { create } from "@bufbuild/protobuf";
 import type { AuditContext } from "../../../capabilities/audit/types.ts";
 import type {
+  CountSignupsCommand,
   CreateFormCommand,
   DeactivateFormCommand,
   FormFieldDraft,
+  FormSignupCount,
   PublishedForm,
   SignupFormDraft,
 } from "../../../capabilities/forms/index.ts";
-import type { CreateFormRequest, DeactivateFormRequest } from "../../../gen/mail/v1/forms_pb.js";
+import {
+  type CountSignupsRequest,
+  type CountSignupsResponse,
+  CountSignupsResponseSchema,
+  type CreateFormRequest,
+  type DeactivateFormRequest,
+  FormSignupsSchema,
+} from "../../../gen/mail/v1/forms_pb.js";
+import { periodOf } from "../timestamps.ts";
 import { type Form, FormFieldSchema, FormSchema, type FormField, type ListFormsResponse, ListFormsResponseSchema } from "../../../gen/mail/v1/mail_pb.js";
 
 /**
@@ -52,4 +62,12 @@ export function createFormCommand(companyId: string, audit: AuditContext, req: C
 
 export function deactivateFormCommand(companyId: string, audit: AuditContext, req: DeactivateFormRequest): DeactivateFormCommand {
   return { companyId, publicId: req.publicId, audit };
+}
+
+export function countSignupsCommand(companyId: string, req: CountSignupsRequest): CountSignupsCommand {
+  return { companyId, ...periodOf(req) };
+}
+
+export function toCountSignupsResponse(counts: readonly FormSignupCount[]): CountSignupsResponse {
+  return create(CountSignupsResponseSchema, { items: counts.map((row) => create(FormSignupsSchema, { publicId: row.publicId, signups: row.signups })) });
 }

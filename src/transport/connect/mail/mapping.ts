@@ -98,6 +98,7 @@ export function listMessagesCommandOf(req: ListMessagesRequest, companyId: strin
     q: req.q,
     since: req.since ? timestampDate(req.since) : undefined,
     tag: req.tag,
+    recipient: req.recipient,
   };
 }
 

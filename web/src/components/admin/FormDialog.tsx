@@ -41,3 +41,15 @@ export function FormDialog(props: {
     </Dialog.Root>
   );
 }
+
+/** The close of a dialog whose form succeeded: what else to do (a link), and Done. */
+export function DialogDone({ onDone, children }: { onDone: () => void; children?: ReactNode }) {
+  return (
+    <div className="actions">
+      {children}
+      <button type="button" className="button button-primary" onClick={onDone}>
+        Done
+      </button>
+    </div>
+  );
+}

@@ -1,4 +1,5 @@
-import { useId, useState, type ReactNode } from "react";
+import { useId, type ReactNode } from "react";
+import { CopyStatus, useCopy } from "./CopyButton.tsx";
 
 /**
  * A value the server shows once (an API key, a webhook signing secret, a
@@ -8,13 +9,7 @@ import { useId, useState, type ReactNode } from "react";
  */
 export function SecretOnce({ label, secret, warning, children }: { label: string; secret: string; warning?: ReactNode; children?: ReactNode }) {
   const id = useId();
-  const [copy, setCopy] = useState<"idle" | "copied" | "failed">("idle");
-  const copyNow = () => {
-    navigator.clipboard.writeText(secret).then(
-      () => setCopy("copied"),
-      () => setCopy("failed"),
-    );
-  };
+  const copy = useCopy();
   return (
     <div className="secret" role="group" aria-labelledby={`${id}-label`}>
       <p className="warning" id={`${id}-warning`}>
@@ -29,13 +24,11 @@ export function SecretOnce({ label, secret, warning, children }: { label: string
       </label>
       <div className="secret-row">
         <input id={`${id}-value`} readOnly value={secret} aria-describedby={`${id}-warning`} onFocus={(event) => event.currentTarget.select()} />
-        <button type="button" className="button" onClick={copyNow}>
+        <button type="button" className="button" onClick={() => copy.copy(secret)}>
           Copy
         </button>
       </div>
-      <p className="hint" aria-live="polite">
-        {copy === "copied" ? "Copied to the clipboard." : copy === "failed" ? "Could not copy: select the field and copy it yourself." : ""}
-      </p>
+      <CopyStatus state={copy.state} what="the field" />
       {children}
     </div>
   );

@@ -1,7 +1,18 @@
 import type { DescMessage } from "@bufbuild/protobuf";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { createContext, type FormHTMLAttributes, type InputHTMLAttributes, type ReactNode, type SelectHTMLAttributes, useContext, useId, useState } from "react";
-import { Controller, type FieldValues, FormProvider, type Path, useForm, useFormContext, type UseFormReturn } from "react-hook-form";
+import { Checkbox } from "radix-ui";
+import {
+  createContext,
+  type FormHTMLAttributes,
+  type InputHTMLAttributes,
+  type ReactNode,
+  type SelectHTMLAttributes,
+  type TextareaHTMLAttributes,
+  useContext,
+  useId,
+  useState,
+} from "react";
+import { Controller, type FieldValues, FormProvider, get, type Path, useForm, useFormContext, type UseFormReturn } from "react-hook-form";
 import { z } from "zod/mini";
 import { errorCode, errorMessage, fieldProblems, sentence } from "../../app/errors.ts";
 import { type FieldCheck, type FieldRule, fieldRule } from "./contract-rules.ts";
@@ -67,7 +78,7 @@ export function showServerError<V extends FieldValues, O>(form: ContractForm<V, 
   const elsewhere: string[] = [];
   let focus = true;
   for (const problem of fieldProblems(error)) {
-    const own = [...form.rules].find(([, rule]) => rule.name === problem.field)?.[0];
+    const own = ownPath(form.rules, problem.field);
     if (own !== undefined) {
       setError(own as Path<V>, { type: "server", message: sentence(problem.problem) }, { shouldFocus: focus });
       focus = false;
@@ -76,6 +87,18 @@ export function showServerError<V extends FieldValues, O>(form: ContractForm<V, 
     }
   }
   if (elsewhere.length > 0) setError("root.server", { type: "server", message: elsewhere.join(" ") });
+}
+
+/**
+ * The form's own path of a field a VALIDATION_ERROR names: a field of the
+ * request (`name`), or inside one of its lists (`fields[1].label` is
+ * `fields.1.label`, the path react-hook-form gives that row's input).
+ */
+function ownPath(rules: ReadonlyMap<string, FieldRule>, field: string): string | undefined {
+  const [, base = field, index, inner] = /^([^[.]+)\[(\d+)\](?:\.(.+))?$/.exec(field) ?? [];
+  const own = [...rules].find(([, rule]) => rule.name === base)?.[0];
+  if (own === undefined || index === undefined) return own;
+  return inner === undefined ? `${own}.${index}` : `${own}.${index}.${inner}`;
 }
 
 const RulesContext = createContext<ReadonlyMap<string, FieldRule>>(new Map());
@@ -110,7 +133,8 @@ export function useField(name: string) {
   const id = useId();
   const { formState } = useFormContext();
   const rule = useContext(RulesContext).get(name);
-  const problem = formState.errors[name]?.message;
+  // By path: a row of a list (`fields.1.label`) has its problem there.
+  const problem: unknown = get(formState.errors, `${name}.message`);
   const error = typeof problem === "string" ? problem : undefined;
   return { id, rule, error, errorId: `${id}-error`, hintId: `${id}-hint` };
 }
@@ -129,21 +153,14 @@ export function FieldError({ id, error }: { id: string; error: string | undefine
   );
 }
 
-/** A labelled input; its length limit is the contract's. */
-export function TextField({ name, label, hint, ...input }: { name: string; label: string; hint?: ReactNode } & Omit<InputHTMLAttributes<HTMLInputElement>, "name">) {
-  const { register } = useFormContext();
-  const f = useField(name);
+type FieldState = ReturnType<typeof useField>;
+
+/** The frame of every field: its label (when outside the control), the control, its hint and its problem. */
+function FieldFrame({ f, label, hint, children }: { f: FieldState; label?: ReactNode; hint?: ReactNode; children: ReactNode }) {
   return (
     <div className="field">
-      <label htmlFor={f.id}>{label}</label>
-      <input
-        id={f.id}
-        maxLength={f.rule?.maxLength}
-        aria-invalid={f.error ? true : undefined}
-        aria-describedby={describedBy(hint !== undefined && f.hintId, f.error && f.errorId)}
-        {...input}
-        {...register(name)}
-      />
+      {label}
+      {children}
       {hint !== undefined ? (
         <p className="hint" id={f.hintId}>
           {hint}
@@ -151,6 +168,69 @@ export function TextField({ name, label, hint, ...input }: { name: string; label
       ) : null}
       <FieldError id={f.errorId} error={f.error} />
     </div>
+  );
+}
+
+/** What a text control takes from its field: its id, the contract's length limit, its problem and its hint. */
+function textControl(f: FieldState, hint: ReactNode | undefined) {
+  return {
+    id: f.id,
+    maxLength: f.rule?.maxLength,
+    "aria-invalid": f.error ? true : undefined,
+    "aria-describedby": describedBy(hint !== undefined && f.hintId, f.error && f.errorId),
+  };
+}
+
+/** A labelled input; its length limit is the contract's. */
+export function TextField({ name, label, hint, ...input }: { name: string; label: string; hint?: ReactNode } & Omit<InputHTMLAttributes<HTMLInputElement>, "name">) {
+  const { register } = useFormContext();
+  const f = useField(name);
+  return (
+    <FieldFrame f={f} label={<label htmlFor={f.id}>{label}</label>} hint={hint}>
+      <input {...textControl(f, hint)} {...input} {...register(name)} />
+    </FieldFrame>
+  );
+}
+
+/** A labelled <textarea> (several lines); its length limit is the contract's. */
+export function TextAreaField({ name, label, hint, ...textarea }: { name: string; label: string; hint?: ReactNode } & Omit<TextareaHTMLAttributes<HTMLTextAreaElement>, "name">) {
+  const { register } = useFormContext();
+  const f = useField(name);
+  return (
+    <FieldFrame f={f} label={<label htmlFor={f.id}>{label}</label>} hint={hint}>
+      <textarea {...textControl(f, hint)} {...textarea} {...register(name)} />
+    </FieldFrame>
+  );
+}
+
+/** One yes-or-no field: a Radix checkbox and its label (the value is a boolean). */
+export function CheckboxField({ name, label, hint }: { name: string; label: string; hint?: ReactNode }) {
+  const { control } = useFormContext();
+  const f = useField(name);
+  return (
+    <FieldFrame f={f} hint={hint}>
+      <div className="choice">
+        <Controller
+          control={control}
+          name={name}
+          render={({ field }) => (
+            <Checkbox.Root
+              ref={field.ref}
+              id={f.id}
+              className="checkbox"
+              checked={field.value === true}
+              onCheckedChange={(checked) => field.onChange(checked === true)}
+              onBlur={field.onBlur}
+              aria-invalid={f.error ? true : undefined}
+              aria-describedby={describedBy(hint !== undefined && f.hintId, f.error && f.errorId)}
+            >
+              <Checkbox.Indicator className="checkbox-mark">✓</Checkbox.Indicator>
+            </Checkbox.Root>
+          )}
+        />
+        <label htmlFor={f.id}>{label}</label>
+      </div>
+    </FieldFrame>
   );
 }
 
@@ -164,8 +244,7 @@ export function SelectField({
   const { register } = useFormContext();
   const f = useField(name);
   return (
-    <div className="field">
-      <label htmlFor={f.id}>{label}</label>
+    <FieldFrame f={f} label={<label htmlFor={f.id}>{label}</label>}>
       <select id={f.id} aria-invalid={f.error ? true : undefined} aria-describedby={describedBy(f.error && f.errorId)} {...select} {...register(name)}>
         {options.map((option) => (
           <option key={option.value} value={option.value}>
@@ -173,8 +252,7 @@ export function SelectField({
           </option>
         ))}
       </select>
-      <FieldError id={f.errorId} error={f.error} />
-    </div>
+    </FieldFrame>
   );
 }
 
@@ -183,10 +261,9 @@ export function ControlledField<T>({ name, render }: { name: string; render: (va
   const { control } = useFormContext();
   const f = useField(name);
   return (
-    <div className="field">
+    <FieldFrame f={f}>
       <Controller control={control} name={name} render={({ field }) => <>{render(field.value as T, field.onChange)}</>} />
-      <FieldError id={f.errorId} error={f.error} />
-    </div>
+    </FieldFrame>
   );
 }
 

@@ -87,6 +87,11 @@ export function localTime(): FieldCheck<string> {
     );
 }
 
+/** A yes-or-no field (a checkbox). */
+export function yesNo(): FieldCheck<boolean> {
+  return () => z.boolean();
+}
+
 /** A value the form's own control keeps valid (a role from the role picker). */
 export function picked<T>(): FieldCheck<T> {
   return () => z.custom<T>();

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { ApiKeysService, CreateApiKeyRequestSchema } from "@gen/mail/v1/api_keys_pb.js";
 import { useSession } from "../../app/auth/session.tsx";
 import { DateTime, fromLocalInput } from "../../app/format.tsx";
-import { FormDialog } from "../../components/admin/FormDialog.tsx";
+import { DialogDone, FormDialog } from "../../components/admin/FormDialog.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
 import { SecretOnce } from "../../components/admin/SecretOnce.tsx";
 import { choices, localTime, text } from "../../components/form/contract-rules.ts";
@@ -46,11 +46,7 @@ export function CreateKey() {
             .
           </p>
           <SecretOnce label="API key" secret={create.data.secret} />
-          <div className="actions">
-            <button type="button" className="button button-primary" onClick={() => openOrClose(false)}>
-              Done
-            </button>
-          </div>
+          <DialogDone onDone={() => openOrClose(false)} />
         </>
       ) : (
         <Form

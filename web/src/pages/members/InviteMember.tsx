@@ -2,7 +2,7 @@ import { useMutation } from "@connectrpc/connect-query";
 import { useState } from "react";
 import { InviteMemberRequestSchema, MemberRole, MembersService } from "@gen/mail/v1/members_pb.js";
 import { DateTime } from "../../app/format.tsx";
-import { FormDialog } from "../../components/admin/FormDialog.tsx";
+import { DialogDone, FormDialog } from "../../components/admin/FormDialog.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
 import { SecretOnce } from "../../components/admin/SecretOnce.tsx";
 import { picked, text } from "../../components/form/contract-rules.ts";
@@ -60,11 +60,7 @@ export function InviteMember() {
               }
             />
           )}
-          <div className="actions">
-            <button type="button" className="button button-primary" onClick={() => openOrClose(false)}>
-              Done
-            </button>
-          </div>
+          <DialogDone onDone={() => openOrClose(false)} />
         </>
       ) : (
         <Form

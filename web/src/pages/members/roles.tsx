@@ -9,8 +9,8 @@ export const ROLES = enumEntries<MemberRole>(MemberRoleSchema);
 /** What each role may do, in the screen's words. */
 const HINTS: Record<MemberRole, string> = {
   [MemberRole.UNSPECIFIED]: "",
-  [MemberRole.MEMBER]: "reads the message log",
-  [MemberRole.ADMIN]: "also API keys, webhooks, members and the audit log",
+  [MemberRole.MEMBER]: "reads the message log, contacts and sign-up forms",
+  [MemberRole.ADMIN]: "also lists, forms, API keys, webhooks, members and the audit log",
   [MemberRole.OWNER]: "everything, and making or unmaking owners",
 };
 

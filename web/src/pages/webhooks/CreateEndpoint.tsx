@@ -2,7 +2,7 @@ import { useMutation } from "@connectrpc/connect-query";
 import { useState } from "react";
 import { Link } from "react-router";
 import { CreateWebhookEndpointRequestSchema, WebhooksService } from "@gen/mail/v1/webhooks_pb.js";
-import { FormDialog } from "../../components/admin/FormDialog.tsx";
+import { DialogDone, FormDialog } from "../../components/admin/FormDialog.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
 import { SecretOnce } from "../../components/admin/SecretOnce.tsx";
 import { webhookEventGroups } from "../../components/admin/webhook-events.ts";
@@ -40,14 +40,11 @@ export function CreateEndpoint() {
             Deliveries to <span className="mono break">{create.data.endpoint?.url}</span> are signed with this secret.
           </p>
           <SecretOnce label="Signing secret" secret={create.data.secret} />
-          <div className="actions">
+          <DialogDone onDone={() => openOrClose(false)}>
             <Link to={create.data.endpoint?.id ?? ""} onClick={() => openOrClose(false)}>
               Open the endpoint
             </Link>
-            <button type="button" className="button button-primary" onClick={() => openOrClose(false)}>
-              Done
-            </button>
-          </div>
+          </DialogDone>
         </>
       ) : (
         <Form

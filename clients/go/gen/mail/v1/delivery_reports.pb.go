@@ -29,7 +29,7 @@ type DeliveryReport struct {
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	// `smtp` (the inbound listener) or `ses` (an SNS notification).
 	Source string `protobuf:"bytes,2,opt,name=source,proto3" json:"source,omitempty"`
-	// `unmatched`, `delayed`, `soft_bounce` or `rejected_by_provider`.
+	// `unmatched`, `delayed` or `soft_bounce`.
 	Kind string `protobuf:"bytes,3,opt,name=kind,proto3" json:"kind,omitempty"`
 	// Why it changed no status.
 	Reason string `protobuf:"bytes,4,opt,name=reason,proto3" json:"reason,omitempty"`

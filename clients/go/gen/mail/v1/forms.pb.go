@@ -11,6 +11,7 @@ import (
 	_ "example.com/mailapi/clients/go/gen/google/api"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -238,11 +239,164 @@ func (x *DeactivateFormResponse) GetForm() *Form {
 	return nil
 }
 
+type CountSignupsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only sign-ups at or after this time (ISO 8601); absent: since the first.
+	Since *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=since,proto3" json:"since,omitempty"`
+	// Only sign-ups before this time; absent: up to now.
+	Until         *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=until,proto3" json:"until,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CountSignupsRequest) Reset() {
+	*x = CountSignupsRequest{}
+	mi := &file_mail_v1_forms_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CountSignupsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CountSignupsRequest) ProtoMessage() {}
+
+func (x *CountSignupsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_forms_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CountSignupsRequest.ProtoReflect.Descriptor instead.
+func (*CountSignupsRequest) Descriptor() ([]byte, []int) {
+	return file_mail_v1_forms_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *CountSignupsRequest) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+func (x *CountSignupsRequest) GetUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Until
+	}
+	return nil
+}
+
+// The sign-ups of one form in the window.
+type FormSignups struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The form's public id.
+	PublicId      string `protobuf:"bytes,1,opt,name=public_id,json=publicId,proto3" json:"public_id,omitempty"`
+	Signups       uint32 `protobuf:"varint,2,opt,name=signups,proto3" json:"signups,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FormSignups) Reset() {
+	*x = FormSignups{}
+	mi := &file_mail_v1_forms_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FormSignups) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FormSignups) ProtoMessage() {}
+
+func (x *FormSignups) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_forms_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FormSignups.ProtoReflect.Descriptor instead.
+func (*FormSignups) Descriptor() ([]byte, []int) {
+	return file_mail_v1_forms_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *FormSignups) GetPublicId() string {
+	if x != nil {
+		return x.PublicId
+	}
+	return ""
+}
+
+func (x *FormSignups) GetSignups() uint32 {
+	if x != nil {
+		return x.Signups
+	}
+	return 0
+}
+
+type CountSignupsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One row per form with at least one sign-up in the window, in the byte order of the public ids.
+	Items         []*FormSignups `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CountSignupsResponse) Reset() {
+	*x = CountSignupsResponse{}
+	mi := &file_mail_v1_forms_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CountSignupsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CountSignupsResponse) ProtoMessage() {}
+
+func (x *CountSignupsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_forms_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CountSignupsResponse.ProtoReflect.Descriptor instead.
+func (*CountSignupsResponse) Descriptor() ([]byte, []int) {
+	return file_mail_v1_forms_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CountSignupsResponse) GetItems() []*FormSignups {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
 var File_mail_v1_forms_proto protoreflect.FileDescriptor
 
 const file_mail_v1_forms_proto_rawDesc = "" +
 	"\n" +
-	"\x13mail/v1/forms.proto\x12\amail.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x12mail/v1/mail.proto\x1a\x15mail/v1/options.proto\"\xe6\x01\n" +
+	"\x13mail/v1/forms.proto\x12\amail.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x12mail/v1/mail.proto\x1a\x15mail/v1/options.proto\"\xe6\x01\n" +
 	"\x11CreateFormRequest\x12\x1f\n" +
 	"\x04name\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\x04name\x124\n" +
 	"\x06fields\x18\x02 \x03(\v2\x12.mail.v1.FormFieldB\b\xbaH\x05\x92\x01\x02\x10\x1eR\x06fields\x12.\n" +
@@ -255,13 +409,22 @@ const file_mail_v1_forms_proto_rawDesc = "" +
 	"\x15DeactivateFormRequest\x12 \n" +
 	"\tpublic_id\x18\x01 \x01(\tB\x03\xe0A\x02R\bpublicId\";\n" +
 	"\x16DeactivateFormResponse\x12!\n" +
-	"\x04form\x18\x01 \x01(\v2\r.mail.v1.FormR\x04form2\x9d\x02\n" +
+	"\x04form\x18\x01 \x01(\v2\r.mail.v1.FormR\x04form\"y\n" +
+	"\x13CountSignupsRequest\x120\n" +
+	"\x05since\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
+	"\x05until\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\"D\n" +
+	"\vFormSignups\x12\x1b\n" +
+	"\tpublic_id\x18\x01 \x01(\tR\bpublicId\x12\x18\n" +
+	"\asignups\x18\x02 \x01(\rR\asignups\"B\n" +
+	"\x14CountSignupsResponse\x12*\n" +
+	"\x05items\x18\x01 \x03(\v2\x14.mail.v1.FormSignupsR\x05items2\xa4\x03\n" +
 	"\x12SignupFormsService\x12s\n" +
 	"\n" +
 	"CreateForm\x12\x1a.mail.v1.CreateFormRequest\x1a\x1b.mail.v1.CreateFormResponse\",\xca\xf3\x18\n" +
 	"mail.admin\xd0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x13:\x01*\"\x0e/mail/v1/forms\x12\x91\x01\n" +
 	"\x0eDeactivateForm\x12\x1e.mail.v1.DeactivateFormRequest\x1a\x1f.mail.v1.DeactivateFormResponse\">\xca\xf3\x18\n" +
-	"mail.admin\x82\xd3\xe4\x93\x02*:\x01*\"%/mail/v1/forms/{public_id}/deactivateB\x89\x01\n" +
+	"mail.admin\x82\xd3\xe4\x93\x02*:\x01*\"%/mail/v1/forms/{public_id}/deactivate\x12\x84\x01\n" +
+	"\fCountSignups\x12\x1c.mail.v1.CountSignupsRequest\x1a\x1d.mail.v1.CountSignupsResponse\"7\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02\x1a\x12\x18/mail/v1/reports/signups\x90\x02\x01B\x89\x01\n" +
 	"\vcom.mail.v1B\n" +
 	"FormsProtoP\x01Z1example.com/mailapi/clients/go/gen/mail/v1;mailv1\xa2\x02\x03MXX\xaa\x02\aMail.V1\xca\x02\aMail\\V1\xe2\x02\x13Mail\\V1\\GPBMetadata\xea\x02\bMail::V1b\x06proto3"
 
@@ -277,28 +440,37 @@ func file_mail_v1_forms_proto_rawDescGZIP() []byte {
 	return file_mail_v1_forms_proto_rawDescData
 }
 
-var file_mail_v1_forms_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_mail_v1_forms_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_mail_v1_forms_proto_goTypes = []any{
 	(*CreateFormRequest)(nil),      // 0: mail.v1.CreateFormRequest
 	(*CreateFormResponse)(nil),     // 1: mail.v1.CreateFormResponse
 	(*DeactivateFormRequest)(nil),  // 2: mail.v1.DeactivateFormRequest
 	(*DeactivateFormResponse)(nil), // 3: mail.v1.DeactivateFormResponse
-	(*FormField)(nil),              // 4: mail.v1.FormField
-	(*Form)(nil),                   // 5: mail.v1.Form
+	(*CountSignupsRequest)(nil),    // 4: mail.v1.CountSignupsRequest
+	(*FormSignups)(nil),            // 5: mail.v1.FormSignups
+	(*CountSignupsResponse)(nil),   // 6: mail.v1.CountSignupsResponse
+	(*FormField)(nil),              // 7: mail.v1.FormField
+	(*Form)(nil),                   // 8: mail.v1.Form
+	(*timestamppb.Timestamp)(nil),  // 9: google.protobuf.Timestamp
 }
 var file_mail_v1_forms_proto_depIdxs = []int32{
-	4, // 0: mail.v1.CreateFormRequest.fields:type_name -> mail.v1.FormField
-	5, // 1: mail.v1.CreateFormResponse.form:type_name -> mail.v1.Form
-	5, // 2: mail.v1.DeactivateFormResponse.form:type_name -> mail.v1.Form
-	0, // 3: mail.v1.SignupFormsService.CreateForm:input_type -> mail.v1.CreateFormRequest
-	2, // 4: mail.v1.SignupFormsService.DeactivateForm:input_type -> mail.v1.DeactivateFormRequest
-	1, // 5: mail.v1.SignupFormsService.CreateForm:output_type -> mail.v1.CreateFormResponse
-	3, // 6: mail.v1.SignupFormsService.DeactivateForm:output_type -> mail.v1.DeactivateFormResponse
-	5, // [5:7] is the sub-list for method output_type
-	3, // [3:5] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	7, // 0: mail.v1.CreateFormRequest.fields:type_name -> mail.v1.FormField
+	8, // 1: mail.v1.CreateFormResponse.form:type_name -> mail.v1.Form
+	8, // 2: mail.v1.DeactivateFormResponse.form:type_name -> mail.v1.Form
+	9, // 3: mail.v1.CountSignupsRequest.since:type_name -> google.protobuf.Timestamp
+	9, // 4: mail.v1.CountSignupsRequest.until:type_name -> google.protobuf.Timestamp
+	5, // 5: mail.v1.CountSignupsResponse.items:type_name -> mail.v1.FormSignups
+	0, // 6: mail.v1.SignupFormsService.CreateForm:input_type -> mail.v1.CreateFormRequest
+	2, // 7: mail.v1.SignupFormsService.DeactivateForm:input_type -> mail.v1.DeactivateFormRequest
+	4, // 8: mail.v1.SignupFormsService.CountSignups:input_type -> mail.v1.CountSignupsRequest
+	1, // 9: mail.v1.SignupFormsService.CreateForm:output_type -> mail.v1.CreateFormResponse
+	3, // 10: mail.v1.SignupFormsService.DeactivateForm:output_type -> mail.v1.DeactivateFormResponse
+	6, // 11: mail.v1.SignupFormsService.CountSignups:output_type -> mail.v1.CountSignupsResponse
+	9, // [9:12] is the sub-list for method output_type
+	6, // [6:9] is the sub-list for method input_type
+	6, // [6:6] is the sub-list for extension type_name
+	6, // [6:6] is the sub-list for extension extendee
+	0, // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_mail_v1_forms_proto_init() }
@@ -314,7 +486,7 @@ func file_mail_v1_forms_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_forms_proto_rawDesc), len(file_mail_v1_forms_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -846,7 +846,13 @@ type ListMessagesRequest struct {
 	// Only messages created at or after this ISO 8601 date-time.
 	Since *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=since,proto3" json:"since,omitempty"`
 	// Only messages carrying this tag key (at most 40 characters, like a key).
-	Tag           *string `protobuf:"bytes,6,opt,name=tag,proto3,oneof" json:"tag,omitempty"`
+	Tag *string `protobuf:"bytes,6,opt,name=tag,proto3,oneof" json:"tag,omitempty"`
+	// Only messages to this exact address (compared case-insensitively,
+	// internationalised domains in either spelling), for example a contact's:
+	// `q` matches parts of addresses and subjects, this the whole address.
+	// An address of at most 254 characters; another value answers 400
+	// VALIDATION_ERROR naming `recipient`.
+	Recipient     *string `protobuf:"bytes,7,opt,name=recipient,proto3,oneof" json:"recipient,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -919,6 +925,13 @@ func (x *ListMessagesRequest) GetSince() *timestamppb.Timestamp {
 func (x *ListMessagesRequest) GetTag() string {
 	if x != nil && x.Tag != nil {
 		return *x.Tag
+	}
+	return ""
+}
+
+func (x *ListMessagesRequest) GetRecipient() string {
+	if x != nil && x.Recipient != nil {
+		return *x.Recipient
 	}
 	return ""
 }
@@ -2869,19 +2882,22 @@ const file_mail_v1_mail_proto_rawDesc = "" +
 	"\x11GetMessageRequest\x12\x13\n" +
 	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x02R\x02id\"@\n" +
 	"\x12GetMessageResponse\x12*\n" +
-	"\amessage\x18\x01 \x01(\v2\x10.mail.v1.MessageR\amessage\"\xb4\x02\n" +
+	"\amessage\x18\x01 \x01(\v2\x10.mail.v1.MessageR\amessage\"\xef\x02\n" +
 	"\x13ListMessagesRequest\x12$\n" +
 	"\x05limit\x18\x01 \x01(\x05B\t\xbaH\x06\x1a\x04\x18d(\x01H\x00R\x05limit\x88\x01\x01\x12%\n" +
 	"\x06cursor\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04H\x01R\x06cursor\x88\x01\x01\x123\n" +
 	"\x06status\x18\x03 \x01(\x0e2\x16.mail.v1.MessageStatusH\x02R\x06status\x88\x01\x01\x12\x1b\n" +
 	"\x01q\x18\x04 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x03R\x01q\x88\x01\x01\x120\n" +
 	"\x05since\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x12\x1e\n" +
-	"\x03tag\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18(H\x04R\x03tag\x88\x01\x01B\b\n" +
+	"\x03tag\x18\x06 \x01(\tB\a\xbaH\x04r\x02\x18(H\x04R\x03tag\x88\x01\x01\x12+\n" +
+	"\trecipient\x18\a \x01(\tB\b\xbaH\x05r\x03\x18\xfe\x01H\x05R\trecipient\x88\x01\x01B\b\n" +
 	"\x06_limitB\t\n" +
 	"\a_cursorB\t\n" +
 	"\a_statusB\x04\n" +
 	"\x02_qB\x06\n" +
-	"\x04_tag\"t\n" +
+	"\x04_tagB\f\n" +
+	"\n" +
+	"_recipient\"t\n" +
 	"\x14ListMessagesResponse\x12&\n" +
 	"\x05items\x18\x01 \x03(\v2\x10.mail.v1.MessageR\x05items\x12$\n" +
 	"\vnext_cursor\x18\x02 \x01(\tH\x00R\n" +

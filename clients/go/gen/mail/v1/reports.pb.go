@@ -7,6 +7,7 @@
 package mailv1
 
 import (
+	_ "example.com/mailapi/clients/go/gen/buf/validate"
 	_ "example.com/mailapi/clients/go/gen/google/api"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
@@ -213,11 +214,127 @@ func (x *GetRevenueByCampaignResponse) GetItems() []*CampaignRevenue {
 	return nil
 }
 
+type ListContactConversionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The contact's id.
+	ContactId string `protobuf:"bytes,1,opt,name=contact_id,json=contactId,proto3" json:"contact_id,omitempty"`
+	// Page size, 1 to 100, default 25.
+	Limit *int32 `protobuf:"varint,2,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// The `nextCursor` of the previous page, unchanged.
+	Cursor        *string `protobuf:"bytes,3,opt,name=cursor,proto3,oneof" json:"cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListContactConversionsRequest) Reset() {
+	*x = ListContactConversionsRequest{}
+	mi := &file_mail_v1_reports_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListContactConversionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListContactConversionsRequest) ProtoMessage() {}
+
+func (x *ListContactConversionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_reports_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListContactConversionsRequest.ProtoReflect.Descriptor instead.
+func (*ListContactConversionsRequest) Descriptor() ([]byte, []int) {
+	return file_mail_v1_reports_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *ListContactConversionsRequest) GetContactId() string {
+	if x != nil {
+		return x.ContactId
+	}
+	return ""
+}
+
+func (x *ListContactConversionsRequest) GetLimit() int32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *ListContactConversionsRequest) GetCursor() string {
+	if x != nil && x.Cursor != nil {
+		return *x.Cursor
+	}
+	return ""
+}
+
+type ListContactConversionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Items []*Conversion          `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	// Opaque; null means no more pages.
+	NextCursor    *string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListContactConversionsResponse) Reset() {
+	*x = ListContactConversionsResponse{}
+	mi := &file_mail_v1_reports_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListContactConversionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListContactConversionsResponse) ProtoMessage() {}
+
+func (x *ListContactConversionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_reports_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListContactConversionsResponse.ProtoReflect.Descriptor instead.
+func (*ListContactConversionsResponse) Descriptor() ([]byte, []int) {
+	return file_mail_v1_reports_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *ListContactConversionsResponse) GetItems() []*Conversion {
+	if x != nil {
+		return x.Items
+	}
+	return nil
+}
+
+func (x *ListContactConversionsResponse) GetNextCursor() string {
+	if x != nil && x.NextCursor != nil {
+		return *x.NextCursor
+	}
+	return ""
+}
+
 var File_mail_v1_reports_proto protoreflect.FileDescriptor
 
 const file_mail_v1_reports_proto_rawDesc = "" +
 	"\n" +
-	"\x15mail/v1/reports.proto\x12\amail.v1\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15mail/v1/options.proto\"\xb4\x01\n" +
+	"\x15mail/v1/reports.proto\x12\amail.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x12mail/v1/mail.proto\x1a\x15mail/v1/options.proto\"\xb4\x01\n" +
 	"\x0fCampaignRevenue\x12\x1f\n" +
 	"\vcampaign_id\x18\x01 \x01(\tR\n" +
 	"campaignId\x12\x1a\n" +
@@ -230,10 +347,23 @@ const file_mail_v1_reports_proto_rawDesc = "" +
 	"\x05since\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
 	"\x05until\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\"N\n" +
 	"\x1cGetRevenueByCampaignResponse\x12.\n" +
-	"\x05items\x18\x01 \x03(\v2\x18.mail.v1.CampaignRevenueR\x05items2\xb5\x01\n" +
+	"\x05items\x18\x01 \x03(\v2\x18.mail.v1.CampaignRevenueR\x05items\"\xa5\x01\n" +
+	"\x1dListContactConversionsRequest\x12\"\n" +
+	"\n" +
+	"contact_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcontactId\x12$\n" +
+	"\x05limit\x18\x02 \x01(\x05B\t\xbaH\x06\x1a\x04\x18d(\x01H\x00R\x05limit\x88\x01\x01\x12%\n" +
+	"\x06cursor\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04H\x01R\x06cursor\x88\x01\x01B\b\n" +
+	"\x06_limitB\t\n" +
+	"\a_cursor\"\x81\x01\n" +
+	"\x1eListContactConversionsResponse\x12)\n" +
+	"\x05items\x18\x01 \x03(\v2\x13.mail.v1.ConversionR\x05items\x12$\n" +
+	"\vnext_cursor\x18\x02 \x01(\tH\x00R\n" +
+	"nextCursor\x88\x01\x01B\x0e\n" +
+	"\f_next_cursor2\xec\x02\n" +
 	"\x0eReportsService\x12\xa2\x01\n" +
 	"\x14GetRevenueByCampaign\x12$.mail.v1.GetRevenueByCampaignRequest\x1a%.mail.v1.GetRevenueByCampaignResponse\"=\xca\xf3\x18\n" +
-	"mail.admin\x82\xd3\xe4\x93\x02&\x12$/mail/v1/reports/revenue-by-campaign\x90\x02\x01B\x8b\x01\n" +
+	"mail.admin\x82\xd3\xe4\x93\x02&\x12$/mail/v1/reports/revenue-by-campaign\x90\x02\x01\x12\xb4\x01\n" +
+	"\x16ListContactConversions\x12&.mail.v1.ListContactConversionsRequest\x1a'.mail.v1.ListContactConversionsResponse\"I\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02,\x12*/mail/v1/contacts/{contact_id}/conversions\x90\x02\x01B\x8b\x01\n" +
 	"\vcom.mail.v1B\fReportsProtoP\x01Z1example.com/mailapi/clients/go/gen/mail/v1;mailv1\xa2\x02\x03MXX\xaa\x02\aMail.V1\xca\x02\aMail\\V1\xe2\x02\x13Mail\\V1\\GPBMetadata\xea\x02\bMail::V1b\x06proto3"
 
 var (
@@ -248,24 +378,30 @@ func file_mail_v1_reports_proto_rawDescGZIP() []byte {
 	return file_mail_v1_reports_proto_rawDescData
 }
 
-var file_mail_v1_reports_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
+var file_mail_v1_reports_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_mail_v1_reports_proto_goTypes = []any{
-	(*CampaignRevenue)(nil),              // 0: mail.v1.CampaignRevenue
-	(*GetRevenueByCampaignRequest)(nil),  // 1: mail.v1.GetRevenueByCampaignRequest
-	(*GetRevenueByCampaignResponse)(nil), // 2: mail.v1.GetRevenueByCampaignResponse
-	(*timestamppb.Timestamp)(nil),        // 3: google.protobuf.Timestamp
+	(*CampaignRevenue)(nil),                // 0: mail.v1.CampaignRevenue
+	(*GetRevenueByCampaignRequest)(nil),    // 1: mail.v1.GetRevenueByCampaignRequest
+	(*GetRevenueByCampaignResponse)(nil),   // 2: mail.v1.GetRevenueByCampaignResponse
+	(*ListContactConversionsRequest)(nil),  // 3: mail.v1.ListContactConversionsRequest
+	(*ListContactConversionsResponse)(nil), // 4: mail.v1.ListContactConversionsResponse
+	(*timestamppb.Timestamp)(nil),          // 5: google.protobuf.Timestamp
+	(*Conversion)(nil),                     // 6: mail.v1.Conversion
 }
 var file_mail_v1_reports_proto_depIdxs = []int32{
-	3, // 0: mail.v1.GetRevenueByCampaignRequest.since:type_name -> google.protobuf.Timestamp
-	3, // 1: mail.v1.GetRevenueByCampaignRequest.until:type_name -> google.protobuf.Timestamp
+	5, // 0: mail.v1.GetRevenueByCampaignRequest.since:type_name -> google.protobuf.Timestamp
+	5, // 1: mail.v1.GetRevenueByCampaignRequest.until:type_name -> google.protobuf.Timestamp
 	0, // 2: mail.v1.GetRevenueByCampaignResponse.items:type_name -> mail.v1.CampaignRevenue
-	1, // 3: mail.v1.ReportsService.GetRevenueByCampaign:input_type -> mail.v1.GetRevenueByCampaignRequest
-	2, // 4: mail.v1.ReportsService.GetRevenueByCampaign:output_type -> mail.v1.GetRevenueByCampaignResponse
-	4, // [4:5] is the sub-list for method output_type
-	3, // [3:4] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	6, // 3: mail.v1.ListContactConversionsResponse.items:type_name -> mail.v1.Conversion
+	1, // 4: mail.v1.ReportsService.GetRevenueByCampaign:input_type -> mail.v1.GetRevenueByCampaignRequest
+	3, // 5: mail.v1.ReportsService.ListContactConversions:input_type -> mail.v1.ListContactConversionsRequest
+	2, // 6: mail.v1.ReportsService.GetRevenueByCampaign:output_type -> mail.v1.GetRevenueByCampaignResponse
+	4, // 7: mail.v1.ReportsService.ListContactConversions:output_type -> mail.v1.ListContactConversionsResponse
+	6, // [6:8] is the sub-list for method output_type
+	4, // [4:6] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_mail_v1_reports_proto_init() }
@@ -273,14 +409,17 @@ func file_mail_v1_reports_proto_init() {
 	if File_mail_v1_reports_proto != nil {
 		return
 	}
+	file_mail_v1_mail_proto_init()
 	file_mail_v1_options_proto_init()
+	file_mail_v1_reports_proto_msgTypes[3].OneofWrappers = []any{}
+	file_mail_v1_reports_proto_msgTypes[4].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_reports_proto_rawDesc), len(file_mail_v1_reports_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   3,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -53,7 +53,7 @@ type ListsServiceClient interface {
 	// case-insensitively): a taken name answers 400 VALIDATION_ERROR naming
 	// `name`. Answers 201 with the list.
 	CreateContactList(context.Context, *connect.Request[v1.CreateContactListRequest]) (*connect.Response[v1.CreateContactListResponse], error)
-	// The company's lists, oldest first.
+	// The company's lists, oldest first, each with its member count.
 	ListContactLists(context.Context, *connect.Request[v1.ListContactListsRequest]) (*connect.Response[v1.ListContactListsResponse], error)
 	// Rename a list. Unknown or foreign id: 404 NOT_FOUND.
 	RenameContactList(context.Context, *connect.Request[v1.RenameContactListRequest]) (*connect.Response[v1.RenameContactListResponse], error)
@@ -135,7 +135,7 @@ type ListsServiceHandler interface {
 	// case-insensitively): a taken name answers 400 VALIDATION_ERROR naming
 	// `name`. Answers 201 with the list.
 	CreateContactList(context.Context, *connect.Request[v1.CreateContactListRequest]) (*connect.Response[v1.CreateContactListResponse], error)
-	// The company's lists, oldest first.
+	// The company's lists, oldest first, each with its member count.
 	ListContactLists(context.Context, *connect.Request[v1.ListContactListsRequest]) (*connect.Response[v1.ListContactListsResponse], error)
 	// Rename a list. Unknown or foreign id: 404 NOT_FOUND.
 	RenameContactList(context.Context, *connect.Request[v1.RenameContactListRequest]) (*connect.Response[v1.RenameContactListResponse], error)

@@ -36,6 +36,9 @@ const (
 	// ReportsServiceGetRevenueByCampaignProcedure is the fully-qualified name of the ReportsService's
 	// GetRevenueByCampaign RPC.
 	ReportsServiceGetRevenueByCampaignProcedure = "/mail.v1.ReportsService/GetRevenueByCampaign"
+	// ReportsServiceListContactConversionsProcedure is the fully-qualified name of the ReportsService's
+	// ListContactConversions RPC.
+	ReportsServiceListContactConversionsProcedure = "/mail.v1.ReportsService/ListContactConversions"
 )
 
 // ReportsServiceClient is a client for the mail.v1.ReportsService service.
@@ -45,6 +48,10 @@ type ReportsServiceClient interface {
 	// POST /mail/v1/conversions), summed per campaign and currency. Amounts
 	// are exact decimal strings; refunds and cancellations lower `net`.
 	GetRevenueByCampaign(context.Context, *connect.Request[v1.GetRevenueByCampaignRequest]) (*connect.Response[v1.GetRevenueByCampaignResponse], error)
+	// The conversions of one contact of the company, newest recorded first:
+	// those recorded for it by `contactId`, or by `email` with its address.
+	// Unknown or another company's contact: 404 NOT_FOUND.
+	ListContactConversions(context.Context, *connect.Request[v1.ListContactConversionsRequest]) (*connect.Response[v1.ListContactConversionsResponse], error)
 }
 
 // NewReportsServiceClient constructs a client for the mail.v1.ReportsService service. By default,
@@ -65,17 +72,30 @@ func NewReportsServiceClient(httpClient connect.HTTPClient, baseURL string, opts
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		listContactConversions: connect.NewClient[v1.ListContactConversionsRequest, v1.ListContactConversionsResponse](
+			httpClient,
+			baseURL+ReportsServiceListContactConversionsProcedure,
+			connect.WithSchema(reportsServiceMethods.ByName("ListContactConversions")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // reportsServiceClient implements ReportsServiceClient.
 type reportsServiceClient struct {
-	getRevenueByCampaign *connect.Client[v1.GetRevenueByCampaignRequest, v1.GetRevenueByCampaignResponse]
+	getRevenueByCampaign   *connect.Client[v1.GetRevenueByCampaignRequest, v1.GetRevenueByCampaignResponse]
+	listContactConversions *connect.Client[v1.ListContactConversionsRequest, v1.ListContactConversionsResponse]
 }
 
 // GetRevenueByCampaign calls mail.v1.ReportsService.GetRevenueByCampaign.
 func (c *reportsServiceClient) GetRevenueByCampaign(ctx context.Context, req *connect.Request[v1.GetRevenueByCampaignRequest]) (*connect.Response[v1.GetRevenueByCampaignResponse], error) {
 	return c.getRevenueByCampaign.CallUnary(ctx, req)
+}
+
+// ListContactConversions calls mail.v1.ReportsService.ListContactConversions.
+func (c *reportsServiceClient) ListContactConversions(ctx context.Context, req *connect.Request[v1.ListContactConversionsRequest]) (*connect.Response[v1.ListContactConversionsResponse], error) {
+	return c.listContactConversions.CallUnary(ctx, req)
 }
 
 // ReportsServiceHandler is an implementation of the mail.v1.ReportsService service.
@@ -85,6 +105,10 @@ type ReportsServiceHandler interface {
 	// POST /mail/v1/conversions), summed per campaign and currency. Amounts
 	// are exact decimal strings; refunds and cancellations lower `net`.
 	GetRevenueByCampaign(context.Context, *connect.Request[v1.GetRevenueByCampaignRequest]) (*connect.Response[v1.GetRevenueByCampaignResponse], error)
+	// The conversions of one contact of the company, newest recorded first:
+	// those recorded for it by `contactId`, or by `email` with its address.
+	// Unknown or another company's contact: 404 NOT_FOUND.
+	ListContactConversions(context.Context, *connect.Request[v1.ListContactConversionsRequest]) (*connect.Response[v1.ListContactConversionsResponse], error)
 }
 
 // NewReportsServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -101,10 +125,19 @@ func NewReportsServiceHandler(svc ReportsServiceHandler, opts ...connect.Handler
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	reportsServiceListContactConversionsHandler := connect.NewUnaryHandler(
+		ReportsServiceListContactConversionsProcedure,
+		svc.ListContactConversions,
+		connect.WithSchema(reportsServiceMethods.ByName("ListContactConversions")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/mail.v1.ReportsService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ReportsServiceGetRevenueByCampaignProcedure:
 			reportsServiceGetRevenueByCampaignHandler.ServeHTTP(w, r)
+		case ReportsServiceListContactConversionsProcedure:
+			reportsServiceListContactConversionsHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -116,4 +149,8 @@ type UnimplementedReportsServiceHandler struct{}
 
 func (UnimplementedReportsServiceHandler) GetRevenueByCampaign(context.Context, *connect.Request[v1.GetRevenueByCampaignRequest]) (*connect.Response[v1.GetRevenueByCampaignResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.ReportsService.GetRevenueByCampaign is not implemented"))
+}
+
+func (UnimplementedReportsServiceHandler) ListContactConversions(context.Context, *connect.Request[v1.ListContactConversionsRequest]) (*connect.Response[v1.ListContactConversionsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.ReportsService.ListContactConversions is not implemented"))
 }

@@ -7,6 +7,8 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Form, FormField } from "./mail_pb.js";
 import { file_mail_v1_mail } from "./mail_pb.js";
 import { file_mail_v1_options } from "./options_pb.js";
@@ -16,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/forms.proto.
  */
 export const file_mail_v1_forms: GenFile = /*@__PURE__*/
-  fileDesc("ChNtYWlsL3YxL2Zvcm1zLnByb3RvEgdtYWlsLnYxIrQBChFDcmVhdGVGb3JtUmVxdWVzdBIZCgRuYW1lGAEgASgJQgvgQQK6SAVyAxjIARIsCgZmaWVsZHMYAiADKAsyEi5tYWlsLnYxLkZvcm1GaWVsZEIIukgFkgECEB4SIQoMY29uc2VudF90ZXh0GAMgASgJQgvgQQK6SAVyAxiIJxIVCg1kb3VibGVfb3B0X2luGAQgASgIEhwKCGxhbmd1YWdlGAUgASgJQgrgQQK6SARyAhgjIjEKEkNyZWF0ZUZvcm1SZXNwb25zZRIbCgRmb3JtGAEgASgLMg0ubWFpbC52MS5Gb3JtIi8KFURlYWN0aXZhdGVGb3JtUmVxdWVzdBIWCglwdWJsaWNfaWQYASABKAlCA+BBAiI1ChZEZWFjdGl2YXRlRm9ybVJlc3BvbnNlEhsKBGZvcm0YASABKAsyDS5tYWlsLnYxLkZvcm0ynQIKElNpZ251cEZvcm1zU2VydmljZRJzCgpDcmVhdGVGb3JtEhoubWFpbC52MS5DcmVhdGVGb3JtUmVxdWVzdBobLm1haWwudjEuQ3JlYXRlRm9ybVJlc3BvbnNlIizK8xgKbWFpbC5hZG1pbtDzGMkBgtPkkwITOgEqIg4vbWFpbC92MS9mb3JtcxKRAQoORGVhY3RpdmF0ZUZvcm0SHi5tYWlsLnYxLkRlYWN0aXZhdGVGb3JtUmVxdWVzdBofLm1haWwudjEuRGVhY3RpdmF0ZUZvcm1SZXNwb25zZSI+yvMYCm1haWwuYWRtaW6C0+STAio6ASoiJS9tYWlsL3YxL2Zvcm1zL3twdWJsaWNfaWR9L2RlYWN0aXZhdGViBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_api_field_behavior, file_mail_v1_mail, file_mail_v1_options]);
+  fileDesc("ChNtYWlsL3YxL2Zvcm1zLnByb3RvEgdtYWlsLnYxIrQBChFDcmVhdGVGb3JtUmVxdWVzdBIZCgRuYW1lGAEgASgJQgvgQQK6SAVyAxjIARIsCgZmaWVsZHMYAiADKAsyEi5tYWlsLnYxLkZvcm1GaWVsZEIIukgFkgECEB4SIQoMY29uc2VudF90ZXh0GAMgASgJQgvgQQK6SAVyAxiIJxIVCg1kb3VibGVfb3B0X2luGAQgASgIEhwKCGxhbmd1YWdlGAUgASgJQgrgQQK6SARyAhgjIjEKEkNyZWF0ZUZvcm1SZXNwb25zZRIbCgRmb3JtGAEgASgLMg0ubWFpbC52MS5Gb3JtIi8KFURlYWN0aXZhdGVGb3JtUmVxdWVzdBIWCglwdWJsaWNfaWQYASABKAlCA+BBAiI1ChZEZWFjdGl2YXRlRm9ybVJlc3BvbnNlEhsKBGZvcm0YASABKAsyDS5tYWlsLnYxLkZvcm0iawoTQ291bnRTaWdudXBzUmVxdWVzdBIpCgVzaW5jZRgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKQoFdW50aWwYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIjEKC0Zvcm1TaWdudXBzEhEKCXB1YmxpY19pZBgBIAEoCRIPCgdzaWdudXBzGAIgASgNIjsKFENvdW50U2lnbnVwc1Jlc3BvbnNlEiMKBWl0ZW1zGAEgAygLMhQubWFpbC52MS5Gb3JtU2lnbnVwczKkAwoSU2lnbnVwRm9ybXNTZXJ2aWNlEnMKCkNyZWF0ZUZvcm0SGi5tYWlsLnYxLkNyZWF0ZUZvcm1SZXF1ZXN0GhsubWFpbC52MS5DcmVhdGVGb3JtUmVzcG9uc2UiLMrzGAptYWlsLmFkbWlu0PMYyQGC0+STAhM6ASoiDi9tYWlsL3YxL2Zvcm1zEpEBCg5EZWFjdGl2YXRlRm9ybRIeLm1haWwudjEuRGVhY3RpdmF0ZUZvcm1SZXF1ZXN0Gh8ubWFpbC52MS5EZWFjdGl2YXRlRm9ybVJlc3BvbnNlIj7K8xgKbWFpbC5hZG1pboLT5JMCKjoBKiIlL21haWwvdjEvZm9ybXMve3B1YmxpY19pZH0vZGVhY3RpdmF0ZRKEAQoMQ291bnRTaWdudXBzEhwubWFpbC52MS5Db3VudFNpZ251cHNSZXF1ZXN0Gh0ubWFpbC52MS5Db3VudFNpZ251cHNSZXNwb25zZSI3kAIByvMYEG1haWwuZXZlbnRzLnJlYWSC0+STAhoSGC9tYWlsL3YxL3JlcG9ydHMvc2lnbnVwc2IGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_mail, file_mail_v1_options]);
 
 /**
  * @generated from message mail.v1.CreateFormRequest
@@ -120,12 +122,83 @@ export const DeactivateFormResponseSchema: GenMessage<DeactivateFormResponse> = 
   messageDesc(file_mail_v1_forms, 3);
 
 /**
- * Sign-up forms of the company, for its Mail administrators: create and
- * deactivate. Every RPC needs an API key with the scope `mail.admin` (Mail
- * administration). The active forms are listed by GET /mail/v1/forms
- * (MailService.ListForms, scope `mail.events.read`); each form's hosted page
- * is at its `url`. Served over gRPC, Connect and gRPC-Web, and as JSON under
- * `/mail/v1/forms`.
+ * @generated from message mail.v1.CountSignupsRequest
+ */
+export type CountSignupsRequest = Message<"mail.v1.CountSignupsRequest"> & {
+  /**
+   * Only sign-ups at or after this time (ISO 8601); absent: since the first.
+   *
+   * @generated from field: google.protobuf.Timestamp since = 1;
+   */
+  since?: Timestamp | undefined;
+
+  /**
+   * Only sign-ups before this time; absent: up to now.
+   *
+   * @generated from field: google.protobuf.Timestamp until = 2;
+   */
+  until?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.CountSignupsRequest.
+ * Use `create(CountSignupsRequestSchema)` to create a new message.
+ */
+export const CountSignupsRequestSchema: GenMessage<CountSignupsRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_forms, 4);
+
+/**
+ * The sign-ups of one form in the window.
+ *
+ * @generated from message mail.v1.FormSignups
+ */
+export type FormSignups = Message<"mail.v1.FormSignups"> & {
+  /**
+   * The form's public id.
+   *
+   * @generated from field: string public_id = 1;
+   */
+  publicId: string;
+
+  /**
+   * @generated from field: uint32 signups = 2;
+   */
+  signups: number;
+};
+
+/**
+ * Describes the message mail.v1.FormSignups.
+ * Use `create(FormSignupsSchema)` to create a new message.
+ */
+export const FormSignupsSchema: GenMessage<FormSignups> = /*@__PURE__*/
+  messageDesc(file_mail_v1_forms, 5);
+
+/**
+ * @generated from message mail.v1.CountSignupsResponse
+ */
+export type CountSignupsResponse = Message<"mail.v1.CountSignupsResponse"> & {
+  /**
+   * One row per form with at least one sign-up in the window, in the byte order of the public ids.
+   *
+   * @generated from field: repeated mail.v1.FormSignups items = 1;
+   */
+  items: FormSignups[];
+};
+
+/**
+ * Describes the message mail.v1.CountSignupsResponse.
+ * Use `create(CountSignupsResponseSchema)` to create a new message.
+ */
+export const CountSignupsResponseSchema: GenMessage<CountSignupsResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_forms, 6);
+
+/**
+ * Sign-up forms of the company: its Mail administrators create and
+ * deactivate them (scope `mail.admin`); whoever reads the company's events
+ * counts their sign-ups (scope `mail.events.read`). The active forms are
+ * listed by GET /mail/v1/forms (MailService.ListForms, scope
+ * `mail.events.read`); each form's hosted page is at its `url`. Served over
+ * gRPC, Connect and gRPC-Web, and as JSON at each RPC's route.
  *
  * @generated from service mail.v1.SignupFormsService
  */
@@ -154,6 +227,23 @@ export const SignupFormsService: GenService<{
     methodKind: "unary";
     input: typeof DeactivateFormRequestSchema;
     output: typeof DeactivateFormResponseSchema;
+  },
+  /**
+   * Sign-ups per form: the contacts whose consent a form of the company
+   * recorded (consent source `form:<publicId>`, written by the hosted page
+   * for a new address and again when a double opt-in is confirmed) at a
+   * time in [since, until). A sign-up of an address that was already a
+   * contact changes nothing and is not counted; nor is a contact whose
+   * consent a later write replaced. One row per form with at least one
+   * sign-up, active or not, in the byte order of the public ids. `until`
+   * not after `since` answers 400 VALIDATION_ERROR naming `until`.
+   *
+   * @generated from rpc mail.v1.SignupFormsService.CountSignups
+   */
+  countSignups: {
+    methodKind: "unary";
+    input: typeof CountSignupsRequestSchema;
+    output: typeof CountSignupsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_mail_v1_forms, 0);

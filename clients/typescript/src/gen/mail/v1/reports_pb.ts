@@ -4,9 +4,13 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
+import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Conversion } from "./mail_pb.js";
+import { file_mail_v1_mail } from "./mail_pb.js";
 import { file_mail_v1_options } from "./options_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -14,7 +18,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/reports.proto.
  */
 export const file_mail_v1_reports: GenFile = /*@__PURE__*/
-  fileDesc("ChVtYWlsL3YxL3JlcG9ydHMucHJvdG8SB21haWwudjEiewoPQ2FtcGFpZ25SZXZlbnVlEhMKC2NhbXBhaWduX2lkGAEgASgJEhAKCGN1cnJlbmN5GAIgASgJEhMKC2NvbnZlcnNpb25zGAMgASgDEg0KBWdyb3NzGAQgASgJEhAKCHJlZnVuZGVkGAUgASgJEgsKA25ldBgGIAEoCSJzChtHZXRSZXZlbnVlQnlDYW1wYWlnblJlcXVlc3QSKQoFc2luY2UYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJHChxHZXRSZXZlbnVlQnlDYW1wYWlnblJlc3BvbnNlEicKBWl0ZW1zGAEgAygLMhgubWFpbC52MS5DYW1wYWlnblJldmVudWUytQEKDlJlcG9ydHNTZXJ2aWNlEqIBChRHZXRSZXZlbnVlQnlDYW1wYWlnbhIkLm1haWwudjEuR2V0UmV2ZW51ZUJ5Q2FtcGFpZ25SZXF1ZXN0GiUubWFpbC52MS5HZXRSZXZlbnVlQnlDYW1wYWlnblJlc3BvbnNlIj2QAgHK8xgKbWFpbC5hZG1pboLT5JMCJhIkL21haWwvdjEvcmVwb3J0cy9yZXZlbnVlLWJ5LWNhbXBhaWduYgZwcm90bzM", [file_google_api_annotations, file_google_protobuf_timestamp, file_mail_v1_options]);
+  fileDesc("ChVtYWlsL3YxL3JlcG9ydHMucHJvdG8SB21haWwudjEiewoPQ2FtcGFpZ25SZXZlbnVlEhMKC2NhbXBhaWduX2lkGAEgASgJEhAKCGN1cnJlbmN5GAIgASgJEhMKC2NvbnZlcnNpb25zGAMgASgDEg0KBWdyb3NzGAQgASgJEhAKCHJlZnVuZGVkGAUgASgJEgsKA25ldBgGIAEoCSJzChtHZXRSZXZlbnVlQnlDYW1wYWlnblJlcXVlc3QSKQoFc2luY2UYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJHChxHZXRSZXZlbnVlQnlDYW1wYWlnblJlc3BvbnNlEicKBWl0ZW1zGAEgAygLMhgubWFpbC52MS5DYW1wYWlnblJldmVudWUiiwEKHUxpc3RDb250YWN0Q29udmVyc2lvbnNSZXF1ZXN0EhcKCmNvbnRhY3RfaWQYASABKAlCA+BBAhIdCgVsaW1pdBgCIAEoBUIJukgGGgQYZCgBSACIAQESHQoGY3Vyc29yGAMgASgJQgi6SAVyAxiABEgBiAEBQggKBl9saW1pdEIJCgdfY3Vyc29yIm4KHkxpc3RDb250YWN0Q29udmVyc2lvbnNSZXNwb25zZRIiCgVpdGVtcxgBIAMoCzITLm1haWwudjEuQ29udmVyc2lvbhIYCgtuZXh0X2N1cnNvchgCIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvcjLsAgoOUmVwb3J0c1NlcnZpY2USogEKFEdldFJldmVudWVCeUNhbXBhaWduEiQubWFpbC52MS5HZXRSZXZlbnVlQnlDYW1wYWlnblJlcXVlc3QaJS5tYWlsLnYxLkdldFJldmVudWVCeUNhbXBhaWduUmVzcG9uc2UiPZACAcrzGAptYWlsLmFkbWlugtPkkwImEiQvbWFpbC92MS9yZXBvcnRzL3JldmVudWUtYnktY2FtcGFpZ24StAEKFkxpc3RDb250YWN0Q29udmVyc2lvbnMSJi5tYWlsLnYxLkxpc3RDb250YWN0Q29udmVyc2lvbnNSZXF1ZXN0GicubWFpbC52MS5MaXN0Q29udGFjdENvbnZlcnNpb25zUmVzcG9uc2UiSZACAcrzGBBtYWlsLmV2ZW50cy5yZWFkgtPkkwIsEiovbWFpbC92MS9jb250YWN0cy97Y29udGFjdF9pZH0vY29udmVyc2lvbnNiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_mail, file_mail_v1_options]);
 
 /**
  * Revenue attributed to one campaign in one currency (amounts of different
@@ -117,9 +121,68 @@ export const GetRevenueByCampaignResponseSchema: GenMessage<GetRevenueByCampaign
   messageDesc(file_mail_v1_reports, 2);
 
 /**
- * Reports for the company's Mail administrators. Every RPC needs an API key
- * with the scope `mail.admin` (Mail administration). Served over gRPC,
- * Connect and gRPC-Web, and as JSON under `/mail/v1/reports`.
+ * @generated from message mail.v1.ListContactConversionsRequest
+ */
+export type ListContactConversionsRequest = Message<"mail.v1.ListContactConversionsRequest"> & {
+  /**
+   * The contact's id.
+   *
+   * @generated from field: string contact_id = 1;
+   */
+  contactId: string;
+
+  /**
+   * Page size, 1 to 100, default 25.
+   *
+   * @generated from field: optional int32 limit = 2;
+   */
+  limit?: number | undefined;
+
+  /**
+   * The `nextCursor` of the previous page, unchanged.
+   *
+   * @generated from field: optional string cursor = 3;
+   */
+  cursor?: string | undefined;
+};
+
+/**
+ * Describes the message mail.v1.ListContactConversionsRequest.
+ * Use `create(ListContactConversionsRequestSchema)` to create a new message.
+ */
+export const ListContactConversionsRequestSchema: GenMessage<ListContactConversionsRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_reports, 3);
+
+/**
+ * @generated from message mail.v1.ListContactConversionsResponse
+ */
+export type ListContactConversionsResponse = Message<"mail.v1.ListContactConversionsResponse"> & {
+  /**
+   * @generated from field: repeated mail.v1.Conversion items = 1;
+   */
+  items: Conversion[];
+
+  /**
+   * Opaque; null means no more pages.
+   *
+   * @generated from field: optional string next_cursor = 2;
+   */
+  nextCursor?: string | undefined;
+};
+
+/**
+ * Describes the message mail.v1.ListContactConversionsResponse.
+ * Use `create(ListContactConversionsResponseSchema)` to create a new message.
+ */
+export const ListContactConversionsResponseSchema: GenMessage<ListContactConversionsResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_reports, 4);
+
+/**
+ * Reports of the company's conversions: the revenue per campaign for its
+ * Mail administrators (scope `mail.admin`), and the conversions of one
+ * contact for whoever reads the company's events (scope
+ * `mail.events.read`). Served over gRPC, Connect and gRPC-Web, and as JSON
+ * at each RPC's route.
  *
  * @generated from service mail.v1.ReportsService
  */
@@ -136,6 +199,18 @@ export const ReportsService: GenService<{
     methodKind: "unary";
     input: typeof GetRevenueByCampaignRequestSchema;
     output: typeof GetRevenueByCampaignResponseSchema;
+  },
+  /**
+   * The conversions of one contact of the company, newest recorded first:
+   * those recorded for it by `contactId`, or by `email` with its address.
+   * Unknown or another company's contact: 404 NOT_FOUND.
+   *
+   * @generated from rpc mail.v1.ReportsService.ListContactConversions
+   */
+  listContactConversions: {
+    methodKind: "unary";
+    input: typeof ListContactConversionsRequestSchema;
+    output: typeof ListContactConversionsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_mail_v1_reports, 0);
