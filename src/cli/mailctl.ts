@@ -3,7 +3,7 @@
  * mailctl: the operators' command line (gRPC/Connect on the operator
  * listener, never the public JSON routes): the AdminService for what is the
  * operator's alone, and the company services (ApiKeys, Members, Webhooks,
- * Lists, SignupForms, Reports, Templates, Mail) acting for `--company` with the
+ * Lists, SignupForms, Reports, Templates, Mail, Suppressions, Credits) acting for `--company` with the
  * operator token and the x-mail-company-id header. Every command prints JSON on stdout; errors
  * print `{ "error": { "code", "message" } }` on stderr and exit 1. The
  * developer's commands `listen` (a line per event, until ^C) and `trigger`
@@ -32,6 +32,10 @@ import { type FormField, FormFieldSchema, MailService } from "../gen/mail/v1/mai
 import { type WebhookDeliveryState, WebhookDeliveryStateSchema, WebhooksService } from "../gen/mail/v1/webhooks_pb.js";
 import { listen, trigger } from "./listen.ts";
 import { UsageError } from "./usage.ts";
+import { type CreditLedgerReason, CreditLedgerReasonSchema, CreditsService } from "../gen/mail/v1/credits_pb.js";
+import { type SuppressionReason, SuppressionReasonSchema, SuppressionsService } from "../gen/mail/v1/suppressions_pb.js";
+import type { DescEnum } from "@bufbuild/protobuf";
+import { enumJsonValues } from "../contract/json-codec.ts";
 
 const USAGE = `usage: mailctl <command> [options]
 
@@ -54,9 +58,13 @@ const USAGE = `usage: mailctl <command> [options]
   template put --company ID --name NAME --subject TEXT --html-file PATH [--text-file PATH]
   template list --company ID
   credits add --company ID --amount N --note TEXT    (remove credits: --amount -N)
-  credits show --company ID
-  suppression list --company ID
-  suppression remove --company ID --email ADDRESS
+  credits show --company ID                          (the balance, the low-balance threshold, whether it is low)
+  credits ledger --company ID [--reason charge|refund|grant|adjustment] [--limit N] [--cursor CURSOR]
+  suppression list --company ID [--q PART_OF_ADDRESS] [--reason bounce|complaint|manual]
+                   [--since ISO8601] [--until ISO8601] [--limit N] [--cursor CURSOR]
+  suppression get --company ID --email ADDRESS
+  suppression add --company ID --email ADDRESS              (a manual suppression)
+  suppression remove --company ID --email ADDRESS --reason TEXT   (why it may be mailed again; audited)
   webhook list --company ID
   webhook get --company ID --endpoint ENDPOINT_ID
   webhook create --company ID --url URL --event EVENT [--event EVENT ...] [--description TEXT] [--enabled true|false]
@@ -114,6 +122,24 @@ function date(values: Record<string, unknown>, name: string): Date | undefined {
 function optionalTimestamp(values: Record<string, unknown>, name: string): Timestamp | undefined {
   const parsed = date(values, name);
   return parsed ? timestampFromDate(parsed) : undefined;
+}
+
+/** `--limit N`: a whole number, or absent. */
+function limitOf(values: Record<string, unknown>): number | undefined {
+  const text = values.limit;
+  if (text === undefined) return undefined;
+  const limit = Number(text);
+  if (!Number.isInteger(limit)) throw new UsageError("--limit must be a whole number");
+  return limit;
+}
+
+/** `--reason bounce` (a list's filter) as the value of the contract's enum `desc`. */
+function reasonFilter<E extends number>(values: Record<string, unknown>, desc: DescEnum): E | undefined {
+  const value = values.reason;
+  if (value === undefined) return undefined;
+  const reason = typeof value === "string" ? enumValueFromJson(desc, value) : undefined;
+  if (reason === undefined) throw new UsageError(`--reason takes ${enumJsonValues(desc).join(", ")}`);
+  return reason as E;
 }
 
 /** `--state dead_letter` as the contract's enum value. */
@@ -221,6 +247,8 @@ const OPTIONS = {
   until: { type: "string" },
   limit: { type: "string" },
   cursor: { type: "string" },
+  q: { type: "string" },
+  reason: { type: "string" },
   list: { type: "string" },
   form: { type: "string" },
   "consent-text": { type: "string" },
@@ -413,13 +441,40 @@ async function main(argv: string[]): Promise<void> {
       return print(output.adjustCredits.output, response);
     }
     case "credits show":
-      return print(output.getWallet.output, await admin.getWallet({ companyId: required(values, "company") }));
-    case "suppression list":
-      return print(output.listSuppressions.output, await admin.listSuppressions({ companyId: required(values, "company") }));
+      return print(CreditsService.method.getCredits.output, await forCompany(CreditsService).getCredits({}));
+    case "credits ledger": {
+      const response = await forCompany(CreditsService).listCreditLedger({
+        reason: reasonFilter<CreditLedgerReason>(values, CreditLedgerReasonSchema),
+        limit: limitOf(values),
+        cursor: values.cursor,
+      });
+      return print(CreditsService.method.listCreditLedger.output, response);
+    }
+    case "suppression list": {
+      const response = await forCompany(SuppressionsService).listSuppressions({
+        q: values.q,
+        reason: reasonFilter<SuppressionReason>(values, SuppressionReasonSchema),
+        since: optionalTimestamp(values, "since"),
+        until: optionalTimestamp(values, "until"),
+        limit: limitOf(values),
+        cursor: values.cursor,
+      });
+      return print(SuppressionsService.method.listSuppressions.output, response);
+    }
+    case "suppression get":
+      return print(
+        SuppressionsService.method.getSuppression.output,
+        await forCompany(SuppressionsService).getSuppression({ email: required(values, "email") }),
+      );
+    case "suppression add":
+      return print(
+        SuppressionsService.method.addSuppression.output,
+        await forCompany(SuppressionsService).addSuppression({ email: required(values, "email") }),
+      );
     case "suppression remove":
       return print(
-        output.removeSuppression.output,
-        await admin.removeSuppression({ companyId: required(values, "company"), email: required(values, "email") }),
+        SuppressionsService.method.removeSuppression.output,
+        await forCompany(SuppressionsService).removeSuppression({ email: required(values, "email"), reason: required(values, "reason") }),
       );
     case "webhook list":
       return print(WebhooksService.method.listWebhookEndpoints.output, await forCompany(WebhooksService).listWebhookEndpoints({}));
@@ -461,16 +516,13 @@ async function main(argv: string[]): Promise<void> {
       );
     case "webhook deliveries": {
       if ((values.event?.length ?? 0) > 1) throw new UsageError("webhook deliveries takes one --event");
-      const limitText = values.limit;
-      const limit = limitText === undefined ? undefined : Number(limitText);
-      if (limit !== undefined && !Number.isInteger(limit)) throw new UsageError("--limit must be a whole number");
       const response = await forCompany(WebhooksService).listWebhookDeliveries({
         endpointId: values.endpoint,
         state: deliveryState(values),
         event: values.event?.[0],
         since: optionalTimestamp(values, "since"),
         until: optionalTimestamp(values, "until"),
-        limit,
+        limit: limitOf(values),
         cursor: values.cursor,
       });
       return print(WebhooksService.method.listWebhookDeliveries.output, response);

@@ -20,6 +20,8 @@ import { adminServiceImpl } from "../transport/connect/admin/index.ts";
 import { apiErrorFrom } from "../contract/api-error.ts";
 import { sessionServiceImpl } from "../transport/connect/sessions/index.ts";
 import { membersServiceImpl } from "../transport/connect/members/index.ts";
+import { suppressionsServiceImpl } from "../transport/connect/suppressions/index.ts";
+import { creditsServiceImpl } from "../transport/connect/credits/index.ts";
 import { apiKeysServiceImpl } from "../transport/connect/api-keys/index.ts";
 import { auditServiceImpl } from "../transport/connect/audit/index.ts";
 import { messageContentServiceImpl } from "../transport/connect/mail/message-content.ts";
@@ -120,16 +122,24 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       members: services.members.members,
       sendingSetup,
       credits,
-      suppressions,
       messaging,
     }),
-    mail: { acceptance: messaging.acceptance, messages: messaging.log, contacts: services.contacts.contacts, conversions: services.conversions, forms: services.forms },
+    mail: {
+      acceptance: messaging.acceptance,
+      messages: messaging.log,
+      contacts: services.contacts.contacts,
+      conversions: services.conversions,
+      forms: services.forms,
+      credits,
+    },
     // The administration screen's message preview (member sessions and operators; API keys refused).
     messageContentService: messageContentServiceImpl(messaging.log),
     integrationsService: integrationsServiceImpl(services.integrations),
     signupFormsService: signupFormsServiceImpl(services.forms),
     reportsService: reportsServiceImpl(services.conversions),
     templatesService: templatesServiceImpl(sendingSetup.templates),
+    suppressionsService: suppressionsServiceImpl(suppressions),
+    creditsService: creditsServiceImpl(credits),
     // The sign-up pages and their double opt-in (confirmation emails through the normal send path).
     ...(deliveryReports.sesNotifications ? { sesNotifications: deliveryReports.sesNotifications } : {}),
     deliveryReportsService: deliveryReportsServiceImpl(deliveryReports.reports),

@@ -59,7 +59,7 @@ export async function seedDemoCompany(app: DemoParts, print: (line: string) => v
   if (!(await senders.list({ companyId })).some((sender) => sender.email === DEMO_SENDER)) {
     await senders.create({ companyId, email: DEMO_SENDER, name: "Demo", makeDefault: true, audit });
   }
-  const granted = (await app.credits.ledger({ companyId })).some((entry) => entry.reason === "grant" && entry.note === DEMO_CREDITS_NOTE);
+  const granted = (await app.credits.ledger({ companyId, reason: "grant", limit: 100 })).items.some((entry) => entry.note === DEMO_CREDITS_NOTE);
   if (!granted) await app.credits.adjust({ companyId, amount: DEMO_CREDITS, note: DEMO_CREDITS_NOTE });
   const { members } = app.members;
   if (!(await anyOf((cursor) => members.list({ companyId, cursor }), (member) => member.email === DEMO_OWNER))) {

@@ -89,6 +89,12 @@ function knownValidRequest(method: DescMethod): Record<string, JsonValue> | unde
     "mail.v1.SignupFormsService.CountSignups": { since: "2026-01-01T00:00:00Z", until: "2026-12-31T00:00:00Z" },
     "mail.v1.TemplatesService.PutTemplate": { name: "prop-template", subject: "Hello {{ name }}", html: "<p>Hi {{ name }}</p>", text: "Hi" },
     "mail.v1.TemplatesService.ListTemplates": {},
+    "mail.v1.SuppressionsService.ListSuppressions": { limit: 2, q: "customers", reason: "bounce", since: "2026-01-01T00:00:00Z" },
+    "mail.v1.SuppressionsService.GetSuppression": { email: t.contactEmails[0] ?? "" },
+    "mail.v1.SuppressionsService.AddSuppression": { email: "prop-suppressed@customers.example" },
+    "mail.v1.SuppressionsService.RemoveSuppression": { email: "prop-suppressed@customers.example", reason: "added by the property test" },
+    "mail.v1.CreditsService.GetCredits": {},
+    "mail.v1.CreditsService.ListCreditLedger": { limit: 2, reason: "grant" },
   };
   return seeds[`${method.parent.typeName}.${method.name}`];
 }

@@ -335,7 +335,8 @@ export async function startAdminScreen(overrides: Partial<Config> = {}, options:
     h,
     browser,
     origin,
-    company: (companyOptions = {}) => h.readySender({ credits: companyOptions.credits ?? 100, scopes: ["mail.transactional.send", "mail.events.read"] }),
+    // Well above the low-balance mark (LOW_CREDITS_THRESHOLD, 100): no banner unless a test asks for few credits.
+    company: (companyOptions = {}) => h.readySender({ credits: companyOptions.credits ?? 1000, scopes: ["mail.transactional.send", "mail.events.read"] }),
     signInLink,
     openPage,
     async signIn(companyId, member) {

@@ -2,7 +2,6 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { Companies } from "../../../capabilities/accounts/index.ts";
 import type { Credits } from "../../../capabilities/credits/index.ts";
 import type { SendingSetup } from "../../../capabilities/sending-setup/index.ts";
-import type { Suppressions } from "../../../capabilities/suppressions/index.ts";
 import type { ProviderEventsIntake } from "../../../capabilities/messages/lifecycle/provider-events.ts";
 import { AdminService } from "../../../gen/mail/v1/admin_pb.js";
 import { accountsAdmin } from "./accounts-admin.ts";
@@ -10,7 +9,6 @@ import { membersAdmin } from "./members-admin.ts";
 import type { Members } from "../../../capabilities/members/index.ts";
 import { creditsAdmin } from "./credits-admin.ts";
 import { sendingAdmin } from "./sending-admin.ts";
-import { suppressionsAdmin } from "./suppressions-admin.ts";
 import { providerEventsAdmin } from "./provider-events-admin.ts";
 
 /**
@@ -27,7 +25,6 @@ export interface AdminDependencies {
   readonly members: Members;
   readonly sendingSetup: SendingSetup;
   readonly credits: Credits;
-  readonly suppressions: Suppressions;
   /** The messages capability's intake of delivery outcomes (src/wiring/messaging.ts builds it). */
   readonly messaging: { readonly providerEvents: ProviderEventsIntake };
 }
@@ -38,7 +35,6 @@ export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof Ad
     ...membersAdmin(deps.members, deps.companies),
     ...sendingAdmin(deps.sendingSetup),
     ...creditsAdmin(deps.credits),
-    ...suppressionsAdmin(deps.suppressions),
     ...providerEventsAdmin(deps.messaging.providerEvents),
   };
 }

@@ -3,7 +3,7 @@ import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext } from "@connectrpc/connect";
 import { ValidationError, type FieldProblem } from "../../../contract/api-error.ts";
 import type { CompanyView, CreateCompanyCommand, GetCompanyCommand, SetEntitlementsCommand } from "../../../capabilities/accounts/index.ts";
-import { type AdjustCreditsCommand, type LedgerEntry, type LedgerQuery, MAX_ADJUSTMENT } from "../../../capabilities/credits/index.ts";
+import { type AdjustCreditsCommand, MAX_ADJUSTMENT } from "../../../capabilities/credits/index.ts";
 import type { SignInLinkCommand, SignInLinkResult } from "../../../capabilities/members/index.ts";
 import type { ProviderEvent, ProviderEventType } from "../../../capabilities/messages/email-provider.ts";
 import type {
@@ -16,7 +16,6 @@ import type {
   SetDefaultSenderCommand,
   VerifySendingDomainCommand,
 } from "../../../capabilities/sending-setup/index.ts";
-import type { SuppressionEntry, SuppressionQuery } from "../../../capabilities/suppressions/index.ts";
 import {
   type AdjustCreditsRequest,
   type Company,
@@ -28,13 +27,8 @@ import {
   type CreateSignInLinkRequest,
   type CreateSignInLinkResponseSchema,
   DnsRecordSchema,
-  type GetWalletRequest,
-  type LedgerEntry as LedgerEntryMessage,
-  LedgerEntrySchema,
   type ListSendersRequest,
   type ListSendingDomainsRequest,
-  type ListSuppressionsRequest,
-  type RemoveSuppressionRequest,
   type ReportProviderEventRequest,
   type Sender,
   SenderSchema,
@@ -42,8 +36,6 @@ import {
   SendingDomainSchema,
   type SetDefaultSenderRequest,
   type SetEntitlementsRequest,
-  type Suppression,
-  SuppressionSchema,
   type VerifySendingDomainRequest,
 } from "../../../gen/mail/v1/admin_pb.js";
 import { memberMessage } from "../members/mapping.ts";
@@ -153,22 +145,8 @@ export function setDefaultSenderCommand(req: SetDefaultSenderRequest, ctx: Handl
 
 // ---------------------------------------------------------------- credits
 
-export function ledgerEntryMessage(entry: LedgerEntry): LedgerEntryMessage {
-  return create(LedgerEntrySchema, {
-    delta: BigInt(entry.delta),
-    reason: entry.reason,
-    messageId: entry.messageId ?? undefined,
-    note: entry.note,
-    createdAt: timestampFromDate(entry.createdAt),
-  });
-}
-
 export function adjustCreditsCommand(req: AdjustCreditsRequest): AdjustCreditsCommand {
   return { companyId: req.companyId, amount: amountOf(req.amount), note: req.note };
-}
-
-export function walletQuery(req: GetWalletRequest): LedgerQuery {
-  return { companyId: req.companyId };
 }
 
 /** int64 on the wire, a safe integer in the domain: refuse what would lose precision. */
@@ -177,25 +155,6 @@ function amountOf(amount: bigint): number {
     throw new ValidationError([{ field: "amount", problem: `must be between -${MAX_ADJUSTMENT} and ${MAX_ADJUSTMENT}` }]);
   }
   return Number(amount);
-}
-
-// ---------------------------------------------------------------- suppressions
-
-export function suppressionMessage(entry: SuppressionEntry): Suppression {
-  return create(SuppressionSchema, {
-    email: entry.email,
-    reason: entry.reason,
-    messageId: entry.messageId ?? undefined,
-    createdAt: timestampFromDate(entry.createdAt),
-  });
-}
-
-export function listSuppressionsQuery(req: ListSuppressionsRequest): { readonly companyId: string } {
-  return { companyId: req.companyId };
-}
-
-export function removeSuppressionCommand(req: RemoveSuppressionRequest): SuppressionQuery {
-  return { companyId: req.companyId, email: req.email };
 }
 
 // ---------------------------------------------------------------- provider events

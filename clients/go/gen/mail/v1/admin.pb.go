@@ -1547,433 +1547,6 @@ func (x *AdjustCreditsResponse) GetBalance() int64 {
 	return 0
 }
 
-type GetWalletRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId     string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GetWalletRequest) Reset() {
-	*x = GetWalletRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[27]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GetWalletRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GetWalletRequest) ProtoMessage() {}
-
-func (x *GetWalletRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[27]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GetWalletRequest.ProtoReflect.Descriptor instead.
-func (*GetWalletRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{27}
-}
-
-func (x *GetWalletRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-type LedgerEntry struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	Delta int64                  `protobuf:"varint,1,opt,name=delta,proto3" json:"delta,omitempty"`
-	// grant, charge, refund, adjustment.
-	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
-	MessageId     *string                `protobuf:"bytes,3,opt,name=message_id,json=messageId,proto3,oneof" json:"message_id,omitempty"`
-	Note          string                 `protobuf:"bytes,4,opt,name=note,proto3" json:"note,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *LedgerEntry) Reset() {
-	*x = LedgerEntry{}
-	mi := &file_mail_v1_admin_proto_msgTypes[28]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *LedgerEntry) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*LedgerEntry) ProtoMessage() {}
-
-func (x *LedgerEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[28]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use LedgerEntry.ProtoReflect.Descriptor instead.
-func (*LedgerEntry) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{28}
-}
-
-func (x *LedgerEntry) GetDelta() int64 {
-	if x != nil {
-		return x.Delta
-	}
-	return 0
-}
-
-func (x *LedgerEntry) GetReason() string {
-	if x != nil {
-		return x.Reason
-	}
-	return ""
-}
-
-func (x *LedgerEntry) GetMessageId() string {
-	if x != nil && x.MessageId != nil {
-		return *x.MessageId
-	}
-	return ""
-}
-
-func (x *LedgerEntry) GetNote() string {
-	if x != nil {
-		return x.Note
-	}
-	return ""
-}
-
-func (x *LedgerEntry) GetCreatedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.CreatedAt
-	}
-	return nil
-}
-
-type GetWalletResponse struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	Balance int64                  `protobuf:"varint,1,opt,name=balance,proto3" json:"balance,omitempty"`
-	// The latest entries, newest first (at most 100).
-	Ledger        []*LedgerEntry `protobuf:"bytes,2,rep,name=ledger,proto3" json:"ledger,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GetWalletResponse) Reset() {
-	*x = GetWalletResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[29]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GetWalletResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GetWalletResponse) ProtoMessage() {}
-
-func (x *GetWalletResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[29]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GetWalletResponse.ProtoReflect.Descriptor instead.
-func (*GetWalletResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{29}
-}
-
-func (x *GetWalletResponse) GetBalance() int64 {
-	if x != nil {
-		return x.Balance
-	}
-	return 0
-}
-
-func (x *GetWalletResponse) GetLedger() []*LedgerEntry {
-	if x != nil {
-		return x.Ledger
-	}
-	return nil
-}
-
-type Suppression struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	Email string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
-	// bounce, complaint or manual.
-	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
-	MessageId     *string                `protobuf:"bytes,3,opt,name=message_id,json=messageId,proto3,oneof" json:"message_id,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Suppression) Reset() {
-	*x = Suppression{}
-	mi := &file_mail_v1_admin_proto_msgTypes[30]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Suppression) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Suppression) ProtoMessage() {}
-
-func (x *Suppression) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[30]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Suppression.ProtoReflect.Descriptor instead.
-func (*Suppression) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{30}
-}
-
-func (x *Suppression) GetEmail() string {
-	if x != nil {
-		return x.Email
-	}
-	return ""
-}
-
-func (x *Suppression) GetReason() string {
-	if x != nil {
-		return x.Reason
-	}
-	return ""
-}
-
-func (x *Suppression) GetMessageId() string {
-	if x != nil && x.MessageId != nil {
-		return *x.MessageId
-	}
-	return ""
-}
-
-func (x *Suppression) GetCreatedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.CreatedAt
-	}
-	return nil
-}
-
-type ListSuppressionsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId     string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ListSuppressionsRequest) Reset() {
-	*x = ListSuppressionsRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[31]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ListSuppressionsRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ListSuppressionsRequest) ProtoMessage() {}
-
-func (x *ListSuppressionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[31]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ListSuppressionsRequest.ProtoReflect.Descriptor instead.
-func (*ListSuppressionsRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{31}
-}
-
-func (x *ListSuppressionsRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-type ListSuppressionsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Suppressions  []*Suppression         `protobuf:"bytes,1,rep,name=suppressions,proto3" json:"suppressions,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ListSuppressionsResponse) Reset() {
-	*x = ListSuppressionsResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[32]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ListSuppressionsResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ListSuppressionsResponse) ProtoMessage() {}
-
-func (x *ListSuppressionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[32]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ListSuppressionsResponse.ProtoReflect.Descriptor instead.
-func (*ListSuppressionsResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{32}
-}
-
-func (x *ListSuppressionsResponse) GetSuppressions() []*Suppression {
-	if x != nil {
-		return x.Suppressions
-	}
-	return nil
-}
-
-type RemoveSuppressionRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId     string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	Email         string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *RemoveSuppressionRequest) Reset() {
-	*x = RemoveSuppressionRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[33]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *RemoveSuppressionRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*RemoveSuppressionRequest) ProtoMessage() {}
-
-func (x *RemoveSuppressionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[33]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use RemoveSuppressionRequest.ProtoReflect.Descriptor instead.
-func (*RemoveSuppressionRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{33}
-}
-
-func (x *RemoveSuppressionRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-func (x *RemoveSuppressionRequest) GetEmail() string {
-	if x != nil {
-		return x.Email
-	}
-	return ""
-}
-
-type RemoveSuppressionResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Removed       bool                   `protobuf:"varint,1,opt,name=removed,proto3" json:"removed,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *RemoveSuppressionResponse) Reset() {
-	*x = RemoveSuppressionResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[34]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *RemoveSuppressionResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*RemoveSuppressionResponse) ProtoMessage() {}
-
-func (x *RemoveSuppressionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[34]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use RemoveSuppressionResponse.ProtoReflect.Descriptor instead.
-func (*RemoveSuppressionResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{34}
-}
-
-func (x *RemoveSuppressionResponse) GetRemoved() bool {
-	if x != nil {
-		return x.Removed
-	}
-	return false
-}
-
 type ReportProviderEventRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The provider's own id of the event; a repeated report is a no-op.
@@ -1991,7 +1564,7 @@ type ReportProviderEventRequest struct {
 
 func (x *ReportProviderEventRequest) Reset() {
 	*x = ReportProviderEventRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[35]
+	mi := &file_mail_v1_admin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2003,7 +1576,7 @@ func (x *ReportProviderEventRequest) String() string {
 func (*ReportProviderEventRequest) ProtoMessage() {}
 
 func (x *ReportProviderEventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[35]
+	mi := &file_mail_v1_admin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2016,7 +1589,7 @@ func (x *ReportProviderEventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportProviderEventRequest.ProtoReflect.Descriptor instead.
 func (*ReportProviderEventRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{35}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ReportProviderEventRequest) GetProviderEventId() string {
@@ -2066,7 +1639,7 @@ type ReportProviderEventResponse struct {
 
 func (x *ReportProviderEventResponse) Reset() {
 	*x = ReportProviderEventResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[36]
+	mi := &file_mail_v1_admin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2078,7 +1651,7 @@ func (x *ReportProviderEventResponse) String() string {
 func (*ReportProviderEventResponse) ProtoMessage() {}
 
 func (x *ReportProviderEventResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[36]
+	mi := &file_mail_v1_admin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2091,7 +1664,7 @@ func (x *ReportProviderEventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportProviderEventResponse.ProtoReflect.Descriptor instead.
 func (*ReportProviderEventResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{36}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ReportProviderEventResponse) GetApplied() bool {
@@ -2227,41 +1800,7 @@ const file_mail_v1_admin_proto_rawDesc = "" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x1c\n" +
 	"\x04note\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x04note\"1\n" +
 	"\x15AdjustCreditsResponse\x12\x18\n" +
-	"\abalance\x18\x01 \x01(\x03R\abalance\"6\n" +
-	"\x10GetWalletRequest\x12\"\n" +
-	"\n" +
-	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\"\xbd\x01\n" +
-	"\vLedgerEntry\x12\x14\n" +
-	"\x05delta\x18\x01 \x01(\x03R\x05delta\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\"\n" +
-	"\n" +
-	"message_id\x18\x03 \x01(\tH\x00R\tmessageId\x88\x01\x01\x12\x12\n" +
-	"\x04note\x18\x04 \x01(\tR\x04note\x129\n" +
-	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\r\n" +
-	"\v_message_id\"[\n" +
-	"\x11GetWalletResponse\x12\x18\n" +
-	"\abalance\x18\x01 \x01(\x03R\abalance\x12,\n" +
-	"\x06ledger\x18\x02 \x03(\v2\x14.mail.v1.LedgerEntryR\x06ledger\"\xa9\x01\n" +
-	"\vSuppression\x12\x14\n" +
-	"\x05email\x18\x01 \x01(\tR\x05email\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\"\n" +
-	"\n" +
-	"message_id\x18\x03 \x01(\tH\x00R\tmessageId\x88\x01\x01\x129\n" +
-	"\n" +
-	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\r\n" +
-	"\v_message_id\"=\n" +
-	"\x17ListSuppressionsRequest\x12\"\n" +
-	"\n" +
-	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\"T\n" +
-	"\x18ListSuppressionsResponse\x128\n" +
-	"\fsuppressions\x18\x01 \x03(\v2\x14.mail.v1.SuppressionR\fsuppressions\"Y\n" +
-	"\x18RemoveSuppressionRequest\x12\"\n" +
-	"\n" +
-	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\x12\x19\n" +
-	"\x05email\x18\x02 \x01(\tB\x03\xe0A\x02R\x05email\"5\n" +
-	"\x19RemoveSuppressionResponse\x12\x18\n" +
-	"\aremoved\x18\x01 \x01(\bR\aremoved\"\x80\x02\n" +
+	"\abalance\x18\x01 \x01(\x03R\abalance\"\x80\x02\n" +
 	"\x1aReportProviderEventRequest\x12/\n" +
 	"\x11provider_event_id\x18\x01 \x01(\tB\x03\xe0A\x02R\x0fproviderEventId\x123\n" +
 	"\x13provider_message_id\x18\x02 \x01(\tB\x03\xe0A\x02R\x11providerMessageId\x12\x17\n" +
@@ -2273,8 +1812,7 @@ const file_mail_v1_admin_proto_rawDesc = "" +
 	"\x1bReportProviderEventResponse\x12\x18\n" +
 	"\aapplied\x18\x01 \x01(\bR\aapplied\x12\x1d\n" +
 	"\n" +
-	"message_id\x18\x02 \x01(\tR\tmessageId2\xbf\n" +
-	"\n" +
+	"message_id\x18\x02 \x01(\tR\tmessageId2\xc0\b\n" +
 	"\fAdminService\x12P\n" +
 	"\rCreateCompany\x12\x1d.mail.v1.CreateCompanyRequest\x1a\x1e.mail.v1.CreateCompanyResponse\"\x00\x12V\n" +
 	"\x0fSetEntitlements\x12\x1f.mail.v1.SetEntitlementsRequest\x1a .mail.v1.SetEntitlementsResponse\"\x00\x12P\n" +
@@ -2286,10 +1824,7 @@ const file_mail_v1_admin_proto_rawDesc = "" +
 	"\fCreateSender\x12\x1c.mail.v1.CreateSenderRequest\x1a\x1d.mail.v1.CreateSenderResponse\"\x00\x12J\n" +
 	"\vListSenders\x12\x1b.mail.v1.ListSendersRequest\x1a\x1c.mail.v1.ListSendersResponse\"\x00\x12Y\n" +
 	"\x10SetDefaultSender\x12 .mail.v1.SetDefaultSenderRequest\x1a!.mail.v1.SetDefaultSenderResponse\"\x00\x12P\n" +
-	"\rAdjustCredits\x12\x1d.mail.v1.AdjustCreditsRequest\x1a\x1e.mail.v1.AdjustCreditsResponse\"\x00\x12D\n" +
-	"\tGetWallet\x12\x19.mail.v1.GetWalletRequest\x1a\x1a.mail.v1.GetWalletResponse\"\x00\x12Y\n" +
-	"\x10ListSuppressions\x12 .mail.v1.ListSuppressionsRequest\x1a!.mail.v1.ListSuppressionsResponse\"\x00\x12\\\n" +
-	"\x11RemoveSuppression\x12!.mail.v1.RemoveSuppressionRequest\x1a\".mail.v1.RemoveSuppressionResponse\"\x00\x12b\n" +
+	"\rAdjustCredits\x12\x1d.mail.v1.AdjustCreditsRequest\x1a\x1e.mail.v1.AdjustCreditsResponse\"\x00\x12b\n" +
 	"\x13ReportProviderEvent\x12#.mail.v1.ReportProviderEventRequest\x1a$.mail.v1.ReportProviderEventResponse\"\x00\x1a\x04\xb0\xf5\x18\x01B\x89\x01\n" +
 	"\vcom.mail.v1B\n" +
 	"AdminProtoP\x01Z1example.com/mailapi/clients/go/gen/mail/v1;mailv1\xa2\x02\x03MXX\xaa\x02\aMail.V1\xca\x02\aMail\\V1\xe2\x02\x13Mail\\V1\\GPBMetadata\xea\x02\bMail::V1b\x06proto3"
@@ -2306,7 +1841,7 @@ func file_mail_v1_admin_proto_rawDescGZIP() []byte {
 	return file_mail_v1_admin_proto_rawDescData
 }
 
-var file_mail_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_mail_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_mail_v1_admin_proto_goTypes = []any{
 	(*CompanyEntitlements)(nil),         // 0: mail.v1.CompanyEntitlements
 	(*Company)(nil),                     // 1: mail.v1.Company
@@ -2335,79 +1870,61 @@ var file_mail_v1_admin_proto_goTypes = []any{
 	(*SetDefaultSenderResponse)(nil),    // 24: mail.v1.SetDefaultSenderResponse
 	(*AdjustCreditsRequest)(nil),        // 25: mail.v1.AdjustCreditsRequest
 	(*AdjustCreditsResponse)(nil),       // 26: mail.v1.AdjustCreditsResponse
-	(*GetWalletRequest)(nil),            // 27: mail.v1.GetWalletRequest
-	(*LedgerEntry)(nil),                 // 28: mail.v1.LedgerEntry
-	(*GetWalletResponse)(nil),           // 29: mail.v1.GetWalletResponse
-	(*Suppression)(nil),                 // 30: mail.v1.Suppression
-	(*ListSuppressionsRequest)(nil),     // 31: mail.v1.ListSuppressionsRequest
-	(*ListSuppressionsResponse)(nil),    // 32: mail.v1.ListSuppressionsResponse
-	(*RemoveSuppressionRequest)(nil),    // 33: mail.v1.RemoveSuppressionRequest
-	(*RemoveSuppressionResponse)(nil),   // 34: mail.v1.RemoveSuppressionResponse
-	(*ReportProviderEventRequest)(nil),  // 35: mail.v1.ReportProviderEventRequest
-	(*ReportProviderEventResponse)(nil), // 36: mail.v1.ReportProviderEventResponse
-	(*timestamppb.Timestamp)(nil),       // 37: google.protobuf.Timestamp
-	(*Member)(nil),                      // 38: mail.v1.Member
+	(*ReportProviderEventRequest)(nil),  // 27: mail.v1.ReportProviderEventRequest
+	(*ReportProviderEventResponse)(nil), // 28: mail.v1.ReportProviderEventResponse
+	(*timestamppb.Timestamp)(nil),       // 29: google.protobuf.Timestamp
+	(*Member)(nil),                      // 30: mail.v1.Member
 }
 var file_mail_v1_admin_proto_depIdxs = []int32{
 	0,  // 0: mail.v1.Company.entitlements:type_name -> mail.v1.CompanyEntitlements
-	37, // 1: mail.v1.Company.created_at:type_name -> google.protobuf.Timestamp
+	29, // 1: mail.v1.Company.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 2: mail.v1.CreateCompanyRequest.entitlements:type_name -> mail.v1.CompanyEntitlements
 	1,  // 3: mail.v1.CreateCompanyResponse.company:type_name -> mail.v1.Company
 	0,  // 4: mail.v1.SetEntitlementsRequest.entitlements:type_name -> mail.v1.CompanyEntitlements
 	1,  // 5: mail.v1.SetEntitlementsResponse.company:type_name -> mail.v1.Company
 	1,  // 6: mail.v1.ListCompaniesResponse.companies:type_name -> mail.v1.Company
-	38, // 7: mail.v1.CreateSignInLinkResponse.member:type_name -> mail.v1.Member
-	37, // 8: mail.v1.CreateSignInLinkResponse.expires_at:type_name -> google.protobuf.Timestamp
+	30, // 7: mail.v1.CreateSignInLinkResponse.member:type_name -> mail.v1.Member
+	29, // 8: mail.v1.CreateSignInLinkResponse.expires_at:type_name -> google.protobuf.Timestamp
 	10, // 9: mail.v1.SendingDomain.dns_records:type_name -> mail.v1.DnsRecord
-	37, // 10: mail.v1.SendingDomain.last_checked_at:type_name -> google.protobuf.Timestamp
-	37, // 11: mail.v1.SendingDomain.created_at:type_name -> google.protobuf.Timestamp
+	29, // 10: mail.v1.SendingDomain.last_checked_at:type_name -> google.protobuf.Timestamp
+	29, // 11: mail.v1.SendingDomain.created_at:type_name -> google.protobuf.Timestamp
 	11, // 12: mail.v1.CreateSendingDomainResponse.domain:type_name -> mail.v1.SendingDomain
 	11, // 13: mail.v1.VerifySendingDomainResponse.domain:type_name -> mail.v1.SendingDomain
 	11, // 14: mail.v1.ListSendingDomainsResponse.domains:type_name -> mail.v1.SendingDomain
-	37, // 15: mail.v1.Sender.created_at:type_name -> google.protobuf.Timestamp
+	29, // 15: mail.v1.Sender.created_at:type_name -> google.protobuf.Timestamp
 	18, // 16: mail.v1.CreateSenderResponse.sender:type_name -> mail.v1.Sender
 	18, // 17: mail.v1.ListSendersResponse.senders:type_name -> mail.v1.Sender
 	18, // 18: mail.v1.SetDefaultSenderResponse.sender:type_name -> mail.v1.Sender
-	37, // 19: mail.v1.LedgerEntry.created_at:type_name -> google.protobuf.Timestamp
-	28, // 20: mail.v1.GetWalletResponse.ledger:type_name -> mail.v1.LedgerEntry
-	37, // 21: mail.v1.Suppression.created_at:type_name -> google.protobuf.Timestamp
-	30, // 22: mail.v1.ListSuppressionsResponse.suppressions:type_name -> mail.v1.Suppression
-	37, // 23: mail.v1.ReportProviderEventRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	2,  // 24: mail.v1.AdminService.CreateCompany:input_type -> mail.v1.CreateCompanyRequest
-	4,  // 25: mail.v1.AdminService.SetEntitlements:input_type -> mail.v1.SetEntitlementsRequest
-	6,  // 26: mail.v1.AdminService.ListCompanies:input_type -> mail.v1.ListCompaniesRequest
-	8,  // 27: mail.v1.AdminService.CreateSignInLink:input_type -> mail.v1.CreateSignInLinkRequest
-	12, // 28: mail.v1.AdminService.CreateSendingDomain:input_type -> mail.v1.CreateSendingDomainRequest
-	14, // 29: mail.v1.AdminService.VerifySendingDomain:input_type -> mail.v1.VerifySendingDomainRequest
-	16, // 30: mail.v1.AdminService.ListSendingDomains:input_type -> mail.v1.ListSendingDomainsRequest
-	19, // 31: mail.v1.AdminService.CreateSender:input_type -> mail.v1.CreateSenderRequest
-	21, // 32: mail.v1.AdminService.ListSenders:input_type -> mail.v1.ListSendersRequest
-	23, // 33: mail.v1.AdminService.SetDefaultSender:input_type -> mail.v1.SetDefaultSenderRequest
-	25, // 34: mail.v1.AdminService.AdjustCredits:input_type -> mail.v1.AdjustCreditsRequest
-	27, // 35: mail.v1.AdminService.GetWallet:input_type -> mail.v1.GetWalletRequest
-	31, // 36: mail.v1.AdminService.ListSuppressions:input_type -> mail.v1.ListSuppressionsRequest
-	33, // 37: mail.v1.AdminService.RemoveSuppression:input_type -> mail.v1.RemoveSuppressionRequest
-	35, // 38: mail.v1.AdminService.ReportProviderEvent:input_type -> mail.v1.ReportProviderEventRequest
-	3,  // 39: mail.v1.AdminService.CreateCompany:output_type -> mail.v1.CreateCompanyResponse
-	5,  // 40: mail.v1.AdminService.SetEntitlements:output_type -> mail.v1.SetEntitlementsResponse
-	7,  // 41: mail.v1.AdminService.ListCompanies:output_type -> mail.v1.ListCompaniesResponse
-	9,  // 42: mail.v1.AdminService.CreateSignInLink:output_type -> mail.v1.CreateSignInLinkResponse
-	13, // 43: mail.v1.AdminService.CreateSendingDomain:output_type -> mail.v1.CreateSendingDomainResponse
-	15, // 44: mail.v1.AdminService.VerifySendingDomain:output_type -> mail.v1.VerifySendingDomainResponse
-	17, // 45: mail.v1.AdminService.ListSendingDomains:output_type -> mail.v1.ListSendingDomainsResponse
-	20, // 46: mail.v1.AdminService.CreateSender:output_type -> mail.v1.CreateSenderResponse
-	22, // 47: mail.v1.AdminService.ListSenders:output_type -> mail.v1.ListSendersResponse
-	24, // 48: mail.v1.AdminService.SetDefaultSender:output_type -> mail.v1.SetDefaultSenderResponse
-	26, // 49: mail.v1.AdminService.AdjustCredits:output_type -> mail.v1.AdjustCreditsResponse
-	29, // 50: mail.v1.AdminService.GetWallet:output_type -> mail.v1.GetWalletResponse
-	32, // 51: mail.v1.AdminService.ListSuppressions:output_type -> mail.v1.ListSuppressionsResponse
-	34, // 52: mail.v1.AdminService.RemoveSuppression:output_type -> mail.v1.RemoveSuppressionResponse
-	36, // 53: mail.v1.AdminService.ReportProviderEvent:output_type -> mail.v1.ReportProviderEventResponse
-	39, // [39:54] is the sub-list for method output_type
-	24, // [24:39] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	29, // 19: mail.v1.ReportProviderEventRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	2,  // 20: mail.v1.AdminService.CreateCompany:input_type -> mail.v1.CreateCompanyRequest
+	4,  // 21: mail.v1.AdminService.SetEntitlements:input_type -> mail.v1.SetEntitlementsRequest
+	6,  // 22: mail.v1.AdminService.ListCompanies:input_type -> mail.v1.ListCompaniesRequest
+	8,  // 23: mail.v1.AdminService.CreateSignInLink:input_type -> mail.v1.CreateSignInLinkRequest
+	12, // 24: mail.v1.AdminService.CreateSendingDomain:input_type -> mail.v1.CreateSendingDomainRequest
+	14, // 25: mail.v1.AdminService.VerifySendingDomain:input_type -> mail.v1.VerifySendingDomainRequest
+	16, // 26: mail.v1.AdminService.ListSendingDomains:input_type -> mail.v1.ListSendingDomainsRequest
+	19, // 27: mail.v1.AdminService.CreateSender:input_type -> mail.v1.CreateSenderRequest
+	21, // 28: mail.v1.AdminService.ListSenders:input_type -> mail.v1.ListSendersRequest
+	23, // 29: mail.v1.AdminService.SetDefaultSender:input_type -> mail.v1.SetDefaultSenderRequest
+	25, // 30: mail.v1.AdminService.AdjustCredits:input_type -> mail.v1.AdjustCreditsRequest
+	27, // 31: mail.v1.AdminService.ReportProviderEvent:input_type -> mail.v1.ReportProviderEventRequest
+	3,  // 32: mail.v1.AdminService.CreateCompany:output_type -> mail.v1.CreateCompanyResponse
+	5,  // 33: mail.v1.AdminService.SetEntitlements:output_type -> mail.v1.SetEntitlementsResponse
+	7,  // 34: mail.v1.AdminService.ListCompanies:output_type -> mail.v1.ListCompaniesResponse
+	9,  // 35: mail.v1.AdminService.CreateSignInLink:output_type -> mail.v1.CreateSignInLinkResponse
+	13, // 36: mail.v1.AdminService.CreateSendingDomain:output_type -> mail.v1.CreateSendingDomainResponse
+	15, // 37: mail.v1.AdminService.VerifySendingDomain:output_type -> mail.v1.VerifySendingDomainResponse
+	17, // 38: mail.v1.AdminService.ListSendingDomains:output_type -> mail.v1.ListSendingDomainsResponse
+	20, // 39: mail.v1.AdminService.CreateSender:output_type -> mail.v1.CreateSenderResponse
+	22, // 40: mail.v1.AdminService.ListSenders:output_type -> mail.v1.ListSendersResponse
+	24, // 41: mail.v1.AdminService.SetDefaultSender:output_type -> mail.v1.SetDefaultSenderResponse
+	26, // 42: mail.v1.AdminService.AdjustCredits:output_type -> mail.v1.AdjustCreditsResponse
+	28, // 43: mail.v1.AdminService.ReportProviderEvent:output_type -> mail.v1.ReportProviderEventResponse
+	32, // [32:44] is the sub-list for method output_type
+	20, // [20:32] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_mail_v1_admin_proto_init() }
@@ -2420,16 +1937,14 @@ func file_mail_v1_admin_proto_init() {
 	file_mail_v1_admin_proto_msgTypes[2].OneofWrappers = []any{}
 	file_mail_v1_admin_proto_msgTypes[18].OneofWrappers = []any{}
 	file_mail_v1_admin_proto_msgTypes[19].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[28].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[30].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[35].OneofWrappers = []any{}
+	file_mail_v1_admin_proto_msgTypes[27].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_admin_proto_rawDesc), len(file_mail_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   37,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

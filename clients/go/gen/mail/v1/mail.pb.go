@@ -1277,7 +1277,9 @@ type GetAccountResponse struct {
 	Entitlements *Entitlements          `protobuf:"bytes,3,opt,name=entitlements,proto3" json:"entitlements,omitempty"`
 	Limits       *Limits                `protobuf:"bytes,4,opt,name=limits,proto3" json:"limits,omitempty"`
 	// API version indicator, `v1`.
-	ApiVersion    string `protobuf:"bytes,5,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	ApiVersion string `protobuf:"bytes,5,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// The company's Mail credits (GET /mail/v1/credits has the threshold and the ledger).
+	Credits       *AccountCredits `protobuf:"bytes,6,opt,name=credits,proto3" json:"credits,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1347,6 +1349,58 @@ func (x *GetAccountResponse) GetApiVersion() string {
 	return ""
 }
 
+func (x *GetAccountResponse) GetCredits() *AccountCredits {
+	if x != nil {
+		return x.Credits
+	}
+	return nil
+}
+
+type AccountCredits struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Credits left; each message uses one.
+	Balance       int64 `protobuf:"varint,1,opt,name=balance,proto3" json:"balance,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AccountCredits) Reset() {
+	*x = AccountCredits{}
+	mi := &file_mail_v1_mail_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AccountCredits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AccountCredits) ProtoMessage() {}
+
+func (x *AccountCredits) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_mail_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AccountCredits.ProtoReflect.Descriptor instead.
+func (*AccountCredits) Descriptor() ([]byte, []int) {
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *AccountCredits) GetBalance() int64 {
+	if x != nil {
+		return x.Balance
+	}
+	return 0
+}
+
 // Proof of marketing consent.
 type Consent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1365,7 +1419,7 @@ type Consent struct {
 
 func (x *Consent) Reset() {
 	*x = Consent{}
-	mi := &file_mail_v1_mail_proto_msgTypes[14]
+	mi := &file_mail_v1_mail_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1377,7 +1431,7 @@ func (x *Consent) String() string {
 func (*Consent) ProtoMessage() {}
 
 func (x *Consent) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[14]
+	mi := &file_mail_v1_mail_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1390,7 +1444,7 @@ func (x *Consent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Consent.ProtoReflect.Descriptor instead.
 func (*Consent) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{14}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *Consent) GetSource() string {
@@ -1439,7 +1493,7 @@ type Contact struct {
 
 func (x *Contact) Reset() {
 	*x = Contact{}
-	mi := &file_mail_v1_mail_proto_msgTypes[15]
+	mi := &file_mail_v1_mail_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1451,7 +1505,7 @@ func (x *Contact) String() string {
 func (*Contact) ProtoMessage() {}
 
 func (x *Contact) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[15]
+	mi := &file_mail_v1_mail_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1464,7 +1518,7 @@ func (x *Contact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Contact.ProtoReflect.Descriptor instead.
 func (*Contact) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{15}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Contact) GetId() string {
@@ -1585,7 +1639,7 @@ type ListContactsRequest struct {
 
 func (x *ListContactsRequest) Reset() {
 	*x = ListContactsRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[16]
+	mi := &file_mail_v1_mail_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1597,7 +1651,7 @@ func (x *ListContactsRequest) String() string {
 func (*ListContactsRequest) ProtoMessage() {}
 
 func (x *ListContactsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[16]
+	mi := &file_mail_v1_mail_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1610,7 +1664,7 @@ func (x *ListContactsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContactsRequest.ProtoReflect.Descriptor instead.
 func (*ListContactsRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{16}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListContactsRequest) GetLimit() int32 {
@@ -1666,7 +1720,7 @@ type ListContactsResponse struct {
 
 func (x *ListContactsResponse) Reset() {
 	*x = ListContactsResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[17]
+	mi := &file_mail_v1_mail_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1678,7 +1732,7 @@ func (x *ListContactsResponse) String() string {
 func (*ListContactsResponse) ProtoMessage() {}
 
 func (x *ListContactsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[17]
+	mi := &file_mail_v1_mail_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1691,7 +1745,7 @@ func (x *ListContactsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContactsResponse.ProtoReflect.Descriptor instead.
 func (*ListContactsResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{17}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListContactsResponse) GetItems() []*Contact {
@@ -1718,7 +1772,7 @@ type GetContactRequest struct {
 
 func (x *GetContactRequest) Reset() {
 	*x = GetContactRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[18]
+	mi := &file_mail_v1_mail_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1730,7 +1784,7 @@ func (x *GetContactRequest) String() string {
 func (*GetContactRequest) ProtoMessage() {}
 
 func (x *GetContactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[18]
+	mi := &file_mail_v1_mail_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1743,7 +1797,7 @@ func (x *GetContactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContactRequest.ProtoReflect.Descriptor instead.
 func (*GetContactRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{18}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *GetContactRequest) GetId() string {
@@ -1762,7 +1816,7 @@ type GetContactResponse struct {
 
 func (x *GetContactResponse) Reset() {
 	*x = GetContactResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[19]
+	mi := &file_mail_v1_mail_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1774,7 +1828,7 @@ func (x *GetContactResponse) String() string {
 func (*GetContactResponse) ProtoMessage() {}
 
 func (x *GetContactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[19]
+	mi := &file_mail_v1_mail_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1787,7 +1841,7 @@ func (x *GetContactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContactResponse.ProtoReflect.Descriptor instead.
 func (*GetContactResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{19}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetContactResponse) GetContact() *Contact {
@@ -1841,7 +1895,7 @@ type UpsertContactRequest struct {
 
 func (x *UpsertContactRequest) Reset() {
 	*x = UpsertContactRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[20]
+	mi := &file_mail_v1_mail_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1853,7 +1907,7 @@ func (x *UpsertContactRequest) String() string {
 func (*UpsertContactRequest) ProtoMessage() {}
 
 func (x *UpsertContactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[20]
+	mi := &file_mail_v1_mail_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1866,7 +1920,7 @@ func (x *UpsertContactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpsertContactRequest.ProtoReflect.Descriptor instead.
 func (*UpsertContactRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{20}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *UpsertContactRequest) GetEmail() string {
@@ -1973,7 +2027,7 @@ type UpsertContactResponse struct {
 
 func (x *UpsertContactResponse) Reset() {
 	*x = UpsertContactResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[21]
+	mi := &file_mail_v1_mail_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1985,7 +2039,7 @@ func (x *UpsertContactResponse) String() string {
 func (*UpsertContactResponse) ProtoMessage() {}
 
 func (x *UpsertContactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[21]
+	mi := &file_mail_v1_mail_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1998,7 +2052,7 @@ func (x *UpsertContactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpsertContactResponse.ProtoReflect.Descriptor instead.
 func (*UpsertContactResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{21}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *UpsertContactResponse) GetId() string {
@@ -2131,7 +2185,7 @@ type FormField struct {
 
 func (x *FormField) Reset() {
 	*x = FormField{}
-	mi := &file_mail_v1_mail_proto_msgTypes[22]
+	mi := &file_mail_v1_mail_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2143,7 +2197,7 @@ func (x *FormField) String() string {
 func (*FormField) ProtoMessage() {}
 
 func (x *FormField) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[22]
+	mi := &file_mail_v1_mail_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2156,7 +2210,7 @@ func (x *FormField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FormField.ProtoReflect.Descriptor instead.
 func (*FormField) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{22}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *FormField) GetName() string {
@@ -2211,7 +2265,7 @@ type Form struct {
 
 func (x *Form) Reset() {
 	*x = Form{}
-	mi := &file_mail_v1_mail_proto_msgTypes[23]
+	mi := &file_mail_v1_mail_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2223,7 +2277,7 @@ func (x *Form) String() string {
 func (*Form) ProtoMessage() {}
 
 func (x *Form) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[23]
+	mi := &file_mail_v1_mail_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2236,7 +2290,7 @@ func (x *Form) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Form.ProtoReflect.Descriptor instead.
 func (*Form) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{23}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Form) GetPublicId() string {
@@ -2296,7 +2350,7 @@ type ListFormsRequest struct {
 
 func (x *ListFormsRequest) Reset() {
 	*x = ListFormsRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[24]
+	mi := &file_mail_v1_mail_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2308,7 +2362,7 @@ func (x *ListFormsRequest) String() string {
 func (*ListFormsRequest) ProtoMessage() {}
 
 func (x *ListFormsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[24]
+	mi := &file_mail_v1_mail_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2321,7 +2375,7 @@ func (x *ListFormsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFormsRequest.ProtoReflect.Descriptor instead.
 func (*ListFormsRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{24}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{25}
 }
 
 type ListFormsResponse struct {
@@ -2333,7 +2387,7 @@ type ListFormsResponse struct {
 
 func (x *ListFormsResponse) Reset() {
 	*x = ListFormsResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[25]
+	mi := &file_mail_v1_mail_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2345,7 +2399,7 @@ func (x *ListFormsResponse) String() string {
 func (*ListFormsResponse) ProtoMessage() {}
 
 func (x *ListFormsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[25]
+	mi := &file_mail_v1_mail_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2358,7 +2412,7 @@ func (x *ListFormsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFormsResponse.ProtoReflect.Descriptor instead.
 func (*ListFormsResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{25}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListFormsResponse) GetItems() []*Form {
@@ -2413,7 +2467,7 @@ type RecordConversionRequest struct {
 
 func (x *RecordConversionRequest) Reset() {
 	*x = RecordConversionRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[26]
+	mi := &file_mail_v1_mail_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2425,7 +2479,7 @@ func (x *RecordConversionRequest) String() string {
 func (*RecordConversionRequest) ProtoMessage() {}
 
 func (x *RecordConversionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[26]
+	mi := &file_mail_v1_mail_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2438,7 +2492,7 @@ func (x *RecordConversionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordConversionRequest.ProtoReflect.Descriptor instead.
 func (*RecordConversionRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{26}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RecordConversionRequest) GetEventId() string {
@@ -2558,7 +2612,7 @@ type Conversion struct {
 
 func (x *Conversion) Reset() {
 	*x = Conversion{}
-	mi := &file_mail_v1_mail_proto_msgTypes[27]
+	mi := &file_mail_v1_mail_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2570,7 +2624,7 @@ func (x *Conversion) String() string {
 func (*Conversion) ProtoMessage() {}
 
 func (x *Conversion) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[27]
+	mi := &file_mail_v1_mail_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2583,7 +2637,7 @@ func (x *Conversion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Conversion.ProtoReflect.Descriptor instead.
 func (*Conversion) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{27}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Conversion) GetId() string {
@@ -2722,7 +2776,7 @@ type RecordConversionResponse struct {
 
 func (x *RecordConversionResponse) Reset() {
 	*x = RecordConversionResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[28]
+	mi := &file_mail_v1_mail_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2734,7 +2788,7 @@ func (x *RecordConversionResponse) String() string {
 func (*RecordConversionResponse) ProtoMessage() {}
 
 func (x *RecordConversionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[28]
+	mi := &file_mail_v1_mail_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2747,7 +2801,7 @@ func (x *RecordConversionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordConversionResponse.ProtoReflect.Descriptor instead.
 func (*RecordConversionResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{28}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *RecordConversionResponse) GetConversion() *Conversion {
@@ -2867,14 +2921,17 @@ const file_mail_v1_mail_proto_rawDesc = "" +
 	"\x06Limits\x12.\n" +
 	"\x13requests_per_minute\x18\x01 \x01(\rR\x11requestsPerMinute\x128\n" +
 	"\x18idempotency_window_hours\x18\x02 \x01(\rR\x16idempotencyWindowHours\x127\n" +
-	"\x18key_rotation_grace_hours\x18\x03 \x01(\rR\x15keyRotationGraceHours\"\xfb\x01\n" +
+	"\x18key_rotation_grace_hours\x18\x03 \x01(\rR\x15keyRotationGraceHours\"\xae\x02\n" +
 	"\x12GetAccountResponse\x129\n" +
 	"\forganization\x18\x01 \x01(\v2\x15.mail.v1.OrganizationR\forganization\x12%\n" +
 	"\x03key\x18\x02 \x01(\v2\x13.mail.v1.ApiKeyInfoR\x03key\x129\n" +
 	"\fentitlements\x18\x03 \x01(\v2\x15.mail.v1.EntitlementsR\fentitlements\x12'\n" +
 	"\x06limits\x18\x04 \x01(\v2\x0f.mail.v1.LimitsR\x06limits\x12\x1f\n" +
 	"\vapi_version\x18\x05 \x01(\tR\n" +
-	"apiVersion\"\x92\x01\n" +
+	"apiVersion\x121\n" +
+	"\acredits\x18\x06 \x01(\v2\x17.mail.v1.AccountCreditsR\acredits\"*\n" +
+	"\x0eAccountCredits\x12\x18\n" +
+	"\abalance\x18\x01 \x01(\x03R\abalance\"\x92\x01\n" +
 	"\aConsent\x12 \n" +
 	"\x06source\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x06source\x12*\n" +
 	"\x02at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12+\n" +
@@ -3141,7 +3198,7 @@ func file_mail_v1_mail_proto_rawDescGZIP() []byte {
 }
 
 var file_mail_v1_mail_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_mail_v1_mail_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_mail_v1_mail_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_mail_v1_mail_proto_goTypes = []any{
 	(MessageStatus)(0),               // 0: mail.v1.MessageStatus
 	(ContactStatus)(0),               // 1: mail.v1.ContactStatus
@@ -3162,108 +3219,110 @@ var file_mail_v1_mail_proto_goTypes = []any{
 	(*Entitlements)(nil),             // 16: mail.v1.Entitlements
 	(*Limits)(nil),                   // 17: mail.v1.Limits
 	(*GetAccountResponse)(nil),       // 18: mail.v1.GetAccountResponse
-	(*Consent)(nil),                  // 19: mail.v1.Consent
-	(*Contact)(nil),                  // 20: mail.v1.Contact
-	(*ListContactsRequest)(nil),      // 21: mail.v1.ListContactsRequest
-	(*ListContactsResponse)(nil),     // 22: mail.v1.ListContactsResponse
-	(*GetContactRequest)(nil),        // 23: mail.v1.GetContactRequest
-	(*GetContactResponse)(nil),       // 24: mail.v1.GetContactResponse
-	(*UpsertContactRequest)(nil),     // 25: mail.v1.UpsertContactRequest
-	(*UpsertContactResponse)(nil),    // 26: mail.v1.UpsertContactResponse
-	(*FormField)(nil),                // 27: mail.v1.FormField
-	(*Form)(nil),                     // 28: mail.v1.Form
-	(*ListFormsRequest)(nil),         // 29: mail.v1.ListFormsRequest
-	(*ListFormsResponse)(nil),        // 30: mail.v1.ListFormsResponse
-	(*RecordConversionRequest)(nil),  // 31: mail.v1.RecordConversionRequest
-	(*Conversion)(nil),               // 32: mail.v1.Conversion
-	(*RecordConversionResponse)(nil), // 33: mail.v1.RecordConversionResponse
-	nil,                              // 34: mail.v1.SendMessageRequest.TagsEntry
-	nil,                              // 35: mail.v1.Message.TagsEntry
-	(*structpb.Value)(nil),           // 36: google.protobuf.Value
-	(*structpb.Struct)(nil),          // 37: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 38: google.protobuf.Timestamp
-	(*structpb.ListValue)(nil),       // 39: google.protobuf.ListValue
+	(*AccountCredits)(nil),           // 19: mail.v1.AccountCredits
+	(*Consent)(nil),                  // 20: mail.v1.Consent
+	(*Contact)(nil),                  // 21: mail.v1.Contact
+	(*ListContactsRequest)(nil),      // 22: mail.v1.ListContactsRequest
+	(*ListContactsResponse)(nil),     // 23: mail.v1.ListContactsResponse
+	(*GetContactRequest)(nil),        // 24: mail.v1.GetContactRequest
+	(*GetContactResponse)(nil),       // 25: mail.v1.GetContactResponse
+	(*UpsertContactRequest)(nil),     // 26: mail.v1.UpsertContactRequest
+	(*UpsertContactResponse)(nil),    // 27: mail.v1.UpsertContactResponse
+	(*FormField)(nil),                // 28: mail.v1.FormField
+	(*Form)(nil),                     // 29: mail.v1.Form
+	(*ListFormsRequest)(nil),         // 30: mail.v1.ListFormsRequest
+	(*ListFormsResponse)(nil),        // 31: mail.v1.ListFormsResponse
+	(*RecordConversionRequest)(nil),  // 32: mail.v1.RecordConversionRequest
+	(*Conversion)(nil),               // 33: mail.v1.Conversion
+	(*RecordConversionResponse)(nil), // 34: mail.v1.RecordConversionResponse
+	nil,                              // 35: mail.v1.SendMessageRequest.TagsEntry
+	nil,                              // 36: mail.v1.Message.TagsEntry
+	(*structpb.Value)(nil),           // 37: google.protobuf.Value
+	(*structpb.Struct)(nil),          // 38: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 39: google.protobuf.Timestamp
+	(*structpb.ListValue)(nil),       // 40: google.protobuf.ListValue
 }
 var file_mail_v1_mail_proto_depIdxs = []int32{
-	36, // 0: mail.v1.SendMessageRequest.to:type_name -> google.protobuf.Value
-	37, // 1: mail.v1.SendMessageRequest.variables:type_name -> google.protobuf.Struct
-	34, // 2: mail.v1.SendMessageRequest.tags:type_name -> mail.v1.SendMessageRequest.TagsEntry
+	37, // 0: mail.v1.SendMessageRequest.to:type_name -> google.protobuf.Value
+	38, // 1: mail.v1.SendMessageRequest.variables:type_name -> google.protobuf.Struct
+	35, // 2: mail.v1.SendMessageRequest.tags:type_name -> mail.v1.SendMessageRequest.TagsEntry
 	0,  // 3: mail.v1.SendMessageResponse.status:type_name -> mail.v1.MessageStatus
-	38, // 4: mail.v1.MessageEvent.at:type_name -> google.protobuf.Timestamp
+	39, // 4: mail.v1.MessageEvent.at:type_name -> google.protobuf.Timestamp
 	0,  // 5: mail.v1.Message.status:type_name -> mail.v1.MessageStatus
-	38, // 6: mail.v1.Message.created_at:type_name -> google.protobuf.Timestamp
-	38, // 7: mail.v1.Message.sent_at:type_name -> google.protobuf.Timestamp
-	38, // 8: mail.v1.Message.last_event_at:type_name -> google.protobuf.Timestamp
+	39, // 6: mail.v1.Message.created_at:type_name -> google.protobuf.Timestamp
+	39, // 7: mail.v1.Message.sent_at:type_name -> google.protobuf.Timestamp
+	39, // 8: mail.v1.Message.last_event_at:type_name -> google.protobuf.Timestamp
 	7,  // 9: mail.v1.Message.events:type_name -> mail.v1.MessageEvent
-	35, // 10: mail.v1.Message.tags:type_name -> mail.v1.Message.TagsEntry
+	36, // 10: mail.v1.Message.tags:type_name -> mail.v1.Message.TagsEntry
 	8,  // 11: mail.v1.GetMessageResponse.message:type_name -> mail.v1.Message
 	0,  // 12: mail.v1.ListMessagesRequest.status:type_name -> mail.v1.MessageStatus
-	38, // 13: mail.v1.ListMessagesRequest.since:type_name -> google.protobuf.Timestamp
+	39, // 13: mail.v1.ListMessagesRequest.since:type_name -> google.protobuf.Timestamp
 	8,  // 14: mail.v1.ListMessagesResponse.items:type_name -> mail.v1.Message
-	38, // 15: mail.v1.ApiKeyInfo.expires_at:type_name -> google.protobuf.Timestamp
+	39, // 15: mail.v1.ApiKeyInfo.expires_at:type_name -> google.protobuf.Timestamp
 	14, // 16: mail.v1.GetAccountResponse.organization:type_name -> mail.v1.Organization
 	15, // 17: mail.v1.GetAccountResponse.key:type_name -> mail.v1.ApiKeyInfo
 	16, // 18: mail.v1.GetAccountResponse.entitlements:type_name -> mail.v1.Entitlements
 	17, // 19: mail.v1.GetAccountResponse.limits:type_name -> mail.v1.Limits
-	38, // 20: mail.v1.Consent.at:type_name -> google.protobuf.Timestamp
-	37, // 21: mail.v1.Contact.attributes:type_name -> google.protobuf.Struct
-	1,  // 22: mail.v1.Contact.status:type_name -> mail.v1.ContactStatus
-	19, // 23: mail.v1.Contact.consent:type_name -> mail.v1.Consent
-	38, // 24: mail.v1.Contact.created_at:type_name -> google.protobuf.Timestamp
-	38, // 25: mail.v1.Contact.updated_at:type_name -> google.protobuf.Timestamp
-	1,  // 26: mail.v1.ListContactsRequest.status:type_name -> mail.v1.ContactStatus
-	20, // 27: mail.v1.ListContactsResponse.items:type_name -> mail.v1.Contact
-	20, // 28: mail.v1.GetContactResponse.contact:type_name -> mail.v1.Contact
-	37, // 29: mail.v1.UpsertContactRequest.attributes:type_name -> google.protobuf.Struct
-	39, // 30: mail.v1.UpsertContactRequest.tags:type_name -> google.protobuf.ListValue
-	39, // 31: mail.v1.UpsertContactRequest.list_ids:type_name -> google.protobuf.ListValue
-	1,  // 32: mail.v1.UpsertContactRequest.status:type_name -> mail.v1.ContactStatus
-	19, // 33: mail.v1.UpsertContactRequest.consent:type_name -> mail.v1.Consent
-	37, // 34: mail.v1.UpsertContactResponse.attributes:type_name -> google.protobuf.Struct
-	1,  // 35: mail.v1.UpsertContactResponse.status:type_name -> mail.v1.ContactStatus
-	19, // 36: mail.v1.UpsertContactResponse.consent:type_name -> mail.v1.Consent
-	38, // 37: mail.v1.UpsertContactResponse.created_at:type_name -> google.protobuf.Timestamp
-	38, // 38: mail.v1.UpsertContactResponse.updated_at:type_name -> google.protobuf.Timestamp
-	27, // 39: mail.v1.Form.fields:type_name -> mail.v1.FormField
-	28, // 40: mail.v1.ListFormsResponse.items:type_name -> mail.v1.Form
-	2,  // 41: mail.v1.RecordConversionRequest.event_type:type_name -> mail.v1.ConversionEventType
-	36, // 42: mail.v1.RecordConversionRequest.revenue:type_name -> google.protobuf.Value
-	3,  // 43: mail.v1.RecordConversionRequest.status:type_name -> mail.v1.ConversionStatus
-	36, // 44: mail.v1.RecordConversionRequest.refunded_amount:type_name -> google.protobuf.Value
-	38, // 45: mail.v1.RecordConversionRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	37, // 46: mail.v1.RecordConversionRequest.metadata:type_name -> google.protobuf.Struct
-	2,  // 47: mail.v1.Conversion.event_type:type_name -> mail.v1.ConversionEventType
-	3,  // 48: mail.v1.Conversion.status:type_name -> mail.v1.ConversionStatus
-	38, // 49: mail.v1.Conversion.occurred_at:type_name -> google.protobuf.Timestamp
-	37, // 50: mail.v1.Conversion.metadata:type_name -> google.protobuf.Struct
-	38, // 51: mail.v1.Conversion.clicked_at:type_name -> google.protobuf.Timestamp
-	38, // 52: mail.v1.Conversion.created_at:type_name -> google.protobuf.Timestamp
-	38, // 53: mail.v1.Conversion.updated_at:type_name -> google.protobuf.Timestamp
-	32, // 54: mail.v1.RecordConversionResponse.conversion:type_name -> mail.v1.Conversion
-	4,  // 55: mail.v1.RecordConversionResponse.outcome:type_name -> mail.v1.ConversionOutcome
-	5,  // 56: mail.v1.MailService.SendMessage:input_type -> mail.v1.SendMessageRequest
-	9,  // 57: mail.v1.MailService.GetMessage:input_type -> mail.v1.GetMessageRequest
-	11, // 58: mail.v1.MailService.ListMessages:input_type -> mail.v1.ListMessagesRequest
-	13, // 59: mail.v1.MailService.GetAccount:input_type -> mail.v1.GetAccountRequest
-	21, // 60: mail.v1.MailService.ListContacts:input_type -> mail.v1.ListContactsRequest
-	23, // 61: mail.v1.MailService.GetContact:input_type -> mail.v1.GetContactRequest
-	25, // 62: mail.v1.MailService.UpsertContact:input_type -> mail.v1.UpsertContactRequest
-	29, // 63: mail.v1.MailService.ListForms:input_type -> mail.v1.ListFormsRequest
-	31, // 64: mail.v1.MailService.RecordConversion:input_type -> mail.v1.RecordConversionRequest
-	6,  // 65: mail.v1.MailService.SendMessage:output_type -> mail.v1.SendMessageResponse
-	10, // 66: mail.v1.MailService.GetMessage:output_type -> mail.v1.GetMessageResponse
-	12, // 67: mail.v1.MailService.ListMessages:output_type -> mail.v1.ListMessagesResponse
-	18, // 68: mail.v1.MailService.GetAccount:output_type -> mail.v1.GetAccountResponse
-	22, // 69: mail.v1.MailService.ListContacts:output_type -> mail.v1.ListContactsResponse
-	24, // 70: mail.v1.MailService.GetContact:output_type -> mail.v1.GetContactResponse
-	26, // 71: mail.v1.MailService.UpsertContact:output_type -> mail.v1.UpsertContactResponse
-	30, // 72: mail.v1.MailService.ListForms:output_type -> mail.v1.ListFormsResponse
-	33, // 73: mail.v1.MailService.RecordConversion:output_type -> mail.v1.RecordConversionResponse
-	65, // [65:74] is the sub-list for method output_type
-	56, // [56:65] is the sub-list for method input_type
-	56, // [56:56] is the sub-list for extension type_name
-	56, // [56:56] is the sub-list for extension extendee
-	0,  // [0:56] is the sub-list for field type_name
+	19, // 20: mail.v1.GetAccountResponse.credits:type_name -> mail.v1.AccountCredits
+	39, // 21: mail.v1.Consent.at:type_name -> google.protobuf.Timestamp
+	38, // 22: mail.v1.Contact.attributes:type_name -> google.protobuf.Struct
+	1,  // 23: mail.v1.Contact.status:type_name -> mail.v1.ContactStatus
+	20, // 24: mail.v1.Contact.consent:type_name -> mail.v1.Consent
+	39, // 25: mail.v1.Contact.created_at:type_name -> google.protobuf.Timestamp
+	39, // 26: mail.v1.Contact.updated_at:type_name -> google.protobuf.Timestamp
+	1,  // 27: mail.v1.ListContactsRequest.status:type_name -> mail.v1.ContactStatus
+	21, // 28: mail.v1.ListContactsResponse.items:type_name -> mail.v1.Contact
+	21, // 29: mail.v1.GetContactResponse.contact:type_name -> mail.v1.Contact
+	38, // 30: mail.v1.UpsertContactRequest.attributes:type_name -> google.protobuf.Struct
+	40, // 31: mail.v1.UpsertContactRequest.tags:type_name -> google.protobuf.ListValue
+	40, // 32: mail.v1.UpsertContactRequest.list_ids:type_name -> google.protobuf.ListValue
+	1,  // 33: mail.v1.UpsertContactRequest.status:type_name -> mail.v1.ContactStatus
+	20, // 34: mail.v1.UpsertContactRequest.consent:type_name -> mail.v1.Consent
+	38, // 35: mail.v1.UpsertContactResponse.attributes:type_name -> google.protobuf.Struct
+	1,  // 36: mail.v1.UpsertContactResponse.status:type_name -> mail.v1.ContactStatus
+	20, // 37: mail.v1.UpsertContactResponse.consent:type_name -> mail.v1.Consent
+	39, // 38: mail.v1.UpsertContactResponse.created_at:type_name -> google.protobuf.Timestamp
+	39, // 39: mail.v1.UpsertContactResponse.updated_at:type_name -> google.protobuf.Timestamp
+	28, // 40: mail.v1.Form.fields:type_name -> mail.v1.FormField
+	29, // 41: mail.v1.ListFormsResponse.items:type_name -> mail.v1.Form
+	2,  // 42: mail.v1.RecordConversionRequest.event_type:type_name -> mail.v1.ConversionEventType
+	37, // 43: mail.v1.RecordConversionRequest.revenue:type_name -> google.protobuf.Value
+	3,  // 44: mail.v1.RecordConversionRequest.status:type_name -> mail.v1.ConversionStatus
+	37, // 45: mail.v1.RecordConversionRequest.refunded_amount:type_name -> google.protobuf.Value
+	39, // 46: mail.v1.RecordConversionRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	38, // 47: mail.v1.RecordConversionRequest.metadata:type_name -> google.protobuf.Struct
+	2,  // 48: mail.v1.Conversion.event_type:type_name -> mail.v1.ConversionEventType
+	3,  // 49: mail.v1.Conversion.status:type_name -> mail.v1.ConversionStatus
+	39, // 50: mail.v1.Conversion.occurred_at:type_name -> google.protobuf.Timestamp
+	38, // 51: mail.v1.Conversion.metadata:type_name -> google.protobuf.Struct
+	39, // 52: mail.v1.Conversion.clicked_at:type_name -> google.protobuf.Timestamp
+	39, // 53: mail.v1.Conversion.created_at:type_name -> google.protobuf.Timestamp
+	39, // 54: mail.v1.Conversion.updated_at:type_name -> google.protobuf.Timestamp
+	33, // 55: mail.v1.RecordConversionResponse.conversion:type_name -> mail.v1.Conversion
+	4,  // 56: mail.v1.RecordConversionResponse.outcome:type_name -> mail.v1.ConversionOutcome
+	5,  // 57: mail.v1.MailService.SendMessage:input_type -> mail.v1.SendMessageRequest
+	9,  // 58: mail.v1.MailService.GetMessage:input_type -> mail.v1.GetMessageRequest
+	11, // 59: mail.v1.MailService.ListMessages:input_type -> mail.v1.ListMessagesRequest
+	13, // 60: mail.v1.MailService.GetAccount:input_type -> mail.v1.GetAccountRequest
+	22, // 61: mail.v1.MailService.ListContacts:input_type -> mail.v1.ListContactsRequest
+	24, // 62: mail.v1.MailService.GetContact:input_type -> mail.v1.GetContactRequest
+	26, // 63: mail.v1.MailService.UpsertContact:input_type -> mail.v1.UpsertContactRequest
+	30, // 64: mail.v1.MailService.ListForms:input_type -> mail.v1.ListFormsRequest
+	32, // 65: mail.v1.MailService.RecordConversion:input_type -> mail.v1.RecordConversionRequest
+	6,  // 66: mail.v1.MailService.SendMessage:output_type -> mail.v1.SendMessageResponse
+	10, // 67: mail.v1.MailService.GetMessage:output_type -> mail.v1.GetMessageResponse
+	12, // 68: mail.v1.MailService.ListMessages:output_type -> mail.v1.ListMessagesResponse
+	18, // 69: mail.v1.MailService.GetAccount:output_type -> mail.v1.GetAccountResponse
+	23, // 70: mail.v1.MailService.ListContacts:output_type -> mail.v1.ListContactsResponse
+	25, // 71: mail.v1.MailService.GetContact:output_type -> mail.v1.GetContactResponse
+	27, // 72: mail.v1.MailService.UpsertContact:output_type -> mail.v1.UpsertContactResponse
+	31, // 73: mail.v1.MailService.ListForms:output_type -> mail.v1.ListFormsResponse
+	34, // 74: mail.v1.MailService.RecordConversion:output_type -> mail.v1.RecordConversionResponse
+	66, // [66:75] is the sub-list for method output_type
+	57, // [57:66] is the sub-list for method input_type
+	57, // [57:57] is the sub-list for extension type_name
+	57, // [57:57] is the sub-list for extension extendee
+	0,  // [0:57] is the sub-list for field type_name
 }
 
 func init() { file_mail_v1_mail_proto_init() }
@@ -3276,21 +3335,21 @@ func file_mail_v1_mail_proto_init() {
 	file_mail_v1_mail_proto_msgTypes[3].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[6].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[7].OneofWrappers = []any{}
-	file_mail_v1_mail_proto_msgTypes[14].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[15].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[16].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[17].OneofWrappers = []any{}
-	file_mail_v1_mail_proto_msgTypes[20].OneofWrappers = []any{}
+	file_mail_v1_mail_proto_msgTypes[18].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[21].OneofWrappers = []any{}
-	file_mail_v1_mail_proto_msgTypes[26].OneofWrappers = []any{}
+	file_mail_v1_mail_proto_msgTypes[22].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[27].OneofWrappers = []any{}
+	file_mail_v1_mail_proto_msgTypes[28].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_mail_proto_rawDesc), len(file_mail_v1_mail_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   31,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

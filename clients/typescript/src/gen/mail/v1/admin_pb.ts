@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/admin.proto.
  */
 export const file_mail_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChNtYWlsL3YxL2FkbWluLnByb3RvEgdtYWlsLnYxIjAKE0NvbXBhbnlFbnRpdGxlbWVudHMSCwoDYXBpGAEgASgIEgwKBHNtdHAYAiABKAgihwEKB0NvbXBhbnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIyCgxlbnRpdGxlbWVudHMYAyABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiewoUQ3JlYXRlQ29tcGFueVJlcXVlc3QSGQoEbmFtZRgBIAEoCUIL4EECukgFcgMYyAESNwoMZW50aXRsZW1lbnRzGAIgASgLMhwubWFpbC52MS5Db21wYW55RW50aXRsZW1lbnRzSACIAQFCDwoNX2VudGl0bGVtZW50cyI6ChVDcmVhdGVDb21wYW55UmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSJlChZTZXRFbnRpdGxlbWVudHNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIyCgxlbnRpdGxlbWVudHMYAiABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMiPAoXU2V0RW50aXRsZW1lbnRzUmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSIWChRMaXN0Q29tcGFuaWVzUmVxdWVzdCI8ChVMaXN0Q29tcGFuaWVzUmVzcG9uc2USIwoJY29tcGFuaWVzGAEgAygLMhAubWFpbC52MS5Db21wYW55IkYKF0NyZWF0ZVNpZ25JbkxpbmtSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhISCgVlbWFpbBgCIAEoCUID4EECIoUBChhDcmVhdGVTaWduSW5MaW5rUmVzcG9uc2USHwoGbWVtYmVyGAEgASgLMg8ubWFpbC52MS5NZW1iZXISGAoLc2lnbl9pbl91cmwYAiABKAlCA4ABARIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZCglEbnNSZWNvcmQSDAoEdHlwZRgBIAEoCRIMCgRuYW1lGAIgASgJEg0KBXZhbHVlGAMgASgJEg8KB3B1cnBvc2UYBCABKAkSEAoIdmVyaWZpZWQYBSABKAgi+AIKDVNlbmRpbmdEb21haW4SCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIOCgZkb21haW4YAyABKAkSGgoScmV0dXJuX3BhdGhfZG9tYWluGAQgASgJEhUKDWRraW1fc2VsZWN0b3IYBSABKAkSFQoNZGtpbV92ZXJpZmllZBgGIAEoCBIUCgxzcGZfdmVyaWZpZWQYByABKAgSFgoOZG1hcmNfdmVyaWZpZWQYCCABKAgSEAoIdmVyaWZpZWQYCSABKAgSHwoXdmVyaWZpY2F0aW9uX292ZXJyaWRkZW4YCiABKAgSJwoLZG5zX3JlY29yZHMYCyADKAsyEi5tYWlsLnYxLkRuc1JlY29yZBIzCg9sYXN0X2NoZWNrZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkoKGkNyZWF0ZVNlbmRpbmdEb21haW5SZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhITCgZkb21haW4YAiABKAlCA+BBAiJFChtDcmVhdGVTZW5kaW5nRG9tYWluUmVzcG9uc2USJgoGZG9tYWluGAEgASgLMhYubWFpbC52MS5TZW5kaW5nRG9tYWluIl8KGlZlcmlmeVNlbmRpbmdEb21haW5SZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIWCglkb21haW5faWQYAiABKAlCA+BBAhIQCghvdmVycmlkZRgDIAEoCCJFChtWZXJpZnlTZW5kaW5nRG9tYWluUmVzcG9uc2USJgoGZG9tYWluGAEgASgLMhYubWFpbC52MS5TZW5kaW5nRG9tYWluIjQKGUxpc3RTZW5kaW5nRG9tYWluc1JlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECIkUKGkxpc3RTZW5kaW5nRG9tYWluc1Jlc3BvbnNlEicKB2RvbWFpbnMYASADKAsyFi5tYWlsLnYxLlNlbmRpbmdEb21haW4ivAEKBlNlbmRlchIKCgJpZBgBIAEoCRISCgpjb21wYW55X2lkGAIgASgJEhEKCWRvbWFpbl9pZBgDIAEoCRINCgVlbWFpbBgEIAEoCRIRCgRuYW1lGAUgASgJSACIAQESEgoKaXNfZGVmYXVsdBgGIAEoCBIQCgh2ZXJpZmllZBgHIAEoCBIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfbmFtZSJ0ChNDcmVhdGVTZW5kZXJSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhISCgVlbWFpbBgCIAEoCUID4EECEhEKBG5hbWUYAyABKAlIAIgBARIUCgxtYWtlX2RlZmF1bHQYBCABKAhCBwoFX25hbWUiNwoUQ3JlYXRlU2VuZGVyUmVzcG9uc2USHwoGc2VuZGVyGAEgASgLMg8ubWFpbC52MS5TZW5kZXIiLQoSTGlzdFNlbmRlcnNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAiI3ChNMaXN0U2VuZGVyc1Jlc3BvbnNlEiAKB3NlbmRlcnMYASADKAsyDy5tYWlsLnYxLlNlbmRlciJKChdTZXREZWZhdWx0U2VuZGVyUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISFgoJc2VuZGVyX2lkGAIgASgJQgPgQQIiOwoYU2V0RGVmYXVsdFNlbmRlclJlc3BvbnNlEh8KBnNlbmRlchgBIAEoCzIPLm1haWwudjEuU2VuZGVyIlcKFEFkanVzdENyZWRpdHNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIOCgZhbW91bnQYAiABKAMSFgoEbm90ZRgDIAEoCUIIukgFcgMY9AMiKAoVQWRqdXN0Q3JlZGl0c1Jlc3BvbnNlEg8KB2JhbGFuY2UYASABKAMiKwoQR2V0V2FsbGV0UmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQIikgEKC0xlZGdlckVudHJ5Eg0KBWRlbHRhGAEgASgDEg4KBnJlYXNvbhgCIAEoCRIXCgptZXNzYWdlX2lkGAMgASgJSACIAQESDAoEbm90ZRgEIAEoCRIuCgpjcmVhdGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEINCgtfbWVzc2FnZV9pZCJKChFHZXRXYWxsZXRSZXNwb25zZRIPCgdiYWxhbmNlGAEgASgDEiQKBmxlZGdlchgCIAMoCzIULm1haWwudjEuTGVkZ2VyRW50cnkihAEKC1N1cHByZXNzaW9uEg0KBWVtYWlsGAEgASgJEg4KBnJlYXNvbhgCIAEoCRIXCgptZXNzYWdlX2lkGAMgASgJSACIAQESLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDQoLX21lc3NhZ2VfaWQiMgoXTGlzdFN1cHByZXNzaW9uc1JlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECIkYKGExpc3RTdXBwcmVzc2lvbnNSZXNwb25zZRIqCgxzdXBwcmVzc2lvbnMYASADKAsyFC5tYWlsLnYxLlN1cHByZXNzaW9uIkcKGFJlbW92ZVN1cHByZXNzaW9uUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISEgoFZW1haWwYAiABKAlCA+BBAiIsChlSZW1vdmVTdXBwcmVzc2lvblJlc3BvbnNlEg8KB3JlbW92ZWQYASABKAgiwgEKGlJlcG9ydFByb3ZpZGVyRXZlbnRSZXF1ZXN0Eh4KEXByb3ZpZGVyX2V2ZW50X2lkGAEgASgJQgPgQQISIAoTcHJvdmlkZXJfbWVzc2FnZV9pZBgCIAEoCUID4EECEhEKBHR5cGUYAyABKAlCA+BBAhIvCgtvY2N1cnJlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoGZGV0YWlsGAUgASgJSACIAQFCCQoHX2RldGFpbCJCChtSZXBvcnRQcm92aWRlckV2ZW50UmVzcG9uc2USDwoHYXBwbGllZBgBIAEoCBISCgptZXNzYWdlX2lkGAIgASgJMr8KCgxBZG1pblNlcnZpY2USUAoNQ3JlYXRlQ29tcGFueRIdLm1haWwudjEuQ3JlYXRlQ29tcGFueVJlcXVlc3QaHi5tYWlsLnYxLkNyZWF0ZUNvbXBhbnlSZXNwb25zZSIAElYKD1NldEVudGl0bGVtZW50cxIfLm1haWwudjEuU2V0RW50aXRsZW1lbnRzUmVxdWVzdBogLm1haWwudjEuU2V0RW50aXRsZW1lbnRzUmVzcG9uc2UiABJQCg1MaXN0Q29tcGFuaWVzEh0ubWFpbC52MS5MaXN0Q29tcGFuaWVzUmVxdWVzdBoeLm1haWwudjEuTGlzdENvbXBhbmllc1Jlc3BvbnNlIgASWQoQQ3JlYXRlU2lnbkluTGluaxIgLm1haWwudjEuQ3JlYXRlU2lnbkluTGlua1JlcXVlc3QaIS5tYWlsLnYxLkNyZWF0ZVNpZ25JbkxpbmtSZXNwb25zZSIAEmIKE0NyZWF0ZVNlbmRpbmdEb21haW4SIy5tYWlsLnYxLkNyZWF0ZVNlbmRpbmdEb21haW5SZXF1ZXN0GiQubWFpbC52MS5DcmVhdGVTZW5kaW5nRG9tYWluUmVzcG9uc2UiABJiChNWZXJpZnlTZW5kaW5nRG9tYWluEiMubWFpbC52MS5WZXJpZnlTZW5kaW5nRG9tYWluUmVxdWVzdBokLm1haWwudjEuVmVyaWZ5U2VuZGluZ0RvbWFpblJlc3BvbnNlIgASXwoSTGlzdFNlbmRpbmdEb21haW5zEiIubWFpbC52MS5MaXN0U2VuZGluZ0RvbWFpbnNSZXF1ZXN0GiMubWFpbC52MS5MaXN0U2VuZGluZ0RvbWFpbnNSZXNwb25zZSIAEk0KDENyZWF0ZVNlbmRlchIcLm1haWwudjEuQ3JlYXRlU2VuZGVyUmVxdWVzdBodLm1haWwudjEuQ3JlYXRlU2VuZGVyUmVzcG9uc2UiABJKCgtMaXN0U2VuZGVycxIbLm1haWwudjEuTGlzdFNlbmRlcnNSZXF1ZXN0GhwubWFpbC52MS5MaXN0U2VuZGVyc1Jlc3BvbnNlIgASWQoQU2V0RGVmYXVsdFNlbmRlchIgLm1haWwudjEuU2V0RGVmYXVsdFNlbmRlclJlcXVlc3QaIS5tYWlsLnYxLlNldERlZmF1bHRTZW5kZXJSZXNwb25zZSIAElAKDUFkanVzdENyZWRpdHMSHS5tYWlsLnYxLkFkanVzdENyZWRpdHNSZXF1ZXN0Gh4ubWFpbC52MS5BZGp1c3RDcmVkaXRzUmVzcG9uc2UiABJECglHZXRXYWxsZXQSGS5tYWlsLnYxLkdldFdhbGxldFJlcXVlc3QaGi5tYWlsLnYxLkdldFdhbGxldFJlc3BvbnNlIgASWQoQTGlzdFN1cHByZXNzaW9ucxIgLm1haWwudjEuTGlzdFN1cHByZXNzaW9uc1JlcXVlc3QaIS5tYWlsLnYxLkxpc3RTdXBwcmVzc2lvbnNSZXNwb25zZSIAElwKEVJlbW92ZVN1cHByZXNzaW9uEiEubWFpbC52MS5SZW1vdmVTdXBwcmVzc2lvblJlcXVlc3QaIi5tYWlsLnYxLlJlbW92ZVN1cHByZXNzaW9uUmVzcG9uc2UiABJiChNSZXBvcnRQcm92aWRlckV2ZW50EiMubWFpbC52MS5SZXBvcnRQcm92aWRlckV2ZW50UmVxdWVzdBokLm1haWwudjEuUmVwb3J0UHJvdmlkZXJFdmVudFJlc3BvbnNlIgAaBLD1GAFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_members, file_mail_v1_options]);
+  fileDesc("ChNtYWlsL3YxL2FkbWluLnByb3RvEgdtYWlsLnYxIjAKE0NvbXBhbnlFbnRpdGxlbWVudHMSCwoDYXBpGAEgASgIEgwKBHNtdHAYAiABKAgihwEKB0NvbXBhbnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIyCgxlbnRpdGxlbWVudHMYAyABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiewoUQ3JlYXRlQ29tcGFueVJlcXVlc3QSGQoEbmFtZRgBIAEoCUIL4EECukgFcgMYyAESNwoMZW50aXRsZW1lbnRzGAIgASgLMhwubWFpbC52MS5Db21wYW55RW50aXRsZW1lbnRzSACIAQFCDwoNX2VudGl0bGVtZW50cyI6ChVDcmVhdGVDb21wYW55UmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSJlChZTZXRFbnRpdGxlbWVudHNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIyCgxlbnRpdGxlbWVudHMYAiABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMiPAoXU2V0RW50aXRsZW1lbnRzUmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSIWChRMaXN0Q29tcGFuaWVzUmVxdWVzdCI8ChVMaXN0Q29tcGFuaWVzUmVzcG9uc2USIwoJY29tcGFuaWVzGAEgAygLMhAubWFpbC52MS5Db21wYW55IkYKF0NyZWF0ZVNpZ25JbkxpbmtSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhISCgVlbWFpbBgCIAEoCUID4EECIoUBChhDcmVhdGVTaWduSW5MaW5rUmVzcG9uc2USHwoGbWVtYmVyGAEgASgLMg8ubWFpbC52MS5NZW1iZXISGAoLc2lnbl9pbl91cmwYAiABKAlCA4ABARIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZCglEbnNSZWNvcmQSDAoEdHlwZRgBIAEoCRIMCgRuYW1lGAIgASgJEg0KBXZhbHVlGAMgASgJEg8KB3B1cnBvc2UYBCABKAkSEAoIdmVyaWZpZWQYBSABKAgi+AIKDVNlbmRpbmdEb21haW4SCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIOCgZkb21haW4YAyABKAkSGgoScmV0dXJuX3BhdGhfZG9tYWluGAQgASgJEhUKDWRraW1fc2VsZWN0b3IYBSABKAkSFQoNZGtpbV92ZXJpZmllZBgGIAEoCBIUCgxzcGZfdmVyaWZpZWQYByABKAgSFgoOZG1hcmNfdmVyaWZpZWQYCCABKAgSEAoIdmVyaWZpZWQYCSABKAgSHwoXdmVyaWZpY2F0aW9uX292ZXJyaWRkZW4YCiABKAgSJwoLZG5zX3JlY29yZHMYCyADKAsyEi5tYWlsLnYxLkRuc1JlY29yZBIzCg9sYXN0X2NoZWNrZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkoKGkNyZWF0ZVNlbmRpbmdEb21haW5SZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhITCgZkb21haW4YAiABKAlCA+BBAiJFChtDcmVhdGVTZW5kaW5nRG9tYWluUmVzcG9uc2USJgoGZG9tYWluGAEgASgLMhYubWFpbC52MS5TZW5kaW5nRG9tYWluIl8KGlZlcmlmeVNlbmRpbmdEb21haW5SZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIWCglkb21haW5faWQYAiABKAlCA+BBAhIQCghvdmVycmlkZRgDIAEoCCJFChtWZXJpZnlTZW5kaW5nRG9tYWluUmVzcG9uc2USJgoGZG9tYWluGAEgASgLMhYubWFpbC52MS5TZW5kaW5nRG9tYWluIjQKGUxpc3RTZW5kaW5nRG9tYWluc1JlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECIkUKGkxpc3RTZW5kaW5nRG9tYWluc1Jlc3BvbnNlEicKB2RvbWFpbnMYASADKAsyFi5tYWlsLnYxLlNlbmRpbmdEb21haW4ivAEKBlNlbmRlchIKCgJpZBgBIAEoCRISCgpjb21wYW55X2lkGAIgASgJEhEKCWRvbWFpbl9pZBgDIAEoCRINCgVlbWFpbBgEIAEoCRIRCgRuYW1lGAUgASgJSACIAQESEgoKaXNfZGVmYXVsdBgGIAEoCBIQCgh2ZXJpZmllZBgHIAEoCBIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfbmFtZSJ0ChNDcmVhdGVTZW5kZXJSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhISCgVlbWFpbBgCIAEoCUID4EECEhEKBG5hbWUYAyABKAlIAIgBARIUCgxtYWtlX2RlZmF1bHQYBCABKAhCBwoFX25hbWUiNwoUQ3JlYXRlU2VuZGVyUmVzcG9uc2USHwoGc2VuZGVyGAEgASgLMg8ubWFpbC52MS5TZW5kZXIiLQoSTGlzdFNlbmRlcnNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAiI3ChNMaXN0U2VuZGVyc1Jlc3BvbnNlEiAKB3NlbmRlcnMYASADKAsyDy5tYWlsLnYxLlNlbmRlciJKChdTZXREZWZhdWx0U2VuZGVyUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISFgoJc2VuZGVyX2lkGAIgASgJQgPgQQIiOwoYU2V0RGVmYXVsdFNlbmRlclJlc3BvbnNlEh8KBnNlbmRlchgBIAEoCzIPLm1haWwudjEuU2VuZGVyIlcKFEFkanVzdENyZWRpdHNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIOCgZhbW91bnQYAiABKAMSFgoEbm90ZRgDIAEoCUIIukgFcgMY9AMiKAoVQWRqdXN0Q3JlZGl0c1Jlc3BvbnNlEg8KB2JhbGFuY2UYASABKAMiwgEKGlJlcG9ydFByb3ZpZGVyRXZlbnRSZXF1ZXN0Eh4KEXByb3ZpZGVyX2V2ZW50X2lkGAEgASgJQgPgQQISIAoTcHJvdmlkZXJfbWVzc2FnZV9pZBgCIAEoCUID4EECEhEKBHR5cGUYAyABKAlCA+BBAhIvCgtvY2N1cnJlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoGZGV0YWlsGAUgASgJSACIAQFCCQoHX2RldGFpbCJCChtSZXBvcnRQcm92aWRlckV2ZW50UmVzcG9uc2USDwoHYXBwbGllZBgBIAEoCBISCgptZXNzYWdlX2lkGAIgASgJMsAICgxBZG1pblNlcnZpY2USUAoNQ3JlYXRlQ29tcGFueRIdLm1haWwudjEuQ3JlYXRlQ29tcGFueVJlcXVlc3QaHi5tYWlsLnYxLkNyZWF0ZUNvbXBhbnlSZXNwb25zZSIAElYKD1NldEVudGl0bGVtZW50cxIfLm1haWwudjEuU2V0RW50aXRsZW1lbnRzUmVxdWVzdBogLm1haWwudjEuU2V0RW50aXRsZW1lbnRzUmVzcG9uc2UiABJQCg1MaXN0Q29tcGFuaWVzEh0ubWFpbC52MS5MaXN0Q29tcGFuaWVzUmVxdWVzdBoeLm1haWwudjEuTGlzdENvbXBhbmllc1Jlc3BvbnNlIgASWQoQQ3JlYXRlU2lnbkluTGluaxIgLm1haWwudjEuQ3JlYXRlU2lnbkluTGlua1JlcXVlc3QaIS5tYWlsLnYxLkNyZWF0ZVNpZ25JbkxpbmtSZXNwb25zZSIAEmIKE0NyZWF0ZVNlbmRpbmdEb21haW4SIy5tYWlsLnYxLkNyZWF0ZVNlbmRpbmdEb21haW5SZXF1ZXN0GiQubWFpbC52MS5DcmVhdGVTZW5kaW5nRG9tYWluUmVzcG9uc2UiABJiChNWZXJpZnlTZW5kaW5nRG9tYWluEiMubWFpbC52MS5WZXJpZnlTZW5kaW5nRG9tYWluUmVxdWVzdBokLm1haWwudjEuVmVyaWZ5U2VuZGluZ0RvbWFpblJlc3BvbnNlIgASXwoSTGlzdFNlbmRpbmdEb21haW5zEiIubWFpbC52MS5MaXN0U2VuZGluZ0RvbWFpbnNSZXF1ZXN0GiMubWFpbC52MS5MaXN0U2VuZGluZ0RvbWFpbnNSZXNwb25zZSIAEk0KDENyZWF0ZVNlbmRlchIcLm1haWwudjEuQ3JlYXRlU2VuZGVyUmVxdWVzdBodLm1haWwudjEuQ3JlYXRlU2VuZGVyUmVzcG9uc2UiABJKCgtMaXN0U2VuZGVycxIbLm1haWwudjEuTGlzdFNlbmRlcnNSZXF1ZXN0GhwubWFpbC52MS5MaXN0U2VuZGVyc1Jlc3BvbnNlIgASWQoQU2V0RGVmYXVsdFNlbmRlchIgLm1haWwudjEuU2V0RGVmYXVsdFNlbmRlclJlcXVlc3QaIS5tYWlsLnYxLlNldERlZmF1bHRTZW5kZXJSZXNwb25zZSIAElAKDUFkanVzdENyZWRpdHMSHS5tYWlsLnYxLkFkanVzdENyZWRpdHNSZXF1ZXN0Gh4ubWFpbC52MS5BZGp1c3RDcmVkaXRzUmVzcG9uc2UiABJiChNSZXBvcnRQcm92aWRlckV2ZW50EiMubWFpbC52MS5SZXBvcnRQcm92aWRlckV2ZW50UmVxdWVzdBokLm1haWwudjEuUmVwb3J0UHJvdmlkZXJFdmVudFJlc3BvbnNlIgAaBLD1GAFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_members, file_mail_v1_options]);
 
 /**
  * @generated from message mail.v1.CompanyEntitlements
@@ -710,193 +710,6 @@ export const AdjustCreditsResponseSchema: GenMessage<AdjustCreditsResponse> = /*
   messageDesc(file_mail_v1_admin, 26);
 
 /**
- * @generated from message mail.v1.GetWalletRequest
- */
-export type GetWalletRequest = Message<"mail.v1.GetWalletRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-};
-
-/**
- * Describes the message mail.v1.GetWalletRequest.
- * Use `create(GetWalletRequestSchema)` to create a new message.
- */
-export const GetWalletRequestSchema: GenMessage<GetWalletRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 27);
-
-/**
- * @generated from message mail.v1.LedgerEntry
- */
-export type LedgerEntry = Message<"mail.v1.LedgerEntry"> & {
-  /**
-   * @generated from field: int64 delta = 1;
-   */
-  delta: bigint;
-
-  /**
-   * grant, charge, refund, adjustment.
-   *
-   * @generated from field: string reason = 2;
-   */
-  reason: string;
-
-  /**
-   * @generated from field: optional string message_id = 3;
-   */
-  messageId?: string | undefined;
-
-  /**
-   * @generated from field: string note = 4;
-   */
-  note: string;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 5;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message mail.v1.LedgerEntry.
- * Use `create(LedgerEntrySchema)` to create a new message.
- */
-export const LedgerEntrySchema: GenMessage<LedgerEntry> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 28);
-
-/**
- * @generated from message mail.v1.GetWalletResponse
- */
-export type GetWalletResponse = Message<"mail.v1.GetWalletResponse"> & {
-  /**
-   * @generated from field: int64 balance = 1;
-   */
-  balance: bigint;
-
-  /**
-   * The latest entries, newest first (at most 100).
-   *
-   * @generated from field: repeated mail.v1.LedgerEntry ledger = 2;
-   */
-  ledger: LedgerEntry[];
-};
-
-/**
- * Describes the message mail.v1.GetWalletResponse.
- * Use `create(GetWalletResponseSchema)` to create a new message.
- */
-export const GetWalletResponseSchema: GenMessage<GetWalletResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 29);
-
-/**
- * @generated from message mail.v1.Suppression
- */
-export type Suppression = Message<"mail.v1.Suppression"> & {
-  /**
-   * @generated from field: string email = 1;
-   */
-  email: string;
-
-  /**
-   * bounce, complaint or manual.
-   *
-   * @generated from field: string reason = 2;
-   */
-  reason: string;
-
-  /**
-   * @generated from field: optional string message_id = 3;
-   */
-  messageId?: string | undefined;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 4;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message mail.v1.Suppression.
- * Use `create(SuppressionSchema)` to create a new message.
- */
-export const SuppressionSchema: GenMessage<Suppression> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 30);
-
-/**
- * @generated from message mail.v1.ListSuppressionsRequest
- */
-export type ListSuppressionsRequest = Message<"mail.v1.ListSuppressionsRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-};
-
-/**
- * Describes the message mail.v1.ListSuppressionsRequest.
- * Use `create(ListSuppressionsRequestSchema)` to create a new message.
- */
-export const ListSuppressionsRequestSchema: GenMessage<ListSuppressionsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 31);
-
-/**
- * @generated from message mail.v1.ListSuppressionsResponse
- */
-export type ListSuppressionsResponse = Message<"mail.v1.ListSuppressionsResponse"> & {
-  /**
-   * @generated from field: repeated mail.v1.Suppression suppressions = 1;
-   */
-  suppressions: Suppression[];
-};
-
-/**
- * Describes the message mail.v1.ListSuppressionsResponse.
- * Use `create(ListSuppressionsResponseSchema)` to create a new message.
- */
-export const ListSuppressionsResponseSchema: GenMessage<ListSuppressionsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 32);
-
-/**
- * @generated from message mail.v1.RemoveSuppressionRequest
- */
-export type RemoveSuppressionRequest = Message<"mail.v1.RemoveSuppressionRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string email = 2;
-   */
-  email: string;
-};
-
-/**
- * Describes the message mail.v1.RemoveSuppressionRequest.
- * Use `create(RemoveSuppressionRequestSchema)` to create a new message.
- */
-export const RemoveSuppressionRequestSchema: GenMessage<RemoveSuppressionRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 33);
-
-/**
- * @generated from message mail.v1.RemoveSuppressionResponse
- */
-export type RemoveSuppressionResponse = Message<"mail.v1.RemoveSuppressionResponse"> & {
-  /**
-   * @generated from field: bool removed = 1;
-   */
-  removed: boolean;
-};
-
-/**
- * Describes the message mail.v1.RemoveSuppressionResponse.
- * Use `create(RemoveSuppressionResponseSchema)` to create a new message.
- */
-export const RemoveSuppressionResponseSchema: GenMessage<RemoveSuppressionResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 34);
-
-/**
  * @generated from message mail.v1.ReportProviderEventRequest
  */
 export type ReportProviderEventRequest = Message<"mail.v1.ReportProviderEventRequest"> & {
@@ -939,7 +752,7 @@ export type ReportProviderEventRequest = Message<"mail.v1.ReportProviderEventReq
  * Use `create(ReportProviderEventRequestSchema)` to create a new message.
  */
 export const ReportProviderEventRequestSchema: GenMessage<ReportProviderEventRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 35);
+  messageDesc(file_mail_v1_admin, 27);
 
 /**
  * @generated from message mail.v1.ReportProviderEventResponse
@@ -965,7 +778,7 @@ export type ReportProviderEventResponse = Message<"mail.v1.ReportProviderEventRe
  * Use `create(ReportProviderEventResponseSchema)` to create a new message.
  */
 export const ReportProviderEventResponseSchema: GenMessage<ReportProviderEventResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 36);
+  messageDesc(file_mail_v1_admin, 28);
 
 /**
  * Administration for operators and internal services. Served over gRPC and
@@ -1089,6 +902,7 @@ export const AdminService: GenService<{
   },
   /**
    * Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.
+   * A company reads its balance and ledger through CreditsService.
    *
    * @generated from rpc mail.v1.AdminService.AdjustCredits
    */
@@ -1096,30 +910,6 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof AdjustCreditsRequestSchema;
     output: typeof AdjustCreditsResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.GetWallet
-   */
-  getWallet: {
-    methodKind: "unary";
-    input: typeof GetWalletRequestSchema;
-    output: typeof GetWalletResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.ListSuppressions
-   */
-  listSuppressions: {
-    methodKind: "unary";
-    input: typeof ListSuppressionsRequestSchema;
-    output: typeof ListSuppressionsResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.RemoveSuppression
-   */
-  removeSuppression: {
-    methodKind: "unary";
-    input: typeof RemoveSuppressionRequestSchema;
-    output: typeof RemoveSuppressionResponseSchema;
   },
   /**
    * The email service reports an outcome of a message (delivered, bounced,
