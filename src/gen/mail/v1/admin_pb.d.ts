@@ -752,11 +752,13 @@ export declare const ReportProviderEventResponseSchema: GenMessage<ReportProvide
  * line wraps it. A field marked `(google.api.field_behavior) = REQUIRED`
  * must be sent and not empty (INVALID_ARGUMENT, VALIDATION_ERROR otherwise).
  * Only what is the operator's alone is here (companies, entitlements,
- * sign-in links handed over by hand, sending domains and senders, credits,
- * suppressions, provider events). A company's API keys, webhooks, lists, forms, templates, reports
- * and members are reached through the company services themselves
+ * sign-in links handed over by hand, sending domains and senders, credit
+ * grants and adjustments, provider events). A company's API keys, webhooks,
+ * lists, forms, templates, reports, members, suppression list and credit
+ * ledger are reached through the company services themselves
  * (ApiKeysService, WebhooksService, ListsService, SignupFormsService,
- * TemplatesService, ReportsService, MembersService, ...), served on the
+ * TemplatesService, ReportsService, MembersService, SuppressionsService,
+ * CreditsService, ...), served on the
  * operator listener too: the operator token plus `x-mail-company-id: <company id>`.
  * A company's first owner is invited with MembersService.InviteMember there
  * (an operator may grant any role, owner included).

@@ -1,5 +1,5 @@
 import { create, type MessageInitShape } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
+import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext } from "@connectrpc/connect";
 import { ValidationError, type FieldProblem } from "../../../contract/api-error.ts";
 import type { CompanyView, CreateCompanyCommand, GetCompanyCommand, SetEntitlementsCommand } from "../../../capabilities/accounts/index.ts";
