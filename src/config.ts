@@ -186,6 +186,8 @@ export interface Config {
   readonly publicBaseUrl: string | undefined;
   /** The company whose default sender emails members' sign-in links; unset: links are answered to the caller. */
   readonly systemSenderCompanyId?: string | undefined;
+  /** Below this balance a company's credits are low (the screen's banner, the owners' email); 0: never. */
+  readonly lowCreditsThreshold: number;
   readonly workerPoolMax: number;
   /** Longest wait for a pooled connection (then 503 SERVICE_UNAVAILABLE), ms. */
   readonly databaseAcquireTimeoutMs: number;
@@ -330,6 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     apiPoolMax: e.API_POOL_MAX,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     systemSenderCompanyId: e.SYSTEM_SENDER_COMPANY_ID,
+    lowCreditsThreshold: e.LOW_CREDITS_THRESHOLD,
     workerPoolMax: e.WORKER_POOL_MAX,
     databaseAcquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,

@@ -10,6 +10,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
+import { API_KEY_SCOPES } from "../../src/capabilities/accounts/scopes.ts";
+import { OPERATOR_ACTOR } from "../../src/capabilities/audit/types.ts";
 import { loadConfig } from "../../src/config.ts";
 import { openServices } from "../../src/wiring/services.ts";
 
@@ -70,14 +72,13 @@ export async function seedSender(databaseUrl: string, credits: number): Promise<
   const config = loadConfig({ ...process.env, DATABASE_URL: databaseUrl });
   const services = await openServices(databaseUrl, config, { warn: (details, message) => console.warn(message, details) });
   try {
-    const company = await services.accounts.service.createCompany("Hot Path Co");
-    const { secret } = await services.accounts.service.createApiKey(company.id, "bench", [
-      "mail.transactional.send",
-      "mail.events.read",
-    ]);
-    const domain = await services.sendingSetup.domains.createDomain(company.id, "bench.example");
-    await services.sendingSetup.domains.verifyDomain(company.id, domain.id, { override: true });
-    await services.sendingSetup.senders.createSender(company.id, { email: "bench@bench.example", makeDefault: true });
+    const audit = { actor: OPERATOR_ACTOR, requestId: "bench", clientIp: "" };
+    const company = await services.accounts.companies.create({ name: "Hot Path Co" });
+    const scopes = ["mail.transactional.send", "mail.events.read"];
+    const { secret } = await services.accounts.keys.create({ companyId: company.id, name: "bench", scopes, grantableScopes: API_KEY_SCOPES, audit });
+    const domain = await services.sendingSetup.domains.create({ companyId: company.id, domain: "bench.example", audit });
+    await services.sendingSetup.domains.verify({ companyId: company.id, domainId: domain.id, override: true, audit });
+    await services.sendingSetup.senders.create({ companyId: company.id, email: "bench@bench.example", makeDefault: true, audit });
     await services.credits.adjust({ companyId: company.id, amount: credits, note: "bench" });
     return { secret, companyId: company.id, apiKeyPepper: config.apiKeyPepper };
   } finally {

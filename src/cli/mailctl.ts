@@ -2,10 +2,12 @@
 /**
  * mailctl: the operators' command line (gRPC/Connect on the operator
  * listener, never the public JSON routes): the AdminService for what is the
- * operator's alone, and the company services (ApiKeys, Webhooks, Lists,
- * SignupForms, Reports, Templates, Mail) acting for `--company` with the
+ * operator's alone, and the company services (ApiKeys, Members, Webhooks,
+ * Lists, SignupForms, Reports, Templates, Mail, Suppressions, Credits) acting for `--company` with the
  * operator token and the x-mail-company-id header. Every command prints JSON on stdout; errors
- * print `{ "error": { "code", "message" } }` on stderr and exit 1.
+ * print `{ "error": { "code", "message" } }` on stderr and exit 1. The
+ * developer's commands `listen` (a line per event, until ^C) and `trigger`
+ * take an API key as well (./listen.ts).
  *
  *   MAIL_ADMIN_URL   operator listener address (default http://127.0.0.1:8082)
  *   OPERATOR_TOKEN   the operator token configured on the service
@@ -19,15 +21,21 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { ApiError, apiErrorFrom } from "../contract/api-error.ts";
 import { enumValueFromJson, messageToPublicJson } from "../contract/json-codec.ts";
 import { AdminService } from "../gen/mail/v1/admin_pb.js";
-import { ApiKeySchema, ApiKeysService } from "../gen/mail/v1/api_keys_pb.js";
+import { type ApiKey, ApiKeySchema, ApiKeysService } from "../gen/mail/v1/api_keys_pb.js";
 import { SignupFormsService } from "../gen/mail/v1/forms_pb.js";
 import { ListsService } from "../gen/mail/v1/lists_pb.js";
 import { ReportsService } from "../gen/mail/v1/reports_pb.js";
 import { TemplatesService } from "../gen/mail/v1/templates_pb.js";
 import { COMPANY_HEADER } from "../transport/connect/session-cookie.ts";
-import { MemberRole } from "../gen/mail/v1/members_pb.js";
+import { type Member, MemberRole, MemberSchema, MembersService } from "../gen/mail/v1/members_pb.js";
 import { type FormField, FormFieldSchema, MailService } from "../gen/mail/v1/mail_pb.js";
 import { type WebhookDeliveryState, WebhookDeliveryStateSchema, WebhooksService } from "../gen/mail/v1/webhooks_pb.js";
+import { listen, trigger } from "./listen.ts";
+import { UsageError } from "./usage.ts";
+import { type CreditLedgerReason, CreditLedgerReasonSchema, CreditsService } from "../gen/mail/v1/credits_pb.js";
+import { type SuppressionReason, SuppressionReasonSchema, SuppressionsService } from "../gen/mail/v1/suppressions_pb.js";
+import type { DescEnum } from "@bufbuild/protobuf";
+import { enumJsonValues } from "../contract/json-codec.ts";
 
 const USAGE = `usage: mailctl <command> [options]
 
@@ -38,7 +46,8 @@ const USAGE = `usage: mailctl <command> [options]
   key rotate --company ID --key KEY_ID [--grace-hours N]
   key revoke --company ID --key KEY_ID
   key list --company ID
-  member add --company ID --email ADDRESS [--role owner|admin|member] [--display-name NAME]   (default role: owner)
+  member add --company ID --email ADDRESS [--role owner|admin|member] [--display-name NAME]   (default role: owner;
+             an existing member gets the role and is enabled)
   member sign-in-link --company ID --email ADDRESS          (prints a one-time link, valid 15 minutes)
   domain create --company ID --domain NAME
   domain verify --company ID --domain DOMAIN_ID|NAME [--override]
@@ -49,9 +58,13 @@ const USAGE = `usage: mailctl <command> [options]
   template put --company ID --name NAME --subject TEXT --html-file PATH [--text-file PATH]
   template list --company ID
   credits add --company ID --amount N --note TEXT    (remove credits: --amount -N)
-  credits show --company ID
-  suppression list --company ID
-  suppression remove --company ID --email ADDRESS
+  credits show --company ID                          (the balance, the low-balance threshold, whether it is low)
+  credits ledger --company ID [--reason charge|refund|grant|adjustment] [--limit N] [--cursor CURSOR]
+  suppression list --company ID [--q PART_OF_ADDRESS] [--reason bounce|complaint|manual]
+                   [--since ISO8601] [--until ISO8601] [--limit N] [--cursor CURSOR]
+  suppression get --company ID --email ADDRESS
+  suppression add --company ID --email ADDRESS              (a manual suppression)
+  suppression remove --company ID --email ADDRESS --reason TEXT   (why it may be mailed again; audited)
   webhook list --company ID
   webhook get --company ID --endpoint ENDPOINT_ID
   webhook create --company ID --url URL --event EVENT [--event EVENT ...] [--description TEXT] [--enabled true|false]
@@ -74,12 +87,16 @@ const USAGE = `usage: mailctl <command> [options]
   form deactivate --company ID --form PUBLIC_ID
   revenue --company ID [--since ISO8601] [--until ISO8601]  (gross, refunded, net per campaign)
 
-Environment: MAIL_ADMIN_URL (default http://127.0.0.1:8082), OPERATOR_TOKEN.`;
+Developer commands, with an API key holding mail.admin (--api-key or MAIL_API_KEY; --url or MAIL_API_URL,
+default http://127.0.0.1:8080) or as the operator with --company:
+  listen --forward-to URL [--events EVENT,EVENT...] [--secret whsec_...]
+         (posts the company's events to URL, signed with the secret it prints, until ^C)
+  trigger EVENT [--endpoints]    (a test event to the listen streams; --endpoints: to the subscribed endpoints too)
 
-class UsageError extends Error {}
+Environment: MAIL_ADMIN_URL (default http://127.0.0.1:8082), OPERATOR_TOKEN, MAIL_API_KEY, MAIL_API_URL.`;
 
 /** Commands of one word (every other command is a noun and a verb). */
-const SINGLE_WORD_COMMANDS: ReadonlySet<string> = new Set(["revenue"]);
+const SINGLE_WORD_COMMANDS: ReadonlySet<string> = new Set(["revenue", "listen"]);
 
 function required(values: Record<string, unknown>, name: string): string {
   const value = values[name];
@@ -105,6 +122,24 @@ function date(values: Record<string, unknown>, name: string): Date | undefined {
 function optionalTimestamp(values: Record<string, unknown>, name: string): Timestamp | undefined {
   const parsed = date(values, name);
   return parsed ? timestampFromDate(parsed) : undefined;
+}
+
+/** `--limit N`: a whole number, or absent. */
+function limitOf(values: Record<string, unknown>): number | undefined {
+  const text = values.limit;
+  if (text === undefined) return undefined;
+  const limit = Number(text);
+  if (!Number.isInteger(limit)) throw new UsageError("--limit must be a whole number");
+  return limit;
+}
+
+/** `--reason bounce` (a list's filter) as the value of the contract's enum `desc`. */
+function reasonFilter<E extends number>(values: Record<string, unknown>, desc: DescEnum): E | undefined {
+  const value = values.reason;
+  if (value === undefined) return undefined;
+  const reason = typeof value === "string" ? enumValueFromJson(desc, value) : undefined;
+  if (reason === undefined) throw new UsageError(`--reason takes ${enumJsonValues(desc).join(", ")}`);
+  return reason as E;
 }
 
 /** `--state dead_letter` as the contract's enum value. */
@@ -158,6 +193,28 @@ async function domainIdOf(admin: Client<typeof AdminService>, companyId: string,
   return found.id;
 }
 
+/**
+ * `member add`: invites a new member with `role` (an operator may grant any
+ * role), or gives an existing one `role` (and `displayName`, when given)
+ * and enables them. Operators act through the company's MembersService.
+ */
+async function addMember(members: Client<typeof MembersService>, email: string, role: MemberRole, displayName: string | undefined): Promise<Member> {
+  const wanted = email.trim().toLowerCase();
+  let cursor: string | undefined;
+  do {
+    const page = await members.listMembers({ limit: 100, cursor });
+    const existing = page.items.find((member) => member.email === wanted);
+    if (existing) return answered((await members.updateMember({ id: existing.id, role, disabled: false, displayName })).member);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return answered((await members.inviteMember({ email, role, displayName })).member);
+}
+
+function answered(member: Member | undefined): Member {
+  if (!member) throw new Error("the service answered no member");
+  return member;
+}
+
 const OPTIONS = {
   name: { type: "string" },
   company: { type: "string" },
@@ -190,12 +247,19 @@ const OPTIONS = {
   until: { type: "string" },
   limit: { type: "string" },
   cursor: { type: "string" },
+  q: { type: "string" },
+  reason: { type: "string" },
   list: { type: "string" },
   form: { type: "string" },
   "consent-text": { type: "string" },
   language: { type: "string" },
   "double-opt-in": { type: "boolean" },
   "fields-file": { type: "string" },
+  "forward-to": { type: "string" },
+  "api-key": { type: "string" },
+  events: { type: "string" },
+  secret: { type: "string" },
+  endpoints: { type: "boolean" },
   help: { type: "boolean" },
 } as const satisfies ParseArgsConfig["options"];
 
@@ -233,6 +297,9 @@ async function main(argv: string[]): Promise<void> {
   // Every command is two words (`list ls`) except the one-word reports.
   const single = positionals.length === 1 && SINGLE_WORD_COMMANDS.has(positionals[0] ?? "");
   if (values.help || (positionals.length < 2 && !single)) throw new UsageError("");
+  // A developer's commands: an API key or the operator token.
+  if (positionals[0] === "listen") return listen(values);
+  if (positionals[0] === "trigger") return trigger(positionals[1] ?? "", values);
 
   const token = process.env.OPERATOR_TOKEN;
   if (!token) throw new UsageError("set OPERATOR_TOKEN to the service's operator token");
@@ -302,13 +369,9 @@ async function main(argv: string[]): Promise<void> {
       const roles: Record<string, MemberRole> = { owner: MemberRole.OWNER, admin: MemberRole.ADMIN, member: MemberRole.MEMBER };
       const role = roles[values.role ?? "owner"];
       if (role === undefined) throw new UsageError("--role must be owner, admin or member");
-      const response = await admin.addMember({
-        companyId: required(values, "company"),
-        email: required(values, "email"),
-        displayName: values["display-name"],
-        role,
-      });
-      return print(output.addMember.output, response);
+      const member = await addMember(forCompany(MembersService), required(values, "email"), role, values["display-name"]);
+      process.stdout.write(JSON.stringify({ member: messageToPublicJson(MemberSchema, member) }, null, 2) + "\n");
+      return;
     }
     case "member sign-in-link":
       return print(
@@ -316,8 +379,15 @@ async function main(argv: string[]): Promise<void> {
         await admin.createSignInLink({ companyId: required(values, "company"), email: required(values, "email") }),
       );
     case "key list": {
-      // The key table as mailctl has always printed it: `{ "keys": [...] }`.
-      const { items } = await forCompany(ApiKeysService).listApiKeys({});
+      // The whole key table, as mailctl has always printed it: `{ "keys": [...] }`.
+      const keys = forCompany(ApiKeysService);
+      const items: ApiKey[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await keys.listApiKeys({ limit: 100, cursor });
+        items.push(...page.items);
+        cursor = page.nextCursor;
+      } while (cursor);
       process.stdout.write(JSON.stringify({ keys: items.map((key) => messageToPublicJson(ApiKeySchema, key)) }, null, 2) + "\n");
       return;
     }
@@ -371,13 +441,40 @@ async function main(argv: string[]): Promise<void> {
       return print(output.adjustCredits.output, response);
     }
     case "credits show":
-      return print(output.getWallet.output, await admin.getWallet({ companyId: required(values, "company") }));
-    case "suppression list":
-      return print(output.listSuppressions.output, await admin.listSuppressions({ companyId: required(values, "company") }));
+      return print(CreditsService.method.getCredits.output, await forCompany(CreditsService).getCredits({}));
+    case "credits ledger": {
+      const response = await forCompany(CreditsService).listCreditLedger({
+        reason: reasonFilter<CreditLedgerReason>(values, CreditLedgerReasonSchema),
+        limit: limitOf(values),
+        cursor: values.cursor,
+      });
+      return print(CreditsService.method.listCreditLedger.output, response);
+    }
+    case "suppression list": {
+      const response = await forCompany(SuppressionsService).listSuppressions({
+        q: values.q,
+        reason: reasonFilter<SuppressionReason>(values, SuppressionReasonSchema),
+        since: optionalTimestamp(values, "since"),
+        until: optionalTimestamp(values, "until"),
+        limit: limitOf(values),
+        cursor: values.cursor,
+      });
+      return print(SuppressionsService.method.listSuppressions.output, response);
+    }
+    case "suppression get":
+      return print(
+        SuppressionsService.method.getSuppression.output,
+        await forCompany(SuppressionsService).getSuppression({ email: required(values, "email") }),
+      );
+    case "suppression add":
+      return print(
+        SuppressionsService.method.addSuppression.output,
+        await forCompany(SuppressionsService).addSuppression({ email: required(values, "email") }),
+      );
     case "suppression remove":
       return print(
-        output.removeSuppression.output,
-        await admin.removeSuppression({ companyId: required(values, "company"), email: required(values, "email") }),
+        SuppressionsService.method.removeSuppression.output,
+        await forCompany(SuppressionsService).removeSuppression({ email: required(values, "email"), reason: required(values, "reason") }),
       );
     case "webhook list":
       return print(WebhooksService.method.listWebhookEndpoints.output, await forCompany(WebhooksService).listWebhookEndpoints({}));
@@ -419,16 +516,13 @@ async function main(argv: string[]): Promise<void> {
       );
     case "webhook deliveries": {
       if ((values.event?.length ?? 0) > 1) throw new UsageError("webhook deliveries takes one --event");
-      const limitText = values.limit;
-      const limit = limitText === undefined ? undefined : Number(limitText);
-      if (limit !== undefined && !Number.isInteger(limit)) throw new UsageError("--limit must be a whole number");
       const response = await forCompany(WebhooksService).listWebhookDeliveries({
         endpointId: values.endpoint,
         state: deliveryState(values),
         event: values.event?.[0],
         since: optionalTimestamp(values, "since"),
         until: optionalTimestamp(values, "until"),
-        limit,
+        limit: limitOf(values),
         cursor: values.cursor,
       });
       return print(WebhooksService.method.listWebhookDeliveries.output, response);

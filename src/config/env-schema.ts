@@ -538,6 +538,10 @@ export const ENV_SCHEMA = z.object({
   SYSTEM_SENDER_COMPANY_ID: optionalText().register(VARIABLE_DOCS, {
     description: "the company whose default sender emails members' sign-in links (its credits pay); unset: invites answer the link instead",
   }),
+  LOW_CREDITS_THRESHOLD: wholeNumber(100, 0, 1_000_000_000).register(VARIABLE_DOCS, {
+    description:
+      "below this balance a company's credits are low: the screen shows a banner, and the charge that takes the balance below it emails the company's owners, at most once a day (from `SYSTEM_SENDER_COMPANY_ID`); 0: never low",
+  }),
   WORKER_POOL_MAX: wholeNumber(10, 3, 1000).register(VARIABLE_DOCS, {
     readBy: "worker",
     description: "PostgreSQL connections of the worker's pool; the worker runs at most `WORKER_POOL_MAX - 2` activities at once",

@@ -17,6 +17,8 @@ import { IntegrationsService } from "../gen/mail/v1/integrations_pb.js";
 import { SignupFormsService } from "../gen/mail/v1/forms_pb.js";
 import { ReportsService } from "../gen/mail/v1/reports_pb.js";
 import { TemplatesService } from "../gen/mail/v1/templates_pb.js";
+import { SuppressionsService } from "../gen/mail/v1/suppressions_pb.js";
+import { CreditsService } from "../gen/mail/v1/credits_pb.js";
 import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
 import { registerSesNotifications, type SesNotificationsDependencies } from "./http/ses-notifications.ts";
 import { EventsService } from "../gen/mail/v1/events_pb.js";
@@ -99,6 +101,10 @@ export interface ApiDependencies {
   readonly reportsService?: ServiceImpl<typeof ReportsService>;
   /** The company's templates (mail.admin). Not served when absent. */
   readonly templatesService?: ServiceImpl<typeof TemplatesService>;
+  /** The company's suppression list (members read, mail.admin changes). Not served when absent. */
+  readonly suppressionsService?: ServiceImpl<typeof SuppressionsService>;
+  /** The company's balance and credit ledger (mail.events.read). Not served when absent. */
+  readonly creditsService?: ServiceImpl<typeof CreditsService>;
   /** The hosted sign-up pages (GET/POST /mail/v1/forms/{publicId}), on the public HTTP listeners. */
   readonly hostedForms?: HostedFormsDependencies;
   /** POST /mail/v1/providers/ses/notifications (SNS-signed, no API key), on the public HTTP listeners. Not served when absent. */
@@ -180,6 +186,8 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
         if (deps.signupFormsService) router.service(SignupFormsService, deps.signupFormsService);
         if (deps.reportsService) router.service(ReportsService, deps.reportsService);
         if (deps.templatesService) router.service(TemplatesService, deps.templatesService);
+        if (deps.suppressionsService) router.service(SuppressionsService, deps.suppressionsService);
+        if (deps.creditsService) router.service(CreditsService, deps.creditsService);
         serveWithBodyLimits(router, MailService, mail, deps.config.maxBodyBytes);
         if (deps.messageContentService) router.service(MessageContentService, deps.messageContentService);
       }
@@ -206,6 +214,10 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
     }
     if (deps.reportsService) router.service(ReportsService, withIdempotency(ReportsService, deps.reportsService, deps.idempotency));
     if (deps.templatesService) router.service(TemplatesService, withIdempotency(TemplatesService, deps.templatesService, deps.idempotency));
+    if (deps.suppressionsService) {
+      router.service(SuppressionsService, withIdempotency(SuppressionsService, deps.suppressionsService, deps.idempotency));
+    }
+    if (deps.creditsService) router.service(CreditsService, deps.creditsService);
   };
 }
 
@@ -289,6 +301,8 @@ async function registerApi(
     if (deps.signupFormsService) await restBridge(scope, { service: SignupFormsService, transport, authorize });
     if (deps.reportsService) await restBridge(scope, { service: ReportsService, transport, authorize });
     if (deps.templatesService) await restBridge(scope, { service: TemplatesService, transport, authorize });
+    if (deps.suppressionsService) await restBridge(scope, { service: SuppressionsService, transport, authorize });
+    if (deps.creditsService) await restBridge(scope, { service: CreditsService, transport, authorize });
     if (deps.people) {
       await restBridge(scope, { service: MembersService, transport, authorize });
       await restBridge(scope, { service: ApiKeysService, transport, authorize });

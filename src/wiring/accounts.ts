@@ -5,13 +5,16 @@ import { PostgresApiKeyCredentials } from "../adapters/postgres/accounts/postgre
 import { PostgresKeyUsageStore } from "../adapters/postgres/accounts/postgres-key-usage-store.ts";
 import { type CredentialChangeFeed, listenForCredentialChanges } from "../adapters/postgres/accounts/credential-changes.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
-import { AccountsService, BearerKeyAuthenticator, KeyUsageBatcher, type ApiKeyAuthenticator } from "../capabilities/accounts/index.ts";
+import { ApiKeys, BearerKeyAuthenticator, Companies, KeyUsageBatcher, type ApiKeyAuthenticator, type CredentialChangeHooks } from "../capabilities/accounts/index.ts";
 import { CachedApiKeyCredentials } from "../capabilities/accounts/cached-credentials.ts";
 
-export type AccountsConfig = Pick<Config, "apiKeyPepper" | "apiKeyPrefix" | "keyRotationGraceHours" | "keyUsageFlushMs">;
+export type AccountsConfig = Pick<Config, "apiKeyPepper" | "apiKeyPrefix" | "keyRotationGraceHours" | "keyUsageFlushMs" | "cursorSecret">;
 
 export interface AccountsOptions {
-  /** Current time; tests pass a fake one. Default: the system clock. */
+  /**
+   * The time that key expiry, rotation grace and "last used" are read
+   * against. Default: the system clock.
+   */
   readonly clock?: () => Date;
   /** Failures of background "last used" writes. Default: console.error. */
   readonly onUsageFlushError?: (error: unknown) => void;
@@ -27,7 +30,10 @@ export interface AccountsOptions {
 
 export interface Accounts {
   readonly authenticator: ApiKeyAuthenticator;
-  readonly service: AccountsService;
+  /** Companies and their entitlements (AdminService). */
+  readonly companies: Companies;
+  /** A company's API keys (ApiKeysService). */
+  readonly keys: ApiKeys;
   /** "Last used" batches; `close()` closes them. */
   readonly usage: KeyUsageBatcher;
   /** Writes the last "last used" batch and stops hearing key changes; before `orm.close()`. */
@@ -96,19 +102,21 @@ export function createAccounts(orm: MikroORM, config: AccountsConfig, options: A
     usage,
     clock,
   });
-  const service = new AccountsService({
-    store: new PostgresAccountsStore(orm),
-    apiKeyPrefix: config.apiKeyPrefix,
-    apiKeyPepper: config.apiKeyPepper,
-    keyRotationGraceHours: config.keyRotationGraceHours,
-    clock,
-    // This process's own changes apply before they are answered; the others' arrive by the feed.
-    onCredentialsChanged: () => credentials.invalidateAll(),
-    changeHeard,
-  });
+  // This process's own changes apply before they are answered; the others' arrive by the feed.
+  const credentialChanges: CredentialChangeHooks = { onCredentialsChanged: () => credentials.invalidateAll(), changeHeard };
+  const store = new PostgresAccountsStore(orm);
   return {
     authenticator,
-    service,
+    companies: new Companies({ store, credentialChanges }),
+    keys: new ApiKeys({
+      store,
+      apiKeyPrefix: config.apiKeyPrefix,
+      apiKeyPepper: config.apiKeyPepper,
+      keyRotationGraceHours: config.keyRotationGraceHours,
+      cursorSecret: config.cursorSecret,
+      clock,
+      credentialChanges,
+    }),
     usage,
     async close() {
       await feed?.close();

@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { FastifyServerOptions } from "fastify";
 import type { Config } from "../config.ts";
 import { openServices, type ServiceLog, type Services } from "./services.ts";
+import type { AccountsOptions } from "./accounts.ts";
 import type { WorkerProcess } from "./worker.ts";
 import type { WebhookDeliveryOptions } from "./webhooks.ts";
 import { createDeliveryReports, type DeliveryReportsOptions } from "./delivery-reports.ts";
@@ -19,6 +20,8 @@ import { adminServiceImpl } from "../transport/connect/admin/index.ts";
 import { apiErrorFrom } from "../contract/api-error.ts";
 import { sessionServiceImpl } from "../transport/connect/sessions/index.ts";
 import { membersServiceImpl } from "../transport/connect/members/index.ts";
+import { suppressionsServiceImpl } from "../transport/connect/suppressions/index.ts";
+import { creditsServiceImpl } from "../transport/connect/credits/index.ts";
 import { apiKeysServiceImpl } from "../transport/connect/api-keys/index.ts";
 import { auditServiceImpl } from "../transport/connect/audit/index.ts";
 import { messageContentServiceImpl } from "../transport/connect/mail/message-content.ts";
@@ -70,6 +73,8 @@ export interface StartAppOptions {
    * closed and startApp rejects with its error.
    */
   readonly beforeReady?: (app: App) => Promise<void>;
+  /** Settings of the accounts capability (its clock, the key lookup cache); the defaults are the system clock and 10 s. */
+  readonly accounts?: AccountsOptions;
 }
 
 export async function startApp(options: StartAppOptions): Promise<App> {
@@ -86,7 +91,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   const log: ServiceLog = {
     warn: (details, message) => (built.servers ? built.servers.http.log.warn(details, message) : console.warn(message, details)),
   };
-  const services = await openServices(databaseUrl, config, log, options.webhookDelivery);
+  const services = await openServices(databaseUrl, config, log, options.webhookDelivery, options.accounts);
   const { accounts, sendingSetup, credits, suppressions, messaging } = services;
   // DSN / ARF reports (inbound SMTP) and SES notifications, into the provider events intake.
   const deliveryReports = createDeliveryReports({
@@ -113,20 +118,28 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     rateLimiter: unavailableAs503(services.rateLimiter),
     idempotency: services.idempotency,
     adminService: adminServiceImpl({
-      accounts: accounts.service,
+      companies: accounts.companies,
       members: services.members.members,
       sendingSetup,
       credits,
-      suppressions,
       messaging,
     }),
-    mail: { acceptance: messaging.acceptance, messages: messaging.log, contacts: services.contacts.contacts, conversions: services.conversions, forms: services.forms },
+    mail: {
+      acceptance: messaging.acceptance,
+      messages: messaging.log,
+      contacts: services.contacts.contacts,
+      conversions: services.conversions,
+      forms: services.forms,
+      credits,
+    },
     // The administration screen's message preview (member sessions and operators; API keys refused).
     messageContentService: messageContentServiceImpl(messaging.log),
     integrationsService: integrationsServiceImpl(services.integrations),
     signupFormsService: signupFormsServiceImpl(services.forms),
     reportsService: reportsServiceImpl(services.conversions),
     templatesService: templatesServiceImpl(sendingSetup.templates),
+    suppressionsService: suppressionsServiceImpl(suppressions),
+    creditsService: creditsServiceImpl(credits),
     // The sign-up pages and their double opt-in (confirmation emails through the normal send path).
     ...(deliveryReports.sesNotifications ? { sesNotifications: deliveryReports.sesNotifications } : {}),
     deliveryReportsService: deliveryReportsServiceImpl(deliveryReports.reports),
@@ -149,6 +162,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       endpoints: services.webhooks.webhooks.endpoints,
       deliveries: services.webhooks.webhooks.deliveries,
       testEvents: services.webhooks.webhooks.testEvents,
+      live: services.webhooks.live,
       log,
     }),
     // Each campaign.click is also a click of the ledger conversions are attributed from.
@@ -161,11 +175,11 @@ export async function startApp(options: StartAppOptions): Promise<App> {
         allowedOrigins: services.members.allowedOrigins,
       }),
       membersService: membersServiceImpl(services.members.members),
-      apiKeysService: apiKeysServiceImpl(accounts.service),
+      apiKeysService: apiKeysServiceImpl(accounts.keys),
       auditService: auditServiceImpl(services.members.audit),
       sessions: unavailableAs503(services.members.sessions),
       companies: async (companyId) => {
-        const company = await accounts.service.getCompany(companyId).catch((error: unknown) => {
+        const company = await accounts.companies.get({ companyId }).catch((error: unknown) => {
           if (apiErrorFrom(error)?.code === "NOT_FOUND") return undefined;
           throw error;
         });
@@ -201,6 +215,8 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     inFlight: () => ({ requests: requestsInFlight(), ...(worker ? { activities: worker.status().activitiesInFlight } : {}) }),
     close() {
       closed ??= (async () => {
+        // Open event streams end first, each told why: the servers' close waits for every answer.
+        await services.webhooks.endStreams();
         await servers.close();
         await deliveryReports.close();
         await worker?.stop();

@@ -1,7 +1,9 @@
 import type { Services } from "./services.ts";
 import { API_KEY_SCOPES } from "../capabilities/accounts/scopes.ts";
 import type { CompanyView } from "../capabilities/accounts/views.ts";
-import { OPERATOR_ACTOR } from "../capabilities/audit/types.ts";
+import { type AuditContext, OPERATOR_ACTOR } from "../capabilities/audit/types.ts";
+import type { Page } from "../capabilities/shared/paging.ts";
+import { apiErrorFrom } from "../contract/api-error.ts";
 
 /**
  * `npm start`'s demo company (development mode only, src/main.ts): a company
@@ -26,31 +28,47 @@ const DEMO_CREDITS_NOTE = "demo credits";
 
 type DemoParts = Pick<Services, "accounts" | "sendingSetup" | "credits" | "members">;
 
-const acting = { audit: { actor: OPERATOR_ACTOR, requestId: "npm-start", clientIp: "" }, role: undefined };
+/** `npm start` acts as the operator. */
+const audit: AuditContext = { actor: OPERATOR_ACTOR, requestId: "npm-start", clientIp: "" };
+const acting = { audit, role: undefined };
 
 async function demoCompany(app: DemoParts): Promise<CompanyView | undefined> {
-  return (await app.accounts.service.listCompanies()).find((company) => company.name === DEMO_COMPANY_NAME);
+  return (await app.accounts.companies.list()).find((company) => company.name === DEMO_COMPANY_NAME);
+}
+
+/** Whether any item of a paged list (members, keys) passes `test`, reading page after page. */
+async function anyOf<T>(list: (cursor: string | undefined) => Promise<Page<T>>, test: (item: T) => boolean): Promise<boolean> {
+  let cursor: string | undefined;
+  do {
+    const page = await list(cursor);
+    if (page.items.some(test)) return true;
+    cursor = page.nextCursor ?? undefined;
+  } while (cursor);
+  return false;
 }
 
 /** Makes what the demo company still lacks; prints its API key when it makes it. */
 export async function seedDemoCompany(app: DemoParts, print: (line: string) => void): Promise<void> {
-  const company = (await demoCompany(app)) ?? (await app.accounts.service.createCompany(DEMO_COMPANY_NAME, { api: true, smtp: false }));
+  const company = (await demoCompany(app)) ?? (await app.accounts.companies.create({ name: DEMO_COMPANY_NAME, entitlements: { api: true, smtp: false } }));
   const companyId = company.id;
 
   const { domains, senders } = app.sendingSetup;
-  const domain = (await domains.listDomains(companyId)).find((d) => d.domain === DEMO_DOMAIN) ?? (await domains.createDomain(companyId, DEMO_DOMAIN));
-  if (!domain.verified) await domains.verifyDomain(companyId, domain.id, { override: true });
-  if (!(await senders.listSenders(companyId)).some((sender) => sender.email === DEMO_SENDER)) {
-    await senders.createSender(companyId, { email: DEMO_SENDER, name: "Demo", makeDefault: true });
+  const domain =
+    (await domains.list({ companyId })).find((d) => d.domain === DEMO_DOMAIN) ?? (await domains.create({ companyId, domain: DEMO_DOMAIN, audit }));
+  if (!domain.verified) await domains.verify({ companyId, domainId: domain.id, override: true, audit });
+  if (!(await senders.list({ companyId })).some((sender) => sender.email === DEMO_SENDER)) {
+    await senders.create({ companyId, email: DEMO_SENDER, name: "Demo", makeDefault: true, audit });
   }
-  const granted = (await app.credits.ledger({ companyId })).some((entry) => entry.reason === "grant" && entry.note === DEMO_CREDITS_NOTE);
+  const granted = (await app.credits.ledger({ companyId, reason: "grant", limit: 100 })).items.some((entry) => entry.note === DEMO_CREDITS_NOTE);
   if (!granted) await app.credits.adjust({ companyId, amount: DEMO_CREDITS, note: DEMO_CREDITS_NOTE });
-  if (!(await app.members.members.list({ companyId })).some((member) => member.email === DEMO_OWNER)) {
-    await app.members.members.add({ companyId, email: DEMO_OWNER, displayName: "Demo Owner", role: "owner", acting });
+  const { members } = app.members;
+  if (!(await anyOf((cursor) => members.list({ companyId, cursor }), (member) => member.email === DEMO_OWNER))) {
+    await members.invite({ companyId, email: DEMO_OWNER, displayName: "Demo Owner", role: "owner", acting });
   }
 
-  if ((await app.accounts.service.listApiKeys(companyId)).some((key) => key.name === DEMO_KEY_NAME)) return;
-  const { secret } = await app.accounts.service.createApiKey(companyId, DEMO_KEY_NAME, [...API_KEY_SCOPES]);
+  const { keys } = app.accounts;
+  if (await anyOf((cursor) => keys.list({ companyId, cursor }), (key) => key.name === DEMO_KEY_NAME)) return;
+  const { secret } = await keys.create({ companyId, name: DEMO_KEY_NAME, scopes: API_KEY_SCOPES, grantableScopes: API_KEY_SCOPES, audit });
   print(`\nDemo company ${companyId} created, sending as ${DEMO_SENDER} with ${DEMO_CREDITS} credits.`);
   print(`Its API key (shown once, keep it):\n\n    ${secret}\n`);
 }
@@ -59,8 +77,12 @@ export async function seedDemoCompany(app: DemoParts, print: (line: string) => v
 export async function printDemoSignInLink(app: DemoParts, print: (line: string) => void): Promise<void> {
   const company = await demoCompany(app);
   if (!company) return;
-  const owner = (await app.members.members.list({ companyId: company.id })).find((m) => m.email === DEMO_OWNER && !m.disabled);
-  if (!owner) return;
-  const link = await app.members.members.createSignInLink({ companyId: company.id, email: owner.email, acting });
-  print(`Sign in to the administration screen as ${owner.email} (one use, until ${link.expiresAt.toISOString()}):\n\n    ${link.signInUrl}\n`);
+  // No link when the demo owner was removed (NOT_FOUND) or disabled (VALIDATION_ERROR) since.
+  const link = await app.members.members.createSignInLink({ companyId: company.id, email: DEMO_OWNER, acting }).catch((error: unknown) => {
+    const code = apiErrorFrom(error)?.code;
+    if (code === "NOT_FOUND" || code === "VALIDATION_ERROR") return undefined;
+    throw error;
+  });
+  if (!link) return;
+  print(`Sign in to the administration screen as ${DEMO_OWNER} (one use, until ${link.expiresAt.toISOString()}):\n\n    ${link.signInUrl}\n`);
 }

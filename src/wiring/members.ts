@@ -3,17 +3,18 @@ import { type Config, publicBaseUrlOf } from "../config.ts";
 import { PostgresAuditLog } from "../adapters/postgres/audit/postgres-audit-log.ts";
 import { PostgresMembersStore } from "../adapters/postgres/members/postgres-members-store.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
-import type { AccountsService } from "../capabilities/accounts/index.ts";
+import type { Companies } from "../capabilities/accounts/index.ts";
 import { AuditLog } from "../capabilities/audit/index.ts";
 import type { ConfirmationMailer } from "../capabilities/forms/hosted/index.ts";
-import { MembersService, renderSignInEmail, SessionsService, type SignInMailer } from "../capabilities/members/index.ts";
+import { Members, renderSignInEmail, Sessions, type SignInMailer } from "../capabilities/members/index.ts";
 import type { RateLimiter } from "../capabilities/rate-limit/types.ts";
 
 export interface MembersWiringOptions {
   readonly orm: MikroORM;
   readonly config: Pick<Config, "publicBaseUrl" | "host" | "httpPort" | "cursorSecret" | "systemSenderCompanyId">;
   readonly rateLimiter: RateLimiter;
-  readonly accounts: AccountsService;
+  /** The company's name for sign-in emails. */
+  readonly companies: Companies;
   /** The service's own send path (createConfirmationMailer); used when SYSTEM_SENDER_COMPANY_ID is set. */
   readonly mailer?: ConfirmationMailer;
   readonly clock?: () => Date;
@@ -21,8 +22,8 @@ export interface MembersWiringOptions {
 }
 
 export interface MembersWiring {
-  readonly members: MembersService;
-  readonly sessions: SessionsService;
+  readonly members: Members;
+  readonly sessions: Sessions;
   readonly audit: AuditLog;
   /** Origins the session door accepts besides the request's Host: PUBLIC_BASE_URL's. */
   readonly allowedOrigins: readonly string[];
@@ -50,15 +51,16 @@ export function createMembersWiring(options: MembersWiringOptions): MembersWirin
           },
         }
       : undefined;
-  const members = new MembersService({
+  const members = new Members({
     store,
+    cursorSecret: config.cursorSecret,
     rateLimiter: options.rateLimiter,
     clock,
     publicBaseUrl,
     mailer,
-    companyName: async (companyId) => (await options.accounts.getCompany(companyId)).name,
+    companyName: async (companyId) => (await options.companies.get({ companyId })).name,
   });
-  const sessions = new SessionsService({ store, rateLimiter: options.rateLimiter, clock });
+  const sessions = new Sessions({ store, rateLimiter: options.rateLimiter, clock });
   const audit = new AuditLog({ store: new PostgresAuditLog(pool), cursorSecret: config.cursorSecret, clock });
   const housekeeping = setInterval(() => {
     void Promise.all([audit.purgeExpired(), sessions.purgeExpired()]).catch((error: unknown) =>

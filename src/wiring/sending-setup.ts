@@ -8,25 +8,25 @@ import { PostgresTemplateStore } from "../adapters/postgres/sending-setup/postgr
 import {
   createSecretSealer,
   type DnsVerifier,
-  SenderService,
-  SendingDomainService,
+  Senders,
+  SendingDomains,
   type SendingSetup,
-  TemplateService,
+  Templates,
 } from "../capabilities/sending-setup/index.ts";
 
 export type SendingSetupConfig = Pick<
   Config,
   "dataEncryptionKey" | "spfInclude" | "returnPathMxHost" | "dnsServers" | "allowVerificationOverride"
 > &
-  // The keys with ids (DATA_ENCRYPTION_KEYS); optional for configurations built by hand (tests).
+  // The keys with ids (DATA_ENCRYPTION_KEYS); optional: a configuration built in code may name one key only.
   Partial<Pick<Config, "dataEncryptionKeys">>;
 
 export interface SendingSetupOptions {
-  /** Current time; tests pass a fake one. Default: the system clock. */
+  /** The time DNS checks are recorded at. Default: the system clock. */
   readonly clock?: () => Date;
   /** Replaces the DNS lookups (default: a Resolver on config.dnsServers). */
   readonly verifier?: DnsVerifier;
-  /** A sender or a domain's verification changed in this process (see SenderServiceOptions.onSendersChanged). */
+  /** A sender or a domain's verification changed in this process (see SendersDependencies.onSendersChanged). */
   readonly onSendersChanged?: () => void;
 }
 
@@ -38,7 +38,7 @@ export function createSendingSetup(orm: MikroORM, config: SendingSetupConfig, op
   const companies = new PostgresCompanyDirectory(orm);
   const domains = new PostgresSendingDomainStore(orm);
   return {
-    domains: new SendingDomainService({
+    domains: new SendingDomains({
       companies,
       store: domains,
       sealer,
@@ -48,13 +48,13 @@ export function createSendingSetup(orm: MikroORM, config: SendingSetupConfig, op
       clock: options.clock ?? (() => new Date()),
       ...(options.onSendersChanged ? { onSendersChanged: options.onSendersChanged } : {}),
     }),
-    senders: new SenderService({
+    senders: new Senders({
       companies,
       domains,
       store: new PostgresSenderStore(orm),
       sealer,
       ...(options.onSendersChanged ? { onSendersChanged: options.onSendersChanged } : {}),
     }),
-    templates: new TemplateService({ companies, store: new PostgresTemplateStore(orm) }),
+    templates: new Templates({ companies, store: new PostgresTemplateStore(orm) }),
   };
 }

@@ -1,7 +1,7 @@
 import { type Config, publicBaseUrlOf } from "../config.ts";
-import { type Accounts, createAccounts } from "./accounts.ts";
+import { type Accounts, type AccountsOptions, createAccounts } from "./accounts.ts";
 import type { Credits } from "../capabilities/credits/index.ts";
-import { createCredits } from "./credits.ts";
+import { createCredits, lowCreditsByOwnerNotice } from "./credits.ts";
 import type { IdempotencyGuard } from "../capabilities/idempotency/index.ts";
 import { createIdempotency } from "./idempotency.ts";
 import { createMessaging, type Messaging } from "./messaging.ts";
@@ -91,8 +91,16 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
   let sendersChanged = (): void => {};
   const sendingSetup = createSendingSetup(orm, config, { onSendersChanged: () => sendersChanged() });
   const sealer = createSecretSealer(config.dataEncryptionKey, config.dataEncryptionKeys);
-  const credits = createCredits(orm);
-  const suppressions = createSuppressions(orm);
+  // The owners' notice of low credits goes through the send path, built below from these credits.
+  let ownerNotices: OwnerNotices | undefined = undefined;
+  const credits = createCredits(orm, {
+    config,
+    lowCreditsAlert: lowCreditsByOwnerNotice(() => {
+      if (!ownerNotices) throw new Error("owner notices are not built yet");
+      return ownerNotices;
+    }, log),
+  });
+  const suppressions = createSuppressions(orm, config);
   const contacts = createContactsCapability(orm, config);
   // One Temporal client per core, shared by every dispatcher; lazy, so the
   // API starts while Temporal is down.
@@ -124,7 +132,8 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     handsOffMessages: options.handsOffMessages ?? true,
   });
   sendersChanged = () => messaging.sendersChanged();
-  const ownerNotices = createOwnerNotices({ db: poolOf(orm), config, messages: messaging.acceptance });
+  const notices = createOwnerNotices({ db: poolOf(orm), config, messages: messaging.acceptance });
+  ownerNotices = notices;
   const webhooks = createWebhooksWiring({
     orm,
     temporal: temporal.client,
@@ -142,7 +151,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     contacts,
     temporalClient: temporal.client,
     sealer,
-    ownerNotices,
+    ownerNotices: notices,
     async close() {
       await messaging.close();
       await webhooks.close();
@@ -169,6 +178,7 @@ export async function openServices(
   config: Config,
   log: ServiceLog,
   webhookDelivery?: WebhookDeliveryOptions,
+  accountsOptions: AccountsOptions = {},
 ): Promise<Services> {
   const core = await openSendingCore(databaseUrl, config, log, {
     poolMax: config.apiPoolMax,
@@ -176,7 +186,7 @@ export async function openServices(
     ...(webhookDelivery ? { webhookDelivery } : {}),
   });
   const { orm } = core;
-  const accounts = createAccounts(orm, config);
+  const accounts = createAccounts(orm, config, accountsOptions);
   const rateLimiter = createRateLimiter(orm);
   const idempotency = createIdempotency(orm, config);
   const conversions = createConversions(orm, config);
@@ -186,7 +196,7 @@ export async function openServices(
     orm,
     config,
     rateLimiter,
-    accounts: accounts.service,
+    companies: accounts.companies,
     // Sign-in emails take the service's own send path, from SYSTEM_SENDER_COMPANY_ID's default sender.
     mailer: createConfirmationMailer(core.messaging.acceptance),
     log,

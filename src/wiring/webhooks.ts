@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import type { MikroORM } from "../adapters/postgres/orm.ts";
 import { postgresWebhookStores } from "../adapters/postgres/webhooks/index.ts";
 import { listenForWebhookWork } from "../adapters/postgres/webhooks/webhook-work-feed.ts";
+import { PostgresLiveEventFeed } from "../adapters/postgres/webhooks/live-event-feed.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
 import { dnsHostResolver } from "../adapters/http/dns-host-resolver.ts";
 import { HttpsWebhookSender } from "../adapters/http/webhook-sender.ts";
@@ -13,6 +14,7 @@ import {
   type DeliverySchedule,
   type EndpointLimits,
   type HostResolver,
+  LiveEvents,
   RECEIVER_TIMEOUT_MS,
   WebhookDeliveries,
   type WebhookDeliveryStore,
@@ -123,6 +125,10 @@ export interface WebhooksWiring {
   readonly publisher: WebhookEventPublisher;
   /** The outbox relay: started beside a worker (worker.ts), close() on shutdown (before the Temporal client). */
   readonly dispatcher: WebhookDeliveryDispatcher;
+  /** The live event streams of `mailctl listen` and the test events of `mailctl trigger` (served by API processes). */
+  readonly live: LiveEvents;
+  /** Ends the open live streams (reason `shutdown`) and refuses new ones: before the servers close, which wait for them. */
+  endStreams(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -183,10 +189,17 @@ export function createWebhooksWiring(deps: WebhooksDependencies): WebhooksWiring
       }),
   });
   late.dispatcher = dispatcher;
+  // Connects only while this process holds a stream (a worker never does).
+  const feed = new PostgresLiveEventFeed({ db: poolOf(deps.orm), log: deps.log });
   return {
     webhooks,
     publisher: new WebhookEventPublisher({ recorder: stores.publishedEvents, nudge: () => dispatcher.kick() }),
     dispatcher,
-    close: () => dispatcher.close(),
+    live: new LiveEvents({ feed, recorder: stores.testEvents, ...(o.clock ? { clock: o.clock } : {}) }),
+    endStreams: () => feed.close(),
+    async close() {
+      await feed.close();
+      await dispatcher.close();
+    },
   };
 }

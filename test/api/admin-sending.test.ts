@@ -8,6 +8,7 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { apiErrorFrom, type ErrorCodeName } from "../../src/contract/api-error.ts";
 import { AdminService, type SendingDomain } from "../../src/gen/mail/v1/admin_pb.js";
+import { CreditLedgerReason, CreditsService } from "../../src/gen/mail/v1/credits_pb.js";
 import { startTestDnsServer, type TestDnsServer } from "../support/dns-server.ts";
 import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
 import { mailctlAgainst } from "../support/mailctl.ts";
@@ -34,7 +35,7 @@ function publish(dns: TestDnsServer, domain: SendingDomain): void {
   }
 }
 
-describe("AdminService: sending domains, senders, templates, credits, suppressions", () => {
+describe("AdminService: sending domains, senders, templates, credits", () => {
   let h: ApiHarness;
   let dns: TestDnsServer;
   let companyId: string;
@@ -202,39 +203,21 @@ describe("AdminService: sending domains, senders, templates, credits, suppressio
       const messageId = randomUUID();
       expect(await h.app.credits.chargeForMessage({ companyId, messageId: messageId })).toBe("charged");
 
-      const wallet = await h.admin.getWallet({ companyId });
-      expect(wallet.balance).toBe(19n);
-      expect(wallet.ledger.map((e) => [e.delta, e.reason, e.messageId, e.note])).toEqual([
-        [-1n, "charge", messageId, ""],
-        [-5n, "adjustment", undefined, "correction"],
-        [25n, "grant", undefined, "initial grant"],
+      // The company reads them through its CreditsService (here an operator acting for it).
+      const credits = h.forCompany(CreditsService, companyId);
+      expect((await credits.getCredits({})).balance).toBe(19n);
+      const { items } = await credits.listCreditLedger({});
+      expect(items.map((e) => [e.delta, e.reason, e.messageId, e.note])).toEqual([
+        [-1n, CreditLedgerReason.CHARGE, messageId, ""],
+        [-5n, CreditLedgerReason.ADJUSTMENT, undefined, "correction"],
+        [25n, CreditLedgerReason.GRANT, undefined, "initial grant"],
       ]);
-      expect(wallet.ledger[0]?.createdAt).toBeDefined();
+      expect(items[0]?.createdAt).toBeDefined();
 
-      const other = await h.admin.getWallet({ companyId: otherCompanyId });
-      expect(other.balance).toBe(0n);
-      expect(other.ledger).toEqual([]);
-      expect((await failure(h.admin.getWallet({ companyId: randomUUID() }))).code).toBe("NOT_FOUND");
-    });
-  });
-
-  describe("suppressions", () => {
-    it("list and remove, per company", async () => {
-      const messageId = randomUUID();
-      await h.app.suppressions.suppress({ companyId, email: "Bounced@Example.net", reason: "bounce", messageId: messageId });
-      await h.app.suppressions.suppress({ companyId: otherCompanyId, email: "theirs@example.net", reason: "complaint" });
-
-      const { suppressions } = await h.admin.listSuppressions({ companyId });
-      expect(suppressions.map((s) => [s.email, s.reason, s.messageId])).toEqual([["bounced@example.net", "bounce", messageId]]);
-      expect(suppressions[0]?.createdAt).toBeDefined();
-
-      // Another company cannot remove it.
-      expect((await h.admin.removeSuppression({ companyId: otherCompanyId, email: "bounced@example.net" })).removed).toBe(false);
-      expect((await h.admin.removeSuppression({ companyId, email: "BOUNCED@example.net" })).removed).toBe(true);
-      expect((await h.admin.removeSuppression({ companyId, email: "bounced@example.net" })).removed).toBe(false);
-      expect((await h.admin.listSuppressions({ companyId })).suppressions).toEqual([]);
-      expect((await h.admin.listSuppressions({ companyId: otherCompanyId })).suppressions.map((s) => s.email)).toEqual(["theirs@example.net"]);
-      expect((await failure(h.admin.listSuppressions({ companyId: randomUUID() }))).code).toBe("NOT_FOUND");
+      const other = h.forCompany(CreditsService, otherCompanyId);
+      expect((await other.getCredits({})).balance).toBe(0n);
+      expect((await other.listCreditLedger({})).items).toEqual([]);
+      expect((await failure(h.forCompany(CreditsService, randomUUID()).getCredits({}))).code).toBe("NOT_FOUND");
     });
   });
 
@@ -280,17 +263,38 @@ describe("AdminService: sending domains, senders, templates, credits, suppressio
       expect((await mailctl("credits", "add", "--company", company, "--amount", "10", "--note", "invoice 42")).out).toEqual({ balance: "10" });
       expect((await mailctl("credits", "add", "--company", company, "--amount=-4", "--note", "fix")).out).toEqual({ balance: "6" });
       expect((await mailctl("credits", "add", "--company", company, "--amount", "ten", "--note", "x")).code).toBe(2);
-      expect((await mailctl("credits", "show", "--company", company)).out).toMatchObject({
-        balance: "6",
-        ledger: [{ delta: "-4", reason: "adjustment" }, { delta: "10", reason: "grant", note: "invoice 42" }],
+      expect((await mailctl("credits", "show", "--company", company)).out).toEqual({ balance: "6", lowBalanceThreshold: "100", low: true });
+      expect((await mailctl("credits", "ledger", "--company", company)).out).toMatchObject({
+        items: [{ delta: "-4", reason: "adjustment" }, { delta: "10", reason: "grant", note: "invoice 42" }],
+        nextCursor: null,
       });
+      expect((await mailctl("credits", "ledger", "--company", company, "--reason", "grant", "--limit", "1")).out).toMatchObject({
+        items: [{ delta: "10", reason: "grant" }],
+      });
+      expect((await mailctl("credits", "ledger", "--company", company, "--reason", "gift")).code).toBe(2);
       // A negative amount also reads as the option's value when written apart.
       expect((await mailctl("credits", "add", "--company", company, "--amount", "-1", "--note", "fix")).out).toEqual({ balance: "5" });
       expect((await mailctl("credits", "add", "--company", company, "--amount", "1", "--note", "fix")).out).toEqual({ balance: "6" });
 
       await h.app.suppressions.suppress({ companyId: company, email: "gone@example.net", reason: "bounce" });
-      expect((await mailctl("suppression", "list", "--company", company)).out).toMatchObject({ suppressions: [{ email: "gone@example.net" }] });
-      expect((await mailctl("suppression", "remove", "--company", company, "--email", "GONE@example.net")).out).toEqual({ removed: true });
+      expect((await mailctl("suppression", "add", "--company", company, "--email", "Hand@Example.net")).out).toMatchObject({
+        created: true,
+        suppression: { email: "hand@example.net", reason: "manual", messageId: null },
+      });
+      expect((await mailctl("suppression", "list", "--company", company)).out).toMatchObject({
+        items: [{ email: "hand@example.net" }, { email: "gone@example.net", reason: "bounce" }],
+      });
+      expect((await mailctl("suppression", "list", "--company", company, "--q", "gone", "--reason", "bounce")).out).toMatchObject({
+        items: [{ email: "gone@example.net" }],
+      });
+      expect((await mailctl("suppression", "get", "--company", company, "--email", "gone@example.net")).out).toMatchObject({ suppression: { reason: "bounce" } });
+      // A removal says why (the operator holds the owner role).
+      expect((await mailctl("suppression", "remove", "--company", company, "--email", "GONE@example.net")).code).toBe(2);
+      expect((await mailctl("suppression", "remove", "--company", company, "--email", "GONE@example.net", "--reason", "address fixed")).out).toMatchObject({
+        suppression: { email: "gone@example.net", reason: "bounce" },
+      });
+      const gone = await mailctl("suppression", "get", "--company", company, "--email", "gone@example.net");
+      expect((JSON.parse(gone.stderr) as { error: { code: string } }).error.code).toBe("NOT_FOUND");
     });
   });
 });

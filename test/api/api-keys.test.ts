@@ -8,7 +8,7 @@ import { type Browser, browserHeaders, newCompany, reasonOf, signedIn } from "./
 
 type KeyJson = { id: string; name: string; prefix: string; scopes: string[]; status: string; createdBy: string; expiresAt?: string };
 
-describe("API keys managed by the company (issue 19, item 4)", () => {
+describe("API keys managed by the company", () => {
   let h: ApiHarness;
   let second: App;
   let companyId: string;
@@ -145,5 +145,32 @@ describe("API keys managed by the company (issue 19, item 4)", () => {
     expect((error as ConnectError).code).toBe(Code.NotFound);
     // The foreign key still works.
     expect((await me(foreign.secret)).status).toBe(200);
+  });
+
+  it("pages the key table oldest first: 25 keys by default, `limit` and `nextCursor`, a cursor bound to its company", async () => {
+    const paged = await newCompany(h, "Paged Keys Co");
+    const made: string[] = [];
+    for (let i = 0; i < 26; i++) made.push((await h.newKey(paged, ["mail.events.read"], `key ${i}`)).keyId);
+    const operator = h.forCompany(ApiKeysService, paged);
+    const first = await operator.listApiKeys({});
+    expect(first.items.map((k) => k.id)).toEqual(made.slice(0, 25));
+    const rest = await operator.listApiKeys({ cursor: first.nextCursor });
+    expect(rest.items.map((k) => k.id)).toEqual(made.slice(25));
+    expect(rest.nextCursor).toBeUndefined();
+
+    // The screen's way: Connect JSON with the session cookie.
+    const page = await owner.call("mail.v1.ApiKeysService", "ListApiKeys", { limit: 1 });
+    expect(page.status).toBe(200);
+    expect(page.body.items).toHaveLength(1);
+    const cursor = String(page.body.nextCursor);
+    const next = await owner.call("mail.v1.ApiKeysService", "ListApiKeys", { limit: 1, cursor });
+    expect((next.body.items as KeyJson[])[0]?.id).not.toBe((page.body.items as KeyJson[])[0]?.id);
+    // Another company's cursor, and a limit out of range: 400 VALIDATION_ERROR.
+    const foreign = await owner.call("mail.v1.ApiKeysService", "ListApiKeys", { cursor: first.nextCursor });
+    expect(foreign.status).toBe(400);
+    expect(String(foreign.body.message)).toContain("cursor");
+    const tooMany = await owner.call("mail.v1.ApiKeysService", "ListApiKeys", { limit: 101 });
+    expect(tooMany.status).toBe(400);
+    expect(String(tooMany.body.message)).toContain("limit");
   });
 });

@@ -35,8 +35,20 @@ describe("authentication and authorization", () => {
   let companyId: string;
   let fullKey: string;
 
+  /** The accounts' clock runs `aheadMs` ahead of the system's: the time a key's expiry is read against. */
+  let aheadMs = 0;
+  /** Lets `ms` pass for key expiry (and rotation grace) while `check` runs, then brings the clock back. */
+  const later = async (ms: number, check: () => Promise<void>): Promise<void> => {
+    aheadMs = ms;
+    try {
+      await check();
+    } finally {
+      aheadMs = 0;
+    }
+  };
+
   beforeAll(async () => {
-    h = await startApiHarness({ keyRotationGraceHours: 24 });
+    h = await startApiHarness({ keyRotationGraceHours: 24 }, { accounts: { clock: () => new Date(Date.now() + aheadMs) } });
     const created = await h.newCompanyWithKey(ALL_SCOPES);
     companyId = created.companyId;
     fullKey = created.secret;
@@ -87,12 +99,13 @@ describe("authentication and authorization", () => {
     expect((await h.fetch("/mail/v1/me", bearer(secret))).status).toBe(200);
     expect((await h.fetch("/mail/v1/me", bearer(rotated.secret))).status).toBe(200);
 
-    // End the grace period in the database, as an hour passing would.
-    await h.db.query("update api_key set expires_at = now() - interval '1 second' where id = $1", [keyId]);
-    const response = await h.fetch("/mail/v1/me", bearer(secret));
-    expect(response.status).toBe(401);
-    expect(await errorCode(response)).toBe("API_KEY_EXPIRED");
-    expect((await h.fetch("/mail/v1/me", bearer(rotated.secret))).status).toBe(200);
+    // An hour later the grace has ended: the key's expiry is read against the clock, nothing else changes.
+    await later(3_600_000 + 1000, async () => {
+      const response = await h.fetch("/mail/v1/me", bearer(secret));
+      expect(response.status).toBe(401);
+      expect(await errorCode(response)).toBe("API_KEY_EXPIRED");
+      expect((await h.fetch("/mail/v1/me", bearer(rotated.secret))).status).toBe(200);
+    });
   });
 
   it("a key past its own expiry answers 401 API_KEY_EXPIRED", async () => {
@@ -102,10 +115,11 @@ describe("authentication and authorization", () => {
       expiresAt: { seconds: BigInt(Math.floor(Date.now() / 1000) + 3600), nanos: 0 },
     });
     expect((await h.fetch("/mail/v1/me", bearer(created.secret))).status).toBe(200);
-    await h.db.query("update api_key set expires_at = now() - interval '1 second' where id = $1", [created.key?.id]);
-    const response = await h.fetch("/mail/v1/me", bearer(created.secret));
-    expect(response.status).toBe(401);
-    expect(await errorCode(response)).toBe("API_KEY_EXPIRED");
+    await later(3_600_000 + 1000, async () => {
+      const response = await h.fetch("/mail/v1/me", bearer(created.secret));
+      expect(response.status).toBe(401);
+      expect(await errorCode(response)).toBe("API_KEY_EXPIRED");
+    });
   });
 
   it("answers 403 FEATURE_NOT_ENTITLED when the company does not have the mail API", async () => {

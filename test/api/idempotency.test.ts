@@ -17,6 +17,7 @@ import { messageFingerprint } from "../../src/transport/connect/request-fingerpr
 import { PostgresIdempotencyStore } from "../../src/adapters/postgres/idempotency/postgres-idempotency-store.ts";
 import { poolOf } from "../../src/adapters/postgres/sql.ts";
 import { createIdempotency } from "../../src/wiring/idempotency.ts";
+import { asOperator } from "../capabilities/accounts/harness.ts";
 import type { FixedWindowRateLimiter } from "../../src/capabilities/rate-limit/index.ts";
 import { createRateLimiter } from "../../src/wiring/rate-limit.ts";
 import {
@@ -123,18 +124,18 @@ describe("Idempotency-Key on a POST operation (in-process router, real PostgreSQ
     db = await createTestDatabase();
     orm = await openOrm(db.url, { poolMax: 8 });
     await migrate(orm);
-    accounts = createAccounts(orm, { apiKeyPepper: "test-pepper", apiKeyPrefix: "tml", keyRotationGraceHours: 24, keyUsageFlushMs: 3_600_000 });
+    accounts = createAccounts(orm, { apiKeyPepper: "test-pepper", apiKeyPrefix: "tml", keyRotationGraceHours: 24, keyUsageFlushMs: 3_600_000, cursorSecret: "test-cursor-secret" });
     rateLimiter = createRateLimiter(orm);
     guard = createIdempotency(orm, { idempotencyWindowHours: 24 }, { cleanupEveryMs: 0 });
     impatientGuard = createIdempotency(orm, { idempotencyWindowHours: 24 }, { cleanupEveryMs: 0, waitMs: 300 });
     client = clientWith(guard);
     impatientClient = clientWith(impatientGuard);
 
-    const company = await accounts.service.createCompany("Acme");
-    const key = await accounts.service.createApiKey(company.id, "server", SEND_SCOPES);
+    const company = await accounts.companies.create({ name: "Acme" });
+    const key = await accounts.keys.create(asOperator({ companyId: company.id, name: "server", scopes: SEND_SCOPES }));
     ({ secret } = key);
     keyId = key.key.id;
-    secretOfOtherKey = (await accounts.service.createApiKey(company.id, "other server", SEND_SCOPES)).secret;
+    secretOfOtherKey = (await accounts.keys.create(asOperator({ companyId: company.id, name: "other server", scopes: SEND_SCOPES }))).secret;
   });
 
   afterAll(async () => {

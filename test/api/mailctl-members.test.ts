@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
 import { mailctlAgainst } from "../support/mailctl.ts";
+import { MemberRole, MembersService } from "../../src/gen/mail/v1/members_pb.js";
 import { Browser, tokenOf } from "./members-support.ts";
 
 describe("mailctl member commands: the first owner and a sign-in link", () => {
@@ -31,6 +32,24 @@ describe("mailctl member commands: the first owner and a sign-in link", () => {
     const session = await browser.call("mail.v1.SessionService", "GetSession");
     expect((session.body.session as { member: { displayName: string; role: string } }).member).toMatchObject({ displayName: "The Boss", role: "MEMBER_ROLE_OWNER" });
     expect((await new Browser(h).exchange(tokenOf(link.signInUrl))).status).toBe(401);
+  });
+
+  it("adding an existing member gives them the role and enables them; the member is printed either way", async () => {
+    const { company } = await ok<{ company: { id: string } }>(["company", "create", "--name", "CLI Roles Co"]);
+    await ok(["member", "add", "--company", company.id, "--email", "boss@roles.example"]);
+    type Printed = { member: { id: string; email: string; role: string; displayName: string; disabled?: boolean } };
+    const added = await ok<Printed>(["member", "add", "--company", company.id, "--email", "pat@roles.example", "--role", "member", "--display-name", "Pat"]);
+    expect(added.member).toMatchObject({ email: "pat@roles.example", role: "member", displayName: "Pat" });
+    await h.forCompany(MembersService, company.id).updateMember({ id: added.member.id, disabled: true });
+
+    const promoted = await ok<Printed>(["member", "add", "--company", company.id, "--email", "Pat@Roles.example", "--role", "admin"]);
+    expect(promoted.member).toMatchObject({ id: added.member.id, role: "admin", displayName: "Pat" });
+    expect(promoted.member.disabled ?? false).toBe(false);
+    const members = await h.forCompany(MembersService, company.id).listMembers({});
+    expect(members.items.map((m) => [m.email, m.role, m.disabled])).toEqual([
+      ["boss@roles.example", MemberRole.OWNER, false],
+      ["pat@roles.example", MemberRole.ADMIN, false],
+    ]);
   });
 
   it("refuses an unknown role, an unknown member and an unknown company", async () => {

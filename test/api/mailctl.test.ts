@@ -33,6 +33,13 @@ describe("mailctl, the operators' command line", () => {
     expect((await h.fetch("/mail/v1/me", bearer(created.secret))).status).toBe(401);
   });
 
+  it("key list prints the whole key table, more than a page of it, oldest first", async () => {
+    const { companyId } = await h.newCompanyWithKey(["mail.events.read"], "Many Keys CLI Co");
+    for (let i = 1; i <= 120; i++) await h.newKey(companyId, ["mail.events.read"], `key ${i}`);
+    const list = JSON.parse((await mailctl(["key", "list", "--company", companyId])).stdout) as { keys: Array<{ name: string }> };
+    expect(list.keys.map((k) => k.name)).toEqual(["test key", ...Array.from({ length: 120 }, (_, i) => `key ${i + 1}`)]);
+  });
+
   it("reports errors as JSON with the contract's code and a non-zero exit", async () => {
     const wrongToken = await mailctl(["company", "list"], "not-the-token");
     expect(wrongToken.code).toBe(1);

@@ -1,10 +1,10 @@
 /**
- * Helpers of the members / sessions / api-keys / audit / principal tests
- * (issue 19): a "browser" that signs in with a one-time link and then calls
+ * Helpers of the members / sessions / api-keys / audit / principal tests:
+ * a "browser" that signs in with a one-time link and then calls
  * the Connect JSON protocol with the session cookie, the way the
  * administration screen does (fetch keeps the cookie; here we keep it).
  */
-import { MemberRole } from "../../src/gen/mail/v1/members_pb.js";
+import { MemberRole, MembersService } from "../../src/gen/mail/v1/members_pb.js";
 import type { ApiHarness } from "../support/api-harness.ts";
 
 export const SESSION_COOKIE = "__Host-mail_session";
@@ -104,14 +104,18 @@ export class Browser {
 
 const ROLES = { owner: MemberRole.OWNER, admin: MemberRole.ADMIN, member: MemberRole.MEMBER } as const;
 
-/** Adds a member through the operator's AdminService and signs them in: a browser holding their session. */
+/**
+ * A new member invited by the operator (MembersService with the company
+ * header, any role), signed in: a browser holding their session. With a
+ * system sender the invite is emailed to them; the operator then hands over
+ * a link of their own (AdminService.CreateSignInLink).
+ */
 export async function signedIn(h: ApiHarness, companyId: string, email: string, role: keyof typeof ROLES): Promise<Browser> {
-  const added = await h.admin.addMember({ companyId, email, role: ROLES[role] });
-  const { signInUrl } = await h.admin.createSignInLink({ companyId, email });
+  const invited = await h.forCompany(MembersService, companyId).inviteMember({ email, role: ROLES[role] });
+  const signInUrl = invited.emailed ? (await h.admin.createSignInLink({ companyId, email })).signInUrl : invited.signInUrl;
   const browser = new Browser(h);
   const answer = await browser.exchange(tokenOf(signInUrl));
   if (answer.status !== 200 || !browser.cookie) throw new Error(`sign-in failed: ${answer.status} ${JSON.stringify(answer.body)}`);
-  void added;
   return browser;
 }
 

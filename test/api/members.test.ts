@@ -7,7 +7,7 @@ import { Browser, browserHeaders, newCompany, reasonOf, signedIn, tokenOf } from
 
 type MemberJson = { id: string; email: string; role: string; disabled: boolean };
 
-describe("company members and roles (issue 19, item 1)", () => {
+describe("company members and roles", () => {
   let h: ApiHarness;
   let companyId: string;
   let owner: Browser;
@@ -74,7 +74,7 @@ describe("company members and roles (issue 19, item 1)", () => {
     const promote = await owner.call("mail.v1.MembersService", "UpdateMember", { id: self, role: "MEMBER_ROLE_OWNER" });
     expect(promote.status).toBe(403);
     // The operator restores the owner.
-    await h.admin.addMember({ companyId, email: "first-owner@members.example", role: MemberRole.OWNER });
+    await h.forCompany(MembersService, companyId).updateMember({ id: self, role: MemberRole.OWNER });
   });
 
   it("a removed member loses every session at once; a disabled one too; an owner ends a member's sessions", async () => {
@@ -104,7 +104,7 @@ describe("company members and roles (issue 19, item 1)", () => {
 
   it("another company's member ids answer 404 over the session door, REST and gRPC", async () => {
     const other = await newCompany(h, "Other Co");
-    const foreign = (await h.admin.addMember({ companyId: other, email: "foreign@other.example" })).member?.id ?? "";
+    const foreign = (await h.forCompany(MembersService, other).inviteMember({ email: "foreign@other.example" })).member?.id ?? "";
     for (const [method, body] of [
       ["UpdateMember", { id: foreign, role: "MEMBER_ROLE_ADMIN" }],
       ["RemoveMember", { id: foreign }],
@@ -131,6 +131,30 @@ describe("company members and roles (issue 19, item 1)", () => {
     // The foreign member is still there.
     const list = await grpc.listMembers({}, { headers: { authorization: `Bearer ${OPERATOR_TOKEN}`, "x-mail-company-id": other } });
     expect(list.items.map((m) => m.id)).toEqual([foreign]);
+  });
+
+  it("pages the members oldest first: `limit` and `nextCursor`, a cursor bound to its company", async () => {
+    const all = await owner.call("mail.v1.MembersService", "ListMembers", { limit: 100 });
+    const ids = (all.body.items as MemberJson[]).map((m) => m.id);
+    expect(ids.length).toBeGreaterThan(2);
+    expect(ids[0]).toBe(await memberId("first-owner@members.example"));
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await owner.call("mail.v1.MembersService", "ListMembers", { limit: 2, ...(cursor ? { cursor } : {}) });
+      expect(page.status).toBe(200);
+      seen.push(...(page.body.items as MemberJson[]).map((m) => m.id));
+      cursor = page.body.nextCursor as string | undefined;
+    } while (cursor);
+    expect(seen).toEqual(ids);
+    // The operator of another company cannot start from this company's cursor.
+    const first = await owner.call("mail.v1.MembersService", "ListMembers", { limit: 1 });
+    const other = await newCompany(h, "Cursor Thief Co");
+    const refused = await h
+      .forCompany(MembersService, other)
+      .listMembers({ cursor: String(first.body.nextCursor) })
+      .catch((e: unknown) => e);
+    expect((refused as ConnectError).code).toBe(Code.InvalidArgument);
   });
 
   it("API keys cannot manage members, even with mail.admin (403 FORBIDDEN)", async () => {

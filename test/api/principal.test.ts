@@ -7,7 +7,7 @@ import { type ApiHarness, bearer, OPERATOR_TOKEN, startApiHarness } from "../sup
 import { browserHeaders, newCompany, reasonOf, signedIn } from "./members-support.ts";
 
 /**
- * One principal from one auth step (issue 19, item 3): an API key, a member
+ * One principal from one auth step: an API key, a member
  * session, or an operator acting for a named company reach the same company
  * services, which read the company and the scopes and nothing else.
  */

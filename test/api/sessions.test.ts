@@ -1,15 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MemberRole, MembersService } from "../../src/gen/mail/v1/members_pb.js";
 import { type ApiHarness, startApiHarness } from "../support/api-harness.ts";
 import { Browser, browserHeaders, connectCall, newCompany, reasonOf, sessionCookieOf, signedIn, tokenOf } from "./members-support.ts";
 
-describe("sign-in links and member sessions (issue 19, item 2)", () => {
+describe("sign-in links and member sessions", () => {
   let h: ApiHarness;
   let companyId: string;
 
   beforeAll(async () => {
     h = await startApiHarness({ trustProxy: true });
     companyId = await newCompany(h, "Session Co");
-    await h.admin.addMember({ companyId, email: "owner@session.example", displayName: "Olga Owner" });
+    await h.forCompany(MembersService, companyId).inviteMember({ email: "owner@session.example", displayName: "Olga Owner", role: MemberRole.OWNER });
   });
   afterAll(async () => h?.close());
 
@@ -100,7 +101,7 @@ describe("sign-in links and member sessions (issue 19, item 2)", () => {
 
   it("refuses session calls that are cross-origin, lack the Connect protocol header, or use GET", async () => {
     const browser = await signedIn(h, companyId, "csrf@session.example", "admin");
-    const victim = (await h.admin.addMember({ companyId, email: "victim@session.example" })).member?.id ?? "";
+    const victim = (await h.forCompany(MembersService, companyId).inviteMember({ email: "victim@session.example", role: MemberRole.OWNER })).member?.id ?? "";
     const path = "/mail.v1.MembersService/RemoveMember";
     const base = browserHeaders(browser.origin, browser.cookie, browser.address);
 

@@ -101,6 +101,7 @@ describe("development mode (npm start)", () => {
       apiPoolMax: 10,
       publicBaseUrl: undefined,
       systemSenderCompanyId: undefined,
+      lowCreditsThreshold: 100,
       signupLimits: { perClientPerMinute: 10, perFormPerMinute: 60, perCompanyPerMinute: 120 },
       confirmationsPerCompanyPerHour: 100,
       workerPoolMax: 10,

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { deliveryReportsConfig, idOnlyReturnPath, type RecipientMx, startRecipientMx } from "./harness.ts";
 import { arf, autoReply, dsn } from "./reports.ts";
+import { SuppressionReason, SuppressionsService } from "../../src/gen/mail/v1/suppressions_pb.js";
 
 const operator: Interceptor = (next) => (req) => {
   req.header.set("authorization", `Bearer ${OPERATOR_TOKEN}`);
@@ -87,8 +88,8 @@ describe("the inbound SMTP listener for delivery reports", () => {
     expect(await post(returnPath, report)).toMatch(/^250/);
     const message = await h.waitForMessage(a.secret, id, (m) => m.status === "complained");
     expect(message.events.map((e) => e.type)).toEqual(["sent", "complaint"]);
-    const { suppressions } = await h.admin.listSuppressions({ companyId: a.companyId });
-    expect(suppressions.map((x) => [x.email, x.reason])).toEqual([["ok-reader@customer.test", "complaint"]]);
+    const { items: suppressions } = await h.forCompany(SuppressionsService, a.companyId).listSuppressions({});
+    expect(suppressions.map((x) => [x.email, x.reason])).toEqual([["ok-reader@customer.test", SuppressionReason.COMPLAINT]]);
     const [hook] = await hooks.waitOn("/complaints", 1);
     const body = verifiedBody(hook as NonNullable<typeof hook>, hookSecret);
     expect([body.event, body.data.messageId]).toEqual(["complaint", id]);
@@ -129,7 +130,7 @@ describe("the inbound SMTP listener for delivery reports", () => {
     await post(returnPath, dsn({ to: returnPath, recipient: "ok-forged@customer.test", action: "delivered", status: "2.0.0", originalMessageId: `${id}@mail.service.test` }));
     const message = await h.waitForMessage(a.secret, id, (m) => m.status === "delivered");
     expect(message.events.map((e) => e.type)).toEqual(["sent", "delivery"]);
-    const { suppressions } = await h.admin.listSuppressions({ companyId: a.companyId });
+    const { items: suppressions } = await h.forCompany(SuppressionsService, a.companyId).listSuppressions({});
     expect(suppressions.map((x) => x.email)).not.toContain("ok-forged@customer.test");
   });
 
@@ -143,7 +144,7 @@ describe("the inbound SMTP listener for delivery reports", () => {
     }
     expect((await h.waitForMessage(a.secret, id, () => true)).status).toBe("sent");
     expect((await unmatchedReports(a.companyId)).filter((r) => r.message_id === id)).toEqual([]);
-    expect((await h.admin.listSuppressions({ companyId: a.companyId })).suppressions.map((x) => x.email)).not.toContain("ok-moved@customer.test");
+    expect((await h.forCompany(SuppressionsService, a.companyId).listSuppressions({})).items.map((x) => x.email)).not.toContain("ok-moved@customer.test");
 
     const report = dsn({ to: returnPath, recipient: "ok-moved@customer.test", action: "failed", status: "5.1.1", originalMessageId: `${id}@mail.service.test` });
     expect(await post(returnPath, report)).toMatch(/^250/);
@@ -174,8 +175,8 @@ describe("the inbound SMTP listener for delivery reports", () => {
     expect(kept).toEqual([{ company_id: a.companyId, message_id: mine.id, kind: "unmatched", subject: "Undelivered Mail Returned to Sender" }]);
     expect((await h.waitForMessage(a.secret, mine.id, () => true)).status).toBe("sent");
     expect((await h.waitForMessage(b.secret, theirs.id, () => true)).status).toBe("sent");
-    expect((await h.admin.listSuppressions({ companyId: a.companyId })).suppressions.map((x) => x.email)).not.toContain("ok-theirs@customer.test");
-    expect((await h.admin.listSuppressions({ companyId: b.companyId })).suppressions).toEqual([]);
+    expect((await h.forCompany(SuppressionsService, a.companyId).listSuppressions({})).items.map((x) => x.email)).not.toContain("ok-theirs@customer.test");
+    expect((await h.forCompany(SuppressionsService, b.companyId).listSuppressions({})).items).toEqual([]);
   });
 
   it("an auto-reply is kept as an unmatched report, and the message stays as it was", async () => {

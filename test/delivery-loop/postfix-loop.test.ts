@@ -10,6 +10,7 @@ import { type SendingHarness, startSendingHarness } from "../support/sending-har
 import { type RoutedReceiver, startRoutedReceiver, verifiedBody, loopbackDelivery } from "../webhooks/api-support.ts";
 import { deliveryReportsConfig, type RecipientMx, startRecipientMx } from "./harness.ts";
 import { freePort, POSTFIX, type PostfixInstance, startPostfix } from "./postfix.ts";
+import { SuppressionsService } from "../../src/gen/mail/v1/suppressions_pb.js";
 
 /**
  * The whole loop with real Postfix as the relay: our SMTP provider hands the
@@ -93,7 +94,7 @@ describe.skipIf(!postfixInstalled)("the delivery loop through real Postfix", () 
     const copy = mx.delivered.find((m) => m.rcptTo === "ok-ada@customer.test");
     expect(copy?.mailFrom).toMatch(new RegExp(`^b-[0-9a-f]{48}@bounces\\.${s.fromEmail.split("@")[1]?.replaceAll(".", "\\.")}$`));
 
-    const { suppressions } = await h.admin.listSuppressions({ companyId: s.companyId });
+    const { items: suppressions } = await h.forCompany(SuppressionsService, s.companyId).listSuppressions({});
     expect(suppressions.map((x) => x.email)).toEqual(["gone@customer.test"]);
     const again = await (await h.send(s.secret, { to: "gone@customer.test", subject: "Again", html: "<p>x</p>" })).json() as { id: string };
     await h.waitForMessage(s.secret, again.id, (m) => m.status === "suppressed");

@@ -5,6 +5,8 @@ import sesLocalModule from "aws-ses-v2-local";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { type FakeSns, startFakeSns } from "./sns.ts";
+import { SuppressionReason, SuppressionsService } from "../../src/gen/mail/v1/suppressions_pb.js";
+import { CreditsService } from "../../src/gen/mail/v1/credits_pb.js";
 
 /**
  * EMAIL_PROVIDER=ses: messages go out through the SES v2 API (a local SES v2
@@ -123,21 +125,21 @@ describe("Amazon SES as the email service", () => {
     expect((await h.waitForMessage(s.secret, delivered.id, (m) => m.status === "delivered")).events.map((e) => e.type)).toEqual(["sent", "delivery"]);
     expect((await h.waitForMessage(s.secret, bounced.id, (m) => m.status === "bounced")).events.map((e) => e.type)).toEqual(["sent", "bounce"]);
     expect((await h.waitForMessage(s.secret, complained.id, (m) => m.status === "complained")).events.map((e) => e.type)).toEqual(["sent", "complaint"]);
-    const { suppressions } = await h.admin.listSuppressions({ companyId: s.companyId });
-    expect(suppressions.map((x) => `${x.email}:${x.reason}`).sort()).toEqual(["angry@customer.test:complaint", "gone@customer.test:bounce"]);
+    const { items: suppressions } = await h.forCompany(SuppressionsService, s.companyId).listSuppressions({});
+    expect(suppressions.map((x) => `${x.email}:${SuppressionReason[x.reason]}`).sort()).toEqual(["angry@customer.test:COMPLAINT", "gone@customer.test:BOUNCE"]);
   });
 
   it("a Reject after acceptance makes the message `rejected` and returns its credit, once", async () => {
-    const before = (await h.admin.getWallet({ companyId: s.companyId })).balance;
+    const before = (await h.forCompany(CreditsService, s.companyId).getCredits({})).balance;
     const { id, sesId } = await sent("virus@customer.test");
-    const charged = (await h.admin.getWallet({ companyId: s.companyId })).balance;
+    const charged = (await h.forCompany(CreditsService, s.companyId).getCredits({})).balance;
     expect(charged).toBe(before - 1n);
     const reject = sns.notification({ notificationType: "Reject", mail: mail(sesId), reject: { reason: "Bad content" } });
     expect((await post(reject)).status).toBe(200);
     expect((await post(reject)).status).toBe(200); // SNS retried it
     const message = await h.waitForMessage(s.secret, id, (m) => m.status === "rejected");
     expect(message.events.map((e) => e.type)).toEqual(["sent", "reject"]);
-    expect((await h.admin.getWallet({ companyId: s.companyId })).balance).toBe(before);
+    expect((await h.forCompany(CreditsService, s.companyId).getCredits({})).balance).toBe(before);
   });
 
   it("a transient bounce is noted, not a status change", async () => {
@@ -169,7 +171,7 @@ describe("Amazon SES as the email service", () => {
     expect((await post("not json at all")).status).toBe(403);
 
     expect((await h.waitForMessage(s.secret, id, () => true)).status).toBe("sent");
-    const { suppressions } = await h.admin.listSuppressions({ companyId: s.companyId });
+    const { items: suppressions } = await h.forCompany(SuppressionsService, s.companyId).listSuppressions({});
     expect(suppressions.map((x) => x.email)).not.toContain("ok-untouched@customer.test");
   });
 

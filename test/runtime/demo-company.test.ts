@@ -40,12 +40,12 @@ describe("the demo company of npm start", () => {
     expect(again).toEqual([]);
     const { companies } = await h.admin.listCompanies({});
     expect(companies.map((c) => c.name).sort()).toEqual(["Acme Widgets", DEMO_COMPANY_NAME]);
-    expect((await h.app.sendingSetup.domains.listDomains(companyId)).map((d) => [d.domain, d.verified])).toEqual([["demo.example", true]]);
-    expect((await h.app.sendingSetup.senders.listSenders(companyId)).map((s) => s.email)).toEqual(["hello@demo.example"]);
-    expect((await h.app.accounts.service.listApiKeys(companyId)).map((k) => k.name)).toEqual(["demo key"]);
-    const ledger = await h.app.credits.ledger({ companyId });
-    expect(ledger.filter((entry) => entry.reason === "grant").map((entry) => entry.delta)).toEqual([1000]);
-    expect((await h.app.members.members.list({ companyId })).map((m) => [m.email, m.role])).toEqual([["owner@demo.example", "owner"]]);
+    expect((await h.app.sendingSetup.domains.list({ companyId })).map((d) => [d.domain, d.verified])).toEqual([["demo.example", true]]);
+    expect((await h.app.sendingSetup.senders.list({ companyId })).map((s) => s.email)).toEqual(["hello@demo.example"]);
+    expect((await h.app.accounts.keys.list({ companyId })).items.map((k) => k.name)).toEqual(["demo key"]);
+    const grants = await h.app.credits.ledger({ companyId, reason: "grant" });
+    expect(grants.items.map((entry) => entry.delta)).toEqual([1000]);
+    expect((await h.app.members.members.list({ companyId })).items.map((m) => [m.email, m.role])).toEqual([["owner@demo.example", "owner"]]);
 
     // The sign-in link is the demo owner's, of the demo company, though another company is older.
     const link: string[] = [];

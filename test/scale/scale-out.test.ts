@@ -33,6 +33,8 @@ import {
   startWorker,
   type WorkerProcess,
 } from "../deploy/topology.ts";
+import { CreditsService } from "../../src/gen/mail/v1/credits_pb.js";
+import { operatorClient } from "../support/api-harness.ts";
 
 const MESSAGES = 48;
 const CREDITS = 1000;
@@ -248,7 +250,7 @@ describe("two API processes and two workers on one database and one namespace", 
     const byReason = Object.fromEntries(ledger.rows.map((row) => [row.reason, { n: Number(row.n), messages: Number(row.messages) }]));
     expect(byReason.charge).toEqual({ n: MESSAGES, messages: MESSAGES });
     expect(byReason.refund).toEqual({ n: rejected, messages: rejected });
-    const { balance } = await (apis[1] as ApiProcess).admin.getWallet({ companyId: sender.companyId });
+    const { balance } = await operatorClient((apis[1] as ApiProcess).operatorUrl, CreditsService, sender.companyId).getCredits({});
     expect(Number(balance)).toBe(CREDITS - (MESSAGES - rejected));
 
     // ---- both API processes took sends, both workers handed messages off

@@ -2,6 +2,7 @@ import { Client, Connection } from "@temporalio/client";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { bearer } from "../support/api-harness.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
+import { SuppressionReason, SuppressionsService } from "../../src/gen/mail/v1/suppressions_pb.js";
 
 interface LedgerRow {
   reason: string;
@@ -66,8 +67,8 @@ describe("the message lifecycle through Temporal and the simulator", () => {
     // A bounce after acceptance does not return the credit.
     expect(await ledger(first.id)).toEqual([{ reason: "charge", delta: "-1" }]);
 
-    const suppressions = await h.admin.listSuppressions({ companyId: s.companyId });
-    expect(suppressions.suppressions.map((x) => [x.email, x.reason])).toEqual([["bounce@customer.example", "bounce"]]);
+    const suppressions = await h.forCompany(SuppressionsService, s.companyId).listSuppressions({});
+    expect(suppressions.items.map((x) => [x.email, x.reason])).toEqual([["bounce@customer.example", SuppressionReason.BOUNCE]]);
 
     const second = (await (await h.send(s.secret, { to: "bounce@customer.example", subject: "Again", html: "<p>x</p>" })).json()) as { id: string };
     const suppressed = await h.waitForMessage(s.secret, second.id, (m) => m.status === "suppressed");
@@ -92,8 +93,8 @@ describe("the message lifecycle through Temporal and the simulator", () => {
     const { id } = (await (await h.send(s.secret, { to: "complaint@customer.example", subject: "Hi", html: "<p>x</p>" })).json()) as { id: string };
     const message = await h.waitForMessage(s.secret, id, (m) => m.status === "complained");
     expect(message.events.map((e) => e.type)).toEqual(["sent", "delivery", "complaint"]);
-    const suppressions = await h.admin.listSuppressions({ companyId: s.companyId });
-    expect(suppressions.suppressions[0]?.reason).toBe("complaint");
+    const suppressions = await h.forCompany(SuppressionsService, s.companyId).listSuppressions({});
+    expect(suppressions.items[0]?.reason).toBe(SuppressionReason.COMPLAINT);
   });
 
   it("a permanent rejection by the email service returns the credit", async () => {

@@ -5,6 +5,8 @@ import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDkim, splitMessage, unfold } from "../adapters/email/dkim-verify.ts";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
+import { SuppressionsService } from "../../src/gen/mail/v1/suppressions_pb.js";
+import { CreditsService } from "../../src/gen/mail/v1/credits_pb.js";
 
 interface Received {
   readonly rcptTo: string[];
@@ -98,7 +100,7 @@ describe("sending through the SMTP adapter to a real SMTP server", () => {
     expect(stallOnce.has("stalled@customer.example")).toBe(false);
     expect(message.events.map((e) => e.type)).toEqual(["sent"]);
     expect(received.filter((r) => r.raw.includes(`<${id}@mail.service.test>`))).toHaveLength(1);
-    const wallet = await h.admin.getWallet({ companyId: s.companyId });
+    const wallet = await h.forCompany(CreditsService, s.companyId).getCredits({});
     expect(wallet.balance).toBe(1n);
   });
 
@@ -107,7 +109,7 @@ describe("sending through the SMTP adapter to a real SMTP server", () => {
     const { id } = (await (await h.send(s.secret, { to: "nosuchuser@customer.example", subject: "Hi", html: "<p>x</p>" })).json()) as { id: string };
     const message = await h.waitForMessage(s.secret, id, (m) => m.status === "rejected");
     expect(message.events.map((e) => e.type)).toEqual(["reject"]);
-    const wallet = await h.admin.getWallet({ companyId: s.companyId });
+    const wallet = await h.forCompany(CreditsService, s.companyId).getCredits({});
     expect(wallet.balance).toBe(1n);
   });
 
@@ -126,7 +128,7 @@ describe("sending through the SMTP adapter to a real SMTP server", () => {
 
     const bounced = await h.waitForMessage(s.secret, id, (m) => m.status === "bounced");
     expect(bounced.events.map((e) => e.type)).toEqual(["sent", "bounce"]);
-    const { suppressions } = await h.admin.listSuppressions({ companyId: s.companyId });
+    const { items: suppressions } = await h.forCompany(SuppressionsService, s.companyId).listSuppressions({});
     expect(suppressions.map((x) => x.email)).toEqual(["gone@customer.example"]);
 
     const unknown = await h.admin

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import AxeBuilder from "@axe-core/playwright";
 import { type Browser, type BrowserContext, chromium, type ConsoleMessage, type Page } from "playwright-core";
 import type { Config } from "../../src/config.ts";
-import { MemberRole } from "../../src/gen/mail/v1/members_pb.js";
+import { MemberRole, MembersService } from "../../src/gen/mail/v1/members_pb.js";
 import type { ApiHarnessOptions } from "./api-harness.ts";
 import { CHROMIUM, CHROMIUM_ARGS } from "./chromium.ts";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "./sending-harness.ts";
@@ -76,11 +76,11 @@ export interface AdminScreen {
   readonly origin: string;
   /** A company ready to send: API key with mail.transactional.send and mail.events.read, verified sender, credits. */
   company(options?: { credits?: number }): Promise<ReadySender>;
-  /** Adds the member (owner by default) and returns a one-time sign-in link's fragment (`#token=...`). */
+  /** Invites a new member (owner by default) as the operator and returns a one-time sign-in link's fragment (`#token=...`). */
   signInLink(companyId: string, member: MemberInput): Promise<string>;
   /** A fresh browser (own cookie jar) opened on an unauthenticated page; guarded. */
   openPage(options?: { colorScheme?: "light" | "dark"; width?: number }): Promise<ScreenPage>;
-  /** A fresh browser signed in from a link as `member` (added to the company first); lands on the message log. */
+  /** A fresh browser signed in from a link as `member` (invited to the company first); lands on the message log. */
   signIn(companyId: string, member: MemberInput): Promise<ScreenPage>;
   /** Axe (no violation) and the guard (no problem), then screenshots light/dark x 1280/390 as `<name>-<scheme>-<width>.png`. */
   checkPage(screen: ScreenPage, name: string, options?: { axeExclude?: string[] }): Promise<void>;
@@ -317,8 +317,12 @@ export async function startAdminScreen(overrides: Partial<Config> = {}, options:
   };
 
   const signInLink: AdminScreen["signInLink"] = async (companyId, member) => {
-    await h.admin.addMember({ companyId, email: member.email, role: member.role ?? MemberRole.OWNER, displayName: member.displayName ?? member.email.split("@")[0] ?? "" });
-    const { signInUrl } = await h.admin.createSignInLink({ companyId, email: member.email });
+    const invited = await h.forCompany(MembersService, companyId).inviteMember({
+      email: member.email,
+      role: member.role ?? MemberRole.OWNER,
+      displayName: member.displayName ?? member.email.split("@")[0] ?? "",
+    });
+    const { signInUrl } = invited.emailed ? await h.admin.createSignInLink({ companyId, email: member.email }) : invited;
     return new URL(signInUrl).hash;
   };
 
@@ -331,7 +335,8 @@ export async function startAdminScreen(overrides: Partial<Config> = {}, options:
     h,
     browser,
     origin,
-    company: (companyOptions = {}) => h.readySender({ credits: companyOptions.credits ?? 100, scopes: ["mail.transactional.send", "mail.events.read"] }),
+    // Well above the low-balance mark (LOW_CREDITS_THRESHOLD, 100): no banner unless a test asks for few credits.
+    company: (companyOptions = {}) => h.readySender({ credits: companyOptions.credits ?? 1000, scopes: ["mail.transactional.send", "mail.events.read"] }),
     signInLink,
     openPage,
     async signIn(companyId, member) {

@@ -3,6 +3,7 @@ import { type Client, createClient, type Interceptor } from "@connectrpc/connect
 import { createConnectTransport } from "@connectrpc/connect-node";
 import type { FastifyServerOptions } from "fastify";
 import { type App, startApp } from "../../src/wiring/api.ts";
+import type { AccountsOptions } from "../../src/wiring/accounts.ts";
 import type { WebhookDeliveryOptions } from "../../src/wiring/webhooks.ts";
 import type { DeliveryReportsOptions } from "../../src/wiring/delivery-reports.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
@@ -80,6 +81,8 @@ export interface ApiHarnessOptions {
   readonly logger?: FastifyServerOptions["logger"];
   /** The HTTPS agent SNS is reached through (src/wiring/delivery-reports.ts): the fake SNS. */
   readonly deliveryReports?: DeliveryReportsOptions;
+  /** The accounts capability's settings, e.g. a clock the test moves (src/wiring/accounts.ts). */
+  readonly accounts?: AccountsOptions;
 }
 
 export async function startApiHarness(overrides: Partial<Config> = {}, options: ApiHarnessOptions = {}): Promise<ApiHarness> {
@@ -89,8 +92,9 @@ export async function startApiHarness(overrides: Partial<Config> = {}, options: 
     ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
     ...(options.deliveryReports ? { deliveryReports: options.deliveryReports } : {}),
   };
+  const accounts = options.accounts ? { accounts: options.accounts } : {};
   const logger = options.logger ?? { level: "warn" };
-  const app = await startApp({ config, databaseUrl: db.url, logger, ...webhooks });
+  const app = await startApp({ config, databaseUrl: db.url, logger, ...webhooks, ...accounts });
   const admin = adminClient(app.operatorUrl);
   const others: App[] = [];
 
@@ -112,7 +116,7 @@ export async function startApiHarness(overrides: Partial<Config> = {}, options: 
     },
     fetch: (path, init) => fetch(new URL(path, app.httpUrl), init),
     async startSecondInstance() {
-      const other = await startApp({ config, databaseUrl: db.url, logger, ...webhooks });
+      const other = await startApp({ config, databaseUrl: db.url, logger, ...webhooks, ...accounts });
       others.push(other);
       return other;
     },

@@ -98,3 +98,43 @@ export async function startSmtpSink(options: { slowEvery: number; slowMs: number
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
+
+/** A message a recorder received: its envelope recipients and its raw text. */
+export interface RecordedMail {
+  readonly rcptTo: readonly string[];
+  readonly raw: string;
+}
+
+export interface SmtpRecorder {
+  readonly port: number;
+  /** Every message received so far, in order. */
+  readonly received: readonly RecordedMail[];
+  /** The messages whose envelope names `address`: where an email to it landed. */
+  landedAt(address: string): RecordedMail[];
+  close(): Promise<void>;
+}
+
+/** A plain SMTP server that accepts and keeps every message (the email service of the SMTP adapter's end-to-end tests). */
+export async function startSmtpRecorder(): Promise<SmtpRecorder> {
+  const received: RecordedMail[] = [];
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS"],
+    logger: false,
+    onData(stream, session, callback) {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => {
+        received.push({ rcptTo: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString("utf8") });
+        callback(null, "2.0.0 Ok: queued");
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (server.server.address() as AddressInfo).port,
+    received,
+    landedAt: (address) => received.filter((mail) => mail.rcptTo.includes(address)),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

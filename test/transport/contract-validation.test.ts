@@ -20,6 +20,8 @@ import { operator_only } from "../../src/gen/mail/v1/options_pb.js";
 import { ReportsService } from "../../src/gen/mail/v1/reports_pb.js";
 import { SessionService } from "../../src/gen/mail/v1/sessions_pb.js";
 import { TemplatesService } from "../../src/gen/mail/v1/templates_pb.js";
+import { SuppressionsService } from "../../src/gen/mail/v1/suppressions_pb.js";
+import { CreditsService } from "../../src/gen/mail/v1/credits_pb.js";
 import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { contractRegistry } from "../../src/openapi/descriptor-set.ts";
 import { ruleViolations } from "../../src/transport/connect/contract-validation-interceptor.ts";
@@ -52,6 +54,8 @@ const PUBLIC_SERVICES: readonly DescService[] = [
   AuditService,
   MessageContentService,
   SessionService,
+  SuppressionsService,
+  CreditsService,
 ];
 
 let h: ApiHarness;

@@ -17,6 +17,7 @@ describe("shutdown", () => {
         contacts: {} as Contacts,
       forms: {} as SignupForms,
       conversions: {} as ConversionRecorder,
+        credits: { balance: () => Promise.resolve(0) },
         acceptance: {
           async send() {
             entered();

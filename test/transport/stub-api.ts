@@ -51,7 +51,7 @@ export async function startStubApi(overrides: Partial<ApiDependencies> = {}): Pr
       },
     },
     rateLimiter: {
-      async consume(_bucket, limit) {
+      async consume({ limitPerMinute: limit }) {
         return { allowed: true, limit, remaining: limit - 1, resetSeconds: 60, retryAfterSeconds: 0 };
       },
     },
@@ -64,6 +64,11 @@ export async function startStubApi(overrides: Partial<ApiDependencies> = {}): Pr
       contacts: {} as Contacts,
       forms: {} as SignupForms,
       conversions: {} as ConversionRecorder,
+      credits: {
+        async balance() {
+          return 0;
+        },
+      },
       acceptance: {
         async send() {
           return { id: "00000000-0000-4000-8000-000000000003", status: "queued", replayed: false };

@@ -9,6 +9,9 @@ import { kCaller } from "../../src/transport/connect/context.ts";
 import { errorsInterceptor } from "../../src/transport/connect/errors-interceptor.ts";
 import { webhooksServiceImpl } from "../../src/transport/connect/webhooks/index.ts";
 import { openWebhooksHarness, type WebhooksHarness } from "./harness.ts";
+import { PostgresLiveEventFeed } from "../../src/adapters/postgres/webhooks/live-event-feed.ts";
+import { PostgresTestEventRecorder } from "../../src/adapters/postgres/webhooks/index.ts";
+import { LiveEvents } from "../../src/capabilities/webhooks/index.ts";
 
 /**
  * The WebhooksService handlers over an in-process Connect transport, on the
@@ -18,6 +21,8 @@ import { openWebhooksHarness, type WebhooksHarness } from "./harness.ts";
  * go through the server's errors interceptor.
  */
 let h: WebhooksHarness;
+let feed: PostgresLiveEventFeed;
+let live: LiveEvents;
 let companyA: string;
 let companyB: string;
 
@@ -38,7 +43,7 @@ function clientFor(companyId: string): Client<typeof WebhooksService> {
     return next(req);
   };
   const transport = createRouterTransport(
-    (router) => router.service(WebhooksService, webhooksServiceImpl({ endpoints: h.webhooks.endpoints, deliveries: h.webhooks.deliveries, testEvents: h.webhooks.testEvents })),
+    (router) => router.service(WebhooksService, webhooksServiceImpl({ endpoints: h.webhooks.endpoints, deliveries: h.webhooks.deliveries, testEvents: h.webhooks.testEvents, live })),
     // The server's own error mapping (ApiError -> status + ErrorInfo), outermost as there.
     { router: { interceptors: [errorsInterceptor({ error: (details, message) => console.error(message, details) }), asCaller] } },
   );
@@ -56,19 +61,26 @@ async function codeOf(call: Promise<unknown>): Promise<string | undefined> {
 
 beforeAll(async () => {
   h = await openWebhooksHarness();
+  feed = new PostgresLiveEventFeed({ db: h.pool, log: { warn: (details, message) => console.warn(message, details) } });
+  live = new LiveEvents({ feed, recorder: new PostgresTestEventRecorder(h.pool) });
   companyA = await h.newCompany("A");
   companyB = await h.newCompany("B");
   h.dns.set("private.example.com", ["192.168.0.10"]);
 });
 
 afterAll(async () => {
+  await feed?.close();
   await h?.close();
 });
 
 describe("the contract of the WebhooksService", () => {
-  it("routes every RPC under /mail/v1/webhooks with the mail.admin scope; create answers 201", () => {
-    const ops = operationsOf(WebhooksService);
-    expect(ops).toHaveLength(11);
+  it("routes every RPC but the event stream under /mail/v1/webhooks with the mail.admin scope; create answers 201", () => {
+    const all = operationsOf(WebhooksService);
+    expect(all).toHaveLength(13);
+    // A server stream has no JSON route: gRPC and Connect only.
+    const streams = all.filter((op) => op.method.methodKind === "server_streaming");
+    expect(streams.map((op) => [op.method.name, op.scope, op.http])).toEqual([["StreamEvents", "mail.admin", undefined]]);
+    const ops = all.filter((op) => op.method.methodKind === "unary");
     for (const op of ops) {
       expect(op.scope, op.method.name).toBe("mail.admin");
       expect(op.http?.pathTemplate.startsWith("/mail/v1/webhooks"), op.method.name).toBe(true);
@@ -86,6 +98,7 @@ describe("the contract of the WebhooksService", () => {
       RetryWebhookDelivery: "post /mail/v1/webhooks/deliveries/{id}/retry 200",
       RetryWebhookDeadLetters: "post /mail/v1/webhooks/{id}/retry-dead-letters 200",
       SendTestWebhookEvent: "post /mail/v1/webhooks/{id}/test 200",
+      TriggerWebhookEvent: "post /mail/v1/webhooks/test-events 202",
     });
   });
 });

@@ -14,16 +14,27 @@ export type {
   ReplacedApiKey,
 } from "./ports.ts";
 export {
-  AccountsService,
-  type AccountsServiceOptions,
+  Companies,
+  type CompaniesDependencies,
+  type CreateCompanyCommand,
+  type GetCompanyCommand,
+  type SetEntitlementsCommand,
+} from "./companies.ts";
+export {
+  ApiKeys,
+  type ApiKeysDependencies,
   type CreateApiKeyCommand,
   type CreatedApiKey,
-  type KeyAdminCommand,
+  type KeyChangeCommand,
+  type ListApiKeysCommand,
+  type ListApiKeysResult,
   type RevokeApiKeyCommand,
   type RotateApiKeyCommand,
   type RotatedApiKey,
-} from "./accounts-service.ts";
-export { auditActorOf, type Principal, type PrincipalActor } from "./principal.ts";
+  type SecretMintingCommand,
+} from "./keys.ts";
+export type { CredentialChangeHooks } from "./credential-changes.ts";
+export { auditActorOf, grantableScopes, type Principal, type PrincipalActor } from "./principal.ts";
 export { BearerKeyAuthenticator, type AuthenticatorOptions } from "./authenticator.ts";
 export { KeyUsageBatcher, type KeyUsageBatcherOptions, type KeyUsageRecorder } from "./key-usage-batcher.ts";
 export { API_KEY_SCOPES, isApiKeyScope, type ApiKeyScope } from "./scopes.ts";

@@ -8,6 +8,8 @@
  * what tells us the company.
  */
 import type { AuditNote } from "../audit/types.ts";
+import type { KeysetPosition } from "../shared/keyset-cursor.ts";
+import type { Positioned } from "../shared/paging.ts";
 import type { CompanyEntitlements } from "./types.ts";
 
 /** An audit row whose target the store fills in (the key it changed). */
@@ -77,18 +79,16 @@ export interface AccountsStore {
   /** Changes the given entitlements, keeps the others; null when there is no such company. */
   updateEntitlements(companyId: string, entitlements: Partial<CompanyEntitlements>): Promise<CompanyRecord | null>;
 
-  /** A new key of an existing company (and its audit row, in the same transaction, when given). */
-  createApiKey(companyId: string, key: NewApiKey, audit?: KeyAuditNote): Promise<ApiKeyRecord>;
-  /** One key of one company; null when it does not exist *for that company*. */
-  findApiKey(companyId: string, keyId: string): Promise<ApiKeyRecord | null>;
-  /** The key table of one company, oldest first. */
-  listApiKeys(companyId: string): Promise<ApiKeyRecord[]>;
+  /** A new key of an existing company, and its audit row in the same transaction. */
+  createApiKey(companyId: string, key: NewApiKey, audit: KeyAuditNote): Promise<ApiKeyRecord>;
+  /** The key table of one company, oldest first, strictly after `after` when given; at most `limit` rows. */
+  listApiKeys(companyId: string, after: KeysetPosition | null, limit: number): Promise<Positioned<ApiKeyRecord>[]>;
   /**
    * Sets the revocation time of a key unless it has one already (a revoked
    * key keeps its first revocation time); null when there is no such key
    * for that company.
    */
-  revokeApiKey(companyId: string, keyId: string, at: Date, audit?: KeyAuditNote): Promise<ApiKeyRecord | null>;
+  revokeApiKey(companyId: string, keyId: string, at: Date, audit: KeyAuditNote): Promise<ApiKeyRecord | null>;
   /**
    * Rotation, in one transaction: locks the key (concurrent rotations of one
    * key run one after the other), asks `plan` what to write given the key as
@@ -100,7 +100,7 @@ export interface AccountsStore {
     companyId: string,
     keyId: string,
     plan: (current: ApiKeyRecord) => ApiKeyReplacement,
-    audit?: KeyAuditNote,
+    audit: KeyAuditNote,
   ): Promise<ReplacedApiKey | null>;
 }
 

@@ -1,28 +1,22 @@
-import { createKeysetCursorCodec, type KeysetCursorCodec } from "../shared/keyset-cursor.ts";
-import { ValidationError } from "../../contract/api-error.ts";
+import { filterFingerprint, KeysetPager, type Page, type PageRequest } from "../shared/paging.ts";
 import type { AuditFilters, AuditLogStore } from "./ports.ts";
 import type { AuditEventRecord } from "./types.ts";
 
 /** The audit log is kept 400 days. */
 export const AUDIT_RETENTION_DAYS = 400;
 const DAY_MS = 86_400_000;
-const DEFAULT_LIMIT = 50;
-const MAX_LIMIT = 100;
 
-export interface ListAuditEventsCommand {
+/** A page of the company's audit log, newest first. */
+export interface ListAuditEventsCommand extends PageRequest {
   readonly companyId: string;
-  readonly limit?: number | undefined;
-  readonly cursor?: string | undefined;
   readonly filters: AuditFilters;
 }
 
-export interface ListAuditEventsResult {
-  readonly items: readonly AuditEventRecord[];
-  readonly nextCursor: string | undefined;
-}
+export type ListAuditEventsResult = Page<AuditEventRecord>;
 
-export interface AuditLogOptions {
+export interface AuditLogDependencies {
   readonly store: AuditLogStore;
+  /** Signs the log's cursors (CURSOR_SECRET). */
   readonly cursorSecret: string;
   readonly clock: () => Date;
 }
@@ -30,32 +24,23 @@ export interface AuditLogOptions {
 /** Reading the audit log (cursor pages, filters) and its retention. */
 export class AuditLog {
   readonly #store: AuditLogStore;
-  readonly #cursors: KeysetCursorCodec;
+  readonly #pager: KeysetPager;
   readonly #clock: () => Date;
 
-  constructor(options: AuditLogOptions) {
-    this.#store = options.store;
-    this.#clock = options.clock;
-    this.#cursors = createKeysetCursorCodec(options.cursorSecret, {
+  constructor(dependencies: AuditLogDependencies) {
+    this.#store = dependencies.store;
+    this.#clock = dependencies.clock;
+    this.#pager = new KeysetPager(dependencies.cursorSecret, {
       context: "mail.v1.audit-log.cursor.v1",
       label: "audit log",
       filters: "actor, action and since",
     });
   }
 
-  async list(command: ListAuditEventsCommand): Promise<ListAuditEventsResult> {
-    const limit = command.limit ?? DEFAULT_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-      throw new ValidationError([{ field: "limit", problem: `must be 1 to ${MAX_LIMIT}` }]);
-    }
-    const fingerprint = JSON.stringify([command.filters.actor ?? null, command.filters.action ?? null, command.filters.since?.toISOString() ?? null]);
-    const after = command.cursor ? this.#cursors.decode(command.cursor, command.companyId, fingerprint) : undefined;
-    const rows = await this.#store.list(command.companyId, command.filters, after, limit + 1);
-    const items = rows.slice(0, limit);
-    const last = items.at(-1);
-    const nextCursor =
-      rows.length > limit && last ? this.#cursors.encode(command.companyId, fingerprint, { createdAt: last.occurredAtText, id: last.id }) : undefined;
-    return { items, nextCursor };
+  list(command: ListAuditEventsCommand): Promise<ListAuditEventsResult> {
+    const { companyId, filters } = command;
+    const fingerprint = filterFingerprint([filters.actor, filters.action, filters.since]);
+    return this.#pager.read(companyId, fingerprint, command, (after, limit) => this.#store.list(companyId, filters, after, limit));
   }
 
   /** Deletes what is older than the retention (400 days); answers how many rows went. */

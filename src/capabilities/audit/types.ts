@@ -25,7 +25,6 @@ export type AuditAction =
   | "api_key.created"
   | "api_key.rotated"
   | "api_key.revoked"
-  | "member.added"
   | "member.invited"
   | "member.updated"
   | "member.removed"
@@ -47,13 +46,15 @@ export type AuditAction =
   | "webhook_delivery.retried"
   | "webhook_delivery.dead_letters_retried"
   | "signup_form.created"
-  | "signup_form.deactivated";
+  | "signup_form.deactivated"
+  | "suppression.added"
+  | "suppression.removed";
 
 /** One row to write, with the change, in its transaction. */
 export interface AuditEntry {
   readonly context: AuditContext;
   readonly action: AuditAction;
-  readonly targetType: "api_key" | "member" | "contact_list" | "webhook_endpoint" | "sending_domain" | "sender" | "template" | "webhook_delivery" | "signup_form";
+  readonly targetType: "api_key" | "member" | "contact_list" | "webhook_endpoint" | "sending_domain" | "sender" | "template" | "webhook_delivery" | "signup_form" | "suppression";
   readonly targetId: string;
   /** Secret-free facts about the change (names, scopes, roles). */
   readonly details: Readonly<Record<string, string | number | boolean | null | readonly string[]>>;
@@ -63,8 +64,6 @@ export interface AuditEntry {
 export interface AuditEventRecord {
   readonly id: string;
   readonly companyId: string;
-  /** Microsecond text (`2025-01-01T12:00:00.123456Z`), for the keyset cursor. */
-  readonly occurredAtText: string;
   readonly occurredAt: Date;
   readonly actorKind: AuditActorKind;
   readonly actor: string;

@@ -9,6 +9,9 @@
  * together or not at all, and concurrent changes never overdraw a wallet or
  * charge (or refund) one message twice.
  */
+import type { KeysetPosition } from "../shared/keyset-cursor.ts";
+import type { Positioned } from "../shared/paging.ts";
+
 export type LedgerReason = "grant" | "adjustment" | "charge" | "refund";
 
 export interface LedgerEntry {
@@ -21,6 +24,11 @@ export interface LedgerEntry {
 }
 
 export type ChargeOutcome = "charged" | "already_charged" | "insufficient";
+
+/** What a charge did; a charge that took a credit says the balance it left. */
+export type ChargeResult =
+  | { readonly outcome: "charged"; readonly balance: number }
+  | { readonly outcome: "already_charged" | "insufficient" | "charged_elsewhere" };
 export type RefundOutcome = "refunded" | "already_refunded" | "not_charged";
 
 /** An operator's change of a balance: a grant (positive) or an adjustment (negative). */
@@ -36,12 +44,16 @@ export type AdjustResult =
   | { readonly kind: "below_zero"; readonly balance: number };
 
 export interface CreditsStore {
-  /** Whether the company exists (an id that cannot be a row id: false). */
-  companyExists(companyId: string): Promise<boolean>;
+  /** The company's name; undefined when there is no such company (or the id cannot be a row id). */
+  companyName(companyId: string): Promise<string | undefined>;
   /** The balance; 0 when the company has no wallet yet. */
   balance(companyId: string): Promise<number>;
-  /** The latest `limit` ledger entries, newest first. */
-  ledger(companyId: string, limit: number): Promise<LedgerEntry[]>;
+  /**
+   * The company's ledger entries (only those of `reason`, when given),
+   * newest first, strictly after `after`; at most `limit`, each with its
+   * position (the entry's id is the position's id).
+   */
+  ledger(companyId: string, reason: LedgerReason | undefined, after: KeysetPosition | null, limit: number): Promise<Positioned<LedgerEntry>[]>;
   /**
    * Changes the balance by `change.delta` with its ledger entry, creating
    * the wallet when there is none, unless the balance would go below zero:
@@ -53,7 +65,24 @@ export interface CreditsStore {
    * one credit nothing is written (`insufficient`); `charged_elsewhere` when
    * the message is already charged to another company.
    */
-  charge(companyId: string, messageId: string): Promise<ChargeOutcome | "charged_elsewhere">;
+  charge(companyId: string, messageId: string): Promise<ChargeResult>;
   /** Gives back the credit of a message charged to this company, at most once. */
   refund(companyId: string, messageId: string): Promise<RefundOutcome>;
+}
+
+/**
+ * Tells a company's owners that its credits are low. Answers true once the
+ * notice is done with (sent, or nothing can be sent: no owner, no system
+ * sender), false when it failed and a later charge should try again.
+ */
+export interface LowCreditsAlert {
+  creditsLow(notice: LowCreditsNotice): Promise<boolean>;
+}
+
+export interface LowCreditsNotice {
+  readonly companyId: string;
+  readonly companyName: string;
+  readonly balance: number;
+  readonly threshold: number;
+  readonly at: Date;
 }

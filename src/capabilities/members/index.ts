@@ -2,24 +2,27 @@ export { MEMBER_ROLES, isMemberRole, type MemberRecord, type MemberRole, type Se
 export { administers, scopesOfRole } from "./roles.ts";
 export type { AuditNote, MemberPatch, MembersStore, NewMember, SignInMailer } from "./ports.ts";
 export {
-  MembersService,
+  Members,
   SIGN_IN_LINK_TTL_MS,
   type Acting,
-  type AddMemberCommand,
+  type GetMemberCommand,
   type InviteMemberCommand,
   type InviteMemberResult,
+  type ListMembersCommand,
+  type ListMembersResult,
   type MemberCommand,
-  type MembersServiceOptions,
+  type MembersDependencies,
   type SignInLinkCommand,
   type SignInLinkResult,
   type UpdateMemberCommand,
-} from "./members-service.ts";
+} from "./members.ts";
 export {
   SESSION_ABSOLUTE_MS,
   SESSION_IDLE_MS,
-  SessionsService,
+  Sessions,
   type ExchangeSignInLinkCommand,
   type ExchangeSignInLinkResult,
-  type SessionsServiceOptions,
-} from "./sessions-service.ts";
+  type SessionsDependencies,
+  type SignOutCommand,
+} from "./sessions.ts";
 export { renderSignInEmail, type SignInEmail } from "./sign-in-email.ts";

@@ -1,4 +1,6 @@
 import type { AuditNote } from "../audit/types.ts";
+import type { KeysetPosition } from "../shared/keyset-cursor.ts";
+import type { Positioned } from "../shared/paging.ts";
 import type { MemberRecord, MemberRole, SessionRecord } from "./types.ts";
 
 export type { AuditNote } from "../audit/types.ts";
@@ -23,14 +25,15 @@ export interface MemberPatch {
  * writes its audit row in the same transaction.
  */
 export interface MembersStore {
-  list(companyId: string): Promise<MemberRecord[]>;
+  /** Oldest first, strictly after `after` when given; at most `limit` rows. */
+  list(companyId: string, after: KeysetPosition | null, limit: number): Promise<Positioned<MemberRecord>[]>;
   find(companyId: string, memberId: string): Promise<MemberRecord | null>;
   findByEmail(companyId: string, email: string): Promise<MemberRecord | null>;
   /**
-   * Adds a member, or finds the one with that email; `setRole` also gives an
-   * existing member `member.role` (and enables them). Answers whether it was created.
+   * Adds a member (with its audit row), or finds the one with that email
+   * unchanged. Answers whether it was created.
    */
-  upsert(companyId: string, member: NewMember, setRole: boolean, audit: AuditNote): Promise<{ member: MemberRecord; created: boolean }>;
+  insertOrFind(companyId: string, member: NewMember, audit: AuditNote): Promise<{ member: MemberRecord; created: boolean }>;
   /**
    * Changes a member under a lock of the company's active owners; `decide`
    * sees the member and the number of active owners and answers the patch

@@ -1,5 +1,5 @@
 import type { RateLimitWindows } from "./ports.ts";
-import type { RateLimitDecision, RateLimiter } from "./types.ts";
+import type { ConsumeCommand, RateLimitDecision, RateLimiter } from "./types.ts";
 
 /**
  * A budget of `limitPerMinute` requests per bucket and one-minute window.
@@ -13,7 +13,7 @@ export class FixedWindowRateLimiter implements RateLimiter {
     this.#windows = windows;
   }
 
-  async consume(bucket: string, limitPerMinute: number): Promise<RateLimitDecision> {
+  async consume({ bucket, limitPerMinute }: ConsumeCommand): Promise<RateLimitDecision> {
     if (bucket === "") throw new Error("rate limit bucket must not be empty");
     if (!Number.isInteger(limitPerMinute) || limitPerMinute < 1) {
       throw new Error(`rate limit must be a positive integer, got ${limitPerMinute}`);

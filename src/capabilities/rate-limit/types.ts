@@ -11,11 +11,18 @@ export interface RateLimitDecision {
   readonly retryAfterSeconds: number;
 }
 
+/** One request to take from a bucket's budget. */
+export interface ConsumeCommand {
+  /** The bucket, e.g. `<keyId>:default` or `<keyId>:conversions`. */
+  readonly bucket: string;
+  /** The budget of one minute's window. */
+  readonly limitPerMinute: number;
+}
+
 export interface RateLimiter {
   /**
-   * Takes one request from the budget of `bucket` (for example
-   * `<keyId>:default` or `<keyId>:conversions`). The count is shared by every
-   * API process using the same database.
+   * Takes one request from the bucket's budget. The count is shared by
+   * every API process using the same database.
    */
-  consume(bucket: string, limitPerMinute: number): Promise<RateLimitDecision>;
+  consume(command: ConsumeCommand): Promise<RateLimitDecision>;
 }

@@ -8,7 +8,7 @@ import { type CompanyDirectory, DnsUnavailableError, type DnsVerifier, type Send
 import { validSendingDomain } from "./validation.ts";
 import { sendingDomainView, type SendingDomainView } from "./views.ts";
 
-export interface SendingDomainServiceOptions {
+export interface SendingDomainsDependencies {
   readonly companies: CompanyDirectory;
   readonly store: SendingDomainStore;
   readonly sealer: SecretSealer;
@@ -25,6 +25,29 @@ export interface SendingDomainServiceOptions {
   readonly onSendersChanged?: () => void;
 }
 
+export interface CreateSendingDomainCommand {
+  readonly companyId: string;
+  readonly domain: string;
+  readonly audit: AuditContext;
+}
+
+export interface VerifySendingDomainCommand {
+  readonly companyId: string;
+  readonly domainId: string;
+  /** Mark verified without DNS (development only: config.allowVerificationOverride). */
+  readonly override?: boolean | undefined;
+  readonly audit: AuditContext;
+}
+
+export interface SendingDomainCommand {
+  readonly companyId: string;
+  readonly domainId: string;
+}
+
+export interface ListSendingDomainsCommand {
+  readonly companyId: string;
+}
+
 /**
  * What a sealed DKIM key is bound to (see key-sealing.ts): its company and
  * domain, the row's unique key. A sealed key moved to another row does not open.
@@ -35,24 +58,23 @@ export function dkimSealContext(companyId: string, domain: string): string {
 
 /**
  * Sending domains of companies (administration: AdminService, mailctl).
- * Every method takes the company id first; another company's domain is
- * NOT_FOUND.
+ * Every command names the company; another company's domain is NOT_FOUND.
  */
-export class SendingDomainService {
-  readonly #options: SendingDomainServiceOptions;
+export class SendingDomains {
+  readonly #options: SendingDomainsDependencies;
 
-  constructor(options: SendingDomainServiceOptions) {
-    this.#options = options;
+  constructor(dependencies: SendingDomainsDependencies) {
+    this.#options = dependencies;
   }
 
   /**
    * Adds a domain with a fresh DKIM key pair (private key stored sealed).
    * The answer lists the DNS records to publish; nothing is verified yet.
    */
-  async createDomain(companyId: string, domainName: string, audit?: AuditContext): Promise<SendingDomainView> {
-    const domain = validSendingDomain("domain", domainName);
+  async create(command: CreateSendingDomainCommand): Promise<SendingDomainView> {
+    const domain = validSendingDomain("domain", command.domain);
     const { companies, store, sealer } = this.#options;
-    const company = await requireCompany(companies, companyId);
+    const company = await requireCompany(companies, command.companyId);
     if (await store.findByName(company, domain)) throw duplicate(domain);
 
     const keys = await generateDkimKeyPair();
@@ -62,7 +84,7 @@ export class SendingDomainService {
       dkimSelector: newDkimSelector(),
       dkimPublicKey: keys.publicKey,
       dkimPrivateKeySealed: sealer.seal(keys.privateKeyPem, dkimSealContext(company, domain)),
-    }, audit && { context: audit, action: "sending_domain.created", details: { domain } });
+    }, { context: command.audit, action: "sending_domain.created", details: { domain } });
     // A concurrent create of the same domain won the race.
     if (!created) throw duplicate(domain);
     return this.#view(created);
@@ -76,14 +98,15 @@ export class SendingDomainService {
    * fails with UNAVAILABLE: a resolver outage must not unverify a domain
    * that is sending.
    */
-  async verifyDomain(companyId: string, domainId: string, options: { override?: boolean } = {}, audit?: AuditContext): Promise<SendingDomainView> {
+  async verify(command: VerifySendingDomainCommand): Promise<SendingDomainView> {
     const { store } = this.#options;
+    const { companyId, domainId, audit } = command;
     const domain = await requireDomain(store, companyId, domainId);
-    if (options.override) {
+    if (command.override) {
       if (!this.#options.allowVerificationOverride) {
         throw new ApiError("FORBIDDEN", "Verification override is disabled on this deployment (ALLOW_VERIFICATION_OVERRIDE=false).");
       }
-      const note = audit && { context: audit, action: "sending_domain.verified" as const, details: { domain: domain.domain, override: true } };
+      const note = { context: audit, action: "sending_domain.verified" as const, details: { domain: domain.domain, override: true } };
       const overridden = await store.recordVerification(companyId, domain.id, { kind: "overridden" }, note);
       this.#options.onSendersChanged?.();
       return this.#view(orNotFound(overridden, domainId));
@@ -95,19 +118,19 @@ export class SendingDomainService {
       }
       throw error;
     });
-    const note = audit && { context: audit, action: "sending_domain.verified" as const, details: { domain: domain.domain, dkim: state.dkim, spf: state.spf, dmarc: state.dmarc } };
+    const note = { context: audit, action: "sending_domain.verified" as const, details: { domain: domain.domain, dkim: state.dkim, spf: state.spf, dmarc: state.dmarc } };
     const checked = await store.recordVerification(companyId, domain.id, { kind: "checked", state, at: this.#options.clock() }, note);
     this.#options.onSendersChanged?.();
     return this.#view(orNotFound(checked, domainId));
   }
 
-  async getDomain(companyId: string, domainId: string): Promise<SendingDomainView> {
-    return this.#view(await requireDomain(this.#options.store, companyId, domainId));
+  async get(command: SendingDomainCommand): Promise<SendingDomainView> {
+    return this.#view(await requireDomain(this.#options.store, command.companyId, command.domainId));
   }
 
   /** The company's domains, oldest first. */
-  async listDomains(companyId: string): Promise<SendingDomainView[]> {
-    const company = await requireCompany(this.#options.companies, companyId);
+  async list(command: ListSendingDomainsCommand): Promise<SendingDomainView[]> {
+    const company = await requireCompany(this.#options.companies, command.companyId);
     const domains = await this.#options.store.list(company);
     return domains.map((domain) => this.#view(domain));
   }

@@ -1,6 +1,6 @@
-import type { SendingDomainService } from "./domains.ts";
-import type { SenderService } from "./senders.ts";
-import type { TemplateService } from "./templates.ts";
+import type { SendingDomains } from "./domains.ts";
+import type { Senders } from "./senders.ts";
+import type { Templates } from "./templates.ts";
 
 export type { ResolvedSender, SendableSender, SenderDirectory, StoredTemplate, TemplateLookup } from "./types.ts";
 export type { SenderView, SendingDomainView, TemplateView } from "./views.ts";
@@ -20,18 +20,24 @@ export type {
   TemplateStore,
 } from "./ports.ts";
 export { DnsUnavailableError } from "./ports.ts";
-export type { NewSenderInput } from "./senders.ts";
 export type { TemplateInput } from "./validation.ts";
-export { SendingDomainService, type SendingDomainServiceOptions } from "./domains.ts";
-export { SenderService, type SenderServiceOptions } from "./senders.ts";
-export { TemplateService, type TemplateServiceOptions } from "./templates.ts";
+export {
+  SendingDomains,
+  type CreateSendingDomainCommand,
+  type ListSendingDomainsCommand,
+  type SendingDomainCommand,
+  type SendingDomainsDependencies,
+  type VerifySendingDomainCommand,
+} from "./domains.ts";
+export { Senders, type CreateSenderCommand, type ListSendersCommand, type SendersDependencies, type SetDefaultSenderCommand } from "./senders.ts";
+export { Templates, type ListTemplatesCommand, type PutTemplateCommand, type TemplatesDependencies } from "./templates.ts";
 export { createSecretSealer, type SecretSealer } from "./key-sealing.ts";
 
 /** Sending domains, senders and templates of companies. */
 export interface SendingSetup {
-  readonly domains: SendingDomainService;
+  readonly domains: SendingDomains;
   /** Also the SenderDirectory of the send path (`resolveSender`, `checkSender`). */
-  readonly senders: SenderService;
+  readonly senders: Senders;
   /** Also the TemplateLookup of the send path (`getTemplate`). */
-  readonly templates: TemplateService;
+  readonly templates: Templates;
 }

@@ -8,7 +8,7 @@ import type { ResolvedSender, SendableSender, SenderDirectory } from "./types.ts
 import { validDisplayName, validSenderEmail } from "./validation.ts";
 import { isDomainVerified, senderView, type SenderView } from "./views.ts";
 
-export interface SenderServiceOptions {
+export interface SendersDependencies {
   readonly companies: CompanyDirectory;
   readonly domains: SendingDomainStore;
   readonly store: SenderStore;
@@ -22,34 +22,51 @@ export interface SenderServiceOptions {
   readonly onSendersChanged?: () => void;
 }
 
-export interface NewSenderInput {
+/**
+ * Adds a sender on one of the company's domains (the domain part must be
+ * one of them, case-insensitively; NOT_FOUND otherwise). The domain need
+ * not be verified yet: the sender just cannot send until it is.
+ */
+export interface CreateSenderCommand {
+  readonly companyId: string;
   readonly email: string;
-  readonly name?: string | null;
+  readonly name?: string | null | undefined;
   /** Make it the default sender (the first sender of a company always is). */
-  readonly makeDefault?: boolean;
+  readonly makeDefault?: boolean | undefined;
+  readonly audit: AuditContext;
+}
+
+export interface ListSendersCommand {
+  readonly companyId: string;
 }
 
 /**
- * Sender addresses (administration) and the sender lookup of the send path.
- * Every method takes the company id first; another company's sender is
- * NOT_FOUND.
+ * Makes `senderId` the company's default. The switch is atomic: readers
+ * see the old default or the new one, never none or two.
  */
-export class SenderService implements SenderDirectory {
-  readonly #options: SenderServiceOptions;
+export interface SetDefaultSenderCommand {
+  readonly companyId: string;
+  readonly senderId: string;
+  readonly audit: AuditContext;
+}
 
-  constructor(options: SenderServiceOptions) {
-    this.#options = options;
+/**
+ * Sender addresses (administration) and the sender lookup of the send path
+ * (`checkSender`, `resolveSender`: the messages capability's SenderDirectory
+ * port, in its shape). Every command names the company; another company's
+ * sender is NOT_FOUND.
+ */
+export class Senders implements SenderDirectory {
+  readonly #options: SendersDependencies;
+
+  constructor(dependencies: SendersDependencies) {
+    this.#options = dependencies;
   }
 
-  /**
-   * Adds a sender on one of the company's domains (the domain part must be
-   * one of them, case-insensitively; NOT_FOUND otherwise). The domain need
-   * not be verified yet: the sender just cannot send until it is.
-   */
-  async createSender(companyId: string, input: NewSenderInput, audit?: AuditContext): Promise<SenderView> {
-    const { email, domain: domainName } = validSenderEmail("email", input.email);
-    const name = validDisplayName("name", input.name);
-    const company = await requireCompany(this.#options.companies, companyId);
+  async create(command: CreateSenderCommand): Promise<SenderView> {
+    const { email, domain: domainName } = validSenderEmail("email", command.email);
+    const name = validDisplayName("name", command.name);
+    const company = await requireCompany(this.#options.companies, command.companyId);
     const domain = await this.#options.domains.findByName(company, domainName);
     if (!domain) {
       throw new ApiError("NOT_FOUND", `${domainName} is not a sending domain of this company; add it first (CreateSendingDomain).`);
@@ -60,26 +77,22 @@ export class SenderService implements SenderDirectory {
       if (existing.some((other) => other.email.toLowerCase() === email.toLowerCase())) {
         throw new ValidationError([{ field: "email", problem: `${email} is already a sender of this company` }]);
       }
-      return { email, name, isDefault: input.makeDefault === true || !existing.some((other) => other.isDefault) };
-    }, audit && { context: audit, action: "sender.created", details: { email } });
+      return { email, name, isDefault: command.makeDefault === true || !existing.some((other) => other.isDefault) };
+    }, { context: command.audit, action: "sender.created", details: { email } });
     this.#options.onSendersChanged?.();
     return senderView(sender);
   }
 
   /** The company's senders, oldest first. */
-  async listSenders(companyId: string): Promise<SenderView[]> {
-    const company = await requireCompany(this.#options.companies, companyId);
+  async list(command: ListSendersCommand): Promise<SenderView[]> {
+    const company = await requireCompany(this.#options.companies, command.companyId);
     return (await this.#options.store.list(company)).map(senderView);
   }
 
-  /**
-   * Makes `senderId` the company's default. The switch is atomic: readers
-   * see the old default or the new one, never none or two.
-   */
-  async setDefaultSender(companyId: string, senderId: string, audit?: AuditContext): Promise<SenderView> {
-    const sender = await this.#options.store.makeDefault(companyId, senderId, audit && { context: audit, action: "sender.made_default", details: {} });
+  async setDefault(command: SetDefaultSenderCommand): Promise<SenderView> {
+    const sender = await this.#options.store.makeDefault(command.companyId, command.senderId, { context: command.audit, action: "sender.made_default", details: {} });
     this.#options.onSendersChanged?.();
-    return senderView(orNotFound(sender, senderId));
+    return senderView(orNotFound(sender, command.senderId));
   }
 
   /**

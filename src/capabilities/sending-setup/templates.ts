@@ -6,32 +6,42 @@ import type { StoredTemplate, TemplateLookup } from "./types.ts";
 import { validTemplate, type TemplateInput } from "./validation.ts";
 import { templateView, type TemplateView } from "./views.ts";
 
-export interface TemplateServiceOptions {
+export interface TemplatesDependencies {
   readonly companies: CompanyDirectory;
   readonly store: TemplateStore;
 }
 
+/** Creates the template of that name, or replaces its subject and bodies (same id). */
+export interface PutTemplateCommand extends TemplateInput {
+  readonly companyId: string;
+  readonly audit: AuditContext;
+}
+
+export interface ListTemplatesCommand {
+  readonly companyId: string;
+}
+
 /**
  * Templates of companies: put and list (administration), and the lookup of
- * the send path. Every method takes the company id first.
+ * the send path (`getTemplate`: the messages capability's TemplateLookup
+ * port, in its shape). Every command names the company.
  */
-export class TemplateService implements TemplateLookup {
-  readonly #options: TemplateServiceOptions;
+export class Templates implements TemplateLookup {
+  readonly #options: TemplatesDependencies;
 
-  constructor(options: TemplateServiceOptions) {
-    this.#options = options;
+  constructor(dependencies: TemplatesDependencies) {
+    this.#options = dependencies;
   }
 
-  /** Creates the template of that name, or replaces its subject and bodies (same id). */
-  async putTemplate(companyId: string, input: TemplateInput, audit?: AuditContext): Promise<TemplateView> {
-    const content = validTemplate(input);
-    const company = await requireCompany(this.#options.companies, companyId);
-    return templateView(await this.#options.store.put(company, content, audit && { context: audit, action: "template.put", details: { name: content.name } }));
+  async put(command: PutTemplateCommand): Promise<TemplateView> {
+    const content = validTemplate(command);
+    const company = await requireCompany(this.#options.companies, command.companyId);
+    return templateView(await this.#options.store.put(company, content, { context: command.audit, action: "template.put", details: { name: content.name } }));
   }
 
   /** The company's templates, by name. */
-  async listTemplates(companyId: string): Promise<TemplateView[]> {
-    const company = await requireCompany(this.#options.companies, companyId);
+  async list(command: ListTemplatesCommand): Promise<TemplateView[]> {
+    const company = await requireCompany(this.#options.companies, command.companyId);
     return (await this.#options.store.list(company)).map(templateView);
   }
 

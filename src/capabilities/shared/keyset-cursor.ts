@@ -5,7 +5,8 @@ import { ValidationError } from "../../contract/api-error.ts";
  * Where a page ended: the (created_at, id) of its last row. `createdAt` is
  * text with all six fractional digits (`2025-01-01T12:00:00.123456Z`): a JS
  * Date keeps milliseconds only, and a position rounded to the millisecond
- * would skip or repeat rows created within the same millisecond.
+ * would skip or repeat rows created within the same millisecond. `id` is
+ * the row's tie-breaker in the form its list declares (KeysetCursorKind.id).
  */
 export interface KeysetPosition {
   readonly createdAt: string;
@@ -19,11 +20,25 @@ export interface KeysetCursorCodec {
 }
 
 const MAC_BYTES = 32;
-/** Real cursors are ~200 characters; anything far longer is not one of ours and is not worth decoding. */
-const MAX_TOKEN_LENGTH = 512;
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]+$/;
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The tie-breakers a position may hold: a row's UUID, a serial number (a bigint key), or a text key such as an address. */
+export type KeysetIdKind = "uuid" | "serial" | "text";
+
+const ID_SHAPES: Record<KeysetIdKind, RegExp> = {
+  uuid: UUID_SHAPE,
+  serial: /^[1-9]\d{0,18}$/,
+  // An address is at most 254 characters; 320 leaves room and bounds the cursor.
+  text: /^[^\0]{1,320}$/u,
+};
+
+/**
+ * Real cursors are ~200 characters (~1,300 with a long text key in every
+ * byte of UTF-8); anything far longer is not one of ours and is not worth decoding.
+ */
+const MAX_TOKEN_LENGTH: Record<KeysetIdKind, number> = { uuid: 512, serial: 512, text: 2048 };
 const MICROS_SHAPE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 interface Payload {
@@ -41,7 +56,7 @@ function invalid(problem = "is not a valid cursor; pass nextCursor back unchange
   return new ValidationError([{ field: "cursor", problem }]);
 }
 
-function isPayload(value: unknown): value is Payload {
+function isPayload(value: unknown, idShape: RegExp): value is Payload {
   if (typeof value !== "object" || value === null) return false;
   const p = value as Record<string, unknown>;
   return (
@@ -50,7 +65,7 @@ function isPayload(value: unknown): value is Payload {
     typeof p.t === "string" &&
     MICROS_SHAPE.test(p.t) &&
     typeof p.i === "string" &&
-    UUID_SHAPE.test(p.i)
+    idShape.test(p.i)
   );
 }
 
@@ -70,11 +85,16 @@ export interface KeysetCursorKind {
   readonly label: string;
   /** The filters a cursor is bound to, as the caller names them, e.g. `status, q, since and tag`. */
   readonly filters: string;
+  /** What the rows' tie-breaking id is (default `uuid`). */
+  readonly id?: KeysetIdKind;
 }
 
 export function createKeysetCursorCodec(secret: string, kind: KeysetCursorKind): KeysetCursorCodec {
   if (secret === "") throw new Error(`the ${kind.label} cursor secret must not be empty`);
   const context = `${kind.context}\0`;
+  const idKind = kind.id ?? "uuid";
+  const idShape = ID_SHAPES[idKind];
+  const maxTokenLength = MAX_TOKEN_LENGTH[idKind];
 
   const mac = (payload: Buffer): Buffer => createHmac("sha256", secret).update(context).update(payload).digest();
 
@@ -86,7 +106,7 @@ export function createKeysetCursorCodec(secret: string, kind: KeysetCursorKind):
     },
 
     decode(token, companyId, fingerprint) {
-      if (token.length > MAX_TOKEN_LENGTH || !TOKEN_SHAPE.test(token)) throw invalid();
+      if (token.length > maxTokenLength || !TOKEN_SHAPE.test(token)) throw invalid();
       const raw = Buffer.from(token, "base64url");
       // Node's decoder ignores the unused bits of the last character; insist
       // on the canonical spelling so that no edited cursor is ever accepted.
@@ -100,7 +120,7 @@ export function createKeysetCursorCodec(secret: string, kind: KeysetCursorKind):
       } catch {
         throw invalid();
       }
-      if (!isPayload(payload)) throw invalid();
+      if (!isPayload(payload, idShape)) throw invalid();
       // Same answer as a forged cursor: whether a cursor was issued to another
       // company is none of the caller's business.
       if (payload.c !== companyId) throw invalid();

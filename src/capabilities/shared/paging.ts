@@ -53,6 +53,9 @@ export function filterFingerprint(filters: readonly (string | number | boolean |
   return createHash("sha256").update(canonical).digest().subarray(0, 16).toString("base64url");
 }
 
+/** The fingerprint of a list without filters (members, API keys): every cursor carries it. */
+export const UNFILTERED = filterFingerprint([]);
+
 /**
  * Keyset pages of one list: decodes where a page starts and makes the next
  * cursor, bound to the company and the filters' fingerprint.
@@ -67,6 +70,25 @@ export class KeysetPager {
   /** Where the page asked for starts: after this position, or at the top (null). */
   after(companyId: string, fingerprint: string, cursor: string | undefined): KeysetPosition | null {
     return cursor ? this.#codec.decode(cursor, companyId, fingerprint) : null;
+  }
+
+  /**
+   * A page of a list whose filters need no checking of their own (the page
+   * size is all): refuses a bad `limit` in the one wording, then reads from
+   * where the cursor left off, one row more than the page (`rows(after,
+   * limit)` answers at most `limit` rows after `after`, the top when null).
+   */
+  async read<T>(
+    companyId: string,
+    fingerprint: string,
+    request: PageRequest,
+    rows: (after: KeysetPosition | null, limit: number) => Promise<readonly Positioned<T>[]>,
+  ): Promise<Page<T>> {
+    const problems: FieldProblem[] = [];
+    const size = pageSize(request.limit, problems);
+    refuseProblems(problems);
+    const after = this.after(companyId, fingerprint, request.cursor);
+    return this.page(companyId, fingerprint, await rows(after, size + 1), size);
   }
 
   /**

@@ -1,5 +1,5 @@
 import type { SecretSealer } from "../sending-setup/key-sealing.ts";
-import { type AttemptErrorClass, type AttemptOutcome, signedWebhook, type WebhookTransport } from "./delivery-attempt.ts";
+import { type AttemptErrorClass, type AttemptOutcome, signedWebhook, webhookBody, type WebhookTransport } from "./delivery-attempt.ts";
 import type { DeliveryState } from "./delivery-states.ts";
 import { signingSecrets } from "./endpoints.ts";
 import type { DeliveryToAttempt, WebhookDeliveryStore } from "./ports.ts";
@@ -51,7 +51,7 @@ export interface DeliveryAttemptsDependencies {
 /** The JSON body of a delivery (spec: Delivery request). */
 export function deliveryBody(loaded: DeliveryToAttempt): string {
   const { delivery, data } = loaded;
-  return JSON.stringify({ id: delivery.id, event: delivery.event, occurredAt: delivery.occurredAt.toISOString(), data });
+  return webhookBody({ id: delivery.id, event: delivery.event, occurredAt: delivery.occurredAt, data });
 }
 
 export class DeliveryAttempts {

@@ -7,6 +7,20 @@ import { signatureHeader } from "./signing.ts";
  * implements the port.
  */
 
+/** What a delivery body says (spec: Delivery request). */
+export interface WebhookBodyParts {
+  /** The body's `id`: a delivery id, or an event id on a live stream. */
+  readonly id: string;
+  readonly event: string;
+  readonly occurredAt: Date;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** The JSON body of a delivery, `{ id, event, occurredAt, data }`: the exact bytes that are signed. */
+export function webhookBody(parts: WebhookBodyParts): string {
+  return JSON.stringify({ id: parts.id, event: parts.event, occurredAt: parts.occurredAt.toISOString(), data: parts.data });
+}
+
 /** A signed request, ready to post. */
 export interface OutgoingWebhook {
   /** The endpoint URL as stored; checked against the target policy again before connecting. */

@@ -359,8 +359,8 @@ function checkDescription(description: string | undefined, problems: FieldProble
   return trimmed === "" ? null : trimmed;
 }
 
-/** Known names, at least one, duplicates dropped (first occurrence kept). */
-function checkEvents(events: readonly string[], problems: FieldProblem[], required: boolean): string[] | undefined {
+/** Known names, at least one when `required`, duplicates dropped (first occurrence kept); problems name `events`. */
+export function checkEvents(events: readonly string[], problems: FieldProblem[], required: boolean): string[] | undefined {
   if (events.length === 0) {
     if (required) problems.push({ field: "events", problem: "name at least one event" });
     return undefined;

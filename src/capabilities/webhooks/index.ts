@@ -1,7 +1,8 @@
 /**
  * The webhooks capability: endpoints (WebhookEndpoints), deliveries read and
  * retried (WebhookDeliveries), the attempt the delivery workflow makes
- * (DeliveryAttempts), "Send test event" (WebhookTestEvents) and the events
+ * (DeliveryAttempts), "Send test event" (WebhookTestEvents), the live
+ * streams of `mailctl listen` and its test events (LiveEvents) and the events
  * other services publish (WebhookEventPublisher). Each is a class built
  * from one dependencies object of ports; src/wiring/webhooks.ts builds them.
  */
@@ -54,3 +55,14 @@ export {
   type WebhookEventPublisherDependencies,
 } from "./published-events.ts";
 export type * from "./ports.ts";
+export {
+  DEFAULT_LIVE_STREAM_LIMITS,
+  LiveEvents,
+  type LiveEventsDependencies,
+  type LiveStreamEnd,
+  type LiveStreamItem,
+  type LiveStreamLimits,
+  type StreamEventsCommand,
+  type TriggeredTestEvent,
+  type TriggerTestEventCommand,
+} from "./live-events.ts";

@@ -238,3 +238,61 @@ export type RecordedPublishedEvent =
 export interface PublishedEventRecorder {
   record(companyId: string, draft: PublishedEventDraft): Promise<RecordedPublishedEvent>;
 }
+
+// ---------------------------------------------------------------- live events
+
+/** An event of the webhook_event outbox, as a live stream carries it. */
+export interface OutboxEvent {
+  readonly id: string;
+  readonly event: string;
+  readonly occurredAt: Date;
+  /** The delivery body's `data`. */
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Why the feed ends a subscription: `shutdown` (the process is closing) or
+ * `interrupted` (its feed of events was lost: events may have been missed).
+ */
+export type FeedEnd = "shutdown" | "interrupted";
+
+/** What a subscription hears. Called in the feed's own turn: keep it short, never throw. */
+export interface LiveEventListener {
+  /** Events of the subscribed company, in the order they were committed. */
+  events(events: readonly OutboxEvent[]): void;
+  /** The feed has ended the subscription (its place is given back already); nothing follows. */
+  ended(reason: FeedEnd): void;
+}
+
+export interface LiveSubscription {
+  /** Gives the place back; nothing is heard afterwards. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * A company's events as they are committed, whichever process recorded
+ * them, to subscribers in this process. Each subscription holds one of the
+ * company's `places`, counted over every process of the service; `full`
+ * when all are taken, `closed` once the feed is shutting down.
+ */
+export interface LiveEventFeed {
+  subscribe(companyId: string, places: number, listener: LiveEventListener): Promise<LiveSubscription | "full" | "closed">;
+}
+
+/** A test event for the outbox. */
+export interface TestEventDraft {
+  readonly event: string;
+  readonly occurredAt: Date;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+/** Writes test events into the company's outbox (webhook_event). */
+export interface TestEventRecorder {
+  /**
+   * Records the event under a new id. `toEndpoints` false: it is recorded as
+   * fanned out already, so that only live streams see it; true: the relay
+   * fans it out to the subscribed endpoints like any event. Null when the
+   * company does not exist.
+   */
+  record(companyId: string, draft: TestEventDraft, toEndpoints: boolean): Promise<{ readonly id: string } | null>;
+}

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { ValidationError } from "../../contract/api-error.ts";
 import type { SecretSealer } from "../sending-setup/key-sealing.ts";
-import { type AttemptErrorClass, signedWebhook, type WebhookTransport } from "./delivery-attempt.ts";
+import { type AttemptErrorClass, signedWebhook, webhookBody, type WebhookTransport } from "./delivery-attempt.ts";
 import { endpointNotFound, type EndpointCommand, signingSecrets } from "./endpoints.ts";
 import { isWebhookEventName, type WebhookEventName } from "./events.ts";
 import type { WebhookEndpointStore } from "./ports.ts";
@@ -57,7 +57,7 @@ export class WebhookTestEvents {
 
     const attemptedAt = this.#clock();
     const deliveryId = randomUUID();
-    const body = JSON.stringify({ id: deliveryId, event, occurredAt: attemptedAt.toISOString(), data: exampleData(event, attemptedAt) });
+    const body = webhookBody({ id: deliveryId, event, occurredAt: attemptedAt, data: exampleData(event, attemptedAt) });
     const secrets = signingSecrets(this.#options.sealer, endpoint, attemptedAt);
     const outcome = await this.#options.transport.post(signedWebhook(endpoint.url, { body, deliveryId, attempt: TEST_ATTEMPT, secrets, at: attemptedAt }));
     return {

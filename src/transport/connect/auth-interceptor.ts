@@ -27,7 +27,7 @@ import { checkBrowserCall, COMPANY_HEADER, sessionCookieValue } from "./session-
 /** The services that manage a company's people, open to its sessions whatever its plan. */
 const PEOPLE_SERVICES: ReadonlySet<string> = new Set([MembersService.typeName, SessionService.typeName]);
 
-/** Resolves a session cookie's value to a live session (SessionsService). */
+/** Resolves a session cookie's value to a live session (the members capability's Sessions). */
 export interface SessionAuthenticator {
   authenticate(secret: string): Promise<SessionRecord | undefined>;
 }
@@ -204,7 +204,7 @@ export function createAuthorizer(options: AuthOptions): Authorize {
   async function takeBudget(bucket: string, method: DescMethod): Promise<Record<string, string>> {
     const spec = operationSpec(method);
     const limit = spec.rateLimitPerMinute || options.defaultRequestsPerMinute;
-    const decision = await options.rateLimiter.consume(`${bucket}:${spec.rateLimitPerMinute ? method.name : "default"}`, limit);
+    const decision = await options.rateLimiter.consume({ bucket: `${bucket}:${spec.rateLimitPerMinute ? method.name : "default"}`, limitPerMinute: limit });
     const headers = rateLimitHeaders(decision);
     if (!decision.allowed) {
       throw new ApiError("RATE_LIMITED", `Too many requests: at most ${limit} per minute. Retry after ${decision.retryAfterSeconds} s.`, headers);

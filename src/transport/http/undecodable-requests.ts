@@ -51,7 +51,7 @@ const DECODE_FAILURES: readonly RegExp[] = [
 const REWRITTEN_CODES: ReadonlySet<Code> = new Set([Code.Internal, Code.Unimplemented, Code.InvalidArgument, Code.Unknown]);
 
 /** The contract's error for a decode failure Connect reported, or undefined when `error` is not one. */
-function decodeFailure(code: Code, message: string, hasDetails: boolean): ConnectError | undefined {
+export function decodeFailure(code: Code, message: string, hasDetails: boolean): ConnectError | undefined {
   if (hasDetails || !REWRITTEN_CODES.has(code) || !DECODE_FAILURES.some((pattern) => pattern.test(message))) return undefined;
   const problem = `is not a valid request message (${message.replace(/^parse binary: /, "")})`;
   return boundedApiError(new ValidationError([{ field: "body", problem }])).toConnectError();

@@ -6,7 +6,7 @@ import { PostgresKeyUsageStore } from "../../../src/adapters/postgres/accounts/p
 import { poolOf } from "../../../src/adapters/postgres/sql.ts";
 import { CachedApiKeyCredentials } from "../../../src/capabilities/accounts/cached-credentials.ts";
 import type { ApiKeyCredentials, KeyCredential } from "../../../src/capabilities/accounts/ports.ts";
-import { openHarness, TEST_CONFIG, type Harness } from "./harness.ts";
+import { asOperator, openHarness, TEST_CONFIG, type Harness } from "./harness.ts";
 
 /** Credentials that count their reads and answer what the test says. */
 class CountingCredentials implements ApiKeyCredentials {
@@ -128,8 +128,8 @@ describe("key changes heard through PostgreSQL", () => {
     });
     await listening();
 
-    const company = await h.accounts.service.createCompany("Heard GmbH");
-    const { key, secret } = await h.accounts.service.createApiKey(company.id, "k", ["mail.events.read"]);
+    const company = await h.accounts.companies.create({ name: "Heard GmbH" });
+    const { key, secret } = await h.accounts.keys.create(asOperator({ companyId: company.id, name: "k", scopes: ["mail.events.read"] }));
     const hash = createHmac("sha256", TEST_CONFIG.apiKeyPepper).update(secret, "utf8").digest();
     await cache.findByHash(hash);
     await cache.findByHash(hash);
@@ -140,7 +140,7 @@ describe("key changes heard through PostgreSQL", () => {
     const before = heard.changes;
     // Another process revokes it (this cache is not told directly).
     const other = await h.openProcess();
-    await other.accounts.service.revokeApiKey(company.id, key.id);
+    await other.accounts.keys.revoke(asOperator({ companyId: company.id, keyId: key.id }));
     await vi.waitFor(async () => expect((await cache.findByHash(hash))?.revokedAt).not.toBeNull(), { timeout: 10_000, interval: 20 });
     // Notices arrive in commit order: had the usage write notified, two would have arrived.
     expect(heard.changes - before).toBe(1);

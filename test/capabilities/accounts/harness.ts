@@ -1,5 +1,7 @@
 import { expect } from "vitest";
 import { ApiError, type ErrorCodeName } from "../../../src/contract/api-error.ts";
+import { API_KEY_SCOPES } from "../../../src/capabilities/accounts/scopes.ts";
+import { type AuditContext, OPERATOR_ACTOR } from "../../../src/capabilities/audit/types.ts";
 import { createAccounts, type Accounts, type AccountsConfig } from "../../../src/wiring/accounts.ts";
 import { migrate, openOrm, type MikroORM } from "../../../src/adapters/postgres/orm.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/test-database.ts";
@@ -10,7 +12,16 @@ export const TEST_CONFIG: AccountsConfig = {
   keyRotationGraceHours: 24,
   // Long enough that no timer flush happens during a test: tests flush by hand.
   keyUsageFlushMs: 3_600_000,
+  cursorSecret: "test-cursor-secret",
 };
+
+/** The operator, as the audit log names it. */
+export const OPERATOR_AUDIT: AuditContext = { actor: OPERATOR_ACTOR, requestId: "test", clientIp: "" };
+
+/** A change of keys made by the operator, who may grant every scope (as `mailctl key create` does). */
+export function asOperator<C extends object>(command: C): C & { readonly audit: AuditContext; readonly grantableScopes: readonly string[] } {
+  return { ...command, audit: OPERATOR_AUDIT, grantableScopes: API_KEY_SCOPES };
+}
 
 /** A clock the test moves by hand. */
 export class FakeClock {

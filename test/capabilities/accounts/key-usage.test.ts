@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { PostgresKeyUsageStore } from "../../../src/adapters/postgres/accounts/postgres-key-usage-store.ts";
 import { pgPool, type Pool } from "../../../src/adapters/postgres/sql.ts";
 import { KeyUsageBatcher } from "../../../src/capabilities/accounts/index.ts";
-import { openHarness, type Harness } from "./harness.ts";
+import { asOperator, openHarness, type Harness } from "./harness.ts";
 
 /** SQL texts sent through `pool.query` since the spy was installed. */
 function statements(spy: { mock: { calls: unknown[][] } }): string[] {
@@ -29,9 +29,9 @@ describe("last used of API keys", () => {
   }
 
   it("is written in one batched UPDATE on flush, never per request", async () => {
-    const company = await h.accounts.service.createCompany("Usage Inc");
-    const one = await h.accounts.service.createApiKey(company.id, "one", ["mail.events.read"]);
-    const two = await h.accounts.service.createApiKey(company.id, "two", ["mail.events.read"]);
+    const company = await h.accounts.companies.create({ name: "Usage Inc" });
+    const one = await h.accounts.keys.create(asOperator({ companyId: company.id, name: "one", scopes: ["mail.events.read"] }));
+    const two = await h.accounts.keys.create(asOperator({ companyId: company.id, name: "two", scopes: ["mail.events.read"] }));
     const spy = vi.spyOn(pool, "query");
 
     for (let i = 0; i < 10; i++) {
@@ -57,7 +57,7 @@ describe("last used of API keys", () => {
     expect(await lastUsed(one.key.id)).toEqual(requestTime);
     expect(await lastUsed(two.key.id)).toEqual(requestTime);
 
-    const listed = await h.accounts.service.listApiKeys(company.id);
+    const listed = (await h.accounts.keys.list({ companyId: company.id })).items;
     expect(listed.map((k) => k.lastUsedAt)).toEqual([requestTime, requestTime]);
 
     // Nothing pending: a flush does not even reach the database.
@@ -68,8 +68,8 @@ describe("last used of API keys", () => {
   });
 
   it("never moves last_used_at back (processes flushing out of order)", async () => {
-    const company = await h.accounts.service.createCompany("Order Inc");
-    const { key } = await h.accounts.service.createApiKey(company.id, "k", ["mail.events.read"]);
+    const company = await h.accounts.companies.create({ name: "Order Inc" });
+    const { key } = await h.accounts.keys.create(asOperator({ companyId: company.id, name: "k", scopes: ["mail.events.read"] }));
     const later = new Date("2031-01-01T00:00:00.000Z");
     const earlier = new Date("2030-06-01T00:00:00.000Z");
     h.accounts.usage.record(key.id, later);
@@ -80,8 +80,8 @@ describe("last used of API keys", () => {
   });
 
   it("keeps the times of a failed flush for the next one", async () => {
-    const company = await h.accounts.service.createCompany("Retry Inc");
-    const { key } = await h.accounts.service.createApiKey(company.id, "k", ["mail.events.read"]);
+    const company = await h.accounts.companies.create({ name: "Retry Inc" });
+    const { key } = await h.accounts.keys.create(asOperator({ companyId: company.id, name: "k", scopes: ["mail.events.read"] }));
     const at = new Date("2032-01-01T00:00:00.000Z");
     h.accounts.usage.record(key.id, at);
     const spy = vi.spyOn(pool, "query").mockRejectedValueOnce(new Error("connection lost"));
@@ -93,8 +93,8 @@ describe("last used of API keys", () => {
   });
 
   it("flushes on a timer, and on close", async () => {
-    const company = await h.accounts.service.createCompany("Timer Inc");
-    const { key } = await h.accounts.service.createApiKey(company.id, "k", ["mail.events.read"]);
+    const company = await h.accounts.companies.create({ name: "Timer Inc" });
+    const { key } = await h.accounts.keys.create(asOperator({ companyId: company.id, name: "k", scopes: ["mail.events.read"] }));
 
     const store = new PostgresKeyUsageStore(async () => pool);
     const timed = new KeyUsageBatcher(store, { flushMs: 20 });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CompanyView, CreatedApiKey } from "../../../src/capabilities/accounts/index.ts";
-import { expectApiError, openHarness, type Harness } from "./harness.ts";
+import { asOperator, expectApiError, openHarness, type Harness } from "./harness.ts";
 
 describe("tenant isolation of API keys", () => {
   let h: Harness;
@@ -11,10 +11,10 @@ describe("tenant isolation of API keys", () => {
 
   beforeAll(async () => {
     h = await openHarness();
-    a = await h.accounts.service.createCompany("Company A");
-    b = await h.accounts.service.createCompany("Company B");
-    aKey = await h.accounts.service.createApiKey(a.id, "a-key", ["mail.events.read"]);
-    bKey = await h.accounts.service.createApiKey(b.id, "b-key", ["mail.events.read"]);
+    a = await h.accounts.companies.create({ name: "Company A" });
+    b = await h.accounts.companies.create({ name: "Company B" });
+    aKey = await h.accounts.keys.create(asOperator({ companyId: a.id, name: "a-key", scopes: ["mail.events.read"] }));
+    bKey = await h.accounts.keys.create(asOperator({ companyId: b.id, name: "b-key", scopes: ["mail.events.read"] }));
   });
 
   afterAll(async () => {
@@ -22,13 +22,12 @@ describe("tenant isolation of API keys", () => {
   });
 
   it("the service answers NOT_FOUND for another company's key, and changes nothing", async () => {
-    await expectApiError(h.accounts.service.getApiKey(a.id, bKey.key.id), "NOT_FOUND");
-    await expectApiError(h.accounts.service.revokeApiKey(a.id, bKey.key.id), "NOT_FOUND");
-    await expectApiError(h.accounts.service.rotateApiKey(a.id, bKey.key.id), "NOT_FOUND");
-    expect((await h.accounts.service.listApiKeys(a.id)).map((k) => k.id)).toEqual([aKey.key.id]);
+    await expectApiError(h.accounts.keys.revoke(asOperator({ companyId: a.id, keyId: bKey.key.id })), "NOT_FOUND");
+    await expectApiError(h.accounts.keys.rotate(asOperator({ companyId: a.id, keyId: bKey.key.id })), "NOT_FOUND");
+    expect((await h.accounts.keys.list({ companyId: a.id })).items.map((k) => k.id)).toEqual([aKey.key.id]);
 
     // B's key is untouched and still works for B.
-    const [bRow] = await h.accounts.service.listApiKeys(b.id);
+    const [bRow] = (await h.accounts.keys.list({ companyId: b.id })).items;
     expect(bRow).toMatchObject({ id: bKey.key.id, status: "active", revokedAt: null, replacedById: null, expiresAt: null });
     const auth = await h.accounts.authenticator.authenticate(bKey.secret);
     expect(auth.companyId).toBe(b.id);

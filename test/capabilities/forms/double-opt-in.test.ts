@@ -88,7 +88,7 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
       store: new PostgresMessageStore(poolOf(h.orm), { sealer }),
       senders: setup.senders,
       templates: setup.templates,
-      wallet: createCredits(h.orm),
+      wallet: createCredits(h.orm, { config: loadConfig({}) }),
       onAccepted: (message) => dispatched.push(message),
     });
     const mailer = createConfirmationMailer(acceptance);
@@ -118,7 +118,7 @@ describe("double opt-in of the hosted forms (capability, PostgreSQL)", () => {
         [companyId],
       );
     }
-    if ((options.credits ?? 10) > 0) await createCredits(h.orm).adjust({ companyId, amount: options.credits ?? 10, note: "test credits" });
+    if ((options.credits ?? 10) > 0) await createCredits(h.orm, { config: loadConfig({}) }).adjust({ companyId, amount: options.credits ?? 10, note: "test credits" });
     return companyId;
   }
 

@@ -2,7 +2,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync } from "node:cry
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SendingDomainView, SendingSetup } from "../../../src/capabilities/sending-setup/index.ts";
 import { createSecretSealer } from "../../../src/capabilities/sending-setup/key-sealing.ts";
-import { expectApiError } from "../accounts/harness.ts";
+import { expectApiError, OPERATOR_AUDIT } from "../accounts/harness.ts";
 import { startTestDnsServer, type TestDnsServer } from "../../support/dns-server.ts";
 import { openSendingHarness, SETUP_CONFIG, type SendingHarness } from "./harness.ts";
 
@@ -44,7 +44,7 @@ describe("sending domains", () => {
   describe("create", () => {
     it("generates a DKIM key and lists the records to publish, nothing verified yet", async () => {
       const companyId = await h.newCompany();
-      const domain = await setup.domains.createDomain(companyId, "Example.COM.");
+      const domain = await setup.domains.create({ companyId, domain: "Example.COM.", audit: OPERATOR_AUDIT });
       expect(domain).toMatchObject({
         companyId,
         domain: "example.com",
@@ -76,7 +76,7 @@ describe("sending domains", () => {
 
     it("stores the private key sealed, never as plain PEM, and bound to its company and domain", async () => {
       const companyId = await h.newCompany();
-      const domain = await setup.domains.createDomain(companyId, "sealed.example");
+      const domain = await setup.domains.create({ companyId, domain: "sealed.example", audit: OPERATOR_AUDIT });
       const { rows } = await h.db.query<{ dkim_private_key_sealed: string; dkim_public_key: string }>(
         `select dkim_private_key_sealed, dkim_public_key from sending_domain where id = $1`,
         [domain.id],
@@ -97,7 +97,7 @@ describe("sending domains", () => {
 
     it("normalises internationalised names to their A-label form", async () => {
       const companyId = await h.newCompany();
-      expect((await setup.domains.createDomain(companyId, "Bücher.example")).domain).toBe("xn--bcher-kva.example");
+      expect((await setup.domains.create({ companyId, domain: "Bücher.example", audit: OPERATOR_AUDIT })).domain).toBe("xn--bcher-kva.example");
     });
 
     it.each([
@@ -112,35 +112,35 @@ describe("sending domains", () => {
       ["too long", `${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.com`],
     ])("refuses %s", async (_label, name) => {
       const companyId = await h.newCompany();
-      const error = await expectApiError(setup.domains.createDomain(companyId, name), "VALIDATION_ERROR");
+      const error = await expectApiError(setup.domains.create({ companyId, domain: name, audit: OPERATOR_AUDIT }), "VALIDATION_ERROR");
       expect(error.message).toMatch(/^domain: /);
     });
 
     it("refuses a domain the company already has, also when creates race", async () => {
       const companyId = await h.newCompany();
-      await setup.domains.createDomain(companyId, "twice.example");
-      await expectApiError(setup.domains.createDomain(companyId, "TWICE.example"), "VALIDATION_ERROR");
+      await setup.domains.create({ companyId, domain: "twice.example", audit: OPERATOR_AUDIT });
+      await expectApiError(setup.domains.create({ companyId, domain: "TWICE.example", audit: OPERATOR_AUDIT }), "VALIDATION_ERROR");
 
       // The store decides a race (test/adapters/postgres/sending-setup); the loser gets the same answer.
-      const results = await Promise.allSettled([1, 2, 3].map(() => setup.domains.createDomain(companyId, "race.example")));
+      const results = await Promise.allSettled([1, 2, 3].map(() => setup.domains.create({ companyId, domain: "race.example", audit: OPERATOR_AUDIT })));
       expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
       for (const r of results) if (r.status === "rejected") expect((r.reason as { code: string }).code).toBe("VALIDATION_ERROR");
-      expect((await setup.domains.listDomains(companyId)).map((d) => d.domain)).toEqual(["twice.example", "race.example"]);
+      expect((await setup.domains.list({ companyId })).map((d) => d.domain)).toEqual(["twice.example", "race.example"]);
     });
 
     it("answers NOT_FOUND for an unknown company", async () => {
-      await expectApiError(setup.domains.createDomain("00000000-0000-4000-8000-000000000000", "x.example"), "NOT_FOUND");
-      await expectApiError(setup.domains.createDomain("not-a-uuid", "x.example"), "NOT_FOUND");
-      await expectApiError(setup.domains.listDomains("00000000-0000-4000-8000-000000000000"), "NOT_FOUND");
+      await expectApiError(setup.domains.create({ companyId: "00000000-0000-4000-8000-000000000000", domain: "x.example", audit: OPERATOR_AUDIT }), "NOT_FOUND");
+      await expectApiError(setup.domains.create({ companyId: "not-a-uuid", domain: "x.example", audit: OPERATOR_AUDIT }), "NOT_FOUND");
+      await expectApiError(setup.domains.list({ companyId: "00000000-0000-4000-8000-000000000000" }), "NOT_FOUND");
     });
   });
 
   describe("verify (real DNS lookups against a local authoritative server)", () => {
     it("verifies a domain whose DKIM, SPF, MX and DMARC records are all published", async () => {
       const companyId = await h.newCompany();
-      const domain = await setup.domains.createDomain(companyId, "ok.example");
+      const domain = await setup.domains.create({ companyId, domain: "ok.example", audit: OPERATOR_AUDIT });
       publish(dns, domain);
-      const verified = await setup.domains.verifyDomain(companyId, domain.id);
+      const verified = await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT });
       expect(verified).toMatchObject({ dkimVerified: true, spfVerified: true, dmarcVerified: true, verified: true, verificationOverridden: false });
       expect(verified.lastCheckedAt).toBeInstanceOf(Date);
       expect(verified.dnsRecords.every((r) => r.verified)).toBe(true);
@@ -154,69 +154,69 @@ describe("sending domains", () => {
         ]),
       );
       // Stored: a later list shows the same state.
-      expect((await setup.domains.listDomains(companyId))[0]).toMatchObject({ verified: true, dkimVerified: true });
+      expect((await setup.domains.list({ companyId }))[0]).toMatchObject({ verified: true, dkimVerified: true });
     });
 
     it("does not verify when the DKIM record is missing", async () => {
       const companyId = await h.newCompany();
-      const domain = await setup.domains.createDomain(companyId, "nodkim.example");
+      const domain = await setup.domains.create({ companyId, domain: "nodkim.example", audit: OPERATOR_AUDIT });
       publish(dns, domain, { dkim: true });
-      const result = await setup.domains.verifyDomain(companyId, domain.id);
+      const result = await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT });
       expect(result).toMatchObject({ dkimVerified: false, spfVerified: true, dmarcVerified: true, verified: false });
       expect(record(result, "dkim")).toMatchObject({ verified: false });
     });
 
     it("does not verify when the DKIM record holds another key", async () => {
       const companyId = await h.newCompany();
-      const domain = await setup.domains.createDomain(companyId, "wrongdkim.example");
+      const domain = await setup.domains.create({ companyId, domain: "wrongdkim.example", audit: OPERATOR_AUDIT });
       publish(dns, domain, { dkim: true });
       const other = generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ type: "spki", format: "der" }).toString("base64");
       dns.addTxt(record(domain, "dkim").name, `v=DKIM1; k=rsa; p=${other}`);
-      expect(await setup.domains.verifyDomain(companyId, domain.id)).toMatchObject({ dkimVerified: false, verified: false });
+      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ dkimVerified: false, verified: false });
     });
 
     it("accepts the DKIM key split into chunks and spread with whitespace, beside other TXT records", async () => {
       const companyId = await h.newCompany();
-      const domain = await setup.domains.createDomain(companyId, "chunked.example");
+      const domain = await setup.domains.create({ companyId, domain: "chunked.example", audit: OPERATOR_AUDIT });
       publish(dns, domain, { dkim: true });
       const key = /p=(.+)$/.exec(record(domain, "dkim").value)?.[1] ?? "";
       dns.addTxt(record(domain, "dkim").name, "unrelated=1", ["v=DKIM1;  k=rsa;\tp=", key.slice(0, 200), " ", key.slice(200)]);
-      expect(await setup.domains.verifyDomain(companyId, domain.id)).toMatchObject({ dkimVerified: true, verified: true });
+      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ dkimVerified: true, verified: true });
     });
 
     it("needs the SPF include and the MX at the return-path domain, and exactly one DMARC record", async () => {
       const companyId = await h.newCompany();
-      const domain = await setup.domains.createDomain(companyId, "partial.example");
+      const domain = await setup.domains.create({ companyId, domain: "partial.example", audit: OPERATOR_AUDIT });
 
       publish(dns, domain, { spf: true });
       dns.addTxt("bounces.partial.example", "v=spf1 include:_spf.elsewhere.example -all");
-      expect(await setup.domains.verifyDomain(companyId, domain.id)).toMatchObject({ spfVerified: false, verified: false });
+      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ spfVerified: false, verified: false });
 
       dns.clear();
       publish(dns, domain, { mx: true });
-      expect(await setup.domains.verifyDomain(companyId, domain.id)).toMatchObject({ spfVerified: false, verified: false });
+      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ spfVerified: false, verified: false });
 
       dns.clear();
       publish(dns, domain);
       dns.addTxt("bounces.partial.example", "v=spf1 -all"); // two SPF records: a permanent error for receivers
-      expect(await setup.domains.verifyDomain(companyId, domain.id)).toMatchObject({ spfVerified: false, dkimVerified: true });
+      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ spfVerified: false, dkimVerified: true });
 
       dns.clear();
       publish(dns, domain, { dmarc: true });
-      expect(await setup.domains.verifyDomain(companyId, domain.id)).toMatchObject({ dmarcVerified: false, spfVerified: true, verified: false });
+      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ dmarcVerified: false, spfVerified: true, verified: false });
 
       dns.clear();
       publish(dns, domain);
-      expect(await setup.domains.verifyDomain(companyId, domain.id)).toMatchObject({ verified: true });
+      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ verified: true });
     });
 
     it("unverifies a domain whose records were removed", async () => {
       const companyId = await h.newCompany();
-      const domain = await setup.domains.createDomain(companyId, "removed.example");
+      const domain = await setup.domains.create({ companyId, domain: "removed.example", audit: OPERATOR_AUDIT });
       publish(dns, domain);
-      expect((await setup.domains.verifyDomain(companyId, domain.id)).verified).toBe(true);
+      expect((await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).verified).toBe(true);
       dns.clear();
-      expect(await setup.domains.verifyDomain(companyId, domain.id)).toMatchObject({
+      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({
         verified: false,
         dkimVerified: false,
         spfVerified: false,
@@ -226,32 +226,32 @@ describe("sending domains", () => {
 
     it("changes nothing and answers UNAVAILABLE when DNS cannot answer", async () => {
       const companyId = await h.newCompany();
-      const domain = await setup.domains.createDomain(companyId, "servfail.example");
+      const domain = await setup.domains.create({ companyId, domain: "servfail.example", audit: OPERATOR_AUDIT });
       publish(dns, domain);
-      const verified = await setup.domains.verifyDomain(companyId, domain.id);
+      const verified = await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT });
       dns.failName("_dmarc.servfail.example");
-      const error = await expectApiError(setup.domains.verifyDomain(companyId, domain.id), "SERVICE_UNAVAILABLE");
+      const error = await expectApiError(setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT }), "SERVICE_UNAVAILABLE");
       expect(error.message).toContain("_dmarc.servfail.example");
-      expect(await setup.domains.getDomain(companyId, domain.id)).toMatchObject({ verified: true, lastCheckedAt: verified.lastCheckedAt });
+      expect(await setup.domains.get({ companyId, domainId: domain.id })).toMatchObject({ verified: true, lastCheckedAt: verified.lastCheckedAt });
     });
 
     it("override marks the domain verified without DNS and records it", async () => {
       const companyId = await h.newCompany();
-      const domain = await setup.domains.createDomain(companyId, "override.example");
+      const domain = await setup.domains.create({ companyId, domain: "override.example", audit: OPERATOR_AUDIT });
       const before = dns.queries.length;
-      const result = await setup.domains.verifyDomain(companyId, domain.id, { override: true });
+      const result = await setup.domains.verify({ companyId, domainId: domain.id, override: true, audit: OPERATOR_AUDIT });
       expect(result).toMatchObject({ verified: true, verificationOverridden: true, dkimVerified: false, lastCheckedAt: null });
       expect(dns.queries.length).toBe(before);
       // Stored: a later read shows it.
-      expect(await setup.domains.getDomain(companyId, domain.id)).toMatchObject({ verified: true, verificationOverridden: true });
+      expect(await setup.domains.get({ companyId, domainId: domain.id })).toMatchObject({ verified: true, verificationOverridden: true });
     });
 
     it("refuses override when the deployment disables it", async () => {
       const companyId = await h.newCompany();
       const strict = h.setupWith({ allowVerificationOverride: false, dnsServers: [dns.address] });
-      const domain = await strict.domains.createDomain(companyId, "strict.example");
-      await expectApiError(strict.domains.verifyDomain(companyId, domain.id, { override: true }), "FORBIDDEN");
-      expect((await strict.domains.getDomain(companyId, domain.id)).verified).toBe(false);
+      const domain = await strict.domains.create({ companyId, domain: "strict.example", audit: OPERATOR_AUDIT });
+      await expectApiError(strict.domains.verify({ companyId, domainId: domain.id, override: true, audit: OPERATOR_AUDIT }), "FORBIDDEN");
+      expect((await strict.domains.get({ companyId, domainId: domain.id })).verified).toBe(false);
     });
   });
 
@@ -259,14 +259,14 @@ describe("sending domains", () => {
     it("another company can neither see, nor verify, nor override a domain", async () => {
       const a = await h.newCompany("A");
       const b = await h.newCompany("B");
-      const domain = await setup.domains.createDomain(a, "mine.example");
-      expect(await setup.domains.listDomains(b)).toEqual([]);
-      await expectApiError(setup.domains.getDomain(b, domain.id), "NOT_FOUND");
-      await expectApiError(setup.domains.verifyDomain(b, domain.id), "NOT_FOUND");
-      await expectApiError(setup.domains.verifyDomain(b, domain.id, { override: true }), "NOT_FOUND");
-      expect((await setup.domains.getDomain(a, domain.id)).verified).toBe(false);
+      const domain = await setup.domains.create({ companyId: a, domain: "mine.example", audit: OPERATOR_AUDIT });
+      expect(await setup.domains.list({ companyId: b })).toEqual([]);
+      await expectApiError(setup.domains.get({ companyId: b, domainId: domain.id }), "NOT_FOUND");
+      await expectApiError(setup.domains.verify({ companyId: b, domainId: domain.id, audit: OPERATOR_AUDIT }), "NOT_FOUND");
+      await expectApiError(setup.domains.verify({ companyId: b, domainId: domain.id, override: true, audit: OPERATOR_AUDIT }), "NOT_FOUND");
+      expect((await setup.domains.get({ companyId: a, domainId: domain.id })).verified).toBe(false);
       // B may add the same domain name: it gets its own key and selector.
-      const theirs = await setup.domains.createDomain(b, "mine.example");
+      const theirs = await setup.domains.create({ companyId: b, domain: "mine.example", audit: OPERATOR_AUDIT });
       expect(theirs.id).not.toBe(domain.id);
       expect(theirs.dkimSelector).not.toBe(domain.dkimSelector);
     });

@@ -9,6 +9,9 @@ import { migrate, openOrm, type MikroORM } from "../../../src/adapters/postgres/
 import { createTestDatabase, type TestDatabase } from "../../support/test-database.ts";
 import { TEST_CONFIG } from "../accounts/harness.ts";
 
+/** The cursor key and low-credits mark of the credits and suppressions of these tests. */
+export const LIST_CONFIG = { cursorSecret: "test-cursor-secret", lowCreditsThreshold: 100 };
+
 export const SETUP_CONFIG: SendingSetupConfig = {
   dataEncryptionKey: "test-data-encryption-key",
   spfInclude: "spf.mail.test",
@@ -44,10 +47,10 @@ export async function openSendingHarness(config: Partial<SendingSetupConfig> = {
     orm,
     accounts,
     setup: createSendingSetup(orm, { ...SETUP_CONFIG, ...config }),
-    credits: createCredits(orm),
-    suppressions: createSuppressions(orm),
+    credits: createCredits(orm, { config: LIST_CONFIG }),
+    suppressions: createSuppressions(orm, LIST_CONFIG),
     async newCompany(name = "Acme Inc.") {
-      return (await accounts.service.createCompany(name)).id;
+      return (await accounts.companies.create({ name })).id;
     },
     setupWith(overrides, options) {
       return createSendingSetup(orm, { ...SETUP_CONFIG, ...config, ...overrides }, options);

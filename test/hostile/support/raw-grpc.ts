@@ -1,4 +1,4 @@
-import { connect, type OutgoingHttpHeaders } from "node:http2";
+import { connect, constants, type OutgoingHttpHeaders } from "node:http2";
 import { fromBinary } from "@bufbuild/protobuf";
 import { anyUnpack } from "@bufbuild/protobuf/wkt";
 import { ErrorInfoSchema } from "../../../src/gen/google/rpc/error_details_pb.js";
@@ -29,7 +29,12 @@ export function grpcFrame(payload: Uint8Array, flags = 0): Buffer {
   return Buffer.concat([head, payload]);
 }
 
-export function rawGrpc(baseUrl: string, path: string, body: Buffer, headers: OutgoingHttpHeaders = {}): Promise<RawGrpcAnswer> {
+/**
+ * `untilFirstMessage`: a server stream that opened is cancelled once its
+ * first message is in (the answer then has no status): it would otherwise
+ * stay open for as long as the service keeps it.
+ */
+export function rawGrpc(baseUrl: string, path: string, body: Buffer, headers: OutgoingHttpHeaders = {}, untilFirstMessage = false): Promise<RawGrpcAnswer> {
   return new Promise((resolve, reject) => {
     const session = connect(baseUrl);
     session.on("error", reject);
@@ -45,7 +50,10 @@ export function rawGrpc(baseUrl: string, path: string, body: Buffer, headers: Ou
       take(h);
     });
     stream.on("trailers", take);
-    stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+    stream.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (untilFirstMessage && Buffer.concat(chunks).length >= 5) stream.close(constants.NGHTTP2_CANCEL);
+    });
     stream.on("error", reject);
     stream.on("close", () => {
       session.close();

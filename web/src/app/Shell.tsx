@@ -6,6 +6,7 @@ import { useForgetSession, useSession } from "./auth/session.tsx";
 import { SignedOut } from "./auth/SignedOut.tsx";
 import { errorMessage } from "./errors.ts";
 import { TABS } from "./routes.tsx";
+import { HeaderBalance, LowCreditsBanner } from "../pages/credits/balance.tsx";
 
 /** The frame of every signed-in page: the company, the role's sections, the member, sign out, and the page. */
 export function Shell() {
@@ -34,6 +35,7 @@ export function Shell() {
         </div>
         <Sections isAdmin={isAdmin} />
         <div className="shell-member">
+          <HeaderBalance />
           <span className="shell-member-name" title={member?.email}>
             {name}
           </span>
@@ -48,6 +50,7 @@ export function Shell() {
         </p>
       ) : null}
       <main id="main" className="shell-main" tabIndex={-1}>
+        <LowCreditsBanner />
         <Outlet />
       </main>
     </div>

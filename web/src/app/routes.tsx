@@ -16,6 +16,8 @@ const WebhooksPage = lazyPage(() => import("../pages/webhooks/index.tsx"));
 const DeliveriesPage = lazyPage(() => import("../pages/deliveries/index.tsx"));
 const MembersPage = lazyPage(() => import("../pages/members/index.tsx"));
 const AuditPage = lazyPage(() => import("../pages/audit/index.tsx"));
+const SuppressionsPage = lazyPage(() => import("../pages/suppressions/index.tsx"));
+const CreditsPage = lazyPage(() => import("../pages/credits/index.tsx"));
 
 /** One section of the header. `admin`: shown to owners and admins only (scope mail.admin). */
 export interface Tab {
@@ -31,6 +33,8 @@ export const TABS: readonly Tab[] = [
   { path: "contacts", label: "Contacts", admin: false, page: ContactsPage },
   { path: "lists", label: "Lists", admin: true, page: ListsPage },
   { path: "forms", label: "Forms", admin: false, page: FormsPage },
+  { path: "suppressions", label: "Suppressions", admin: false, page: SuppressionsPage },
+  { path: "credits", label: "Credits", admin: false, page: CreditsPage },
   { path: "keys", label: "API keys", admin: true, page: KeysPage },
   { path: "webhooks", label: "Webhooks", admin: true, page: WebhooksPage },
   { path: "deliveries", label: "Deliveries", admin: true, page: DeliveriesPage },

@@ -15,20 +15,14 @@
  * is the credential that *determines* the company, so there is no companyId
  * yet. Keep it the only one.
  */
-import { LockMode } from "@mikro-orm/core";
+import { LockMode, raw } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
+import type { NewApiKey } from "../../../capabilities/accounts/ports.ts";
+import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
+import type { Positioned } from "../../../capabilities/shared/paging.ts";
 import { ApiKeySchema, type ApiKey, type Company } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
-
-export interface NewApiKey {
-  readonly name: string;
-  readonly prefix: string;
-  readonly secretHash: Buffer;
-  readonly scopes: readonly string[];
-  readonly expiresAt: Date | null;
-  /** Who created it (a member's email, `operator`, `rotation of <prefix>`); empty when unknown. */
-  readonly createdBy?: string;
-}
+import { afterPosition, positionText } from "../keyset.ts";
 
 export interface FindKeyOptions {
   /** SELECT ... FOR UPDATE; only inside a transaction. */
@@ -46,10 +40,19 @@ export class ApiKeyRepository {
     this.#em = em;
   }
 
-  /** The key table of one company, oldest first. */
-  async listForCompany(companyId: string): Promise<ApiKey[]> {
+  /** A page of the key table of one company, oldest first, strictly after `after` when given. */
+  async listForCompany(companyId: string, after: KeysetPosition | null, limit: number): Promise<Positioned<ApiKey>[]> {
     if (!isUuid(companyId)) return [];
-    return this.#em.find(ApiKeySchema, { company: companyId }, { orderBy: { createdAt: "asc", id: "asc" } });
+    const query = this.#em
+      .createQueryBuilder(ApiKeySchema, "k")
+      .select("*")
+      .addSelect(raw(`${positionText("k.created_at")} as position_at`))
+      .where({ company: companyId })
+      .orderBy({ createdAt: "asc", id: "asc" })
+      .limit(limit);
+    if (after) query.andWhere(raw(afterPosition("k.created_at", "k.id", ">", "?", "?"), [after.createdAt, after.id]));
+    const rows = await query.execute<(Record<string, unknown> & { id: string; position_at: string })[]>("all", false);
+    return rows.map((row) => ({ item: this.#em.map(ApiKeySchema, row), position: { createdAt: row.position_at, id: row.id } }));
   }
 
   /** One key of one company; null when it does not exist *for that company*. */

@@ -10,6 +10,8 @@ import type {
   ReplacedApiKey,
 } from "../../../capabilities/accounts/ports.ts";
 import type { CompanyEntitlements } from "../../../capabilities/accounts/types.ts";
+import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
+import type { Positioned } from "../../../capabilities/shared/paging.ts";
 import { CompanySchema, type ApiKey, type Company } from "../entities/index.ts";
 import { persistAuditRow } from "../audit/audit-rows.ts";
 import { ApiKeyRepository } from "./api-key-repository.ts";
@@ -58,33 +60,28 @@ export class PostgresAccountsStore implements AccountsStore {
     return companyRecord(company);
   }
 
-  createApiKey(companyId: string, key: NewApiKey, audit?: KeyAuditNote): Promise<ApiKeyRecord> {
+  createApiKey(companyId: string, key: NewApiKey, audit: KeyAuditNote): Promise<ApiKeyRecord> {
     return this.#em().transactional(async (em) => {
       const created = new ApiKeyRepository(em).createForCompany(em.getReference(CompanySchema, companyId), key);
       await em.flush();
-      if (audit) audited(em, companyId, audit, created.id);
+      audited(em, companyId, audit, created.id);
       await em.flush();
       return apiKeyRecord(created);
     });
   }
 
-  async findApiKey(companyId: string, keyId: string): Promise<ApiKeyRecord | null> {
-    const key = await new ApiKeyRepository(this.#em()).findForCompany(companyId, keyId);
-    return key ? apiKeyRecord(key) : null;
+  async listApiKeys(companyId: string, after: KeysetPosition | null, limit: number): Promise<Positioned<ApiKeyRecord>[]> {
+    const keys = await new ApiKeyRepository(this.#em()).listForCompany(companyId, after, limit);
+    return keys.map(({ item, position }) => ({ item: apiKeyRecord(item), position }));
   }
 
-  async listApiKeys(companyId: string): Promise<ApiKeyRecord[]> {
-    const keys = await new ApiKeyRepository(this.#em()).listForCompany(companyId);
-    return keys.map(apiKeyRecord);
-  }
-
-  revokeApiKey(companyId: string, keyId: string, at: Date, audit?: KeyAuditNote): Promise<ApiKeyRecord | null> {
+  revokeApiKey(companyId: string, keyId: string, at: Date, audit: KeyAuditNote): Promise<ApiKeyRecord | null> {
     return this.#em().transactional(async (em) => {
       const key = await new ApiKeyRepository(em).findForCompany(companyId, keyId, { lockForUpdate: true });
       if (!key) return null;
       if (!key.revokedAt) {
         key.revokedAt = at;
-        if (audit) audited(em, companyId, audit, key.id);
+        audited(em, companyId, audit, key.id);
         await em.flush();
       }
       return apiKeyRecord(key);
@@ -95,7 +92,7 @@ export class PostgresAccountsStore implements AccountsStore {
     companyId: string,
     keyId: string,
     plan: (current: ApiKeyRecord) => ApiKeyReplacement,
-    audit?: KeyAuditNote,
+    audit: KeyAuditNote,
   ): Promise<ReplacedApiKey | null> {
     return this.#em().transactional(async (em) => {
       const keys = new ApiKeyRepository(em);
@@ -109,7 +106,7 @@ export class PostgresAccountsStore implements AccountsStore {
       old.expiresAt = replacement.previousExpiresAt;
       old.replacedBy = successor;
       old.replacedAt = replacement.replacedAt;
-      if (audit) audited(em, companyId, { ...audit, details: { ...audit.details, successorId: successor.id } }, old.id);
+      audited(em, companyId, { ...audit, details: { ...audit.details, successorId: successor.id } }, old.id);
       await em.flush();
       return { successor: apiKeyRecord(successor), previous: apiKeyRecord(old) };
     });

@@ -1,7 +1,9 @@
 import type { AuditFilters, AuditLogStore } from "../../../capabilities/audit/ports.ts";
 import type { AuditActorKind, AuditEventRecord } from "../../../capabilities/audit/types.ts";
 import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
+import type { Positioned } from "../../../capabilities/shared/paging.ts";
 import { isUuid } from "../ids.ts";
+import { afterPosition, positionText } from "../keyset.ts";
 import { toDate, type Pool } from "../sql.ts";
 
 interface AuditRow {
@@ -27,7 +29,7 @@ export class PostgresAuditLog implements AuditLogStore {
     this.#pool = pool;
   }
 
-  async list(companyId: string, filters: AuditFilters, after: KeysetPosition | undefined, limit: number): Promise<AuditEventRecord[]> {
+  async list(companyId: string, filters: AuditFilters, after: KeysetPosition | null, limit: number): Promise<Positioned<AuditEventRecord>[]> {
     if (!isUuid(companyId)) return [];
     const values: unknown[] = [companyId];
     const where = ["company_id = $1"];
@@ -45,13 +47,13 @@ export class PostgresAuditLog implements AuditLogStore {
     }
     if (after) {
       values.push(after.createdAt, after.id);
-      where.push(`(occurred_at, id) < ($${values.length - 1}::timestamptz, $${values.length}::uuid)`);
+      where.push(afterPosition("occurred_at", "id", "<", `$${values.length - 1}`, `$${values.length}`));
     }
     values.push(limit);
     const pool = await this.#pool();
     const { rows } = await pool.query<AuditRow>(
       `select id, company_id, occurred_at,
-              to_char(occurred_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as occurred_at_text,
+              ${positionText("occurred_at")} as occurred_at_text,
               actor_kind, actor, action, target_type, target_id, request_id, client_ip, details
          from audit_event
         where ${where.join(" and ")}
@@ -60,18 +62,20 @@ export class PostgresAuditLog implements AuditLogStore {
       values,
     );
     return rows.map((row) => ({
-      id: row.id,
-      companyId: row.company_id,
-      occurredAt: toDate(row.occurred_at),
-      occurredAtText: row.occurred_at_text,
-      actorKind: row.actor_kind,
-      actor: row.actor,
-      action: row.action,
-      targetType: row.target_type,
-      targetId: row.target_id,
-      requestId: row.request_id,
-      clientIp: row.client_ip,
-      details: row.details,
+      item: {
+        id: row.id,
+        companyId: row.company_id,
+        occurredAt: toDate(row.occurred_at),
+        actorKind: row.actor_kind,
+        actor: row.actor,
+        action: row.action,
+        targetType: row.target_type,
+        targetId: row.target_id,
+        requestId: row.request_id,
+        clientIp: row.client_ip,
+        details: row.details,
+      },
+      position: { createdAt: row.occurred_at_text, id: row.id },
     }));
   }
 

@@ -8,12 +8,14 @@
 import type {
   AdjustResult,
   BalanceChange,
-  ChargeOutcome,
+  ChargeResult,
   CreditsStore,
   LedgerEntry,
   LedgerReason,
   RefundOutcome,
 } from "../../../capabilities/credits/ports.ts";
+import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
+import type { Positioned } from "../../../capabilities/shared/paging.ts";
 import { isUuid } from "../ids.ts";
 import { toDate, type Pool, type PoolClient } from "../sql.ts";
 import { inTransaction, rollback } from "../transaction.ts";
@@ -32,6 +34,7 @@ interface RawLedgerRow {
   message_id: string | null;
   note: string;
   created_at: string | Date;
+  position_at: string;
 }
 
 type Db = Pick<Pool | PoolClient, "query">;
@@ -43,31 +46,44 @@ export class PostgresCreditsStore implements CreditsStore {
     this.#pool = pool;
   }
 
-  async companyExists(companyId: string): Promise<boolean> {
-    if (!isUuid(companyId)) return false;
-    const { rows } = await (await this.#pool()).query(`select 1 from company where id = $1`, [companyId]);
-    return rows.length > 0;
+  async companyName(companyId: string): Promise<string | undefined> {
+    if (!isUuid(companyId)) return undefined;
+    const { rows } = await (await this.#pool()).query<{ name: string }>(`select name from company where id = $1`, [companyId]);
+    return rows[0]?.name;
   }
 
   async balance(companyId: string): Promise<number> {
     return balanceOf(await this.#pool(), companyId);
   }
 
-  async ledger(companyId: string, limit: number): Promise<LedgerEntry[]> {
+  async ledger(companyId: string, reason: LedgerReason | undefined, after: KeysetPosition | null, limit: number): Promise<Positioned<LedgerEntry>[]> {
     if (!isUuid(companyId)) return [];
+    const values: unknown[] = [companyId];
+    const param = (value: unknown): string => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    const where = ["company_id = $1"];
+    if (reason !== undefined) where.push(`reason = ${param(reason)}`);
+    // Entries are numbered as written: the id alone orders the ledger (credit_ledger_company_index).
+    if (after) where.push(`id < ${param(after.id)}::bigint`);
     const { rows } = await (await this.#pool()).query<RawLedgerRow>(
-      `select id, delta, reason, message_id, note, created_at
-         from credit_ledger where company_id = $1
-        order by id desc limit $2`,
-      [companyId, limit],
+      `select id, delta, reason, message_id, note, created_at,
+              to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at
+         from credit_ledger where ${where.join(" and ")}
+        order by id desc limit ${param(limit)}`,
+      values,
     );
     return rows.map((row) => ({
-      id: Number(row.id),
-      delta: Number(row.delta),
-      reason: row.reason,
-      messageId: row.message_id,
-      note: row.note,
-      createdAt: toDate(row.created_at),
+      item: {
+        id: Number(row.id),
+        delta: Number(row.delta),
+        reason: row.reason,
+        messageId: row.message_id,
+        note: row.note,
+        createdAt: toDate(row.created_at),
+      },
+      position: { createdAt: row.position_at, id: String(row.id) },
     }));
   }
 
@@ -88,13 +104,13 @@ export class PostgresCreditsStore implements CreditsStore {
    * does nothing), then the balance is decremented only if it is at least
    * 1; if not, the transaction is rolled back and nothing is recorded.
    */
-  async charge(companyId: string, messageId: string): Promise<ChargeOutcome | "charged_elsewhere"> {
-    return inTransaction<ChargeOutcome | "charged_elsewhere">(this.#pool, async (client) => {
+  async charge(companyId: string, messageId: string): Promise<ChargeResult> {
+    return inTransaction<ChargeResult>(this.#pool, async (client) => {
       if (!(await appendLedger(client, companyId, { delta: -1, reason: "charge", messageId }))) {
-        return rollback((await hasMessageEntry(client, companyId, messageId, "charge")) ? "already_charged" : "charged_elsewhere");
+        return rollback({ outcome: (await hasMessageEntry(client, companyId, messageId, "charge")) ? "already_charged" : "charged_elsewhere" });
       }
       const balance = await addToBalance(client, companyId, -1);
-      return balance === null ? rollback("insufficient") : "charged";
+      return balance === null ? rollback({ outcome: "insufficient" }) : { outcome: "charged", balance };
     });
   }
 

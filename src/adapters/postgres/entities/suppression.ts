@@ -17,6 +17,14 @@ export const SuppressionSchema = defineEntity({
     messageId: p.uuid().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
   },
+  indexes: [
+    {
+      name: "suppression_company_created_index",
+      // The company's list, newest first (keyset pages on created_at, email).
+      // Raw for the DESC columns, as credit_ledger_company_index.
+      expression: `create index "suppression_company_created_index" on "suppression" ("company_id", "created_at" desc, "email" desc)`,
+    },
+  ],
 });
 
 export type Suppression = InferEntity<typeof SuppressionSchema>;

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { CompanySchema } from "./company.ts";
 import { WEBHOOK_WORK_CHANNEL } from "../webhooks/webhook-work-feed.ts";
+import { LIVE_EVENT_NOTICE_TRIGGER } from "../webhooks/live-event-feed.ts";
 import { notifyTrigger } from "./notify-trigger.ts";
 
 /**
@@ -35,9 +36,11 @@ export const WebhookEventSchema = defineEntity({
         "CREATE INDEX webhook_event_message_index ON public.webhook_event USING btree (company_id, ((data ->> 'messageId'::text))) WHERE (data ? 'messageId'::text)",
     },
   ],
-  // Wakes the webhook outbox relay (Migration20251201000000_webhook_work_notices).
+  // Wakes the webhook outbox relay (Migration20251201000000_webhook_work_notices); tells the live
+  // event streams which events were committed (../webhooks/live-event-feed.ts).
   triggers: [
     notifyTrigger({ table: "webhook_event", name: "webhook_event_work_notice", channel: WEBHOOK_WORK_CHANNEL, events: ["insert"] }),
+    LIVE_EVENT_NOTICE_TRIGGER,
   ],
 });
 

@@ -1,7 +1,10 @@
 import type { AuditNote, MemberPatch, MembersStore, NewMember } from "../../../capabilities/members/ports.ts";
 import type { MemberRecord, MemberRole, SessionRecord } from "../../../capabilities/members/types.ts";
+import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
+import type { Positioned } from "../../../capabilities/shared/paging.ts";
 import { insertAuditRow } from "../audit/audit-rows.ts";
 import { isUuid } from "../ids.ts";
+import { afterPosition, positionText } from "../keyset.ts";
 import { toDate, type Pool, type PoolClient } from "../sql.ts";
 import { inTransaction } from "../transaction.ts";
 
@@ -70,11 +73,18 @@ export class PostgresMembersStore implements MembersStore {
     this.#pool = pool;
   }
 
-  async list(companyId: string): Promise<MemberRecord[]> {
+  async list(companyId: string, after: KeysetPosition | null, limit: number): Promise<Positioned<MemberRecord>[]> {
     if (!isUuid(companyId)) return [];
     const pool = await this.#pool();
-    const { rows } = await pool.query<MemberRow>(`select ${MEMBER_COLUMNS} from member m where m.company_id = $1 order by m.created_at, m.id`, [companyId]);
-    return rows.map(memberRecord);
+    const { rows } = await pool.query<MemberRow & { position_at: string }>(
+      `select ${MEMBER_COLUMNS}, ${positionText("m.created_at")} as position_at
+         from member m
+        where m.company_id = $1 ${after ? `and ${afterPosition("m.created_at", "m.id", ">", "$3", "$4")}` : ""}
+        order by m.created_at, m.id
+        limit $2`,
+      after ? [companyId, limit, after.createdAt, after.id] : [companyId, limit],
+    );
+    return rows.map((row) => ({ item: memberRecord(row), position: { createdAt: row.position_at, id: row.id } }));
   }
 
   async find(companyId: string, memberId: string): Promise<MemberRecord | null> {
@@ -91,7 +101,7 @@ export class PostgresMembersStore implements MembersStore {
     return rows[0] ? memberRecord(rows[0]) : null;
   }
 
-  upsert(companyId: string, member: NewMember, setRole: boolean, audit: AuditNote): Promise<{ member: MemberRecord; created: boolean }> {
+  insertOrFind(companyId: string, member: NewMember, audit: AuditNote): Promise<{ member: MemberRecord; created: boolean }> {
     return inTransaction(this.#pool, async (client) => {
       const inserted = await client.query<MemberRow>(
         `insert into member as m (company_id, email, display_name, role) values ($1, $2, $3, $4)
@@ -102,18 +112,11 @@ export class PostgresMembersStore implements MembersStore {
       let row = inserted.rows[0];
       const created = row !== undefined;
       if (!row) {
-        const found = setRole
-          ? await client.query<MemberRow>(
-              `update member m set role = $3, disabled_at = null,
-                      display_name = case when $4 = '' then m.display_name else $4 end
-                where m.company_id = $1 and m.email = $2 returning ${MEMBER_COLUMNS}`,
-              [companyId, member.email, member.role, member.displayName],
-            )
-          : await client.query<MemberRow>(`select ${MEMBER_COLUMNS} from member m where m.company_id = $1 and m.email = $2`, [companyId, member.email]);
+        const found = await client.query<MemberRow>(`select ${MEMBER_COLUMNS} from member m where m.company_id = $1 and m.email = $2`, [companyId, member.email]);
         row = found.rows[0];
       }
-      if (!row) throw new Error("member upsert found no row");
-      if (created || setRole) await insertAuditRow(client, companyId, { ...audit, targetType: "member", targetId: row.id }, new Date());
+      if (!row) throw new Error("member insert found no row");
+      if (created) await insertAuditRow(client, companyId, { ...audit, targetType: "member", targetId: row.id }, new Date());
       return { member: memberRecord(row), created };
     });
   }

@@ -21,7 +21,9 @@ import { Migration20251203000000_system_mail } from "./Migration20251203000000_s
 import { Migration20261127022946_handoff_token } from "./Migration20261127022946_handoff_token.ts";
 import { Migration20261127024049_delivery_report_kinds } from "./Migration20261127024049_delivery_report_kinds.ts";
 import { Migration20261127030109_crm_screen_reads } from "./Migration20261127030109_crm_screen_reads.ts";
-import { Migration20261127031000_message_attachments } from "./Migration20261127031000_message_attachments.ts";
+import { Migration20261127031500_suppression_list_index } from "./Migration20261127031500_suppression_list_index.ts";
+import { Migration20261127032000_webhook_live_notices } from "./Migration20261127032000_webhook_live_notices.ts";
+import { Migration20261127040000_message_attachments } from "./Migration20261127040000_message_attachments.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -55,5 +57,7 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20261127022946_handoff_token", class: Migration20261127022946_handoff_token },
   { name: "Migration20261127024049_delivery_report_kinds", class: Migration20261127024049_delivery_report_kinds },
   { name: "Migration20261127030109_crm_screen_reads", class: Migration20261127030109_crm_screen_reads },
-  { name: "Migration20261127031000_message_attachments", class: Migration20261127031000_message_attachments },
+  { name: "Migration20261127031500_suppression_list_index", class: Migration20261127031500_suppression_list_index },
+  { name: "Migration20261127032000_webhook_live_notices", class: Migration20261127032000_webhook_live_notices },
+  { name: "Migration20261127040000_message_attachments", class: Migration20261127040000_message_attachments },
 ];

@@ -220,7 +220,7 @@ export class HostedSignup {
   /** The first budget that refuses, or undefined when all allow (each allowed one counts the sign-up). */
   async #overBudget(buckets: ReadonlyArray<readonly [string, number]>): Promise<number | undefined> {
     for (const [bucket, limit] of buckets) {
-      const decision = await this.#deps.rateLimiter.consume(bucket, limit);
+      const decision = await this.#deps.rateLimiter.consume({ bucket, limitPerMinute: limit });
       if (!decision.allowed) return decision.retryAfterSeconds;
     }
     return undefined;

@@ -9,7 +9,7 @@ import type { ResolvedSenderInfo, SenderDirectoryPort } from "./ports.ts";
  * Like the API key cache (src/capabilities/accounts/cached-credentials.ts;
  * the mechanics are ../../shared/change-fed-cache.ts): every change of a
  * sender or of a sending domain empties it, in the process that makes the
- * change before it answers (SenderServiceOptions.onSendersChanged) and in
+ * change before it answers (SendersDependencies.onSendersChanged) and in
  * every other one within moments (PostgreSQL NOTIFY,
  * src/adapters/postgres/sending-setup/sender-changes.ts); while that feed is
  * not known to work the cache is off; `ttlMs` (default 10 s) bounds a

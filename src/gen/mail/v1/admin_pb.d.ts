@@ -5,7 +5,7 @@
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import type { Member, MemberRole } from "./members_pb.js";
+import type { Member } from "./members_pb.js";
 
 /**
  * Describes the file mail/v1/admin.proto.
@@ -173,55 +173,6 @@ export declare type ListCompaniesResponse = Message<"mail.v1.ListCompaniesRespon
  * Use `create(ListCompaniesResponseSchema)` to create a new message.
  */
 export declare const ListCompaniesResponseSchema: GenMessage<ListCompaniesResponse>;
-
-/**
- * @generated from message mail.v1.AddMemberRequest
- */
-export declare type AddMemberRequest = Message<"mail.v1.AddMemberRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string email = 2;
-   */
-  email: string;
-
-  /**
-   * @generated from field: optional string display_name = 3;
-   */
-  displayName?: string | undefined;
-
-  /**
-   * Default `owner`.
-   *
-   * @generated from field: mail.v1.MemberRole role = 4;
-   */
-  role: MemberRole;
-};
-
-/**
- * Describes the message mail.v1.AddMemberRequest.
- * Use `create(AddMemberRequestSchema)` to create a new message.
- */
-export declare const AddMemberRequestSchema: GenMessage<AddMemberRequest>;
-
-/**
- * @generated from message mail.v1.AddMemberResponse
- */
-export declare type AddMemberResponse = Message<"mail.v1.AddMemberResponse"> & {
-  /**
-   * @generated from field: mail.v1.Member member = 1;
-   */
-  member?: Member | undefined;
-};
-
-/**
- * Describes the message mail.v1.AddMemberResponse.
- * Use `create(AddMemberResponseSchema)` to create a new message.
- */
-export declare const AddMemberResponseSchema: GenMessage<AddMemberResponse>;
 
 /**
  * @generated from message mail.v1.CreateSignInLinkRequest
@@ -725,185 +676,6 @@ export declare type AdjustCreditsResponse = Message<"mail.v1.AdjustCreditsRespon
 export declare const AdjustCreditsResponseSchema: GenMessage<AdjustCreditsResponse>;
 
 /**
- * @generated from message mail.v1.GetWalletRequest
- */
-export declare type GetWalletRequest = Message<"mail.v1.GetWalletRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-};
-
-/**
- * Describes the message mail.v1.GetWalletRequest.
- * Use `create(GetWalletRequestSchema)` to create a new message.
- */
-export declare const GetWalletRequestSchema: GenMessage<GetWalletRequest>;
-
-/**
- * @generated from message mail.v1.LedgerEntry
- */
-export declare type LedgerEntry = Message<"mail.v1.LedgerEntry"> & {
-  /**
-   * @generated from field: int64 delta = 1;
-   */
-  delta: bigint;
-
-  /**
-   * grant, charge, refund, adjustment.
-   *
-   * @generated from field: string reason = 2;
-   */
-  reason: string;
-
-  /**
-   * @generated from field: optional string message_id = 3;
-   */
-  messageId?: string | undefined;
-
-  /**
-   * @generated from field: string note = 4;
-   */
-  note: string;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 5;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message mail.v1.LedgerEntry.
- * Use `create(LedgerEntrySchema)` to create a new message.
- */
-export declare const LedgerEntrySchema: GenMessage<LedgerEntry>;
-
-/**
- * @generated from message mail.v1.GetWalletResponse
- */
-export declare type GetWalletResponse = Message<"mail.v1.GetWalletResponse"> & {
-  /**
-   * @generated from field: int64 balance = 1;
-   */
-  balance: bigint;
-
-  /**
-   * The latest entries, newest first (at most 100).
-   *
-   * @generated from field: repeated mail.v1.LedgerEntry ledger = 2;
-   */
-  ledger: LedgerEntry[];
-};
-
-/**
- * Describes the message mail.v1.GetWalletResponse.
- * Use `create(GetWalletResponseSchema)` to create a new message.
- */
-export declare const GetWalletResponseSchema: GenMessage<GetWalletResponse>;
-
-/**
- * @generated from message mail.v1.Suppression
- */
-export declare type Suppression = Message<"mail.v1.Suppression"> & {
-  /**
-   * @generated from field: string email = 1;
-   */
-  email: string;
-
-  /**
-   * bounce, complaint or manual.
-   *
-   * @generated from field: string reason = 2;
-   */
-  reason: string;
-
-  /**
-   * @generated from field: optional string message_id = 3;
-   */
-  messageId?: string | undefined;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 4;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message mail.v1.Suppression.
- * Use `create(SuppressionSchema)` to create a new message.
- */
-export declare const SuppressionSchema: GenMessage<Suppression>;
-
-/**
- * @generated from message mail.v1.ListSuppressionsRequest
- */
-export declare type ListSuppressionsRequest = Message<"mail.v1.ListSuppressionsRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-};
-
-/**
- * Describes the message mail.v1.ListSuppressionsRequest.
- * Use `create(ListSuppressionsRequestSchema)` to create a new message.
- */
-export declare const ListSuppressionsRequestSchema: GenMessage<ListSuppressionsRequest>;
-
-/**
- * @generated from message mail.v1.ListSuppressionsResponse
- */
-export declare type ListSuppressionsResponse = Message<"mail.v1.ListSuppressionsResponse"> & {
-  /**
-   * @generated from field: repeated mail.v1.Suppression suppressions = 1;
-   */
-  suppressions: Suppression[];
-};
-
-/**
- * Describes the message mail.v1.ListSuppressionsResponse.
- * Use `create(ListSuppressionsResponseSchema)` to create a new message.
- */
-export declare const ListSuppressionsResponseSchema: GenMessage<ListSuppressionsResponse>;
-
-/**
- * @generated from message mail.v1.RemoveSuppressionRequest
- */
-export declare type RemoveSuppressionRequest = Message<"mail.v1.RemoveSuppressionRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string email = 2;
-   */
-  email: string;
-};
-
-/**
- * Describes the message mail.v1.RemoveSuppressionRequest.
- * Use `create(RemoveSuppressionRequestSchema)` to create a new message.
- */
-export declare const RemoveSuppressionRequestSchema: GenMessage<RemoveSuppressionRequest>;
-
-/**
- * @generated from message mail.v1.RemoveSuppressionResponse
- */
-export declare type RemoveSuppressionResponse = Message<"mail.v1.RemoveSuppressionResponse"> & {
-  /**
-   * @generated from field: bool removed = 1;
-   */
-  removed: boolean;
-};
-
-/**
- * Describes the message mail.v1.RemoveSuppressionResponse.
- * Use `create(RemoveSuppressionResponseSchema)` to create a new message.
- */
-export declare const RemoveSuppressionResponseSchema: GenMessage<RemoveSuppressionResponse>;
-
-/**
  * @generated from message mail.v1.ReportProviderEventRequest
  */
 export declare type ReportProviderEventRequest = Message<"mail.v1.ReportProviderEventRequest"> & {
@@ -979,13 +751,17 @@ export declare const ReportProviderEventResponseSchema: GenMessage<ReportProvide
  * service configuration), never a customer API key. The `mailctl` command
  * line wraps it. A field marked `(google.api.field_behavior) = REQUIRED`
  * must be sent and not empty (INVALID_ARGUMENT, VALIDATION_ERROR otherwise).
- * Only what is the operator's alone is here (companies, entitlements, the
- * first owner, sending domains and senders, credits, suppressions, provider
- * events). A company's API keys, webhooks, lists, forms, templates, reports
- * and members are reached through the company services themselves
+ * Only what is the operator's alone is here (companies, entitlements,
+ * sign-in links handed over by hand, sending domains and senders, credit
+ * grants and adjustments, provider events). A company's API keys, webhooks,
+ * lists, forms, templates, reports, members, suppression list and credit
+ * ledger are reached through the company services themselves
  * (ApiKeysService, WebhooksService, ListsService, SignupFormsService,
- * TemplatesService, ReportsService, MembersService, ...), served on the
+ * TemplatesService, ReportsService, MembersService, SuppressionsService,
+ * CreditsService, ...), served on the
  * operator listener too: the operator token plus `x-mail-company-id: <company id>`.
+ * A company's first owner is invited with MembersService.InviteMember there
+ * (an operator may grant any role, owner included).
  *
  * @generated from service mail.v1.AdminService
  */
@@ -1019,17 +795,6 @@ export declare const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListCompaniesRequestSchema;
     output: typeof ListCompaniesResponseSchema;
-  },
-  /**
-   * Add a member to a company (the first owner), or change the role of an
-   * existing one with that email. Written to the company's audit log.
-   *
-   * @generated from rpc mail.v1.AdminService.AddMember
-   */
-  addMember: {
-    methodKind: "unary";
-    input: typeof AddMemberRequestSchema;
-    output: typeof AddMemberResponseSchema;
   },
   /**
    * Mint a one-time sign-in link for an existing member (single use, valid
@@ -1103,6 +868,7 @@ export declare const AdminService: GenService<{
   },
   /**
    * Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.
+   * A company reads its balance and ledger through CreditsService.
    *
    * @generated from rpc mail.v1.AdminService.AdjustCredits
    */
@@ -1110,30 +876,6 @@ export declare const AdminService: GenService<{
     methodKind: "unary";
     input: typeof AdjustCreditsRequestSchema;
     output: typeof AdjustCreditsResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.GetWallet
-   */
-  getWallet: {
-    methodKind: "unary";
-    input: typeof GetWalletRequestSchema;
-    output: typeof GetWalletResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.ListSuppressions
-   */
-  listSuppressions: {
-    methodKind: "unary";
-    input: typeof ListSuppressionsRequestSchema;
-    output: typeof ListSuppressionsResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.RemoveSuppression
-   */
-  removeSuppression: {
-    methodKind: "unary";
-    input: typeof RemoveSuppressionRequestSchema;
-    output: typeof RemoveSuppressionResponseSchema;
   },
   /**
    * The email service reports an outcome of a message (delivered, bounced,

@@ -101,6 +101,19 @@ export declare const ApiKeySchema: GenMessage<ApiKey>;
  * @generated from message mail.v1.ListApiKeysRequest
  */
 export declare type ListApiKeysRequest = Message<"mail.v1.ListApiKeysRequest"> & {
+  /**
+   * Page size, 1 to 100, default 25.
+   *
+   * @generated from field: optional int32 limit = 1;
+   */
+  limit?: number | undefined;
+
+  /**
+   * The `nextCursor` of the previous page, unchanged.
+   *
+   * @generated from field: optional string cursor = 2;
+   */
+  cursor?: string | undefined;
 };
 
 /**
@@ -117,6 +130,13 @@ export declare type ListApiKeysResponse = Message<"mail.v1.ListApiKeysResponse">
    * @generated from field: repeated mail.v1.ApiKey items = 1;
    */
   items: ApiKey[];
+
+  /**
+   * Opaque; null means no more pages.
+   *
+   * @generated from field: optional string next_cursor = 2;
+   */
+  nextCursor?: string | undefined;
 };
 
 /**
@@ -314,7 +334,8 @@ export declare const ApiKeyStatusSchema: GenEnum<ApiKeyStatus>;
  */
 export declare const ApiKeysService: GenService<{
   /**
-   * The key table, oldest first, revoked and expired keys included.
+   * The key table, oldest first, revoked and expired keys included, with
+   * cursor paging.
    *
    * @generated from rpc mail.v1.ApiKeysService.ListApiKeys
    */

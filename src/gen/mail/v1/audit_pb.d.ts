@@ -92,14 +92,14 @@ export declare const AuditEventSchema: GenMessage<AuditEvent>;
  */
 export declare type ListAuditEventsRequest = Message<"mail.v1.ListAuditEventsRequest"> & {
   /**
-   * 1 to 100, default 50.
+   * Page size, 1 to 100, default 25.
    *
    * @generated from field: optional int32 limit = 1;
    */
   limit?: number | undefined;
 
   /**
-   * `next_cursor` of the previous page.
+   * The `nextCursor` of the previous page, unchanged.
    *
    * @generated from field: optional string cursor = 2;
    */

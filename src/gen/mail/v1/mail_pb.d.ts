@@ -588,6 +588,13 @@ export declare type GetAccountResponse = Message$1<"mail.v1.GetAccountResponse">
    * @generated from field: string api_version = 5;
    */
   apiVersion: string;
+
+  /**
+   * The company's Mail credits (GET /mail/v1/credits has the threshold and the ledger).
+   *
+   * @generated from field: mail.v1.AccountCredits credits = 6;
+   */
+  credits?: AccountCredits | undefined;
 };
 
 /**
@@ -595,6 +602,24 @@ export declare type GetAccountResponse = Message$1<"mail.v1.GetAccountResponse">
  * Use `create(GetAccountResponseSchema)` to create a new message.
  */
 export declare const GetAccountResponseSchema: GenMessage<GetAccountResponse>;
+
+/**
+ * @generated from message mail.v1.AccountCredits
+ */
+export declare type AccountCredits = Message$1<"mail.v1.AccountCredits"> & {
+  /**
+   * Credits left; each message uses one.
+   *
+   * @generated from field: int64 balance = 1;
+   */
+  balance: bigint;
+};
+
+/**
+ * Describes the message mail.v1.AccountCredits.
+ * Use `create(AccountCreditsSchema)` to create a new message.
+ */
+export declare const AccountCreditsSchema: GenMessage<AccountCredits>;
 
 /**
  * Proof of marketing consent.

@@ -63,6 +63,19 @@ export declare const MemberSchema: GenMessage<Member>;
  * @generated from message mail.v1.ListMembersRequest
  */
 export declare type ListMembersRequest = Message<"mail.v1.ListMembersRequest"> & {
+  /**
+   * Page size, 1 to 100, default 25.
+   *
+   * @generated from field: optional int32 limit = 1;
+   */
+  limit?: number | undefined;
+
+  /**
+   * The `nextCursor` of the previous page, unchanged.
+   *
+   * @generated from field: optional string cursor = 2;
+   */
+  cursor?: string | undefined;
 };
 
 /**
@@ -79,6 +92,13 @@ export declare type ListMembersResponse = Message<"mail.v1.ListMembersResponse">
    * @generated from field: repeated mail.v1.Member items = 1;
    */
   items: Member[];
+
+  /**
+   * Opaque; null means no more pages.
+   *
+   * @generated from field: optional string next_cursor = 2;
+   */
+  nextCursor?: string | undefined;
 };
 
 /**
@@ -319,7 +339,7 @@ export declare const MemberRoleSchema: GenEnum<MemberRole>;
  */
 export declare const MembersService: GenService<{
   /**
-   * The company's members, oldest first.
+   * The company's members, oldest first, with cursor paging.
    *
    * @generated from rpc mail.v1.MembersService.ListMembers
    */

@@ -829,6 +829,245 @@ export declare type SendTestWebhookEventResponse = Message<"mail.v1.SendTestWebh
 export declare const SendTestWebhookEventResponseSchema: GenMessage<SendTestWebhookEventResponse>;
 
 /**
+ * @generated from message mail.v1.StreamEventsRequest
+ */
+export declare type StreamEventsRequest = Message<"mail.v1.StreamEventsRequest"> & {
+  /**
+   * Only events of these kinds (WebhookEvent names); empty: every kind. A
+   * name given twice counts once.
+   *
+   * @generated from field: repeated string events = 1;
+   */
+  events: string[];
+};
+
+/**
+ * Describes the message mail.v1.StreamEventsRequest.
+ * Use `create(StreamEventsRequestSchema)` to create a new message.
+ */
+export declare const StreamEventsRequestSchema: GenMessage<StreamEventsRequest>;
+
+/**
+ * One message of the stream: exactly one of its fields is set.
+ *
+ * @generated from message mail.v1.StreamEventsResponse
+ */
+export declare type StreamEventsResponse = Message<"mail.v1.StreamEventsResponse"> & {
+  /**
+   * @generated from oneof mail.v1.StreamEventsResponse.kind
+   */
+  kind: {
+    /**
+     * First, once: the stream is open and holds one of the company's places.
+     *
+     * @generated from field: mail.v1.StreamReady ready = 1;
+     */
+    value: StreamReady;
+    case: "ready";
+  } | {
+    /**
+     * An event of the company.
+     *
+     * @generated from field: mail.v1.LiveEvent event = 2;
+     */
+    value: LiveEvent;
+    case: "event";
+  } | {
+    /**
+     * Nothing happened for `keep_alive_seconds`: the stream is alive.
+     *
+     * @generated from field: mail.v1.StreamKeepAlive keep_alive = 3;
+     */
+    value: StreamKeepAlive;
+    case: "keepAlive";
+  } | {
+    /**
+     * Last, once: why the stream ends.
+     *
+     * @generated from field: mail.v1.StreamEnd end = 4;
+     */
+    value: StreamEnd;
+    case: "end";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message mail.v1.StreamEventsResponse.
+ * Use `create(StreamEventsResponseSchema)` to create a new message.
+ */
+export declare const StreamEventsResponseSchema: GenMessage<StreamEventsResponse>;
+
+/**
+ * @generated from message mail.v1.StreamReady
+ */
+export declare type StreamReady = Message<"mail.v1.StreamReady"> & {
+  /**
+   * When the service ends the stream (`end` with reason `max_duration`).
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 1;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * The longest wait between two messages: a client that hears nothing for
+   * a few times this may take the stream for dead.
+   *
+   * @generated from field: int32 keep_alive_seconds = 2;
+   */
+  keepAliveSeconds: number;
+
+  /**
+   * The kinds this stream carries, as asked for (every kind when none was).
+   *
+   * @generated from field: repeated string events = 3;
+   */
+  events: string[];
+};
+
+/**
+ * Describes the message mail.v1.StreamReady.
+ * Use `create(StreamReadySchema)` to create a new message.
+ */
+export declare const StreamReadySchema: GenMessage<StreamReady>;
+
+/**
+ * An event as a delivery carries it.
+ *
+ * @generated from message mail.v1.LiveEvent
+ */
+export declare type LiveEvent = Message<"mail.v1.LiveEvent"> & {
+  /**
+   * The event's id (UUID), the body's `id`: the same event sent again (a
+   * client that reconnects) has the same id. Each endpoint's delivery of
+   * the event has an id of its own.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Event name, for example `delivered`.
+   *
+   * @generated from field: string event = 2;
+   */
+  event: string;
+
+  /**
+   * When the event happened (the body's `occurredAt`).
+   *
+   * @generated from field: google.protobuf.Timestamp occurred_at = 3;
+   */
+  occurredAt?: Timestamp | undefined;
+
+  /**
+   * The JSON body, `{ id, event, occurredAt, data }`: the exact bytes to
+   * sign and post.
+   *
+   * @generated from field: string body = 4;
+   */
+  body: string;
+};
+
+/**
+ * Describes the message mail.v1.LiveEvent.
+ * Use `create(LiveEventSchema)` to create a new message.
+ */
+export declare const LiveEventSchema: GenMessage<LiveEvent>;
+
+/**
+ * @generated from message mail.v1.StreamKeepAlive
+ */
+export declare type StreamKeepAlive = Message<"mail.v1.StreamKeepAlive"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp at = 1;
+   */
+  at?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.StreamKeepAlive.
+ * Use `create(StreamKeepAliveSchema)` to create a new message.
+ */
+export declare const StreamKeepAliveSchema: GenMessage<StreamKeepAlive>;
+
+/**
+ * @generated from message mail.v1.StreamEnd
+ */
+export declare type StreamEnd = Message<"mail.v1.StreamEnd"> & {
+  /**
+   * @generated from field: mail.v1.StreamEndReason reason = 1;
+   */
+  reason: StreamEndReason;
+};
+
+/**
+ * Describes the message mail.v1.StreamEnd.
+ * Use `create(StreamEndSchema)` to create a new message.
+ */
+export declare const StreamEndSchema: GenMessage<StreamEnd>;
+
+/**
+ * @generated from message mail.v1.TriggerWebhookEventRequest
+ */
+export declare type TriggerWebhookEventRequest = Message<"mail.v1.TriggerWebhookEventRequest"> & {
+  /**
+   * The kind of test event (see WebhookEndpoint.events).
+   *
+   * @generated from field: string event = 1;
+   */
+  event: string;
+
+  /**
+   * Also deliver it to the company's enabled endpoints subscribed to the
+   * kind (recorded deliveries, retried like any). Default false: streams only.
+   *
+   * @generated from field: bool endpoints = 2;
+   */
+  endpoints: boolean;
+};
+
+/**
+ * Describes the message mail.v1.TriggerWebhookEventRequest.
+ * Use `create(TriggerWebhookEventRequestSchema)` to create a new message.
+ */
+export declare const TriggerWebhookEventRequestSchema: GenMessage<TriggerWebhookEventRequest>;
+
+/**
+ * @generated from message mail.v1.TriggerWebhookEventResponse
+ */
+export declare type TriggerWebhookEventResponse = Message<"mail.v1.TriggerWebhookEventResponse"> & {
+  /**
+   * The event's id: the `id` of its body on the streams.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string event = 2;
+   */
+  event: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 3;
+   */
+  occurredAt?: Timestamp | undefined;
+
+  /**
+   * Whether the company's endpoints receive it too (the request's `endpoints`).
+   *
+   * @generated from field: bool endpoints = 4;
+   */
+  endpoints: boolean;
+};
+
+/**
+ * Describes the message mail.v1.TriggerWebhookEventResponse.
+ * Use `create(TriggerWebhookEventResponseSchema)` to create a new message.
+ */
+export declare const TriggerWebhookEventResponseSchema: GenMessage<TriggerWebhookEventResponse>;
+
+/**
  * A webhook endpoint. Never contains its secret.
  * The events a webhook endpoint subscribes to (spec: Event kinds), each with
  * its wire name (`wire_name`, e.g. `message.accepted`): the `events` and
@@ -1007,11 +1246,51 @@ export enum WebhookDeliveryState {
 export declare const WebhookDeliveryStateSchema: GenEnum<WebhookDeliveryState>;
 
 /**
+ * Why a stream ends.
+ *
+ * @generated from enum mail.v1.StreamEndReason
+ */
+export enum StreamEndReason {
+  /**
+   * @generated from enum value: STREAM_END_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * It reached its `expires_at`: open a new one.
+   *
+   * @generated from enum value: STREAM_END_REASON_MAX_DURATION = 1;
+   */
+  MAX_DURATION = 1,
+
+  /**
+   * The service is shutting down: open a new one shortly.
+   *
+   * @generated from enum value: STREAM_END_REASON_SHUTDOWN = 2;
+   */
+  SHUTDOWN = 2,
+
+  /**
+   * Events may have been missed (the service lost its feed of events, or
+   * the client fell too far behind): open a new one.
+   *
+   * @generated from enum value: STREAM_END_REASON_INTERRUPTED = 3;
+   */
+  INTERRUPTED = 3,
+}
+
+/**
+ * Describes the enum mail.v1.StreamEndReason.
+ */
+export declare const StreamEndReasonSchema: GenEnum<StreamEndReason>;
+
+/**
  * Webhook endpoints and their deliveries: what the administration screen's
  * Webhooks tab operates. Every RPC needs an API key with the scope
  * `mail.admin` (Mail administration: by default Owners and Admins), which no
  * other operation accepts. Served over gRPC, Connect and gRPC-Web, and as
- * JSON under `/mail/v1/webhooks`.
+ * JSON under `/mail/v1/webhooks` (all but StreamEvents, a stream: gRPC and
+ * Connect only).
  *
  * Deliveries are signed: each request carries
  * `Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`
@@ -1171,6 +1450,54 @@ export declare const WebhooksService: GenService<{
     methodKind: "unary";
     input: typeof SendTestWebhookEventRequestSchema;
     output: typeof SendTestWebhookEventResponseSchema;
+  },
+  /**
+   * The company's events, live, as they are recorded (what `mailctl listen`
+   * forwards to a receiver on the developer's machine): the events every
+   * endpoint could receive, whether or not an endpoint subscribed to them,
+   * each with its outbox id and the exact JSON body a delivery of it
+   * carries. Served over gRPC and Connect only (a server stream): no JSON
+   * route, no OpenAPI operation.
+   *
+   * The first message is `ready`; then `event` for each event of the kinds
+   * asked for, in the order they were committed, and `keep_alive` after
+   * every `keep_alive_seconds` (25) without one; last, `end` with the
+   * reason, before the stream closes with status OK. A stream lasts at
+   * most an hour (`expires_at`); a client that wants more opens a new one.
+   * Events recorded while no stream is open are not replayed (live view,
+   * at most once): the deliveries list keeps those of real endpoints.
+   *
+   * Nothing is signed here and no secret is involved: the client signs each
+   * body as a delivery is signed, with a secret of its own (`mailctl
+   * listen` makes one per session and prints it). The service never
+   * connects to the client.
+   *
+   * At most 5 streams per company are open at once, over every API process:
+   * a sixth answers 429 RATE_LIMITED (RESOURCE_EXHAUSTED) until one closes.
+   * A service shutting down ends its streams with `end` (reason `shutdown`).
+   *
+   * @generated from rpc mail.v1.WebhooksService.StreamEvents
+   */
+  streamEvents: {
+    methodKind: "server_streaming";
+    input: typeof StreamEventsRequestSchema;
+    output: typeof StreamEventsResponseSchema;
+  },
+  /**
+   * Record a test event of one kind for the company (`mailctl trigger`):
+   * the example `data` of SendTestWebhookEvent (with `"test": true`), under
+   * a new event id. Open StreamEvents streams receive it like any event.
+   * The company's endpoints receive it only with `endpoints` true: then
+   * every enabled endpoint subscribed to the kind gets a delivery of it,
+   * recorded and retried like any other. Answers 202 with the event id; an
+   * unknown event name: 400 VALIDATION_ERROR.
+   *
+   * @generated from rpc mail.v1.WebhooksService.TriggerWebhookEvent
+   */
+  triggerWebhookEvent: {
+    methodKind: "unary";
+    input: typeof TriggerWebhookEventRequestSchema;
+    output: typeof TriggerWebhookEventResponseSchema;
   },
 }>;
 

@@ -1,16 +1,14 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { AccountsService } from "../../../capabilities/accounts/index.ts";
+import type { Companies } from "../../../capabilities/accounts/index.ts";
 import type { Credits } from "../../../capabilities/credits/index.ts";
 import type { SendingSetup } from "../../../capabilities/sending-setup/index.ts";
-import type { Suppressions } from "../../../capabilities/suppressions/index.ts";
 import type { ProviderEventsIntake } from "../../../capabilities/messages/lifecycle/provider-events.ts";
 import { AdminService } from "../../../gen/mail/v1/admin_pb.js";
 import { accountsAdmin } from "./accounts-admin.ts";
 import { membersAdmin } from "./members-admin.ts";
-import type { MembersService } from "../../../capabilities/members/index.ts";
+import type { Members } from "../../../capabilities/members/index.ts";
 import { creditsAdmin } from "./credits-admin.ts";
 import { sendingAdmin } from "./sending-admin.ts";
-import { suppressionsAdmin } from "./suppressions-admin.ts";
 import { providerEventsAdmin } from "./provider-events-admin.ts";
 
 /**
@@ -18,26 +16,25 @@ import { providerEventsAdmin } from "./provider-events-admin.ts";
  * interceptor; gRPC/Connect only). A company's keys, webhooks, lists, forms,
  * templates and reports are not here: operators call the company services
  * on the operator listener with x-mail-company-id (one handler per RPC).
- * One module per capability; this file only puts them together.
+ * One module per capability, one mapping module (mapping.ts); this file
+ * only puts them together.
  */
 export interface AdminDependencies {
-  readonly accounts: AccountsService;
-  /** Company members: the first owner and sign-in links (src/wiring/members.ts). */
-  readonly members: MembersService;
+  readonly companies: Companies;
+  /** Company members: sign-in links handed over by hand (src/wiring/members.ts). */
+  readonly members: Members;
   readonly sendingSetup: SendingSetup;
   readonly credits: Credits;
-  readonly suppressions: Suppressions;
   /** The messages capability's intake of delivery outcomes (src/wiring/messaging.ts builds it). */
   readonly messaging: { readonly providerEvents: ProviderEventsIntake };
 }
 
 export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof AdminService> {
   return {
-    ...accountsAdmin(deps.accounts),
-    ...membersAdmin(deps.members, deps.accounts),
+    ...accountsAdmin(deps.companies),
+    ...membersAdmin(deps.members, deps.companies),
     ...sendingAdmin(deps.sendingSetup),
     ...creditsAdmin(deps.credits),
-    ...suppressionsAdmin(deps.suppressions),
     ...providerEventsAdmin(deps.messaging.providerEvents),
   };
 }

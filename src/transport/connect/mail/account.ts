@@ -1,6 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { Config } from "../../../config.ts";
+import type { Credits } from "../../../capabilities/credits/index.ts";
 import { GetAccountResponseSchema, type MailService } from "../../../gen/mail/v1/mail_pb.js";
 import { callerOf } from "../context.ts";
 import { optionalTimestamp } from "../timestamps.ts";
@@ -13,11 +14,12 @@ export type AccountLimits = Pick<Config, "requestsPerMinute" | "idempotencyWindo
 
 export type AccountRpcs = Pick<ServiceImpl<typeof MailService>, "getAccount">;
 
-/** GetAccount (GET /mail/v1/me): the company and key behind the caller (no key for a member session or an operator), and the limits. */
-export function accountRpcs(limits: AccountLimits): AccountRpcs {
+/** GetAccount (GET /mail/v1/me): the company and key behind the caller (no key for a member session or an operator), the limits and the balance. */
+export function accountRpcs(limits: AccountLimits, credits: Pick<Credits, "balance">): AccountRpcs {
   return {
-    getAccount(_req, ctx) {
+    async getAccount(_req, ctx) {
       const caller = callerOf(ctx);
+      const balance = await credits.balance({ companyId: caller.companyId });
       return create(GetAccountResponseSchema, {
         organization: { id: caller.companyId, name: caller.companyName },
         // A member session or an operator has no key: `key` is null for them.
@@ -38,6 +40,7 @@ export function accountRpcs(limits: AccountLimits): AccountRpcs {
           keyRotationGraceHours: limits.keyRotationGraceHours,
         },
         apiVersion: API_VERSION,
+        credits: { balance: BigInt(balance) },
       });
     },
   };

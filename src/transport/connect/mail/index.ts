@@ -2,6 +2,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { MailService } from "../../../gen/mail/v1/mail_pb.js";
 import { type AccountLimits, accountRpcs } from "./account.ts";
 import type { Contacts } from "../../../capabilities/contacts/index.ts";
+import type { Credits } from "../../../capabilities/credits/index.ts";
 import { contactRpcs } from "../contacts/index.ts";
 import { type ConversionRecorder, conversionRpcs } from "../conversions/index.ts";
 import type { SignupForms } from "../../../capabilities/forms/index.ts";
@@ -14,6 +15,8 @@ export { API_VERSION } from "./account.ts";
 export interface MailServiceDeps extends MessagesDependencies {
   /** The limits GET /mail/v1/me reports. */
   readonly config: AccountLimits;
+  /** The balance GET /mail/v1/me shows. */
+  readonly credits: Pick<Credits, "balance">;
   readonly contacts: Contacts;
   /** Records conversions (src/capabilities/conversions). */
   readonly conversions: ConversionRecorder;
@@ -29,7 +32,7 @@ export interface MailServiceDeps extends MessagesDependencies {
  */
 export function mailServiceImpl(deps: MailServiceDeps): ServiceImpl<typeof MailService> {
   return {
-    ...accountRpcs(deps.config),
+    ...accountRpcs(deps.config, deps.credits),
     ...messagesRpcs(deps),
     ...contactRpcs(deps.contacts),
     ...listFormsRpc(deps.forms),

@@ -1,29 +1,17 @@
-import { create } from "@bufbuild/protobuf";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import type { MemberRecord, MembersService, SessionsService } from "../../../capabilities/members/index.ts";
-import { scopesOfRole } from "../../../capabilities/members/roles.ts";
-import { type Session, SessionSchema, SessionService } from "../../../gen/mail/v1/sessions_pb.js";
-import { CLIENT_ADDRESS_HEADER } from "../../http/request-context.ts";
+import type { Members, Sessions } from "../../../capabilities/members/index.ts";
+import type { SessionService } from "../../../gen/mail/v1/sessions_pb.js";
 import { callerOf } from "../context.ts";
-import { memberMessage } from "../members/index.ts";
-import { checkBrowserCall, clearedSessionCookie, sessionCookie, sessionCookieValue } from "../session-cookie.ts";
-import { optionalTimestamp } from "../timestamps.ts";
+import { checkBrowserCall, clearedSessionCookie, sessionCookie } from "../session-cookie.ts";
+import { exchangeSignInLinkCommand, sessionMemberCommand, sessionMessage, signOutCommand } from "./mapping.ts";
 
 export interface SessionServiceDeps {
-  readonly sessions: SessionsService;
-  readonly members: MembersService;
+  readonly sessions: Sessions;
+  readonly members: Members;
   /** Origins a browser call may come from besides the request's own Host (PUBLIC_BASE_URL's). */
   readonly allowedOrigins: readonly string[];
+  /** The time the cookie's lifetime is counted from. Default: the system clock. */
   readonly clock?: () => Date;
-}
-
-function sessionMessage(member: MemberRecord, company: { id: string; name: string }, expiresAt: Date): Session {
-  return create(SessionSchema, {
-    member: memberMessage(member),
-    company: { id: company.id, name: company.name },
-    scopes: [...scopesOfRole(member.role)],
-    expiresAt: optionalTimestamp(expiresAt),
-  });
 }
 
 /**
@@ -37,22 +25,18 @@ export function sessionServiceImpl(deps: SessionServiceDeps): ServiceImpl<typeof
   return {
     async exchangeSignInLink(req, ctx: HandlerContext) {
       checkBrowserCall(ctx.requestHeader, ctx.requestMethod, deps.allowedOrigins);
-      const { secret, session } = await deps.sessions.exchange({
-        token: req.token,
-        clientAddress: ctx.requestHeader.get(CLIENT_ADDRESS_HEADER) ?? "",
-      });
+      const { secret, session } = await deps.sessions.exchange(exchangeSignInLinkCommand(req, ctx));
       ctx.responseHeader.append("set-cookie", sessionCookie(secret, (session.expiresAt.getTime() - now().getTime()) / 1000));
       return { session: sessionMessage(session.member, session.company, session.expiresAt) };
     },
     async getSession(_req, ctx) {
+      const member = await deps.members.get(sessionMemberCommand(ctx));
       const caller = callerOf(ctx);
-      if (caller.actor.kind !== "member") throw new Error("GetSession needs a member session");
-      const member = await deps.members.get({ companyId: caller.companyId, memberId: caller.actor.memberId });
       return { session: sessionMessage(member, { id: caller.companyId, name: caller.companyName }, caller.expiresAt ?? now()) };
     },
     async signOut(_req, ctx) {
-      const secret = sessionCookieValue(ctx.requestHeader.get("cookie"));
-      if (secret) await deps.sessions.signOut(secret);
+      const command = signOutCommand(ctx);
+      if (command) await deps.sessions.signOut(command);
       ctx.responseHeader.append("set-cookie", clearedSessionCookie());
       return {};
     },

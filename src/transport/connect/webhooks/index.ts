@@ -1,5 +1,11 @@
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { HostRefusedError, type WebhookDeliveries, type WebhookEndpoints, type WebhookTestEvents } from "../../../capabilities/webhooks/index.ts";
+import {
+  HostRefusedError,
+  type LiveEvents,
+  type WebhookDeliveries,
+  type WebhookEndpoints,
+  type WebhookTestEvents,
+} from "../../../capabilities/webhooks/index.ts";
 import { REQUEST_ID_HEADER } from "../../../contract/names.ts";
 import type { WebhooksService } from "../../../gen/mail/v1/webhooks_pb.js";
 import { auditContextOf, callerOf } from "../context.ts";
@@ -12,7 +18,9 @@ import {
   toDeliveryProto,
   toEndpointProto,
   toEndpointWithSecretProto,
+  toStreamEventsProto,
   toTestEventProto,
+  toTriggeredEventProto,
   updateEndpointCommandOf,
 } from "./webhooks-to-proto.ts";
 
@@ -22,6 +30,8 @@ export interface WebhooksServiceDeps {
   readonly deliveries: WebhookDeliveries;
   /** "Send test event" of the administration screen. */
   readonly testEvents: WebhookTestEvents;
+  /** The live event streams (`mailctl listen`) and their test events (`mailctl trigger`). */
+  readonly live: LiveEvents;
   /** Where a refused host's detail goes, under the request id (the answer never carries it). */
   readonly log?: { warn(details: Record<string, unknown>, message: string): void };
 }
@@ -36,7 +46,7 @@ function scopeOf(ctx: HandlerContext): CallScope {
  * `mail.admin`, checked by the auth interceptor from the contract).
  */
 export function webhooksServiceImpl(deps: WebhooksServiceDeps): ServiceImpl<typeof WebhooksService> {
-  const { endpoints, deliveries, testEvents } = deps;
+  const { endpoints, deliveries, testEvents, live } = deps;
   /** A refused host: the answer says "not allowed"; which address and why goes to the log only. */
   const logRefusal = async <T>(ctx: HandlerContext, run: () => Promise<T>): Promise<T> => {
     try {
@@ -87,6 +97,15 @@ export function webhooksServiceImpl(deps: WebhooksServiceDeps): ServiceImpl<type
     },
     async sendTestWebhookEvent(req, ctx) {
       return toTestEventProto(await testEvents.send({ companyId: callerOf(ctx).companyId, endpointId: req.id, event: req.event }));
+    },
+    async *streamEvents(req, ctx) {
+      // ctx.signal: the client went away (or the call's deadline passed): the stream ends at once.
+      for await (const item of live.stream({ companyId: callerOf(ctx).companyId, events: req.events, signal: ctx.signal })) {
+        yield toStreamEventsProto(item);
+      }
+    },
+    async triggerWebhookEvent(req, ctx) {
+      return toTriggeredEventProto(await live.trigger({ companyId: callerOf(ctx).companyId, event: req.event, endpoints: req.endpoints }));
     },
   };
 }

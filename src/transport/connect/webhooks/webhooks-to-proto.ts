@@ -9,8 +9,11 @@ import type {
   DeliveryState,
   EndpointView,
   EndpointWithSecret,
+  LiveStreamEnd,
+  LiveStreamItem,
   RetryDeadLettersCommand,
   TestEventResult,
+  TriggeredTestEvent,
   UpdateEndpointCommand,
 } from "../../../capabilities/webhooks/index.ts";
 import { isDeliveryState } from "../../../capabilities/webhooks/index.ts";
@@ -21,6 +24,9 @@ import {
   type ListWebhookDeliveriesRequest,
   type RetryWebhookDeadLettersRequest,
   type SendTestWebhookEventResponseSchema,
+  StreamEndReason,
+  type StreamEventsResponseSchema,
+  type TriggerWebhookEventResponseSchema,
   type UpdateWebhookEndpointRequest,
   type WebhookAttempt,
   WebhookAttemptSchema,
@@ -158,4 +164,34 @@ export function toTestEventProto(result: TestEventResult): MessageInitShape<type
     attemptedAt: timestampFromDate(result.attemptedAt),
     body: result.body,
   };
+}
+
+// ---------------------------------------------------------------- live events
+
+const END_REASONS: Readonly<Record<LiveStreamEnd, StreamEndReason>> = {
+  max_duration: StreamEndReason.MAX_DURATION,
+  shutdown: StreamEndReason.SHUTDOWN,
+  interrupted: StreamEndReason.INTERRUPTED,
+};
+
+export function toStreamEventsProto(item: LiveStreamItem): MessageInitShape<typeof StreamEventsResponseSchema> {
+  switch (item.kind) {
+    case "ready":
+      return {
+        kind: {
+          case: "ready",
+          value: { expiresAt: timestampFromDate(item.expiresAt), keepAliveSeconds: item.keepAliveSeconds, events: [...item.events] },
+        },
+      };
+    case "event":
+      return { kind: { case: "event", value: { id: item.id, event: item.event, occurredAt: timestampFromDate(item.occurredAt), body: item.body } } };
+    case "keep_alive":
+      return { kind: { case: "keepAlive", value: { at: timestampFromDate(item.at) } } };
+    case "end":
+      return { kind: { case: "end", value: { reason: END_REASONS[item.reason] } } };
+  }
+}
+
+export function toTriggeredEventProto(event: TriggeredTestEvent): MessageInitShape<typeof TriggerWebhookEventResponseSchema> {
+  return { id: event.id, event: event.event, occurredAt: timestampFromDate(event.occurredAt), endpoints: event.endpoints };
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresIdempotencyStore } from "../../../../src/adapters/postgres/idempotency/postgres-idempotency-store.ts";
 import type { IdempotencyScope } from "../../../../src/capabilities/idempotency/index.ts";
 import { poolOf } from "../../../../src/adapters/postgres/sql.ts";
-import { type Harness, openHarness } from "../../../capabilities/accounts/harness.ts";
+import { asOperator, type Harness, openHarness } from "../../../capabilities/accounts/harness.ts";
 
 const RPC = "mail.v1.MailService/SendMessage";
 /** Lease of the claims in these tests, in seconds. */
@@ -27,9 +27,9 @@ describe("PostgresIdempotencyStore", () => {
     const other = await h.openProcess();
     storeA = new PostgresIdempotencyStore(poolOf(h.orm), { windowHours: 24, cleanupEveryMs: 0 });
     storeB = new PostgresIdempotencyStore(poolOf(other.orm), { windowHours: 24, cleanupEveryMs: 0 });
-    const company = await h.accounts.service.createCompany("Acme");
-    keyId = (await h.accounts.service.createApiKey(company.id, "a", ["mail.transactional.send"])).key.id;
-    otherKeyId = (await h.accounts.service.createApiKey(company.id, "b", ["mail.transactional.send"])).key.id;
+    const company = await h.accounts.companies.create({ name: "Acme" });
+    keyId = (await h.accounts.keys.create(asOperator({ companyId: company.id, name: "a", scopes: ["mail.transactional.send"] }))).key.id;
+    otherKeyId = (await h.accounts.keys.create(asOperator({ companyId: company.id, name: "b", scopes: ["mail.transactional.send"] }))).key.id;
   });
 
   afterAll(async () => {

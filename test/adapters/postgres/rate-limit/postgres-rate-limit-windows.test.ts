@@ -51,7 +51,7 @@ describe("FixedWindowRateLimiter on PostgresRateLimitWindows", () => {
     const b = bucket();
     const decisions = [];
     for (const limiter of [limiterA, limiterB]) {
-      for (let i = 0; i < 3; i++) decisions.push(await limiter.consume(b, 5));
+      for (let i = 0; i < 3; i++) decisions.push(await limiter.consume({ bucket: b, limitPerMinute: 5 }));
     }
     expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, true, true, false]);
     expect(decisions.map((d) => d.remaining)).toEqual([4, 3, 2, 1, 0, 0]);
@@ -74,15 +74,15 @@ describe("FixedWindowRateLimiter on PostgresRateLimitWindows", () => {
   it("keeps buckets apart", async () => {
     const first = bucket();
     const second = bucket();
-    await limiterA.consume(first, 1);
-    expect((await limiterA.consume(first, 1)).allowed).toBe(false);
-    expect((await limiterB.consume(second, 1)).allowed).toBe(true);
+    await limiterA.consume({ bucket: first, limitPerMinute: 1 });
+    expect((await limiterA.consume({ bucket: first, limitPerMinute: 1 })).allowed).toBe(false);
+    expect((await limiterB.consume({ bucket: second, limitPerMinute: 1 })).allowed).toBe(true);
   });
 
   it("holds the limit exactly under concurrent requests from both processes", async () => {
     const b = bucket();
     const decisions = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? limiterA : limiterB).consume(b, 15)),
+      Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? limiterA : limiterB).consume({ bucket: b, limitPerMinute: 15 })),
     );
     expect(decisions.filter((d) => d.allowed)).toHaveLength(15);
     expect(decisions.filter((d) => !d.allowed)).toHaveLength(25);
@@ -90,21 +90,21 @@ describe("FixedWindowRateLimiter on PostgresRateLimitWindows", () => {
 
   it("starts a new budget in a new window", async () => {
     const b = bucket();
-    for (let i = 0; i < 3; i++) await limiterA.consume(b, 3);
-    expect((await limiterB.consume(b, 3)).allowed).toBe(false);
+    for (let i = 0; i < 3; i++) await limiterA.consume({ bucket: b, limitPerMinute: 3 });
+    expect((await limiterB.consume({ bucket: b, limitPerMinute: 3 })).allowed).toBe(false);
 
     // Let the minute pass: move this bucket's window into the past.
     await db.query(`update rate_limit set window_start = window_start - interval '1 minute' where bucket = $1`, [b]);
 
-    const fresh = await limiterB.consume(b, 3);
+    const fresh = await limiterB.consume({ bucket: b, limitPerMinute: 3 });
     expect(fresh).toMatchObject({ allowed: true, limit: 3, remaining: 2, retryAfterSeconds: 0 });
   });
 
   it("cleans up windows older than two minutes", async () => {
     const old = bucket();
     const current = bucket();
-    await limiterA.consume(old, 10);
-    await limiterA.consume(current, 10);
+    await limiterA.consume({ bucket: old, limitPerMinute: 10 });
+    await limiterA.consume({ bucket: current, limitPerMinute: 10 });
     await db.query(`update rate_limit set window_start = window_start - interval '3 minutes' where bucket = $1`, [old]);
 
     const deleted = await windowsA.cleanup();
@@ -114,7 +114,7 @@ describe("FixedWindowRateLimiter on PostgresRateLimitWindows", () => {
   });
 
   it("refuses nonsense limits", async () => {
-    await expect(limiterA.consume(bucket(), 0)).rejects.toThrow();
-    await expect(limiterA.consume("", 10)).rejects.toThrow();
+    await expect(limiterA.consume({ bucket: bucket(), limitPerMinute: 0 })).rejects.toThrow();
+    await expect(limiterA.consume({ bucket: "", limitPerMinute: 10 })).rejects.toThrow();
   });
 });

@@ -420,119 +420,6 @@ func (x *ListCompaniesResponse) GetCompanies() []*Company {
 	return nil
 }
 
-type AddMemberRequest struct {
-	state       protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId   string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	Email       string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
-	DisplayName *string                `protobuf:"bytes,3,opt,name=display_name,json=displayName,proto3,oneof" json:"display_name,omitempty"`
-	// Default `owner`.
-	Role          MemberRole `protobuf:"varint,4,opt,name=role,proto3,enum=mail.v1.MemberRole" json:"role,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *AddMemberRequest) Reset() {
-	*x = AddMemberRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[8]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *AddMemberRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*AddMemberRequest) ProtoMessage() {}
-
-func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[8]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use AddMemberRequest.ProtoReflect.Descriptor instead.
-func (*AddMemberRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{8}
-}
-
-func (x *AddMemberRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-func (x *AddMemberRequest) GetEmail() string {
-	if x != nil {
-		return x.Email
-	}
-	return ""
-}
-
-func (x *AddMemberRequest) GetDisplayName() string {
-	if x != nil && x.DisplayName != nil {
-		return *x.DisplayName
-	}
-	return ""
-}
-
-func (x *AddMemberRequest) GetRole() MemberRole {
-	if x != nil {
-		return x.Role
-	}
-	return MemberRole_MEMBER_ROLE_UNSPECIFIED
-}
-
-type AddMemberResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Member        *Member                `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *AddMemberResponse) Reset() {
-	*x = AddMemberResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[9]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *AddMemberResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*AddMemberResponse) ProtoMessage() {}
-
-func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[9]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use AddMemberResponse.ProtoReflect.Descriptor instead.
-func (*AddMemberResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{9}
-}
-
-func (x *AddMemberResponse) GetMember() *Member {
-	if x != nil {
-		return x.Member
-	}
-	return nil
-}
-
 type CreateSignInLinkRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	CompanyId     string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
@@ -543,7 +430,7 @@ type CreateSignInLinkRequest struct {
 
 func (x *CreateSignInLinkRequest) Reset() {
 	*x = CreateSignInLinkRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[10]
+	mi := &file_mail_v1_admin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -555,7 +442,7 @@ func (x *CreateSignInLinkRequest) String() string {
 func (*CreateSignInLinkRequest) ProtoMessage() {}
 
 func (x *CreateSignInLinkRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[10]
+	mi := &file_mail_v1_admin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -568,7 +455,7 @@ func (x *CreateSignInLinkRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSignInLinkRequest.ProtoReflect.Descriptor instead.
 func (*CreateSignInLinkRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{10}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateSignInLinkRequest) GetCompanyId() string {
@@ -596,7 +483,7 @@ type CreateSignInLinkResponse struct {
 
 func (x *CreateSignInLinkResponse) Reset() {
 	*x = CreateSignInLinkResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[11]
+	mi := &file_mail_v1_admin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -608,7 +495,7 @@ func (x *CreateSignInLinkResponse) String() string {
 func (*CreateSignInLinkResponse) ProtoMessage() {}
 
 func (x *CreateSignInLinkResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[11]
+	mi := &file_mail_v1_admin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -621,7 +508,7 @@ func (x *CreateSignInLinkResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSignInLinkResponse.ProtoReflect.Descriptor instead.
 func (*CreateSignInLinkResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{11}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CreateSignInLinkResponse) GetMember() *Member {
@@ -662,7 +549,7 @@ type DnsRecord struct {
 
 func (x *DnsRecord) Reset() {
 	*x = DnsRecord{}
-	mi := &file_mail_v1_admin_proto_msgTypes[12]
+	mi := &file_mail_v1_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -674,7 +561,7 @@ func (x *DnsRecord) String() string {
 func (*DnsRecord) ProtoMessage() {}
 
 func (x *DnsRecord) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[12]
+	mi := &file_mail_v1_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -687,7 +574,7 @@ func (x *DnsRecord) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DnsRecord.ProtoReflect.Descriptor instead.
 func (*DnsRecord) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{12}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *DnsRecord) GetType() string {
@@ -748,7 +635,7 @@ type SendingDomain struct {
 
 func (x *SendingDomain) Reset() {
 	*x = SendingDomain{}
-	mi := &file_mail_v1_admin_proto_msgTypes[13]
+	mi := &file_mail_v1_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -760,7 +647,7 @@ func (x *SendingDomain) String() string {
 func (*SendingDomain) ProtoMessage() {}
 
 func (x *SendingDomain) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[13]
+	mi := &file_mail_v1_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -773,7 +660,7 @@ func (x *SendingDomain) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SendingDomain.ProtoReflect.Descriptor instead.
 func (*SendingDomain) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{13}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *SendingDomain) GetId() string {
@@ -877,7 +764,7 @@ type CreateSendingDomainRequest struct {
 
 func (x *CreateSendingDomainRequest) Reset() {
 	*x = CreateSendingDomainRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[14]
+	mi := &file_mail_v1_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -889,7 +776,7 @@ func (x *CreateSendingDomainRequest) String() string {
 func (*CreateSendingDomainRequest) ProtoMessage() {}
 
 func (x *CreateSendingDomainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[14]
+	mi := &file_mail_v1_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -902,7 +789,7 @@ func (x *CreateSendingDomainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSendingDomainRequest.ProtoReflect.Descriptor instead.
 func (*CreateSendingDomainRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{14}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *CreateSendingDomainRequest) GetCompanyId() string {
@@ -928,7 +815,7 @@ type CreateSendingDomainResponse struct {
 
 func (x *CreateSendingDomainResponse) Reset() {
 	*x = CreateSendingDomainResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[15]
+	mi := &file_mail_v1_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -940,7 +827,7 @@ func (x *CreateSendingDomainResponse) String() string {
 func (*CreateSendingDomainResponse) ProtoMessage() {}
 
 func (x *CreateSendingDomainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[15]
+	mi := &file_mail_v1_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -953,7 +840,7 @@ func (x *CreateSendingDomainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSendingDomainResponse.ProtoReflect.Descriptor instead.
 func (*CreateSendingDomainResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{15}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *CreateSendingDomainResponse) GetDomain() *SendingDomain {
@@ -975,7 +862,7 @@ type VerifySendingDomainRequest struct {
 
 func (x *VerifySendingDomainRequest) Reset() {
 	*x = VerifySendingDomainRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[16]
+	mi := &file_mail_v1_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -987,7 +874,7 @@ func (x *VerifySendingDomainRequest) String() string {
 func (*VerifySendingDomainRequest) ProtoMessage() {}
 
 func (x *VerifySendingDomainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[16]
+	mi := &file_mail_v1_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1000,7 +887,7 @@ func (x *VerifySendingDomainRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySendingDomainRequest.ProtoReflect.Descriptor instead.
 func (*VerifySendingDomainRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{16}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *VerifySendingDomainRequest) GetCompanyId() string {
@@ -1033,7 +920,7 @@ type VerifySendingDomainResponse struct {
 
 func (x *VerifySendingDomainResponse) Reset() {
 	*x = VerifySendingDomainResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[17]
+	mi := &file_mail_v1_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1045,7 +932,7 @@ func (x *VerifySendingDomainResponse) String() string {
 func (*VerifySendingDomainResponse) ProtoMessage() {}
 
 func (x *VerifySendingDomainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[17]
+	mi := &file_mail_v1_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1058,7 +945,7 @@ func (x *VerifySendingDomainResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use VerifySendingDomainResponse.ProtoReflect.Descriptor instead.
 func (*VerifySendingDomainResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{17}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *VerifySendingDomainResponse) GetDomain() *SendingDomain {
@@ -1077,7 +964,7 @@ type ListSendingDomainsRequest struct {
 
 func (x *ListSendingDomainsRequest) Reset() {
 	*x = ListSendingDomainsRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[18]
+	mi := &file_mail_v1_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1089,7 +976,7 @@ func (x *ListSendingDomainsRequest) String() string {
 func (*ListSendingDomainsRequest) ProtoMessage() {}
 
 func (x *ListSendingDomainsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[18]
+	mi := &file_mail_v1_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1102,7 +989,7 @@ func (x *ListSendingDomainsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSendingDomainsRequest.ProtoReflect.Descriptor instead.
 func (*ListSendingDomainsRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{18}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListSendingDomainsRequest) GetCompanyId() string {
@@ -1121,7 +1008,7 @@ type ListSendingDomainsResponse struct {
 
 func (x *ListSendingDomainsResponse) Reset() {
 	*x = ListSendingDomainsResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[19]
+	mi := &file_mail_v1_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1133,7 +1020,7 @@ func (x *ListSendingDomainsResponse) String() string {
 func (*ListSendingDomainsResponse) ProtoMessage() {}
 
 func (x *ListSendingDomainsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[19]
+	mi := &file_mail_v1_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1146,7 +1033,7 @@ func (x *ListSendingDomainsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSendingDomainsResponse.ProtoReflect.Descriptor instead.
 func (*ListSendingDomainsResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{19}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ListSendingDomainsResponse) GetDomains() []*SendingDomain {
@@ -1173,7 +1060,7 @@ type Sender struct {
 
 func (x *Sender) Reset() {
 	*x = Sender{}
-	mi := &file_mail_v1_admin_proto_msgTypes[20]
+	mi := &file_mail_v1_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1185,7 +1072,7 @@ func (x *Sender) String() string {
 func (*Sender) ProtoMessage() {}
 
 func (x *Sender) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[20]
+	mi := &file_mail_v1_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1198,7 +1085,7 @@ func (x *Sender) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Sender.ProtoReflect.Descriptor instead.
 func (*Sender) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{20}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *Sender) GetId() string {
@@ -1270,7 +1157,7 @@ type CreateSenderRequest struct {
 
 func (x *CreateSenderRequest) Reset() {
 	*x = CreateSenderRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[21]
+	mi := &file_mail_v1_admin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1282,7 +1169,7 @@ func (x *CreateSenderRequest) String() string {
 func (*CreateSenderRequest) ProtoMessage() {}
 
 func (x *CreateSenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[21]
+	mi := &file_mail_v1_admin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1295,7 +1182,7 @@ func (x *CreateSenderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSenderRequest.ProtoReflect.Descriptor instead.
 func (*CreateSenderRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{21}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateSenderRequest) GetCompanyId() string {
@@ -1335,7 +1222,7 @@ type CreateSenderResponse struct {
 
 func (x *CreateSenderResponse) Reset() {
 	*x = CreateSenderResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[22]
+	mi := &file_mail_v1_admin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1347,7 +1234,7 @@ func (x *CreateSenderResponse) String() string {
 func (*CreateSenderResponse) ProtoMessage() {}
 
 func (x *CreateSenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[22]
+	mi := &file_mail_v1_admin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1360,7 +1247,7 @@ func (x *CreateSenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSenderResponse.ProtoReflect.Descriptor instead.
 func (*CreateSenderResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{22}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateSenderResponse) GetSender() *Sender {
@@ -1379,7 +1266,7 @@ type ListSendersRequest struct {
 
 func (x *ListSendersRequest) Reset() {
 	*x = ListSendersRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[23]
+	mi := &file_mail_v1_admin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1391,7 +1278,7 @@ func (x *ListSendersRequest) String() string {
 func (*ListSendersRequest) ProtoMessage() {}
 
 func (x *ListSendersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[23]
+	mi := &file_mail_v1_admin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1404,7 +1291,7 @@ func (x *ListSendersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSendersRequest.ProtoReflect.Descriptor instead.
 func (*ListSendersRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{23}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListSendersRequest) GetCompanyId() string {
@@ -1423,7 +1310,7 @@ type ListSendersResponse struct {
 
 func (x *ListSendersResponse) Reset() {
 	*x = ListSendersResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[24]
+	mi := &file_mail_v1_admin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1435,7 +1322,7 @@ func (x *ListSendersResponse) String() string {
 func (*ListSendersResponse) ProtoMessage() {}
 
 func (x *ListSendersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[24]
+	mi := &file_mail_v1_admin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1448,7 +1335,7 @@ func (x *ListSendersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSendersResponse.ProtoReflect.Descriptor instead.
 func (*ListSendersResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{24}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListSendersResponse) GetSenders() []*Sender {
@@ -1468,7 +1355,7 @@ type SetDefaultSenderRequest struct {
 
 func (x *SetDefaultSenderRequest) Reset() {
 	*x = SetDefaultSenderRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[25]
+	mi := &file_mail_v1_admin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1480,7 +1367,7 @@ func (x *SetDefaultSenderRequest) String() string {
 func (*SetDefaultSenderRequest) ProtoMessage() {}
 
 func (x *SetDefaultSenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[25]
+	mi := &file_mail_v1_admin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1493,7 +1380,7 @@ func (x *SetDefaultSenderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetDefaultSenderRequest.ProtoReflect.Descriptor instead.
 func (*SetDefaultSenderRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{25}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *SetDefaultSenderRequest) GetCompanyId() string {
@@ -1519,7 +1406,7 @@ type SetDefaultSenderResponse struct {
 
 func (x *SetDefaultSenderResponse) Reset() {
 	*x = SetDefaultSenderResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[26]
+	mi := &file_mail_v1_admin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1531,7 +1418,7 @@ func (x *SetDefaultSenderResponse) String() string {
 func (*SetDefaultSenderResponse) ProtoMessage() {}
 
 func (x *SetDefaultSenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[26]
+	mi := &file_mail_v1_admin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1544,7 +1431,7 @@ func (x *SetDefaultSenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetDefaultSenderResponse.ProtoReflect.Descriptor instead.
 func (*SetDefaultSenderResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{26}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *SetDefaultSenderResponse) GetSender() *Sender {
@@ -1567,7 +1454,7 @@ type AdjustCreditsRequest struct {
 
 func (x *AdjustCreditsRequest) Reset() {
 	*x = AdjustCreditsRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[27]
+	mi := &file_mail_v1_admin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1579,7 +1466,7 @@ func (x *AdjustCreditsRequest) String() string {
 func (*AdjustCreditsRequest) ProtoMessage() {}
 
 func (x *AdjustCreditsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[27]
+	mi := &file_mail_v1_admin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1592,7 +1479,7 @@ func (x *AdjustCreditsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdjustCreditsRequest.ProtoReflect.Descriptor instead.
 func (*AdjustCreditsRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{27}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *AdjustCreditsRequest) GetCompanyId() string {
@@ -1625,7 +1512,7 @@ type AdjustCreditsResponse struct {
 
 func (x *AdjustCreditsResponse) Reset() {
 	*x = AdjustCreditsResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[28]
+	mi := &file_mail_v1_admin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1637,7 +1524,7 @@ func (x *AdjustCreditsResponse) String() string {
 func (*AdjustCreditsResponse) ProtoMessage() {}
 
 func (x *AdjustCreditsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[28]
+	mi := &file_mail_v1_admin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1650,7 +1537,7 @@ func (x *AdjustCreditsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdjustCreditsResponse.ProtoReflect.Descriptor instead.
 func (*AdjustCreditsResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{28}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *AdjustCreditsResponse) GetBalance() int64 {
@@ -1658,433 +1545,6 @@ func (x *AdjustCreditsResponse) GetBalance() int64 {
 		return x.Balance
 	}
 	return 0
-}
-
-type GetWalletRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId     string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GetWalletRequest) Reset() {
-	*x = GetWalletRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[29]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GetWalletRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GetWalletRequest) ProtoMessage() {}
-
-func (x *GetWalletRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[29]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GetWalletRequest.ProtoReflect.Descriptor instead.
-func (*GetWalletRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{29}
-}
-
-func (x *GetWalletRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-type LedgerEntry struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	Delta int64                  `protobuf:"varint,1,opt,name=delta,proto3" json:"delta,omitempty"`
-	// grant, charge, refund, adjustment.
-	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
-	MessageId     *string                `protobuf:"bytes,3,opt,name=message_id,json=messageId,proto3,oneof" json:"message_id,omitempty"`
-	Note          string                 `protobuf:"bytes,4,opt,name=note,proto3" json:"note,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *LedgerEntry) Reset() {
-	*x = LedgerEntry{}
-	mi := &file_mail_v1_admin_proto_msgTypes[30]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *LedgerEntry) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*LedgerEntry) ProtoMessage() {}
-
-func (x *LedgerEntry) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[30]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use LedgerEntry.ProtoReflect.Descriptor instead.
-func (*LedgerEntry) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{30}
-}
-
-func (x *LedgerEntry) GetDelta() int64 {
-	if x != nil {
-		return x.Delta
-	}
-	return 0
-}
-
-func (x *LedgerEntry) GetReason() string {
-	if x != nil {
-		return x.Reason
-	}
-	return ""
-}
-
-func (x *LedgerEntry) GetMessageId() string {
-	if x != nil && x.MessageId != nil {
-		return *x.MessageId
-	}
-	return ""
-}
-
-func (x *LedgerEntry) GetNote() string {
-	if x != nil {
-		return x.Note
-	}
-	return ""
-}
-
-func (x *LedgerEntry) GetCreatedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.CreatedAt
-	}
-	return nil
-}
-
-type GetWalletResponse struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	Balance int64                  `protobuf:"varint,1,opt,name=balance,proto3" json:"balance,omitempty"`
-	// The latest entries, newest first (at most 100).
-	Ledger        []*LedgerEntry `protobuf:"bytes,2,rep,name=ledger,proto3" json:"ledger,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GetWalletResponse) Reset() {
-	*x = GetWalletResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[31]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GetWalletResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GetWalletResponse) ProtoMessage() {}
-
-func (x *GetWalletResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[31]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GetWalletResponse.ProtoReflect.Descriptor instead.
-func (*GetWalletResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{31}
-}
-
-func (x *GetWalletResponse) GetBalance() int64 {
-	if x != nil {
-		return x.Balance
-	}
-	return 0
-}
-
-func (x *GetWalletResponse) GetLedger() []*LedgerEntry {
-	if x != nil {
-		return x.Ledger
-	}
-	return nil
-}
-
-type Suppression struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	Email string                 `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
-	// bounce, complaint or manual.
-	Reason        string                 `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
-	MessageId     *string                `protobuf:"bytes,3,opt,name=message_id,json=messageId,proto3,oneof" json:"message_id,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Suppression) Reset() {
-	*x = Suppression{}
-	mi := &file_mail_v1_admin_proto_msgTypes[32]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Suppression) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Suppression) ProtoMessage() {}
-
-func (x *Suppression) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[32]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Suppression.ProtoReflect.Descriptor instead.
-func (*Suppression) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{32}
-}
-
-func (x *Suppression) GetEmail() string {
-	if x != nil {
-		return x.Email
-	}
-	return ""
-}
-
-func (x *Suppression) GetReason() string {
-	if x != nil {
-		return x.Reason
-	}
-	return ""
-}
-
-func (x *Suppression) GetMessageId() string {
-	if x != nil && x.MessageId != nil {
-		return *x.MessageId
-	}
-	return ""
-}
-
-func (x *Suppression) GetCreatedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.CreatedAt
-	}
-	return nil
-}
-
-type ListSuppressionsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId     string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ListSuppressionsRequest) Reset() {
-	*x = ListSuppressionsRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[33]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ListSuppressionsRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ListSuppressionsRequest) ProtoMessage() {}
-
-func (x *ListSuppressionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[33]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ListSuppressionsRequest.ProtoReflect.Descriptor instead.
-func (*ListSuppressionsRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{33}
-}
-
-func (x *ListSuppressionsRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-type ListSuppressionsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Suppressions  []*Suppression         `protobuf:"bytes,1,rep,name=suppressions,proto3" json:"suppressions,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ListSuppressionsResponse) Reset() {
-	*x = ListSuppressionsResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[34]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ListSuppressionsResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ListSuppressionsResponse) ProtoMessage() {}
-
-func (x *ListSuppressionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[34]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ListSuppressionsResponse.ProtoReflect.Descriptor instead.
-func (*ListSuppressionsResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{34}
-}
-
-func (x *ListSuppressionsResponse) GetSuppressions() []*Suppression {
-	if x != nil {
-		return x.Suppressions
-	}
-	return nil
-}
-
-type RemoveSuppressionRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId     string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	Email         string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *RemoveSuppressionRequest) Reset() {
-	*x = RemoveSuppressionRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[35]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *RemoveSuppressionRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*RemoveSuppressionRequest) ProtoMessage() {}
-
-func (x *RemoveSuppressionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[35]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use RemoveSuppressionRequest.ProtoReflect.Descriptor instead.
-func (*RemoveSuppressionRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{35}
-}
-
-func (x *RemoveSuppressionRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-func (x *RemoveSuppressionRequest) GetEmail() string {
-	if x != nil {
-		return x.Email
-	}
-	return ""
-}
-
-type RemoveSuppressionResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Removed       bool                   `protobuf:"varint,1,opt,name=removed,proto3" json:"removed,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *RemoveSuppressionResponse) Reset() {
-	*x = RemoveSuppressionResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[36]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *RemoveSuppressionResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*RemoveSuppressionResponse) ProtoMessage() {}
-
-func (x *RemoveSuppressionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[36]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use RemoveSuppressionResponse.ProtoReflect.Descriptor instead.
-func (*RemoveSuppressionResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{36}
-}
-
-func (x *RemoveSuppressionResponse) GetRemoved() bool {
-	if x != nil {
-		return x.Removed
-	}
-	return false
 }
 
 type ReportProviderEventRequest struct {
@@ -2104,7 +1564,7 @@ type ReportProviderEventRequest struct {
 
 func (x *ReportProviderEventRequest) Reset() {
 	*x = ReportProviderEventRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[37]
+	mi := &file_mail_v1_admin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2116,7 +1576,7 @@ func (x *ReportProviderEventRequest) String() string {
 func (*ReportProviderEventRequest) ProtoMessage() {}
 
 func (x *ReportProviderEventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[37]
+	mi := &file_mail_v1_admin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2129,7 +1589,7 @@ func (x *ReportProviderEventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportProviderEventRequest.ProtoReflect.Descriptor instead.
 func (*ReportProviderEventRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{37}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ReportProviderEventRequest) GetProviderEventId() string {
@@ -2179,7 +1639,7 @@ type ReportProviderEventResponse struct {
 
 func (x *ReportProviderEventResponse) Reset() {
 	*x = ReportProviderEventResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[38]
+	mi := &file_mail_v1_admin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2191,7 +1651,7 @@ func (x *ReportProviderEventResponse) String() string {
 func (*ReportProviderEventResponse) ProtoMessage() {}
 
 func (x *ReportProviderEventResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[38]
+	mi := &file_mail_v1_admin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2204,7 +1664,7 @@ func (x *ReportProviderEventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportProviderEventResponse.ProtoReflect.Descriptor instead.
 func (*ReportProviderEventResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{38}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ReportProviderEventResponse) GetApplied() bool {
@@ -2249,16 +1709,7 @@ const file_mail_v1_admin_proto_rawDesc = "" +
 	"\acompany\x18\x01 \x01(\v2\x10.mail.v1.CompanyR\acompany\"\x16\n" +
 	"\x14ListCompaniesRequest\"G\n" +
 	"\x15ListCompaniesResponse\x12.\n" +
-	"\tcompanies\x18\x01 \x03(\v2\x10.mail.v1.CompanyR\tcompanies\"\xb3\x01\n" +
-	"\x10AddMemberRequest\x12\"\n" +
-	"\n" +
-	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\x12\x19\n" +
-	"\x05email\x18\x02 \x01(\tB\x03\xe0A\x02R\x05email\x12&\n" +
-	"\fdisplay_name\x18\x03 \x01(\tH\x00R\vdisplayName\x88\x01\x01\x12'\n" +
-	"\x04role\x18\x04 \x01(\x0e2\x13.mail.v1.MemberRoleR\x04roleB\x0f\n" +
-	"\r_display_name\"<\n" +
-	"\x11AddMemberResponse\x12'\n" +
-	"\x06member\x18\x01 \x01(\v2\x0f.mail.v1.MemberR\x06member\"X\n" +
+	"\tcompanies\x18\x01 \x03(\v2\x10.mail.v1.CompanyR\tcompanies\"X\n" +
 	"\x17CreateSignInLinkRequest\x12\"\n" +
 	"\n" +
 	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\x12\x19\n" +
@@ -2349,41 +1800,7 @@ const file_mail_v1_admin_proto_rawDesc = "" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x1c\n" +
 	"\x04note\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x04note\"1\n" +
 	"\x15AdjustCreditsResponse\x12\x18\n" +
-	"\abalance\x18\x01 \x01(\x03R\abalance\"6\n" +
-	"\x10GetWalletRequest\x12\"\n" +
-	"\n" +
-	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\"\xbd\x01\n" +
-	"\vLedgerEntry\x12\x14\n" +
-	"\x05delta\x18\x01 \x01(\x03R\x05delta\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\"\n" +
-	"\n" +
-	"message_id\x18\x03 \x01(\tH\x00R\tmessageId\x88\x01\x01\x12\x12\n" +
-	"\x04note\x18\x04 \x01(\tR\x04note\x129\n" +
-	"\n" +
-	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\r\n" +
-	"\v_message_id\"[\n" +
-	"\x11GetWalletResponse\x12\x18\n" +
-	"\abalance\x18\x01 \x01(\x03R\abalance\x12,\n" +
-	"\x06ledger\x18\x02 \x03(\v2\x14.mail.v1.LedgerEntryR\x06ledger\"\xa9\x01\n" +
-	"\vSuppression\x12\x14\n" +
-	"\x05email\x18\x01 \x01(\tR\x05email\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\"\n" +
-	"\n" +
-	"message_id\x18\x03 \x01(\tH\x00R\tmessageId\x88\x01\x01\x129\n" +
-	"\n" +
-	"created_at\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\r\n" +
-	"\v_message_id\"=\n" +
-	"\x17ListSuppressionsRequest\x12\"\n" +
-	"\n" +
-	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\"T\n" +
-	"\x18ListSuppressionsResponse\x128\n" +
-	"\fsuppressions\x18\x01 \x03(\v2\x14.mail.v1.SuppressionR\fsuppressions\"Y\n" +
-	"\x18RemoveSuppressionRequest\x12\"\n" +
-	"\n" +
-	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\x12\x19\n" +
-	"\x05email\x18\x02 \x01(\tB\x03\xe0A\x02R\x05email\"5\n" +
-	"\x19RemoveSuppressionResponse\x12\x18\n" +
-	"\aremoved\x18\x01 \x01(\bR\aremoved\"\x80\x02\n" +
+	"\abalance\x18\x01 \x01(\x03R\abalance\"\x80\x02\n" +
 	"\x1aReportProviderEventRequest\x12/\n" +
 	"\x11provider_event_id\x18\x01 \x01(\tB\x03\xe0A\x02R\x0fproviderEventId\x123\n" +
 	"\x13provider_message_id\x18\x02 \x01(\tB\x03\xe0A\x02R\x11providerMessageId\x12\x17\n" +
@@ -2395,12 +1812,11 @@ const file_mail_v1_admin_proto_rawDesc = "" +
 	"\x1bReportProviderEventResponse\x12\x18\n" +
 	"\aapplied\x18\x01 \x01(\bR\aapplied\x12\x1d\n" +
 	"\n" +
-	"message_id\x18\x02 \x01(\tR\tmessageId2\x85\v\n" +
+	"message_id\x18\x02 \x01(\tR\tmessageId2\xc0\b\n" +
 	"\fAdminService\x12P\n" +
 	"\rCreateCompany\x12\x1d.mail.v1.CreateCompanyRequest\x1a\x1e.mail.v1.CreateCompanyResponse\"\x00\x12V\n" +
 	"\x0fSetEntitlements\x12\x1f.mail.v1.SetEntitlementsRequest\x1a .mail.v1.SetEntitlementsResponse\"\x00\x12P\n" +
-	"\rListCompanies\x12\x1d.mail.v1.ListCompaniesRequest\x1a\x1e.mail.v1.ListCompaniesResponse\"\x00\x12D\n" +
-	"\tAddMember\x12\x19.mail.v1.AddMemberRequest\x1a\x1a.mail.v1.AddMemberResponse\"\x00\x12Y\n" +
+	"\rListCompanies\x12\x1d.mail.v1.ListCompaniesRequest\x1a\x1e.mail.v1.ListCompaniesResponse\"\x00\x12Y\n" +
 	"\x10CreateSignInLink\x12 .mail.v1.CreateSignInLinkRequest\x1a!.mail.v1.CreateSignInLinkResponse\"\x00\x12b\n" +
 	"\x13CreateSendingDomain\x12#.mail.v1.CreateSendingDomainRequest\x1a$.mail.v1.CreateSendingDomainResponse\"\x00\x12b\n" +
 	"\x13VerifySendingDomain\x12#.mail.v1.VerifySendingDomainRequest\x1a$.mail.v1.VerifySendingDomainResponse\"\x00\x12_\n" +
@@ -2408,10 +1824,7 @@ const file_mail_v1_admin_proto_rawDesc = "" +
 	"\fCreateSender\x12\x1c.mail.v1.CreateSenderRequest\x1a\x1d.mail.v1.CreateSenderResponse\"\x00\x12J\n" +
 	"\vListSenders\x12\x1b.mail.v1.ListSendersRequest\x1a\x1c.mail.v1.ListSendersResponse\"\x00\x12Y\n" +
 	"\x10SetDefaultSender\x12 .mail.v1.SetDefaultSenderRequest\x1a!.mail.v1.SetDefaultSenderResponse\"\x00\x12P\n" +
-	"\rAdjustCredits\x12\x1d.mail.v1.AdjustCreditsRequest\x1a\x1e.mail.v1.AdjustCreditsResponse\"\x00\x12D\n" +
-	"\tGetWallet\x12\x19.mail.v1.GetWalletRequest\x1a\x1a.mail.v1.GetWalletResponse\"\x00\x12Y\n" +
-	"\x10ListSuppressions\x12 .mail.v1.ListSuppressionsRequest\x1a!.mail.v1.ListSuppressionsResponse\"\x00\x12\\\n" +
-	"\x11RemoveSuppression\x12!.mail.v1.RemoveSuppressionRequest\x1a\".mail.v1.RemoveSuppressionResponse\"\x00\x12b\n" +
+	"\rAdjustCredits\x12\x1d.mail.v1.AdjustCreditsRequest\x1a\x1e.mail.v1.AdjustCreditsResponse\"\x00\x12b\n" +
 	"\x13ReportProviderEvent\x12#.mail.v1.ReportProviderEventRequest\x1a$.mail.v1.ReportProviderEventResponse\"\x00\x1a\x04\xb0\xf5\x18\x01B\x89\x01\n" +
 	"\vcom.mail.v1B\n" +
 	"AdminProtoP\x01Z1example.com/mailapi/clients/go/gen/mail/v1;mailv1\xa2\x02\x03MXX\xaa\x02\aMail.V1\xca\x02\aMail\\V1\xe2\x02\x13Mail\\V1\\GPBMetadata\xea\x02\bMail::V1b\x06proto3"
@@ -2428,7 +1841,7 @@ func file_mail_v1_admin_proto_rawDescGZIP() []byte {
 	return file_mail_v1_admin_proto_rawDescData
 }
 
-var file_mail_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
+var file_mail_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_mail_v1_admin_proto_goTypes = []any{
 	(*CompanyEntitlements)(nil),         // 0: mail.v1.CompanyEntitlements
 	(*Company)(nil),                     // 1: mail.v1.Company
@@ -2438,105 +1851,80 @@ var file_mail_v1_admin_proto_goTypes = []any{
 	(*SetEntitlementsResponse)(nil),     // 5: mail.v1.SetEntitlementsResponse
 	(*ListCompaniesRequest)(nil),        // 6: mail.v1.ListCompaniesRequest
 	(*ListCompaniesResponse)(nil),       // 7: mail.v1.ListCompaniesResponse
-	(*AddMemberRequest)(nil),            // 8: mail.v1.AddMemberRequest
-	(*AddMemberResponse)(nil),           // 9: mail.v1.AddMemberResponse
-	(*CreateSignInLinkRequest)(nil),     // 10: mail.v1.CreateSignInLinkRequest
-	(*CreateSignInLinkResponse)(nil),    // 11: mail.v1.CreateSignInLinkResponse
-	(*DnsRecord)(nil),                   // 12: mail.v1.DnsRecord
-	(*SendingDomain)(nil),               // 13: mail.v1.SendingDomain
-	(*CreateSendingDomainRequest)(nil),  // 14: mail.v1.CreateSendingDomainRequest
-	(*CreateSendingDomainResponse)(nil), // 15: mail.v1.CreateSendingDomainResponse
-	(*VerifySendingDomainRequest)(nil),  // 16: mail.v1.VerifySendingDomainRequest
-	(*VerifySendingDomainResponse)(nil), // 17: mail.v1.VerifySendingDomainResponse
-	(*ListSendingDomainsRequest)(nil),   // 18: mail.v1.ListSendingDomainsRequest
-	(*ListSendingDomainsResponse)(nil),  // 19: mail.v1.ListSendingDomainsResponse
-	(*Sender)(nil),                      // 20: mail.v1.Sender
-	(*CreateSenderRequest)(nil),         // 21: mail.v1.CreateSenderRequest
-	(*CreateSenderResponse)(nil),        // 22: mail.v1.CreateSenderResponse
-	(*ListSendersRequest)(nil),          // 23: mail.v1.ListSendersRequest
-	(*ListSendersResponse)(nil),         // 24: mail.v1.ListSendersResponse
-	(*SetDefaultSenderRequest)(nil),     // 25: mail.v1.SetDefaultSenderRequest
-	(*SetDefaultSenderResponse)(nil),    // 26: mail.v1.SetDefaultSenderResponse
-	(*AdjustCreditsRequest)(nil),        // 27: mail.v1.AdjustCreditsRequest
-	(*AdjustCreditsResponse)(nil),       // 28: mail.v1.AdjustCreditsResponse
-	(*GetWalletRequest)(nil),            // 29: mail.v1.GetWalletRequest
-	(*LedgerEntry)(nil),                 // 30: mail.v1.LedgerEntry
-	(*GetWalletResponse)(nil),           // 31: mail.v1.GetWalletResponse
-	(*Suppression)(nil),                 // 32: mail.v1.Suppression
-	(*ListSuppressionsRequest)(nil),     // 33: mail.v1.ListSuppressionsRequest
-	(*ListSuppressionsResponse)(nil),    // 34: mail.v1.ListSuppressionsResponse
-	(*RemoveSuppressionRequest)(nil),    // 35: mail.v1.RemoveSuppressionRequest
-	(*RemoveSuppressionResponse)(nil),   // 36: mail.v1.RemoveSuppressionResponse
-	(*ReportProviderEventRequest)(nil),  // 37: mail.v1.ReportProviderEventRequest
-	(*ReportProviderEventResponse)(nil), // 38: mail.v1.ReportProviderEventResponse
-	(*timestamppb.Timestamp)(nil),       // 39: google.protobuf.Timestamp
-	(MemberRole)(0),                     // 40: mail.v1.MemberRole
-	(*Member)(nil),                      // 41: mail.v1.Member
+	(*CreateSignInLinkRequest)(nil),     // 8: mail.v1.CreateSignInLinkRequest
+	(*CreateSignInLinkResponse)(nil),    // 9: mail.v1.CreateSignInLinkResponse
+	(*DnsRecord)(nil),                   // 10: mail.v1.DnsRecord
+	(*SendingDomain)(nil),               // 11: mail.v1.SendingDomain
+	(*CreateSendingDomainRequest)(nil),  // 12: mail.v1.CreateSendingDomainRequest
+	(*CreateSendingDomainResponse)(nil), // 13: mail.v1.CreateSendingDomainResponse
+	(*VerifySendingDomainRequest)(nil),  // 14: mail.v1.VerifySendingDomainRequest
+	(*VerifySendingDomainResponse)(nil), // 15: mail.v1.VerifySendingDomainResponse
+	(*ListSendingDomainsRequest)(nil),   // 16: mail.v1.ListSendingDomainsRequest
+	(*ListSendingDomainsResponse)(nil),  // 17: mail.v1.ListSendingDomainsResponse
+	(*Sender)(nil),                      // 18: mail.v1.Sender
+	(*CreateSenderRequest)(nil),         // 19: mail.v1.CreateSenderRequest
+	(*CreateSenderResponse)(nil),        // 20: mail.v1.CreateSenderResponse
+	(*ListSendersRequest)(nil),          // 21: mail.v1.ListSendersRequest
+	(*ListSendersResponse)(nil),         // 22: mail.v1.ListSendersResponse
+	(*SetDefaultSenderRequest)(nil),     // 23: mail.v1.SetDefaultSenderRequest
+	(*SetDefaultSenderResponse)(nil),    // 24: mail.v1.SetDefaultSenderResponse
+	(*AdjustCreditsRequest)(nil),        // 25: mail.v1.AdjustCreditsRequest
+	(*AdjustCreditsResponse)(nil),       // 26: mail.v1.AdjustCreditsResponse
+	(*ReportProviderEventRequest)(nil),  // 27: mail.v1.ReportProviderEventRequest
+	(*ReportProviderEventResponse)(nil), // 28: mail.v1.ReportProviderEventResponse
+	(*timestamppb.Timestamp)(nil),       // 29: google.protobuf.Timestamp
+	(*Member)(nil),                      // 30: mail.v1.Member
 }
 var file_mail_v1_admin_proto_depIdxs = []int32{
 	0,  // 0: mail.v1.Company.entitlements:type_name -> mail.v1.CompanyEntitlements
-	39, // 1: mail.v1.Company.created_at:type_name -> google.protobuf.Timestamp
+	29, // 1: mail.v1.Company.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 2: mail.v1.CreateCompanyRequest.entitlements:type_name -> mail.v1.CompanyEntitlements
 	1,  // 3: mail.v1.CreateCompanyResponse.company:type_name -> mail.v1.Company
 	0,  // 4: mail.v1.SetEntitlementsRequest.entitlements:type_name -> mail.v1.CompanyEntitlements
 	1,  // 5: mail.v1.SetEntitlementsResponse.company:type_name -> mail.v1.Company
 	1,  // 6: mail.v1.ListCompaniesResponse.companies:type_name -> mail.v1.Company
-	40, // 7: mail.v1.AddMemberRequest.role:type_name -> mail.v1.MemberRole
-	41, // 8: mail.v1.AddMemberResponse.member:type_name -> mail.v1.Member
-	41, // 9: mail.v1.CreateSignInLinkResponse.member:type_name -> mail.v1.Member
-	39, // 10: mail.v1.CreateSignInLinkResponse.expires_at:type_name -> google.protobuf.Timestamp
-	12, // 11: mail.v1.SendingDomain.dns_records:type_name -> mail.v1.DnsRecord
-	39, // 12: mail.v1.SendingDomain.last_checked_at:type_name -> google.protobuf.Timestamp
-	39, // 13: mail.v1.SendingDomain.created_at:type_name -> google.protobuf.Timestamp
-	13, // 14: mail.v1.CreateSendingDomainResponse.domain:type_name -> mail.v1.SendingDomain
-	13, // 15: mail.v1.VerifySendingDomainResponse.domain:type_name -> mail.v1.SendingDomain
-	13, // 16: mail.v1.ListSendingDomainsResponse.domains:type_name -> mail.v1.SendingDomain
-	39, // 17: mail.v1.Sender.created_at:type_name -> google.protobuf.Timestamp
-	20, // 18: mail.v1.CreateSenderResponse.sender:type_name -> mail.v1.Sender
-	20, // 19: mail.v1.ListSendersResponse.senders:type_name -> mail.v1.Sender
-	20, // 20: mail.v1.SetDefaultSenderResponse.sender:type_name -> mail.v1.Sender
-	39, // 21: mail.v1.LedgerEntry.created_at:type_name -> google.protobuf.Timestamp
-	30, // 22: mail.v1.GetWalletResponse.ledger:type_name -> mail.v1.LedgerEntry
-	39, // 23: mail.v1.Suppression.created_at:type_name -> google.protobuf.Timestamp
-	32, // 24: mail.v1.ListSuppressionsResponse.suppressions:type_name -> mail.v1.Suppression
-	39, // 25: mail.v1.ReportProviderEventRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	2,  // 26: mail.v1.AdminService.CreateCompany:input_type -> mail.v1.CreateCompanyRequest
-	4,  // 27: mail.v1.AdminService.SetEntitlements:input_type -> mail.v1.SetEntitlementsRequest
-	6,  // 28: mail.v1.AdminService.ListCompanies:input_type -> mail.v1.ListCompaniesRequest
-	8,  // 29: mail.v1.AdminService.AddMember:input_type -> mail.v1.AddMemberRequest
-	10, // 30: mail.v1.AdminService.CreateSignInLink:input_type -> mail.v1.CreateSignInLinkRequest
-	14, // 31: mail.v1.AdminService.CreateSendingDomain:input_type -> mail.v1.CreateSendingDomainRequest
-	16, // 32: mail.v1.AdminService.VerifySendingDomain:input_type -> mail.v1.VerifySendingDomainRequest
-	18, // 33: mail.v1.AdminService.ListSendingDomains:input_type -> mail.v1.ListSendingDomainsRequest
-	21, // 34: mail.v1.AdminService.CreateSender:input_type -> mail.v1.CreateSenderRequest
-	23, // 35: mail.v1.AdminService.ListSenders:input_type -> mail.v1.ListSendersRequest
-	25, // 36: mail.v1.AdminService.SetDefaultSender:input_type -> mail.v1.SetDefaultSenderRequest
-	27, // 37: mail.v1.AdminService.AdjustCredits:input_type -> mail.v1.AdjustCreditsRequest
-	29, // 38: mail.v1.AdminService.GetWallet:input_type -> mail.v1.GetWalletRequest
-	33, // 39: mail.v1.AdminService.ListSuppressions:input_type -> mail.v1.ListSuppressionsRequest
-	35, // 40: mail.v1.AdminService.RemoveSuppression:input_type -> mail.v1.RemoveSuppressionRequest
-	37, // 41: mail.v1.AdminService.ReportProviderEvent:input_type -> mail.v1.ReportProviderEventRequest
-	3,  // 42: mail.v1.AdminService.CreateCompany:output_type -> mail.v1.CreateCompanyResponse
-	5,  // 43: mail.v1.AdminService.SetEntitlements:output_type -> mail.v1.SetEntitlementsResponse
-	7,  // 44: mail.v1.AdminService.ListCompanies:output_type -> mail.v1.ListCompaniesResponse
-	9,  // 45: mail.v1.AdminService.AddMember:output_type -> mail.v1.AddMemberResponse
-	11, // 46: mail.v1.AdminService.CreateSignInLink:output_type -> mail.v1.CreateSignInLinkResponse
-	15, // 47: mail.v1.AdminService.CreateSendingDomain:output_type -> mail.v1.CreateSendingDomainResponse
-	17, // 48: mail.v1.AdminService.VerifySendingDomain:output_type -> mail.v1.VerifySendingDomainResponse
-	19, // 49: mail.v1.AdminService.ListSendingDomains:output_type -> mail.v1.ListSendingDomainsResponse
-	22, // 50: mail.v1.AdminService.CreateSender:output_type -> mail.v1.CreateSenderResponse
-	24, // 51: mail.v1.AdminService.ListSenders:output_type -> mail.v1.ListSendersResponse
-	26, // 52: mail.v1.AdminService.SetDefaultSender:output_type -> mail.v1.SetDefaultSenderResponse
-	28, // 53: mail.v1.AdminService.AdjustCredits:output_type -> mail.v1.AdjustCreditsResponse
-	31, // 54: mail.v1.AdminService.GetWallet:output_type -> mail.v1.GetWalletResponse
-	34, // 55: mail.v1.AdminService.ListSuppressions:output_type -> mail.v1.ListSuppressionsResponse
-	36, // 56: mail.v1.AdminService.RemoveSuppression:output_type -> mail.v1.RemoveSuppressionResponse
-	38, // 57: mail.v1.AdminService.ReportProviderEvent:output_type -> mail.v1.ReportProviderEventResponse
-	42, // [42:58] is the sub-list for method output_type
-	26, // [26:42] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	30, // 7: mail.v1.CreateSignInLinkResponse.member:type_name -> mail.v1.Member
+	29, // 8: mail.v1.CreateSignInLinkResponse.expires_at:type_name -> google.protobuf.Timestamp
+	10, // 9: mail.v1.SendingDomain.dns_records:type_name -> mail.v1.DnsRecord
+	29, // 10: mail.v1.SendingDomain.last_checked_at:type_name -> google.protobuf.Timestamp
+	29, // 11: mail.v1.SendingDomain.created_at:type_name -> google.protobuf.Timestamp
+	11, // 12: mail.v1.CreateSendingDomainResponse.domain:type_name -> mail.v1.SendingDomain
+	11, // 13: mail.v1.VerifySendingDomainResponse.domain:type_name -> mail.v1.SendingDomain
+	11, // 14: mail.v1.ListSendingDomainsResponse.domains:type_name -> mail.v1.SendingDomain
+	29, // 15: mail.v1.Sender.created_at:type_name -> google.protobuf.Timestamp
+	18, // 16: mail.v1.CreateSenderResponse.sender:type_name -> mail.v1.Sender
+	18, // 17: mail.v1.ListSendersResponse.senders:type_name -> mail.v1.Sender
+	18, // 18: mail.v1.SetDefaultSenderResponse.sender:type_name -> mail.v1.Sender
+	29, // 19: mail.v1.ReportProviderEventRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	2,  // 20: mail.v1.AdminService.CreateCompany:input_type -> mail.v1.CreateCompanyRequest
+	4,  // 21: mail.v1.AdminService.SetEntitlements:input_type -> mail.v1.SetEntitlementsRequest
+	6,  // 22: mail.v1.AdminService.ListCompanies:input_type -> mail.v1.ListCompaniesRequest
+	8,  // 23: mail.v1.AdminService.CreateSignInLink:input_type -> mail.v1.CreateSignInLinkRequest
+	12, // 24: mail.v1.AdminService.CreateSendingDomain:input_type -> mail.v1.CreateSendingDomainRequest
+	14, // 25: mail.v1.AdminService.VerifySendingDomain:input_type -> mail.v1.VerifySendingDomainRequest
+	16, // 26: mail.v1.AdminService.ListSendingDomains:input_type -> mail.v1.ListSendingDomainsRequest
+	19, // 27: mail.v1.AdminService.CreateSender:input_type -> mail.v1.CreateSenderRequest
+	21, // 28: mail.v1.AdminService.ListSenders:input_type -> mail.v1.ListSendersRequest
+	23, // 29: mail.v1.AdminService.SetDefaultSender:input_type -> mail.v1.SetDefaultSenderRequest
+	25, // 30: mail.v1.AdminService.AdjustCredits:input_type -> mail.v1.AdjustCreditsRequest
+	27, // 31: mail.v1.AdminService.ReportProviderEvent:input_type -> mail.v1.ReportProviderEventRequest
+	3,  // 32: mail.v1.AdminService.CreateCompany:output_type -> mail.v1.CreateCompanyResponse
+	5,  // 33: mail.v1.AdminService.SetEntitlements:output_type -> mail.v1.SetEntitlementsResponse
+	7,  // 34: mail.v1.AdminService.ListCompanies:output_type -> mail.v1.ListCompaniesResponse
+	9,  // 35: mail.v1.AdminService.CreateSignInLink:output_type -> mail.v1.CreateSignInLinkResponse
+	13, // 36: mail.v1.AdminService.CreateSendingDomain:output_type -> mail.v1.CreateSendingDomainResponse
+	15, // 37: mail.v1.AdminService.VerifySendingDomain:output_type -> mail.v1.VerifySendingDomainResponse
+	17, // 38: mail.v1.AdminService.ListSendingDomains:output_type -> mail.v1.ListSendingDomainsResponse
+	20, // 39: mail.v1.AdminService.CreateSender:output_type -> mail.v1.CreateSenderResponse
+	22, // 40: mail.v1.AdminService.ListSenders:output_type -> mail.v1.ListSendersResponse
+	24, // 41: mail.v1.AdminService.SetDefaultSender:output_type -> mail.v1.SetDefaultSenderResponse
+	26, // 42: mail.v1.AdminService.AdjustCredits:output_type -> mail.v1.AdjustCreditsResponse
+	28, // 43: mail.v1.AdminService.ReportProviderEvent:output_type -> mail.v1.ReportProviderEventResponse
+	32, // [32:44] is the sub-list for method output_type
+	20, // [20:32] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_mail_v1_admin_proto_init() }
@@ -2547,19 +1935,16 @@ func file_mail_v1_admin_proto_init() {
 	file_mail_v1_members_proto_init()
 	file_mail_v1_options_proto_init()
 	file_mail_v1_admin_proto_msgTypes[2].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[8].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[20].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[21].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[30].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[32].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[37].OneofWrappers = []any{}
+	file_mail_v1_admin_proto_msgTypes[18].OneofWrappers = []any{}
+	file_mail_v1_admin_proto_msgTypes[19].OneofWrappers = []any{}
+	file_mail_v1_admin_proto_msgTypes[27].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_admin_proto_rawDesc), len(file_mail_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   39,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

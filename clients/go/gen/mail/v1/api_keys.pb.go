@@ -218,7 +218,11 @@ func (x *ApiKey) GetCreatedBy() string {
 }
 
 type ListApiKeysRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Page size, 1 to 100, default 25.
+	Limit *int32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// The `nextCursor` of the previous page, unchanged.
+	Cursor        *string `protobuf:"bytes,2,opt,name=cursor,proto3,oneof" json:"cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -253,9 +257,25 @@ func (*ListApiKeysRequest) Descriptor() ([]byte, []int) {
 	return file_mail_v1_api_keys_proto_rawDescGZIP(), []int{1}
 }
 
+func (x *ListApiKeysRequest) GetLimit() int32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *ListApiKeysRequest) GetCursor() string {
+	if x != nil && x.Cursor != nil {
+		return *x.Cursor
+	}
+	return ""
+}
+
 type ListApiKeysResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Items         []*ApiKey              `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Items []*ApiKey              `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	// Opaque; null means no more pages.
+	NextCursor    *string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -295,6 +315,13 @@ func (x *ListApiKeysResponse) GetItems() []*ApiKey {
 		return x.Items
 	}
 	return nil
+}
+
+func (x *ListApiKeysResponse) GetNextCursor() string {
+	if x != nil && x.NextCursor != nil {
+		return *x.NextCursor
+	}
+	return ""
 }
 
 type CreateApiKeyRequest struct {
@@ -642,10 +669,17 @@ const file_mail_v1_api_keys_proto_rawDesc = "" +
 	"\x06status\x18\v \x01(\x0e2\x15.mail.v1.ApiKeyStatusR\x06status\x12\x1d\n" +
 	"\n" +
 	"created_by\x18\f \x01(\tR\tcreatedByB\x11\n" +
-	"\x0f_replaced_by_id\"\x14\n" +
-	"\x12ListApiKeysRequest\"<\n" +
+	"\x0f_replaced_by_id\"v\n" +
+	"\x12ListApiKeysRequest\x12$\n" +
+	"\x05limit\x18\x01 \x01(\x05B\t\xbaH\x06\x1a\x04\x18d(\x01H\x00R\x05limit\x88\x01\x01\x12%\n" +
+	"\x06cursor\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04H\x01R\x06cursor\x88\x01\x01B\b\n" +
+	"\x06_limitB\t\n" +
+	"\a_cursor\"r\n" +
 	"\x13ListApiKeysResponse\x12%\n" +
-	"\x05items\x18\x01 \x03(\v2\x0f.mail.v1.ApiKeyR\x05items\"\x8e\x01\n" +
+	"\x05items\x18\x01 \x03(\v2\x0f.mail.v1.ApiKeyR\x05items\x12$\n" +
+	"\vnext_cursor\x18\x02 \x01(\tH\x00R\n" +
+	"nextCursor\x88\x01\x01B\x0e\n" +
+	"\f_next_cursor\"\x8e\x01\n" +
 	"\x13CreateApiKeyRequest\x12\x1f\n" +
 	"\x04name\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\x04name\x12\x1b\n" +
 	"\x06scopes\x18\x02 \x03(\tB\x03\xe0A\x02R\x06scopes\x129\n" +
@@ -744,6 +778,8 @@ func file_mail_v1_api_keys_proto_init() {
 	}
 	file_mail_v1_options_proto_init()
 	file_mail_v1_api_keys_proto_msgTypes[0].OneofWrappers = []any{}
+	file_mail_v1_api_keys_proto_msgTypes[1].OneofWrappers = []any{}
+	file_mail_v1_api_keys_proto_msgTypes[2].OneofWrappers = []any{}
 	file_mail_v1_api_keys_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

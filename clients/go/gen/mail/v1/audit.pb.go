@@ -203,9 +203,9 @@ func (x *AuditEvent) GetDetails() string {
 
 type ListAuditEventsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// 1 to 100, default 50.
+	// Page size, 1 to 100, default 25.
 	Limit *int32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
-	// `next_cursor` of the previous page.
+	// The `nextCursor` of the previous page, unchanged.
 	Cursor *string `protobuf:"bytes,2,opt,name=cursor,proto3,oneof" json:"cursor,omitempty"`
 	// Only events by this actor (a member's email, a key prefix, or `operator`).
 	Actor *string `protobuf:"bytes,3,opt,name=actor,proto3,oneof" json:"actor,omitempty"`

@@ -1369,7 +1369,9 @@ type GetAccountResponse struct {
 	Entitlements *Entitlements          `protobuf:"bytes,3,opt,name=entitlements,proto3" json:"entitlements,omitempty"`
 	Limits       *Limits                `protobuf:"bytes,4,opt,name=limits,proto3" json:"limits,omitempty"`
 	// API version indicator, `v1`.
-	ApiVersion    string `protobuf:"bytes,5,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	ApiVersion string `protobuf:"bytes,5,opt,name=api_version,json=apiVersion,proto3" json:"api_version,omitempty"`
+	// The company's Mail credits (GET /mail/v1/credits has the threshold and the ledger).
+	Credits       *AccountCredits `protobuf:"bytes,6,opt,name=credits,proto3" json:"credits,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1439,6 +1441,58 @@ func (x *GetAccountResponse) GetApiVersion() string {
 	return ""
 }
 
+func (x *GetAccountResponse) GetCredits() *AccountCredits {
+	if x != nil {
+		return x.Credits
+	}
+	return nil
+}
+
+type AccountCredits struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Credits left; each message uses one.
+	Balance       int64 `protobuf:"varint,1,opt,name=balance,proto3" json:"balance,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AccountCredits) Reset() {
+	*x = AccountCredits{}
+	mi := &file_mail_v1_mail_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AccountCredits) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AccountCredits) ProtoMessage() {}
+
+func (x *AccountCredits) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_mail_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AccountCredits.ProtoReflect.Descriptor instead.
+func (*AccountCredits) Descriptor() ([]byte, []int) {
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *AccountCredits) GetBalance() int64 {
+	if x != nil {
+		return x.Balance
+	}
+	return 0
+}
+
 // Proof of marketing consent.
 type Consent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1457,7 +1511,7 @@ type Consent struct {
 
 func (x *Consent) Reset() {
 	*x = Consent{}
-	mi := &file_mail_v1_mail_proto_msgTypes[15]
+	mi := &file_mail_v1_mail_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1469,7 +1523,7 @@ func (x *Consent) String() string {
 func (*Consent) ProtoMessage() {}
 
 func (x *Consent) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[15]
+	mi := &file_mail_v1_mail_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1482,7 +1536,7 @@ func (x *Consent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Consent.ProtoReflect.Descriptor instead.
 func (*Consent) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{15}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *Consent) GetSource() string {
@@ -1531,7 +1585,7 @@ type Contact struct {
 
 func (x *Contact) Reset() {
 	*x = Contact{}
-	mi := &file_mail_v1_mail_proto_msgTypes[16]
+	mi := &file_mail_v1_mail_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1543,7 +1597,7 @@ func (x *Contact) String() string {
 func (*Contact) ProtoMessage() {}
 
 func (x *Contact) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[16]
+	mi := &file_mail_v1_mail_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1556,7 +1610,7 @@ func (x *Contact) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Contact.ProtoReflect.Descriptor instead.
 func (*Contact) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{16}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *Contact) GetId() string {
@@ -1677,7 +1731,7 @@ type ListContactsRequest struct {
 
 func (x *ListContactsRequest) Reset() {
 	*x = ListContactsRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[17]
+	mi := &file_mail_v1_mail_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1689,7 +1743,7 @@ func (x *ListContactsRequest) String() string {
 func (*ListContactsRequest) ProtoMessage() {}
 
 func (x *ListContactsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[17]
+	mi := &file_mail_v1_mail_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1702,7 +1756,7 @@ func (x *ListContactsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContactsRequest.ProtoReflect.Descriptor instead.
 func (*ListContactsRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{17}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListContactsRequest) GetLimit() int32 {
@@ -1758,7 +1812,7 @@ type ListContactsResponse struct {
 
 func (x *ListContactsResponse) Reset() {
 	*x = ListContactsResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[18]
+	mi := &file_mail_v1_mail_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1770,7 +1824,7 @@ func (x *ListContactsResponse) String() string {
 func (*ListContactsResponse) ProtoMessage() {}
 
 func (x *ListContactsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[18]
+	mi := &file_mail_v1_mail_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1783,7 +1837,7 @@ func (x *ListContactsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListContactsResponse.ProtoReflect.Descriptor instead.
 func (*ListContactsResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{18}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListContactsResponse) GetItems() []*Contact {
@@ -1810,7 +1864,7 @@ type GetContactRequest struct {
 
 func (x *GetContactRequest) Reset() {
 	*x = GetContactRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[19]
+	mi := &file_mail_v1_mail_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1822,7 +1876,7 @@ func (x *GetContactRequest) String() string {
 func (*GetContactRequest) ProtoMessage() {}
 
 func (x *GetContactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[19]
+	mi := &file_mail_v1_mail_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1835,7 +1889,7 @@ func (x *GetContactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContactRequest.ProtoReflect.Descriptor instead.
 func (*GetContactRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{19}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *GetContactRequest) GetId() string {
@@ -1854,7 +1908,7 @@ type GetContactResponse struct {
 
 func (x *GetContactResponse) Reset() {
 	*x = GetContactResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[20]
+	mi := &file_mail_v1_mail_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1866,7 +1920,7 @@ func (x *GetContactResponse) String() string {
 func (*GetContactResponse) ProtoMessage() {}
 
 func (x *GetContactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[20]
+	mi := &file_mail_v1_mail_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1879,7 +1933,7 @@ func (x *GetContactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContactResponse.ProtoReflect.Descriptor instead.
 func (*GetContactResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{20}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetContactResponse) GetContact() *Contact {
@@ -1933,7 +1987,7 @@ type UpsertContactRequest struct {
 
 func (x *UpsertContactRequest) Reset() {
 	*x = UpsertContactRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[21]
+	mi := &file_mail_v1_mail_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1945,7 +1999,7 @@ func (x *UpsertContactRequest) String() string {
 func (*UpsertContactRequest) ProtoMessage() {}
 
 func (x *UpsertContactRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[21]
+	mi := &file_mail_v1_mail_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1958,7 +2012,7 @@ func (x *UpsertContactRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpsertContactRequest.ProtoReflect.Descriptor instead.
 func (*UpsertContactRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{21}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *UpsertContactRequest) GetEmail() string {
@@ -2065,7 +2119,7 @@ type UpsertContactResponse struct {
 
 func (x *UpsertContactResponse) Reset() {
 	*x = UpsertContactResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[22]
+	mi := &file_mail_v1_mail_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2077,7 +2131,7 @@ func (x *UpsertContactResponse) String() string {
 func (*UpsertContactResponse) ProtoMessage() {}
 
 func (x *UpsertContactResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[22]
+	mi := &file_mail_v1_mail_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2090,7 +2144,7 @@ func (x *UpsertContactResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpsertContactResponse.ProtoReflect.Descriptor instead.
 func (*UpsertContactResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{22}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *UpsertContactResponse) GetId() string {
@@ -2223,7 +2277,7 @@ type FormField struct {
 
 func (x *FormField) Reset() {
 	*x = FormField{}
-	mi := &file_mail_v1_mail_proto_msgTypes[23]
+	mi := &file_mail_v1_mail_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2235,7 +2289,7 @@ func (x *FormField) String() string {
 func (*FormField) ProtoMessage() {}
 
 func (x *FormField) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[23]
+	mi := &file_mail_v1_mail_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2248,7 +2302,7 @@ func (x *FormField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FormField.ProtoReflect.Descriptor instead.
 func (*FormField) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{23}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *FormField) GetName() string {
@@ -2303,7 +2357,7 @@ type Form struct {
 
 func (x *Form) Reset() {
 	*x = Form{}
-	mi := &file_mail_v1_mail_proto_msgTypes[24]
+	mi := &file_mail_v1_mail_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2315,7 +2369,7 @@ func (x *Form) String() string {
 func (*Form) ProtoMessage() {}
 
 func (x *Form) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[24]
+	mi := &file_mail_v1_mail_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2328,7 +2382,7 @@ func (x *Form) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Form.ProtoReflect.Descriptor instead.
 func (*Form) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{24}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *Form) GetPublicId() string {
@@ -2388,7 +2442,7 @@ type ListFormsRequest struct {
 
 func (x *ListFormsRequest) Reset() {
 	*x = ListFormsRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[25]
+	mi := &file_mail_v1_mail_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2400,7 +2454,7 @@ func (x *ListFormsRequest) String() string {
 func (*ListFormsRequest) ProtoMessage() {}
 
 func (x *ListFormsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[25]
+	mi := &file_mail_v1_mail_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2413,7 +2467,7 @@ func (x *ListFormsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFormsRequest.ProtoReflect.Descriptor instead.
 func (*ListFormsRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{25}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{26}
 }
 
 type ListFormsResponse struct {
@@ -2425,7 +2479,7 @@ type ListFormsResponse struct {
 
 func (x *ListFormsResponse) Reset() {
 	*x = ListFormsResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[26]
+	mi := &file_mail_v1_mail_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2437,7 +2491,7 @@ func (x *ListFormsResponse) String() string {
 func (*ListFormsResponse) ProtoMessage() {}
 
 func (x *ListFormsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[26]
+	mi := &file_mail_v1_mail_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2450,7 +2504,7 @@ func (x *ListFormsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListFormsResponse.ProtoReflect.Descriptor instead.
 func (*ListFormsResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{26}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListFormsResponse) GetItems() []*Form {
@@ -2505,7 +2559,7 @@ type RecordConversionRequest struct {
 
 func (x *RecordConversionRequest) Reset() {
 	*x = RecordConversionRequest{}
-	mi := &file_mail_v1_mail_proto_msgTypes[27]
+	mi := &file_mail_v1_mail_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2517,7 +2571,7 @@ func (x *RecordConversionRequest) String() string {
 func (*RecordConversionRequest) ProtoMessage() {}
 
 func (x *RecordConversionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[27]
+	mi := &file_mail_v1_mail_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2530,7 +2584,7 @@ func (x *RecordConversionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordConversionRequest.ProtoReflect.Descriptor instead.
 func (*RecordConversionRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{27}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RecordConversionRequest) GetEventId() string {
@@ -2650,7 +2704,7 @@ type Conversion struct {
 
 func (x *Conversion) Reset() {
 	*x = Conversion{}
-	mi := &file_mail_v1_mail_proto_msgTypes[28]
+	mi := &file_mail_v1_mail_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2662,7 +2716,7 @@ func (x *Conversion) String() string {
 func (*Conversion) ProtoMessage() {}
 
 func (x *Conversion) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[28]
+	mi := &file_mail_v1_mail_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2675,7 +2729,7 @@ func (x *Conversion) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Conversion.ProtoReflect.Descriptor instead.
 func (*Conversion) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{28}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *Conversion) GetId() string {
@@ -2814,7 +2868,7 @@ type RecordConversionResponse struct {
 
 func (x *RecordConversionResponse) Reset() {
 	*x = RecordConversionResponse{}
-	mi := &file_mail_v1_mail_proto_msgTypes[29]
+	mi := &file_mail_v1_mail_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2826,7 +2880,7 @@ func (x *RecordConversionResponse) String() string {
 func (*RecordConversionResponse) ProtoMessage() {}
 
 func (x *RecordConversionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_mail_proto_msgTypes[29]
+	mi := &file_mail_v1_mail_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2839,7 +2893,7 @@ func (x *RecordConversionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RecordConversionResponse.ProtoReflect.Descriptor instead.
 func (*RecordConversionResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_mail_proto_rawDescGZIP(), []int{29}
+	return file_mail_v1_mail_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RecordConversionResponse) GetConversion() *Conversion {
@@ -2968,14 +3022,17 @@ const file_mail_v1_mail_proto_rawDesc = "" +
 	"\x06Limits\x12.\n" +
 	"\x13requests_per_minute\x18\x01 \x01(\rR\x11requestsPerMinute\x128\n" +
 	"\x18idempotency_window_hours\x18\x02 \x01(\rR\x16idempotencyWindowHours\x127\n" +
-	"\x18key_rotation_grace_hours\x18\x03 \x01(\rR\x15keyRotationGraceHours\"\xfb\x01\n" +
+	"\x18key_rotation_grace_hours\x18\x03 \x01(\rR\x15keyRotationGraceHours\"\xae\x02\n" +
 	"\x12GetAccountResponse\x129\n" +
 	"\forganization\x18\x01 \x01(\v2\x15.mail.v1.OrganizationR\forganization\x12%\n" +
 	"\x03key\x18\x02 \x01(\v2\x13.mail.v1.ApiKeyInfoR\x03key\x129\n" +
 	"\fentitlements\x18\x03 \x01(\v2\x15.mail.v1.EntitlementsR\fentitlements\x12'\n" +
 	"\x06limits\x18\x04 \x01(\v2\x0f.mail.v1.LimitsR\x06limits\x12\x1f\n" +
 	"\vapi_version\x18\x05 \x01(\tR\n" +
-	"apiVersion\"\x92\x01\n" +
+	"apiVersion\x121\n" +
+	"\acredits\x18\x06 \x01(\v2\x17.mail.v1.AccountCreditsR\acredits\"*\n" +
+	"\x0eAccountCredits\x12\x18\n" +
+	"\abalance\x18\x01 \x01(\x03R\abalance\"\x92\x01\n" +
 	"\aConsent\x12 \n" +
 	"\x06source\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01R\x06source\x12*\n" +
 	"\x02at\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12+\n" +
@@ -3242,7 +3299,7 @@ func file_mail_v1_mail_proto_rawDescGZIP() []byte {
 }
 
 var file_mail_v1_mail_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
-var file_mail_v1_mail_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
+var file_mail_v1_mail_proto_msgTypes = make([]protoimpl.MessageInfo, 33)
 var file_mail_v1_mail_proto_goTypes = []any{
 	(MessageStatus)(0),               // 0: mail.v1.MessageStatus
 	(ContactStatus)(0),               // 1: mail.v1.ContactStatus
@@ -3264,109 +3321,111 @@ var file_mail_v1_mail_proto_goTypes = []any{
 	(*Entitlements)(nil),             // 17: mail.v1.Entitlements
 	(*Limits)(nil),                   // 18: mail.v1.Limits
 	(*GetAccountResponse)(nil),       // 19: mail.v1.GetAccountResponse
-	(*Consent)(nil),                  // 20: mail.v1.Consent
-	(*Contact)(nil),                  // 21: mail.v1.Contact
-	(*ListContactsRequest)(nil),      // 22: mail.v1.ListContactsRequest
-	(*ListContactsResponse)(nil),     // 23: mail.v1.ListContactsResponse
-	(*GetContactRequest)(nil),        // 24: mail.v1.GetContactRequest
-	(*GetContactResponse)(nil),       // 25: mail.v1.GetContactResponse
-	(*UpsertContactRequest)(nil),     // 26: mail.v1.UpsertContactRequest
-	(*UpsertContactResponse)(nil),    // 27: mail.v1.UpsertContactResponse
-	(*FormField)(nil),                // 28: mail.v1.FormField
-	(*Form)(nil),                     // 29: mail.v1.Form
-	(*ListFormsRequest)(nil),         // 30: mail.v1.ListFormsRequest
-	(*ListFormsResponse)(nil),        // 31: mail.v1.ListFormsResponse
-	(*RecordConversionRequest)(nil),  // 32: mail.v1.RecordConversionRequest
-	(*Conversion)(nil),               // 33: mail.v1.Conversion
-	(*RecordConversionResponse)(nil), // 34: mail.v1.RecordConversionResponse
-	nil,                              // 35: mail.v1.SendMessageRequest.TagsEntry
-	nil,                              // 36: mail.v1.Message.TagsEntry
-	(*structpb.Value)(nil),           // 37: google.protobuf.Value
-	(*structpb.Struct)(nil),          // 38: google.protobuf.Struct
-	(*timestamppb.Timestamp)(nil),    // 39: google.protobuf.Timestamp
-	(*structpb.ListValue)(nil),       // 40: google.protobuf.ListValue
+	(*AccountCredits)(nil),           // 20: mail.v1.AccountCredits
+	(*Consent)(nil),                  // 21: mail.v1.Consent
+	(*Contact)(nil),                  // 22: mail.v1.Contact
+	(*ListContactsRequest)(nil),      // 23: mail.v1.ListContactsRequest
+	(*ListContactsResponse)(nil),     // 24: mail.v1.ListContactsResponse
+	(*GetContactRequest)(nil),        // 25: mail.v1.GetContactRequest
+	(*GetContactResponse)(nil),       // 26: mail.v1.GetContactResponse
+	(*UpsertContactRequest)(nil),     // 27: mail.v1.UpsertContactRequest
+	(*UpsertContactResponse)(nil),    // 28: mail.v1.UpsertContactResponse
+	(*FormField)(nil),                // 29: mail.v1.FormField
+	(*Form)(nil),                     // 30: mail.v1.Form
+	(*ListFormsRequest)(nil),         // 31: mail.v1.ListFormsRequest
+	(*ListFormsResponse)(nil),        // 32: mail.v1.ListFormsResponse
+	(*RecordConversionRequest)(nil),  // 33: mail.v1.RecordConversionRequest
+	(*Conversion)(nil),               // 34: mail.v1.Conversion
+	(*RecordConversionResponse)(nil), // 35: mail.v1.RecordConversionResponse
+	nil,                              // 36: mail.v1.SendMessageRequest.TagsEntry
+	nil,                              // 37: mail.v1.Message.TagsEntry
+	(*structpb.Value)(nil),           // 38: google.protobuf.Value
+	(*structpb.Struct)(nil),          // 39: google.protobuf.Struct
+	(*timestamppb.Timestamp)(nil),    // 40: google.protobuf.Timestamp
+	(*structpb.ListValue)(nil),       // 41: google.protobuf.ListValue
 }
 var file_mail_v1_mail_proto_depIdxs = []int32{
-	37, // 0: mail.v1.SendMessageRequest.to:type_name -> google.protobuf.Value
-	38, // 1: mail.v1.SendMessageRequest.variables:type_name -> google.protobuf.Struct
-	35, // 2: mail.v1.SendMessageRequest.tags:type_name -> mail.v1.SendMessageRequest.TagsEntry
+	38, // 0: mail.v1.SendMessageRequest.to:type_name -> google.protobuf.Value
+	39, // 1: mail.v1.SendMessageRequest.variables:type_name -> google.protobuf.Struct
+	36, // 2: mail.v1.SendMessageRequest.tags:type_name -> mail.v1.SendMessageRequest.TagsEntry
 	6,  // 3: mail.v1.SendMessageRequest.attachments:type_name -> mail.v1.Attachment
 	0,  // 4: mail.v1.SendMessageResponse.status:type_name -> mail.v1.MessageStatus
-	39, // 5: mail.v1.MessageEvent.at:type_name -> google.protobuf.Timestamp
+	40, // 5: mail.v1.MessageEvent.at:type_name -> google.protobuf.Timestamp
 	0,  // 6: mail.v1.Message.status:type_name -> mail.v1.MessageStatus
-	39, // 7: mail.v1.Message.created_at:type_name -> google.protobuf.Timestamp
-	39, // 8: mail.v1.Message.sent_at:type_name -> google.protobuf.Timestamp
-	39, // 9: mail.v1.Message.last_event_at:type_name -> google.protobuf.Timestamp
+	40, // 7: mail.v1.Message.created_at:type_name -> google.protobuf.Timestamp
+	40, // 8: mail.v1.Message.sent_at:type_name -> google.protobuf.Timestamp
+	40, // 9: mail.v1.Message.last_event_at:type_name -> google.protobuf.Timestamp
 	8,  // 10: mail.v1.Message.events:type_name -> mail.v1.MessageEvent
-	36, // 11: mail.v1.Message.tags:type_name -> mail.v1.Message.TagsEntry
+	37, // 11: mail.v1.Message.tags:type_name -> mail.v1.Message.TagsEntry
 	9,  // 12: mail.v1.GetMessageResponse.message:type_name -> mail.v1.Message
 	0,  // 13: mail.v1.ListMessagesRequest.status:type_name -> mail.v1.MessageStatus
-	39, // 14: mail.v1.ListMessagesRequest.since:type_name -> google.protobuf.Timestamp
+	40, // 14: mail.v1.ListMessagesRequest.since:type_name -> google.protobuf.Timestamp
 	9,  // 15: mail.v1.ListMessagesResponse.items:type_name -> mail.v1.Message
-	39, // 16: mail.v1.ApiKeyInfo.expires_at:type_name -> google.protobuf.Timestamp
+	40, // 16: mail.v1.ApiKeyInfo.expires_at:type_name -> google.protobuf.Timestamp
 	15, // 17: mail.v1.GetAccountResponse.organization:type_name -> mail.v1.Organization
 	16, // 18: mail.v1.GetAccountResponse.key:type_name -> mail.v1.ApiKeyInfo
 	17, // 19: mail.v1.GetAccountResponse.entitlements:type_name -> mail.v1.Entitlements
 	18, // 20: mail.v1.GetAccountResponse.limits:type_name -> mail.v1.Limits
-	39, // 21: mail.v1.Consent.at:type_name -> google.protobuf.Timestamp
-	38, // 22: mail.v1.Contact.attributes:type_name -> google.protobuf.Struct
-	1,  // 23: mail.v1.Contact.status:type_name -> mail.v1.ContactStatus
-	20, // 24: mail.v1.Contact.consent:type_name -> mail.v1.Consent
-	39, // 25: mail.v1.Contact.created_at:type_name -> google.protobuf.Timestamp
-	39, // 26: mail.v1.Contact.updated_at:type_name -> google.protobuf.Timestamp
-	1,  // 27: mail.v1.ListContactsRequest.status:type_name -> mail.v1.ContactStatus
-	21, // 28: mail.v1.ListContactsResponse.items:type_name -> mail.v1.Contact
-	21, // 29: mail.v1.GetContactResponse.contact:type_name -> mail.v1.Contact
-	38, // 30: mail.v1.UpsertContactRequest.attributes:type_name -> google.protobuf.Struct
-	40, // 31: mail.v1.UpsertContactRequest.tags:type_name -> google.protobuf.ListValue
-	40, // 32: mail.v1.UpsertContactRequest.list_ids:type_name -> google.protobuf.ListValue
-	1,  // 33: mail.v1.UpsertContactRequest.status:type_name -> mail.v1.ContactStatus
-	20, // 34: mail.v1.UpsertContactRequest.consent:type_name -> mail.v1.Consent
-	38, // 35: mail.v1.UpsertContactResponse.attributes:type_name -> google.protobuf.Struct
-	1,  // 36: mail.v1.UpsertContactResponse.status:type_name -> mail.v1.ContactStatus
-	20, // 37: mail.v1.UpsertContactResponse.consent:type_name -> mail.v1.Consent
-	39, // 38: mail.v1.UpsertContactResponse.created_at:type_name -> google.protobuf.Timestamp
-	39, // 39: mail.v1.UpsertContactResponse.updated_at:type_name -> google.protobuf.Timestamp
-	28, // 40: mail.v1.Form.fields:type_name -> mail.v1.FormField
-	29, // 41: mail.v1.ListFormsResponse.items:type_name -> mail.v1.Form
-	2,  // 42: mail.v1.RecordConversionRequest.event_type:type_name -> mail.v1.ConversionEventType
-	37, // 43: mail.v1.RecordConversionRequest.revenue:type_name -> google.protobuf.Value
-	3,  // 44: mail.v1.RecordConversionRequest.status:type_name -> mail.v1.ConversionStatus
-	37, // 45: mail.v1.RecordConversionRequest.refunded_amount:type_name -> google.protobuf.Value
-	39, // 46: mail.v1.RecordConversionRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	38, // 47: mail.v1.RecordConversionRequest.metadata:type_name -> google.protobuf.Struct
-	2,  // 48: mail.v1.Conversion.event_type:type_name -> mail.v1.ConversionEventType
-	3,  // 49: mail.v1.Conversion.status:type_name -> mail.v1.ConversionStatus
-	39, // 50: mail.v1.Conversion.occurred_at:type_name -> google.protobuf.Timestamp
-	38, // 51: mail.v1.Conversion.metadata:type_name -> google.protobuf.Struct
-	39, // 52: mail.v1.Conversion.clicked_at:type_name -> google.protobuf.Timestamp
-	39, // 53: mail.v1.Conversion.created_at:type_name -> google.protobuf.Timestamp
-	39, // 54: mail.v1.Conversion.updated_at:type_name -> google.protobuf.Timestamp
-	33, // 55: mail.v1.RecordConversionResponse.conversion:type_name -> mail.v1.Conversion
-	4,  // 56: mail.v1.RecordConversionResponse.outcome:type_name -> mail.v1.ConversionOutcome
-	5,  // 57: mail.v1.MailService.SendMessage:input_type -> mail.v1.SendMessageRequest
-	10, // 58: mail.v1.MailService.GetMessage:input_type -> mail.v1.GetMessageRequest
-	12, // 59: mail.v1.MailService.ListMessages:input_type -> mail.v1.ListMessagesRequest
-	14, // 60: mail.v1.MailService.GetAccount:input_type -> mail.v1.GetAccountRequest
-	22, // 61: mail.v1.MailService.ListContacts:input_type -> mail.v1.ListContactsRequest
-	24, // 62: mail.v1.MailService.GetContact:input_type -> mail.v1.GetContactRequest
-	26, // 63: mail.v1.MailService.UpsertContact:input_type -> mail.v1.UpsertContactRequest
-	30, // 64: mail.v1.MailService.ListForms:input_type -> mail.v1.ListFormsRequest
-	32, // 65: mail.v1.MailService.RecordConversion:input_type -> mail.v1.RecordConversionRequest
-	7,  // 66: mail.v1.MailService.SendMessage:output_type -> mail.v1.SendMessageResponse
-	11, // 67: mail.v1.MailService.GetMessage:output_type -> mail.v1.GetMessageResponse
-	13, // 68: mail.v1.MailService.ListMessages:output_type -> mail.v1.ListMessagesResponse
-	19, // 69: mail.v1.MailService.GetAccount:output_type -> mail.v1.GetAccountResponse
-	23, // 70: mail.v1.MailService.ListContacts:output_type -> mail.v1.ListContactsResponse
-	25, // 71: mail.v1.MailService.GetContact:output_type -> mail.v1.GetContactResponse
-	27, // 72: mail.v1.MailService.UpsertContact:output_type -> mail.v1.UpsertContactResponse
-	31, // 73: mail.v1.MailService.ListForms:output_type -> mail.v1.ListFormsResponse
-	34, // 74: mail.v1.MailService.RecordConversion:output_type -> mail.v1.RecordConversionResponse
-	66, // [66:75] is the sub-list for method output_type
-	57, // [57:66] is the sub-list for method input_type
-	57, // [57:57] is the sub-list for extension type_name
-	57, // [57:57] is the sub-list for extension extendee
-	0,  // [0:57] is the sub-list for field type_name
+	20, // 21: mail.v1.GetAccountResponse.credits:type_name -> mail.v1.AccountCredits
+	40, // 22: mail.v1.Consent.at:type_name -> google.protobuf.Timestamp
+	39, // 23: mail.v1.Contact.attributes:type_name -> google.protobuf.Struct
+	1,  // 24: mail.v1.Contact.status:type_name -> mail.v1.ContactStatus
+	21, // 25: mail.v1.Contact.consent:type_name -> mail.v1.Consent
+	40, // 26: mail.v1.Contact.created_at:type_name -> google.protobuf.Timestamp
+	40, // 27: mail.v1.Contact.updated_at:type_name -> google.protobuf.Timestamp
+	1,  // 28: mail.v1.ListContactsRequest.status:type_name -> mail.v1.ContactStatus
+	22, // 29: mail.v1.ListContactsResponse.items:type_name -> mail.v1.Contact
+	22, // 30: mail.v1.GetContactResponse.contact:type_name -> mail.v1.Contact
+	39, // 31: mail.v1.UpsertContactRequest.attributes:type_name -> google.protobuf.Struct
+	41, // 32: mail.v1.UpsertContactRequest.tags:type_name -> google.protobuf.ListValue
+	41, // 33: mail.v1.UpsertContactRequest.list_ids:type_name -> google.protobuf.ListValue
+	1,  // 34: mail.v1.UpsertContactRequest.status:type_name -> mail.v1.ContactStatus
+	21, // 35: mail.v1.UpsertContactRequest.consent:type_name -> mail.v1.Consent
+	39, // 36: mail.v1.UpsertContactResponse.attributes:type_name -> google.protobuf.Struct
+	1,  // 37: mail.v1.UpsertContactResponse.status:type_name -> mail.v1.ContactStatus
+	21, // 38: mail.v1.UpsertContactResponse.consent:type_name -> mail.v1.Consent
+	40, // 39: mail.v1.UpsertContactResponse.created_at:type_name -> google.protobuf.Timestamp
+	40, // 40: mail.v1.UpsertContactResponse.updated_at:type_name -> google.protobuf.Timestamp
+	29, // 41: mail.v1.Form.fields:type_name -> mail.v1.FormField
+	30, // 42: mail.v1.ListFormsResponse.items:type_name -> mail.v1.Form
+	2,  // 43: mail.v1.RecordConversionRequest.event_type:type_name -> mail.v1.ConversionEventType
+	38, // 44: mail.v1.RecordConversionRequest.revenue:type_name -> google.protobuf.Value
+	3,  // 45: mail.v1.RecordConversionRequest.status:type_name -> mail.v1.ConversionStatus
+	38, // 46: mail.v1.RecordConversionRequest.refunded_amount:type_name -> google.protobuf.Value
+	40, // 47: mail.v1.RecordConversionRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	39, // 48: mail.v1.RecordConversionRequest.metadata:type_name -> google.protobuf.Struct
+	2,  // 49: mail.v1.Conversion.event_type:type_name -> mail.v1.ConversionEventType
+	3,  // 50: mail.v1.Conversion.status:type_name -> mail.v1.ConversionStatus
+	40, // 51: mail.v1.Conversion.occurred_at:type_name -> google.protobuf.Timestamp
+	39, // 52: mail.v1.Conversion.metadata:type_name -> google.protobuf.Struct
+	40, // 53: mail.v1.Conversion.clicked_at:type_name -> google.protobuf.Timestamp
+	40, // 54: mail.v1.Conversion.created_at:type_name -> google.protobuf.Timestamp
+	40, // 55: mail.v1.Conversion.updated_at:type_name -> google.protobuf.Timestamp
+	34, // 56: mail.v1.RecordConversionResponse.conversion:type_name -> mail.v1.Conversion
+	4,  // 57: mail.v1.RecordConversionResponse.outcome:type_name -> mail.v1.ConversionOutcome
+	5,  // 58: mail.v1.MailService.SendMessage:input_type -> mail.v1.SendMessageRequest
+	10, // 59: mail.v1.MailService.GetMessage:input_type -> mail.v1.GetMessageRequest
+	12, // 60: mail.v1.MailService.ListMessages:input_type -> mail.v1.ListMessagesRequest
+	14, // 61: mail.v1.MailService.GetAccount:input_type -> mail.v1.GetAccountRequest
+	23, // 62: mail.v1.MailService.ListContacts:input_type -> mail.v1.ListContactsRequest
+	25, // 63: mail.v1.MailService.GetContact:input_type -> mail.v1.GetContactRequest
+	27, // 64: mail.v1.MailService.UpsertContact:input_type -> mail.v1.UpsertContactRequest
+	31, // 65: mail.v1.MailService.ListForms:input_type -> mail.v1.ListFormsRequest
+	33, // 66: mail.v1.MailService.RecordConversion:input_type -> mail.v1.RecordConversionRequest
+	7,  // 67: mail.v1.MailService.SendMessage:output_type -> mail.v1.SendMessageResponse
+	11, // 68: mail.v1.MailService.GetMessage:output_type -> mail.v1.GetMessageResponse
+	13, // 69: mail.v1.MailService.ListMessages:output_type -> mail.v1.ListMessagesResponse
+	19, // 70: mail.v1.MailService.GetAccount:output_type -> mail.v1.GetAccountResponse
+	24, // 71: mail.v1.MailService.ListContacts:output_type -> mail.v1.ListContactsResponse
+	26, // 72: mail.v1.MailService.GetContact:output_type -> mail.v1.GetContactResponse
+	28, // 73: mail.v1.MailService.UpsertContact:output_type -> mail.v1.UpsertContactResponse
+	32, // 74: mail.v1.MailService.ListForms:output_type -> mail.v1.ListFormsResponse
+	35, // 75: mail.v1.MailService.RecordConversion:output_type -> mail.v1.RecordConversionResponse
+	67, // [67:76] is the sub-list for method output_type
+	58, // [58:67] is the sub-list for method input_type
+	58, // [58:58] is the sub-list for extension type_name
+	58, // [58:58] is the sub-list for extension extendee
+	0,  // [0:58] is the sub-list for field type_name
 }
 
 func init() { file_mail_v1_mail_proto_init() }
@@ -3380,21 +3439,21 @@ func file_mail_v1_mail_proto_init() {
 	file_mail_v1_mail_proto_msgTypes[4].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[7].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[8].OneofWrappers = []any{}
-	file_mail_v1_mail_proto_msgTypes[15].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[16].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[17].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[18].OneofWrappers = []any{}
-	file_mail_v1_mail_proto_msgTypes[21].OneofWrappers = []any{}
+	file_mail_v1_mail_proto_msgTypes[19].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[22].OneofWrappers = []any{}
-	file_mail_v1_mail_proto_msgTypes[27].OneofWrappers = []any{}
+	file_mail_v1_mail_proto_msgTypes[23].OneofWrappers = []any{}
 	file_mail_v1_mail_proto_msgTypes[28].OneofWrappers = []any{}
+	file_mail_v1_mail_proto_msgTypes[29].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_mail_proto_rawDesc), len(file_mail_v1_mail_proto_rawDesc)),
 			NumEnums:      5,
-			NumMessages:   32,
+			NumMessages:   33,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -173,7 +173,11 @@ func (x *Member) GetLastSignInAt() *timestamppb.Timestamp {
 }
 
 type ListMembersRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Page size, 1 to 100, default 25.
+	Limit *int32 `protobuf:"varint,1,opt,name=limit,proto3,oneof" json:"limit,omitempty"`
+	// The `nextCursor` of the previous page, unchanged.
+	Cursor        *string `protobuf:"bytes,2,opt,name=cursor,proto3,oneof" json:"cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -208,9 +212,25 @@ func (*ListMembersRequest) Descriptor() ([]byte, []int) {
 	return file_mail_v1_members_proto_rawDescGZIP(), []int{1}
 }
 
+func (x *ListMembersRequest) GetLimit() int32 {
+	if x != nil && x.Limit != nil {
+		return *x.Limit
+	}
+	return 0
+}
+
+func (x *ListMembersRequest) GetCursor() string {
+	if x != nil && x.Cursor != nil {
+		return *x.Cursor
+	}
+	return ""
+}
+
 type ListMembersResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Items         []*Member              `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Items []*Member              `protobuf:"bytes,1,rep,name=items,proto3" json:"items,omitempty"`
+	// Opaque; null means no more pages.
+	NextCursor    *string `protobuf:"bytes,2,opt,name=next_cursor,json=nextCursor,proto3,oneof" json:"next_cursor,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -250,6 +270,13 @@ func (x *ListMembersResponse) GetItems() []*Member {
 		return x.Items
 	}
 	return nil
+}
+
+func (x *ListMembersResponse) GetNextCursor() string {
+	if x != nil && x.NextCursor != nil {
+		return *x.NextCursor
+	}
+	return ""
 }
 
 type InviteMemberRequest struct {
@@ -687,10 +714,17 @@ const file_mail_v1_members_proto_rawDesc = "" +
 	"\bdisabled\x18\x05 \x01(\bR\bdisabled\x129\n" +
 	"\n" +
 	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12A\n" +
-	"\x0flast_sign_in_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\flastSignInAt\"\x14\n" +
-	"\x12ListMembersRequest\"<\n" +
+	"\x0flast_sign_in_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\flastSignInAt\"v\n" +
+	"\x12ListMembersRequest\x12$\n" +
+	"\x05limit\x18\x01 \x01(\x05B\t\xbaH\x06\x1a\x04\x18d(\x01H\x00R\x05limit\x88\x01\x01\x12%\n" +
+	"\x06cursor\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\x80\x04H\x01R\x06cursor\x88\x01\x01B\b\n" +
+	"\x06_limitB\t\n" +
+	"\a_cursor\"r\n" +
 	"\x13ListMembersResponse\x12%\n" +
-	"\x05items\x18\x01 \x03(\v2\x0f.mail.v1.MemberR\x05items\"\xa4\x01\n" +
+	"\x05items\x18\x01 \x03(\v2\x0f.mail.v1.MemberR\x05items\x12$\n" +
+	"\vnext_cursor\x18\x02 \x01(\tH\x00R\n" +
+	"nextCursor\x88\x01\x01B\x0e\n" +
+	"\f_next_cursor\"\xa4\x01\n" +
 	"\x13InviteMemberRequest\x12!\n" +
 	"\x05email\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xfe\x01R\x05email\x120\n" +
 	"\fdisplay_name\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01H\x00R\vdisplayName\x88\x01\x01\x12'\n" +
@@ -800,6 +834,8 @@ func file_mail_v1_members_proto_init() {
 		return
 	}
 	file_mail_v1_options_proto_init()
+	file_mail_v1_members_proto_msgTypes[1].OneofWrappers = []any{}
+	file_mail_v1_members_proto_msgTypes[2].OneofWrappers = []any{}
 	file_mail_v1_members_proto_msgTypes[3].OneofWrappers = []any{}
 	file_mail_v1_members_proto_msgTypes[5].OneofWrappers = []any{}
 	type x struct{}

@@ -196,6 +196,63 @@ func (WebhookDeliveryState) EnumDescriptor() ([]byte, []int) {
 	return file_mail_v1_webhooks_proto_rawDescGZIP(), []int{1}
 }
 
+// Why a stream ends.
+type StreamEndReason int32
+
+const (
+	StreamEndReason_STREAM_END_REASON_UNSPECIFIED StreamEndReason = 0
+	// It reached its `expires_at`: open a new one.
+	StreamEndReason_STREAM_END_REASON_MAX_DURATION StreamEndReason = 1
+	// The service is shutting down: open a new one shortly.
+	StreamEndReason_STREAM_END_REASON_SHUTDOWN StreamEndReason = 2
+	// Events may have been missed (the service lost its feed of events, or
+	// the client fell too far behind): open a new one.
+	StreamEndReason_STREAM_END_REASON_INTERRUPTED StreamEndReason = 3
+)
+
+// Enum value maps for StreamEndReason.
+var (
+	StreamEndReason_name = map[int32]string{
+		0: "STREAM_END_REASON_UNSPECIFIED",
+		1: "STREAM_END_REASON_MAX_DURATION",
+		2: "STREAM_END_REASON_SHUTDOWN",
+		3: "STREAM_END_REASON_INTERRUPTED",
+	}
+	StreamEndReason_value = map[string]int32{
+		"STREAM_END_REASON_UNSPECIFIED":  0,
+		"STREAM_END_REASON_MAX_DURATION": 1,
+		"STREAM_END_REASON_SHUTDOWN":     2,
+		"STREAM_END_REASON_INTERRUPTED":  3,
+	}
+)
+
+func (x StreamEndReason) Enum() *StreamEndReason {
+	p := new(StreamEndReason)
+	*p = x
+	return p
+}
+
+func (x StreamEndReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (StreamEndReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_mail_v1_webhooks_proto_enumTypes[2].Descriptor()
+}
+
+func (StreamEndReason) Type() protoreflect.EnumType {
+	return &file_mail_v1_webhooks_proto_enumTypes[2]
+}
+
+func (x StreamEndReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use StreamEndReason.Descriptor instead.
+func (StreamEndReason) EnumDescriptor() ([]byte, []int) {
+	return file_mail_v1_webhooks_proto_rawDescGZIP(), []int{2}
+}
+
 type WebhookEndpoint struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
@@ -1854,6 +1911,524 @@ func (x *SendTestWebhookEventResponse) GetBody() string {
 	return ""
 }
 
+type StreamEventsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Only events of these kinds (WebhookEvent names); empty: every kind. A
+	// name given twice counts once.
+	Events        []string `protobuf:"bytes,1,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamEventsRequest) Reset() {
+	*x = StreamEventsRequest{}
+	mi := &file_mail_v1_webhooks_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamEventsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamEventsRequest) ProtoMessage() {}
+
+func (x *StreamEventsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_webhooks_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamEventsRequest.ProtoReflect.Descriptor instead.
+func (*StreamEventsRequest) Descriptor() ([]byte, []int) {
+	return file_mail_v1_webhooks_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *StreamEventsRequest) GetEvents() []string {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+// One message of the stream: exactly one of its fields is set.
+type StreamEventsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*StreamEventsResponse_Ready
+	//	*StreamEventsResponse_Event
+	//	*StreamEventsResponse_KeepAlive
+	//	*StreamEventsResponse_End
+	Kind          isStreamEventsResponse_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamEventsResponse) Reset() {
+	*x = StreamEventsResponse{}
+	mi := &file_mail_v1_webhooks_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamEventsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamEventsResponse) ProtoMessage() {}
+
+func (x *StreamEventsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_webhooks_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamEventsResponse.ProtoReflect.Descriptor instead.
+func (*StreamEventsResponse) Descriptor() ([]byte, []int) {
+	return file_mail_v1_webhooks_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *StreamEventsResponse) GetKind() isStreamEventsResponse_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *StreamEventsResponse) GetReady() *StreamReady {
+	if x != nil {
+		if x, ok := x.Kind.(*StreamEventsResponse_Ready); ok {
+			return x.Ready
+		}
+	}
+	return nil
+}
+
+func (x *StreamEventsResponse) GetEvent() *LiveEvent {
+	if x != nil {
+		if x, ok := x.Kind.(*StreamEventsResponse_Event); ok {
+			return x.Event
+		}
+	}
+	return nil
+}
+
+func (x *StreamEventsResponse) GetKeepAlive() *StreamKeepAlive {
+	if x != nil {
+		if x, ok := x.Kind.(*StreamEventsResponse_KeepAlive); ok {
+			return x.KeepAlive
+		}
+	}
+	return nil
+}
+
+func (x *StreamEventsResponse) GetEnd() *StreamEnd {
+	if x != nil {
+		if x, ok := x.Kind.(*StreamEventsResponse_End); ok {
+			return x.End
+		}
+	}
+	return nil
+}
+
+type isStreamEventsResponse_Kind interface {
+	isStreamEventsResponse_Kind()
+}
+
+type StreamEventsResponse_Ready struct {
+	// First, once: the stream is open and holds one of the company's places.
+	Ready *StreamReady `protobuf:"bytes,1,opt,name=ready,proto3,oneof"`
+}
+
+type StreamEventsResponse_Event struct {
+	// An event of the company.
+	Event *LiveEvent `protobuf:"bytes,2,opt,name=event,proto3,oneof"`
+}
+
+type StreamEventsResponse_KeepAlive struct {
+	// Nothing happened for `keep_alive_seconds`: the stream is alive.
+	KeepAlive *StreamKeepAlive `protobuf:"bytes,3,opt,name=keep_alive,json=keepAlive,proto3,oneof"`
+}
+
+type StreamEventsResponse_End struct {
+	// Last, once: why the stream ends.
+	End *StreamEnd `protobuf:"bytes,4,opt,name=end,proto3,oneof"`
+}
+
+func (*StreamEventsResponse_Ready) isStreamEventsResponse_Kind() {}
+
+func (*StreamEventsResponse_Event) isStreamEventsResponse_Kind() {}
+
+func (*StreamEventsResponse_KeepAlive) isStreamEventsResponse_Kind() {}
+
+func (*StreamEventsResponse_End) isStreamEventsResponse_Kind() {}
+
+type StreamReady struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// When the service ends the stream (`end` with reason `max_duration`).
+	ExpiresAt *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=expires_at,json=expiresAt,proto3" json:"expires_at,omitempty"`
+	// The longest wait between two messages: a client that hears nothing for
+	// a few times this may take the stream for dead.
+	KeepAliveSeconds int32 `protobuf:"varint,2,opt,name=keep_alive_seconds,json=keepAliveSeconds,proto3" json:"keep_alive_seconds,omitempty"`
+	// The kinds this stream carries, as asked for (every kind when none was).
+	Events        []string `protobuf:"bytes,3,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamReady) Reset() {
+	*x = StreamReady{}
+	mi := &file_mail_v1_webhooks_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamReady) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamReady) ProtoMessage() {}
+
+func (x *StreamReady) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_webhooks_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamReady.ProtoReflect.Descriptor instead.
+func (*StreamReady) Descriptor() ([]byte, []int) {
+	return file_mail_v1_webhooks_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *StreamReady) GetExpiresAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpiresAt
+	}
+	return nil
+}
+
+func (x *StreamReady) GetKeepAliveSeconds() int32 {
+	if x != nil {
+		return x.KeepAliveSeconds
+	}
+	return 0
+}
+
+func (x *StreamReady) GetEvents() []string {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+// An event as a delivery carries it.
+type LiveEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The event's id (UUID), the body's `id`: the same event sent again (a
+	// client that reconnects) has the same id. Each endpoint's delivery of
+	// the event has an id of its own.
+	Id string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// Event name, for example `delivered`.
+	Event string `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
+	// When the event happened (the body's `occurredAt`).
+	OccurredAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	// The JSON body, `{ id, event, occurredAt, data }`: the exact bytes to
+	// sign and post.
+	Body          string `protobuf:"bytes,4,opt,name=body,proto3" json:"body,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiveEvent) Reset() {
+	*x = LiveEvent{}
+	mi := &file_mail_v1_webhooks_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiveEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiveEvent) ProtoMessage() {}
+
+func (x *LiveEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_webhooks_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiveEvent.ProtoReflect.Descriptor instead.
+func (*LiveEvent) Descriptor() ([]byte, []int) {
+	return file_mail_v1_webhooks_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *LiveEvent) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *LiveEvent) GetEvent() string {
+	if x != nil {
+		return x.Event
+	}
+	return ""
+}
+
+func (x *LiveEvent) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+func (x *LiveEvent) GetBody() string {
+	if x != nil {
+		return x.Body
+	}
+	return ""
+}
+
+type StreamKeepAlive struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	At            *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=at,proto3" json:"at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamKeepAlive) Reset() {
+	*x = StreamKeepAlive{}
+	mi := &file_mail_v1_webhooks_proto_msgTypes[30]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamKeepAlive) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamKeepAlive) ProtoMessage() {}
+
+func (x *StreamKeepAlive) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_webhooks_proto_msgTypes[30]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamKeepAlive.ProtoReflect.Descriptor instead.
+func (*StreamKeepAlive) Descriptor() ([]byte, []int) {
+	return file_mail_v1_webhooks_proto_rawDescGZIP(), []int{30}
+}
+
+func (x *StreamKeepAlive) GetAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.At
+	}
+	return nil
+}
+
+type StreamEnd struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Reason        StreamEndReason        `protobuf:"varint,1,opt,name=reason,proto3,enum=mail.v1.StreamEndReason" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StreamEnd) Reset() {
+	*x = StreamEnd{}
+	mi := &file_mail_v1_webhooks_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StreamEnd) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StreamEnd) ProtoMessage() {}
+
+func (x *StreamEnd) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_webhooks_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StreamEnd.ProtoReflect.Descriptor instead.
+func (*StreamEnd) Descriptor() ([]byte, []int) {
+	return file_mail_v1_webhooks_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *StreamEnd) GetReason() StreamEndReason {
+	if x != nil {
+		return x.Reason
+	}
+	return StreamEndReason_STREAM_END_REASON_UNSPECIFIED
+}
+
+type TriggerWebhookEventRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The kind of test event (see WebhookEndpoint.events).
+	Event string `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
+	// Also deliver it to the company's enabled endpoints subscribed to the
+	// kind (recorded deliveries, retried like any). Default false: streams only.
+	Endpoints     bool `protobuf:"varint,2,opt,name=endpoints,proto3" json:"endpoints,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerWebhookEventRequest) Reset() {
+	*x = TriggerWebhookEventRequest{}
+	mi := &file_mail_v1_webhooks_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerWebhookEventRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerWebhookEventRequest) ProtoMessage() {}
+
+func (x *TriggerWebhookEventRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_webhooks_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerWebhookEventRequest.ProtoReflect.Descriptor instead.
+func (*TriggerWebhookEventRequest) Descriptor() ([]byte, []int) {
+	return file_mail_v1_webhooks_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *TriggerWebhookEventRequest) GetEvent() string {
+	if x != nil {
+		return x.Event
+	}
+	return ""
+}
+
+func (x *TriggerWebhookEventRequest) GetEndpoints() bool {
+	if x != nil {
+		return x.Endpoints
+	}
+	return false
+}
+
+type TriggerWebhookEventResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The event's id: the `id` of its body on the streams.
+	Id         string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Event      string                 `protobuf:"bytes,2,opt,name=event,proto3" json:"event,omitempty"`
+	OccurredAt *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
+	// Whether the company's endpoints receive it too (the request's `endpoints`).
+	Endpoints     bool `protobuf:"varint,4,opt,name=endpoints,proto3" json:"endpoints,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerWebhookEventResponse) Reset() {
+	*x = TriggerWebhookEventResponse{}
+	mi := &file_mail_v1_webhooks_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerWebhookEventResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerWebhookEventResponse) ProtoMessage() {}
+
+func (x *TriggerWebhookEventResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_webhooks_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerWebhookEventResponse.ProtoReflect.Descriptor instead.
+func (*TriggerWebhookEventResponse) Descriptor() ([]byte, []int) {
+	return file_mail_v1_webhooks_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *TriggerWebhookEventResponse) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *TriggerWebhookEventResponse) GetEvent() string {
+	if x != nil {
+		return x.Event
+	}
+	return ""
+}
+
+func (x *TriggerWebhookEventResponse) GetOccurredAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.OccurredAt
+	}
+	return nil
+}
+
+func (x *TriggerWebhookEventResponse) GetEndpoints() bool {
+	if x != nil {
+		return x.Endpoints
+	}
+	return false
+}
+
 var File_mail_v1_webhooks_proto protoreflect.FileDescriptor
 
 const file_mail_v1_webhooks_proto_rawDesc = "" +
@@ -2004,7 +2579,40 @@ const file_mail_v1_webhooks_proto_rawDesc = "" +
 	"\fattempted_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\vattemptedAt\x12\x12\n" +
 	"\x04body\x18\b \x01(\tR\x04bodyB\t\n" +
 	"\a_statusB\b\n" +
-	"\x06_error*\xa3\x06\n" +
+	"\x06_error\"O\n" +
+	"\x13StreamEventsRequest\x128\n" +
+	"\x06events\x18\x01 \x03(\tB \xbaH\x05\x92\x01\x02\x10 \xf2\xf4\x18\x14mail.v1.WebhookEventR\x06events\"\xdb\x01\n" +
+	"\x14StreamEventsResponse\x12,\n" +
+	"\x05ready\x18\x01 \x01(\v2\x14.mail.v1.StreamReadyH\x00R\x05ready\x12*\n" +
+	"\x05event\x18\x02 \x01(\v2\x12.mail.v1.LiveEventH\x00R\x05event\x129\n" +
+	"\n" +
+	"keep_alive\x18\x03 \x01(\v2\x18.mail.v1.StreamKeepAliveH\x00R\tkeepAlive\x12&\n" +
+	"\x03end\x18\x04 \x01(\v2\x12.mail.v1.StreamEndH\x00R\x03endB\x06\n" +
+	"\x04kind\"\xa8\x01\n" +
+	"\vStreamReady\x129\n" +
+	"\n" +
+	"expires_at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\x12,\n" +
+	"\x12keep_alive_seconds\x18\x02 \x01(\x05R\x10keepAliveSeconds\x120\n" +
+	"\x06events\x18\x03 \x03(\tB\x18\xf2\xf4\x18\x14mail.v1.WebhookEventR\x06events\"\x9c\x01\n" +
+	"\tLiveEvent\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12.\n" +
+	"\x05event\x18\x02 \x01(\tB\x18\xf2\xf4\x18\x14mail.v1.WebhookEventR\x05event\x12;\n" +
+	"\voccurred_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\x12\x12\n" +
+	"\x04body\x18\x04 \x01(\tR\x04body\"=\n" +
+	"\x0fStreamKeepAlive\x12*\n" +
+	"\x02at\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\"=\n" +
+	"\tStreamEnd\x120\n" +
+	"\x06reason\x18\x01 \x01(\x0e2\x18.mail.v1.StreamEndReasonR\x06reason\"m\n" +
+	"\x1aTriggerWebhookEventRequest\x121\n" +
+	"\x05event\x18\x01 \x01(\tB\x1b\xe0A\x02\xf2\xf4\x18\x14mail.v1.WebhookEventR\x05event\x12\x1c\n" +
+	"\tendpoints\x18\x02 \x01(\bR\tendpoints\"\xb8\x01\n" +
+	"\x1bTriggerWebhookEventResponse\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12.\n" +
+	"\x05event\x18\x02 \x01(\tB\x18\xf2\xf4\x18\x14mail.v1.WebhookEventR\x05event\x12;\n" +
+	"\voccurred_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"occurredAt\x12\x1c\n" +
+	"\tendpoints\x18\x04 \x01(\bR\tendpoints*\xa3\x06\n" +
 	"\fWebhookEvent\x12\x1d\n" +
 	"\x19WEBHOOK_EVENT_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x12WEBHOOK_EVENT_SENT\x10\x01\x1a\b\xaa\xf4\x18\x04sent\x12*\n" +
@@ -2032,7 +2640,12 @@ const file_mail_v1_webhooks_proto_rawDesc = "" +
 	"\x1eWEBHOOK_DELIVERY_STATE_PENDING\x10\x01\x12%\n" +
 	"!WEBHOOK_DELIVERY_STATE_ATTEMPTING\x10\x02\x12$\n" +
 	" WEBHOOK_DELIVERY_STATE_SUCCEEDED\x10\x03\x12&\n" +
-	"\"WEBHOOK_DELIVERY_STATE_DEAD_LETTER\x10\x042\xe2\r\n" +
+	"\"WEBHOOK_DELIVERY_STATE_DEAD_LETTER\x10\x04*\x9b\x01\n" +
+	"\x0fStreamEndReason\x12!\n" +
+	"\x1dSTREAM_END_REASON_UNSPECIFIED\x10\x00\x12\"\n" +
+	"\x1eSTREAM_END_REASON_MAX_DURATION\x10\x01\x12\x1e\n" +
+	"\x1aSTREAM_END_REASON_SHUTDOWN\x10\x02\x12!\n" +
+	"\x1dSTREAM_END_REASON_INTERRUPTED\x10\x032\xe8\x0f\n" +
 	"\x0fWebhooksService\x12\x97\x01\n" +
 	"\x15CreateWebhookEndpoint\x12%.mail.v1.CreateWebhookEndpointRequest\x1a&.mail.v1.CreateWebhookEndpointResponse\"/\xca\xf3\x18\n" +
 	"mail.admin\xd0\xf3\x18\xc9\x01\x82\xd3\xe4\x93\x02\x16:\x01*\"\x11/mail/v1/webhooks\x12\x8f\x01\n" +
@@ -2055,7 +2668,11 @@ const file_mail_v1_webhooks_proto_rawDesc = "" +
 	"\x17RetryWebhookDeadLetters\x12'.mail.v1.RetryWebhookDeadLettersRequest\x1a(.mail.v1.RetryWebhookDeadLettersResponse\"B\xca\xf3\x18\n" +
 	"mail.admin\x82\xd3\xe4\x93\x02.:\x01*\")/mail/v1/webhooks/{id}/retry-dead-letters\x12\x9d\x01\n" +
 	"\x14SendTestWebhookEvent\x12$.mail.v1.SendTestWebhookEventRequest\x1a%.mail.v1.SendTestWebhookEventResponse\"8\xca\xf3\x18\n" +
-	"mail.admin\xd8\xf3\x18\x1e\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/mail/v1/webhooks/{id}/testB\x8c\x01\n" +
+	"mail.admin\xd8\xf3\x18\x1e\x82\xd3\xe4\x93\x02 :\x01*\"\x1b/mail/v1/webhooks/{id}/test\x12`\n" +
+	"\fStreamEvents\x12\x1c.mail.v1.StreamEventsRequest\x1a\x1d.mail.v1.StreamEventsResponse\"\x11\xca\xf3\x18\n" +
+	"mail.admin\x90\x02\x010\x01\x12\xa1\x01\n" +
+	"\x13TriggerWebhookEvent\x12#.mail.v1.TriggerWebhookEventRequest\x1a$.mail.v1.TriggerWebhookEventResponse\"?\xca\xf3\x18\n" +
+	"mail.admin\xd0\xf3\x18\xca\x01\xd8\xf3\x18\x1e\x82\xd3\xe4\x93\x02\":\x01*\"\x1d/mail/v1/webhooks/test-eventsB\x8c\x01\n" +
 	"\vcom.mail.v1B\rWebhooksProtoP\x01Z1example.com/mailapi/clients/go/gen/mail/v1;mailv1\xa2\x02\x03MXX\xaa\x02\aMail.V1\xca\x02\aMail\\V1\xe2\x02\x13Mail\\V1\\GPBMetadata\xea\x02\bMail::V1b\x06proto3"
 
 var (
@@ -2070,92 +2687,114 @@ func file_mail_v1_webhooks_proto_rawDescGZIP() []byte {
 	return file_mail_v1_webhooks_proto_rawDescData
 }
 
-var file_mail_v1_webhooks_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_mail_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_mail_v1_webhooks_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_mail_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 34)
 var file_mail_v1_webhooks_proto_goTypes = []any{
 	(WebhookEvent)(0),                       // 0: mail.v1.WebhookEvent
 	(WebhookDeliveryState)(0),               // 1: mail.v1.WebhookDeliveryState
-	(*WebhookEndpoint)(nil),                 // 2: mail.v1.WebhookEndpoint
-	(*WebhookEndpointHealth)(nil),           // 3: mail.v1.WebhookEndpointHealth
-	(*CreateWebhookEndpointRequest)(nil),    // 4: mail.v1.CreateWebhookEndpointRequest
-	(*CreateWebhookEndpointResponse)(nil),   // 5: mail.v1.CreateWebhookEndpointResponse
-	(*ListWebhookEndpointsRequest)(nil),     // 6: mail.v1.ListWebhookEndpointsRequest
-	(*ListWebhookEndpointsResponse)(nil),    // 7: mail.v1.ListWebhookEndpointsResponse
-	(*GetWebhookEndpointRequest)(nil),       // 8: mail.v1.GetWebhookEndpointRequest
-	(*GetWebhookEndpointResponse)(nil),      // 9: mail.v1.GetWebhookEndpointResponse
-	(*UpdateWebhookEndpointRequest)(nil),    // 10: mail.v1.UpdateWebhookEndpointRequest
-	(*UpdateWebhookEndpointResponse)(nil),   // 11: mail.v1.UpdateWebhookEndpointResponse
-	(*DeleteWebhookEndpointRequest)(nil),    // 12: mail.v1.DeleteWebhookEndpointRequest
-	(*DeleteWebhookEndpointResponse)(nil),   // 13: mail.v1.DeleteWebhookEndpointResponse
-	(*RotateWebhookSecretRequest)(nil),      // 14: mail.v1.RotateWebhookSecretRequest
-	(*RotateWebhookSecretResponse)(nil),     // 15: mail.v1.RotateWebhookSecretResponse
-	(*WebhookDelivery)(nil),                 // 16: mail.v1.WebhookDelivery
-	(*WebhookAttempt)(nil),                  // 17: mail.v1.WebhookAttempt
-	(*ListWebhookDeliveriesRequest)(nil),    // 18: mail.v1.ListWebhookDeliveriesRequest
-	(*ListWebhookDeliveriesResponse)(nil),   // 19: mail.v1.ListWebhookDeliveriesResponse
-	(*GetWebhookDeliveryRequest)(nil),       // 20: mail.v1.GetWebhookDeliveryRequest
-	(*GetWebhookDeliveryResponse)(nil),      // 21: mail.v1.GetWebhookDeliveryResponse
-	(*RetryWebhookDeliveryRequest)(nil),     // 22: mail.v1.RetryWebhookDeliveryRequest
-	(*RetryWebhookDeliveryResponse)(nil),    // 23: mail.v1.RetryWebhookDeliveryResponse
-	(*RetryWebhookDeadLettersRequest)(nil),  // 24: mail.v1.RetryWebhookDeadLettersRequest
-	(*RetryWebhookDeadLettersResponse)(nil), // 25: mail.v1.RetryWebhookDeadLettersResponse
-	(*SendTestWebhookEventRequest)(nil),     // 26: mail.v1.SendTestWebhookEventRequest
-	(*SendTestWebhookEventResponse)(nil),    // 27: mail.v1.SendTestWebhookEventResponse
-	(*timestamppb.Timestamp)(nil),           // 28: google.protobuf.Timestamp
+	(StreamEndReason)(0),                    // 2: mail.v1.StreamEndReason
+	(*WebhookEndpoint)(nil),                 // 3: mail.v1.WebhookEndpoint
+	(*WebhookEndpointHealth)(nil),           // 4: mail.v1.WebhookEndpointHealth
+	(*CreateWebhookEndpointRequest)(nil),    // 5: mail.v1.CreateWebhookEndpointRequest
+	(*CreateWebhookEndpointResponse)(nil),   // 6: mail.v1.CreateWebhookEndpointResponse
+	(*ListWebhookEndpointsRequest)(nil),     // 7: mail.v1.ListWebhookEndpointsRequest
+	(*ListWebhookEndpointsResponse)(nil),    // 8: mail.v1.ListWebhookEndpointsResponse
+	(*GetWebhookEndpointRequest)(nil),       // 9: mail.v1.GetWebhookEndpointRequest
+	(*GetWebhookEndpointResponse)(nil),      // 10: mail.v1.GetWebhookEndpointResponse
+	(*UpdateWebhookEndpointRequest)(nil),    // 11: mail.v1.UpdateWebhookEndpointRequest
+	(*UpdateWebhookEndpointResponse)(nil),   // 12: mail.v1.UpdateWebhookEndpointResponse
+	(*DeleteWebhookEndpointRequest)(nil),    // 13: mail.v1.DeleteWebhookEndpointRequest
+	(*DeleteWebhookEndpointResponse)(nil),   // 14: mail.v1.DeleteWebhookEndpointResponse
+	(*RotateWebhookSecretRequest)(nil),      // 15: mail.v1.RotateWebhookSecretRequest
+	(*RotateWebhookSecretResponse)(nil),     // 16: mail.v1.RotateWebhookSecretResponse
+	(*WebhookDelivery)(nil),                 // 17: mail.v1.WebhookDelivery
+	(*WebhookAttempt)(nil),                  // 18: mail.v1.WebhookAttempt
+	(*ListWebhookDeliveriesRequest)(nil),    // 19: mail.v1.ListWebhookDeliveriesRequest
+	(*ListWebhookDeliveriesResponse)(nil),   // 20: mail.v1.ListWebhookDeliveriesResponse
+	(*GetWebhookDeliveryRequest)(nil),       // 21: mail.v1.GetWebhookDeliveryRequest
+	(*GetWebhookDeliveryResponse)(nil),      // 22: mail.v1.GetWebhookDeliveryResponse
+	(*RetryWebhookDeliveryRequest)(nil),     // 23: mail.v1.RetryWebhookDeliveryRequest
+	(*RetryWebhookDeliveryResponse)(nil),    // 24: mail.v1.RetryWebhookDeliveryResponse
+	(*RetryWebhookDeadLettersRequest)(nil),  // 25: mail.v1.RetryWebhookDeadLettersRequest
+	(*RetryWebhookDeadLettersResponse)(nil), // 26: mail.v1.RetryWebhookDeadLettersResponse
+	(*SendTestWebhookEventRequest)(nil),     // 27: mail.v1.SendTestWebhookEventRequest
+	(*SendTestWebhookEventResponse)(nil),    // 28: mail.v1.SendTestWebhookEventResponse
+	(*StreamEventsRequest)(nil),             // 29: mail.v1.StreamEventsRequest
+	(*StreamEventsResponse)(nil),            // 30: mail.v1.StreamEventsResponse
+	(*StreamReady)(nil),                     // 31: mail.v1.StreamReady
+	(*LiveEvent)(nil),                       // 32: mail.v1.LiveEvent
+	(*StreamKeepAlive)(nil),                 // 33: mail.v1.StreamKeepAlive
+	(*StreamEnd)(nil),                       // 34: mail.v1.StreamEnd
+	(*TriggerWebhookEventRequest)(nil),      // 35: mail.v1.TriggerWebhookEventRequest
+	(*TriggerWebhookEventResponse)(nil),     // 36: mail.v1.TriggerWebhookEventResponse
+	(*timestamppb.Timestamp)(nil),           // 37: google.protobuf.Timestamp
 }
 var file_mail_v1_webhooks_proto_depIdxs = []int32{
-	28, // 0: mail.v1.WebhookEndpoint.previous_secret_expires_at:type_name -> google.protobuf.Timestamp
-	28, // 1: mail.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
-	28, // 2: mail.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
-	3,  // 3: mail.v1.WebhookEndpoint.health:type_name -> mail.v1.WebhookEndpointHealth
-	28, // 4: mail.v1.WebhookEndpointHealth.since:type_name -> google.protobuf.Timestamp
-	2,  // 5: mail.v1.CreateWebhookEndpointResponse.endpoint:type_name -> mail.v1.WebhookEndpoint
-	2,  // 6: mail.v1.ListWebhookEndpointsResponse.items:type_name -> mail.v1.WebhookEndpoint
-	2,  // 7: mail.v1.GetWebhookEndpointResponse.endpoint:type_name -> mail.v1.WebhookEndpoint
-	2,  // 8: mail.v1.UpdateWebhookEndpointResponse.endpoint:type_name -> mail.v1.WebhookEndpoint
-	2,  // 9: mail.v1.RotateWebhookSecretResponse.endpoint:type_name -> mail.v1.WebhookEndpoint
+	37, // 0: mail.v1.WebhookEndpoint.previous_secret_expires_at:type_name -> google.protobuf.Timestamp
+	37, // 1: mail.v1.WebhookEndpoint.created_at:type_name -> google.protobuf.Timestamp
+	37, // 2: mail.v1.WebhookEndpoint.updated_at:type_name -> google.protobuf.Timestamp
+	4,  // 3: mail.v1.WebhookEndpoint.health:type_name -> mail.v1.WebhookEndpointHealth
+	37, // 4: mail.v1.WebhookEndpointHealth.since:type_name -> google.protobuf.Timestamp
+	3,  // 5: mail.v1.CreateWebhookEndpointResponse.endpoint:type_name -> mail.v1.WebhookEndpoint
+	3,  // 6: mail.v1.ListWebhookEndpointsResponse.items:type_name -> mail.v1.WebhookEndpoint
+	3,  // 7: mail.v1.GetWebhookEndpointResponse.endpoint:type_name -> mail.v1.WebhookEndpoint
+	3,  // 8: mail.v1.UpdateWebhookEndpointResponse.endpoint:type_name -> mail.v1.WebhookEndpoint
+	3,  // 9: mail.v1.RotateWebhookSecretResponse.endpoint:type_name -> mail.v1.WebhookEndpoint
 	1,  // 10: mail.v1.WebhookDelivery.state:type_name -> mail.v1.WebhookDeliveryState
-	28, // 11: mail.v1.WebhookDelivery.occurred_at:type_name -> google.protobuf.Timestamp
-	28, // 12: mail.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
-	28, // 13: mail.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
-	28, // 14: mail.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
-	28, // 15: mail.v1.WebhookAttempt.attempted_at:type_name -> google.protobuf.Timestamp
+	37, // 11: mail.v1.WebhookDelivery.occurred_at:type_name -> google.protobuf.Timestamp
+	37, // 12: mail.v1.WebhookDelivery.created_at:type_name -> google.protobuf.Timestamp
+	37, // 13: mail.v1.WebhookDelivery.last_attempt_at:type_name -> google.protobuf.Timestamp
+	37, // 14: mail.v1.WebhookDelivery.next_attempt_at:type_name -> google.protobuf.Timestamp
+	37, // 15: mail.v1.WebhookAttempt.attempted_at:type_name -> google.protobuf.Timestamp
 	1,  // 16: mail.v1.ListWebhookDeliveriesRequest.state:type_name -> mail.v1.WebhookDeliveryState
-	28, // 17: mail.v1.ListWebhookDeliveriesRequest.since:type_name -> google.protobuf.Timestamp
-	28, // 18: mail.v1.ListWebhookDeliveriesRequest.until:type_name -> google.protobuf.Timestamp
-	16, // 19: mail.v1.ListWebhookDeliveriesResponse.items:type_name -> mail.v1.WebhookDelivery
-	16, // 20: mail.v1.GetWebhookDeliveryResponse.delivery:type_name -> mail.v1.WebhookDelivery
-	17, // 21: mail.v1.GetWebhookDeliveryResponse.attempts:type_name -> mail.v1.WebhookAttempt
-	16, // 22: mail.v1.RetryWebhookDeliveryResponse.delivery:type_name -> mail.v1.WebhookDelivery
-	28, // 23: mail.v1.RetryWebhookDeadLettersRequest.since:type_name -> google.protobuf.Timestamp
-	28, // 24: mail.v1.SendTestWebhookEventResponse.attempted_at:type_name -> google.protobuf.Timestamp
-	4,  // 25: mail.v1.WebhooksService.CreateWebhookEndpoint:input_type -> mail.v1.CreateWebhookEndpointRequest
-	6,  // 26: mail.v1.WebhooksService.ListWebhookEndpoints:input_type -> mail.v1.ListWebhookEndpointsRequest
-	8,  // 27: mail.v1.WebhooksService.GetWebhookEndpoint:input_type -> mail.v1.GetWebhookEndpointRequest
-	10, // 28: mail.v1.WebhooksService.UpdateWebhookEndpoint:input_type -> mail.v1.UpdateWebhookEndpointRequest
-	12, // 29: mail.v1.WebhooksService.DeleteWebhookEndpoint:input_type -> mail.v1.DeleteWebhookEndpointRequest
-	14, // 30: mail.v1.WebhooksService.RotateWebhookSecret:input_type -> mail.v1.RotateWebhookSecretRequest
-	18, // 31: mail.v1.WebhooksService.ListWebhookDeliveries:input_type -> mail.v1.ListWebhookDeliveriesRequest
-	20, // 32: mail.v1.WebhooksService.GetWebhookDelivery:input_type -> mail.v1.GetWebhookDeliveryRequest
-	22, // 33: mail.v1.WebhooksService.RetryWebhookDelivery:input_type -> mail.v1.RetryWebhookDeliveryRequest
-	24, // 34: mail.v1.WebhooksService.RetryWebhookDeadLetters:input_type -> mail.v1.RetryWebhookDeadLettersRequest
-	26, // 35: mail.v1.WebhooksService.SendTestWebhookEvent:input_type -> mail.v1.SendTestWebhookEventRequest
-	5,  // 36: mail.v1.WebhooksService.CreateWebhookEndpoint:output_type -> mail.v1.CreateWebhookEndpointResponse
-	7,  // 37: mail.v1.WebhooksService.ListWebhookEndpoints:output_type -> mail.v1.ListWebhookEndpointsResponse
-	9,  // 38: mail.v1.WebhooksService.GetWebhookEndpoint:output_type -> mail.v1.GetWebhookEndpointResponse
-	11, // 39: mail.v1.WebhooksService.UpdateWebhookEndpoint:output_type -> mail.v1.UpdateWebhookEndpointResponse
-	13, // 40: mail.v1.WebhooksService.DeleteWebhookEndpoint:output_type -> mail.v1.DeleteWebhookEndpointResponse
-	15, // 41: mail.v1.WebhooksService.RotateWebhookSecret:output_type -> mail.v1.RotateWebhookSecretResponse
-	19, // 42: mail.v1.WebhooksService.ListWebhookDeliveries:output_type -> mail.v1.ListWebhookDeliveriesResponse
-	21, // 43: mail.v1.WebhooksService.GetWebhookDelivery:output_type -> mail.v1.GetWebhookDeliveryResponse
-	23, // 44: mail.v1.WebhooksService.RetryWebhookDelivery:output_type -> mail.v1.RetryWebhookDeliveryResponse
-	25, // 45: mail.v1.WebhooksService.RetryWebhookDeadLetters:output_type -> mail.v1.RetryWebhookDeadLettersResponse
-	27, // 46: mail.v1.WebhooksService.SendTestWebhookEvent:output_type -> mail.v1.SendTestWebhookEventResponse
-	36, // [36:47] is the sub-list for method output_type
-	25, // [25:36] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	37, // 17: mail.v1.ListWebhookDeliveriesRequest.since:type_name -> google.protobuf.Timestamp
+	37, // 18: mail.v1.ListWebhookDeliveriesRequest.until:type_name -> google.protobuf.Timestamp
+	17, // 19: mail.v1.ListWebhookDeliveriesResponse.items:type_name -> mail.v1.WebhookDelivery
+	17, // 20: mail.v1.GetWebhookDeliveryResponse.delivery:type_name -> mail.v1.WebhookDelivery
+	18, // 21: mail.v1.GetWebhookDeliveryResponse.attempts:type_name -> mail.v1.WebhookAttempt
+	17, // 22: mail.v1.RetryWebhookDeliveryResponse.delivery:type_name -> mail.v1.WebhookDelivery
+	37, // 23: mail.v1.RetryWebhookDeadLettersRequest.since:type_name -> google.protobuf.Timestamp
+	37, // 24: mail.v1.SendTestWebhookEventResponse.attempted_at:type_name -> google.protobuf.Timestamp
+	31, // 25: mail.v1.StreamEventsResponse.ready:type_name -> mail.v1.StreamReady
+	32, // 26: mail.v1.StreamEventsResponse.event:type_name -> mail.v1.LiveEvent
+	33, // 27: mail.v1.StreamEventsResponse.keep_alive:type_name -> mail.v1.StreamKeepAlive
+	34, // 28: mail.v1.StreamEventsResponse.end:type_name -> mail.v1.StreamEnd
+	37, // 29: mail.v1.StreamReady.expires_at:type_name -> google.protobuf.Timestamp
+	37, // 30: mail.v1.LiveEvent.occurred_at:type_name -> google.protobuf.Timestamp
+	37, // 31: mail.v1.StreamKeepAlive.at:type_name -> google.protobuf.Timestamp
+	2,  // 32: mail.v1.StreamEnd.reason:type_name -> mail.v1.StreamEndReason
+	37, // 33: mail.v1.TriggerWebhookEventResponse.occurred_at:type_name -> google.protobuf.Timestamp
+	5,  // 34: mail.v1.WebhooksService.CreateWebhookEndpoint:input_type -> mail.v1.CreateWebhookEndpointRequest
+	7,  // 35: mail.v1.WebhooksService.ListWebhookEndpoints:input_type -> mail.v1.ListWebhookEndpointsRequest
+	9,  // 36: mail.v1.WebhooksService.GetWebhookEndpoint:input_type -> mail.v1.GetWebhookEndpointRequest
+	11, // 37: mail.v1.WebhooksService.UpdateWebhookEndpoint:input_type -> mail.v1.UpdateWebhookEndpointRequest
+	13, // 38: mail.v1.WebhooksService.DeleteWebhookEndpoint:input_type -> mail.v1.DeleteWebhookEndpointRequest
+	15, // 39: mail.v1.WebhooksService.RotateWebhookSecret:input_type -> mail.v1.RotateWebhookSecretRequest
+	19, // 40: mail.v1.WebhooksService.ListWebhookDeliveries:input_type -> mail.v1.ListWebhookDeliveriesRequest
+	21, // 41: mail.v1.WebhooksService.GetWebhookDelivery:input_type -> mail.v1.GetWebhookDeliveryRequest
+	23, // 42: mail.v1.WebhooksService.RetryWebhookDelivery:input_type -> mail.v1.RetryWebhookDeliveryRequest
+	25, // 43: mail.v1.WebhooksService.RetryWebhookDeadLetters:input_type -> mail.v1.RetryWebhookDeadLettersRequest
+	27, // 44: mail.v1.WebhooksService.SendTestWebhookEvent:input_type -> mail.v1.SendTestWebhookEventRequest
+	29, // 45: mail.v1.WebhooksService.StreamEvents:input_type -> mail.v1.StreamEventsRequest
+	35, // 46: mail.v1.WebhooksService.TriggerWebhookEvent:input_type -> mail.v1.TriggerWebhookEventRequest
+	6,  // 47: mail.v1.WebhooksService.CreateWebhookEndpoint:output_type -> mail.v1.CreateWebhookEndpointResponse
+	8,  // 48: mail.v1.WebhooksService.ListWebhookEndpoints:output_type -> mail.v1.ListWebhookEndpointsResponse
+	10, // 49: mail.v1.WebhooksService.GetWebhookEndpoint:output_type -> mail.v1.GetWebhookEndpointResponse
+	12, // 50: mail.v1.WebhooksService.UpdateWebhookEndpoint:output_type -> mail.v1.UpdateWebhookEndpointResponse
+	14, // 51: mail.v1.WebhooksService.DeleteWebhookEndpoint:output_type -> mail.v1.DeleteWebhookEndpointResponse
+	16, // 52: mail.v1.WebhooksService.RotateWebhookSecret:output_type -> mail.v1.RotateWebhookSecretResponse
+	20, // 53: mail.v1.WebhooksService.ListWebhookDeliveries:output_type -> mail.v1.ListWebhookDeliveriesResponse
+	22, // 54: mail.v1.WebhooksService.GetWebhookDelivery:output_type -> mail.v1.GetWebhookDeliveryResponse
+	24, // 55: mail.v1.WebhooksService.RetryWebhookDelivery:output_type -> mail.v1.RetryWebhookDeliveryResponse
+	26, // 56: mail.v1.WebhooksService.RetryWebhookDeadLetters:output_type -> mail.v1.RetryWebhookDeadLettersResponse
+	28, // 57: mail.v1.WebhooksService.SendTestWebhookEvent:output_type -> mail.v1.SendTestWebhookEventResponse
+	30, // 58: mail.v1.WebhooksService.StreamEvents:output_type -> mail.v1.StreamEventsResponse
+	36, // 59: mail.v1.WebhooksService.TriggerWebhookEvent:output_type -> mail.v1.TriggerWebhookEventResponse
+	47, // [47:60] is the sub-list for method output_type
+	34, // [34:47] is the sub-list for method input_type
+	34, // [34:34] is the sub-list for extension type_name
+	34, // [34:34] is the sub-list for extension extendee
+	0,  // [0:34] is the sub-list for field type_name
 }
 
 func init() { file_mail_v1_webhooks_proto_init() }
@@ -2173,13 +2812,19 @@ func file_mail_v1_webhooks_proto_init() {
 	file_mail_v1_webhooks_proto_msgTypes[16].OneofWrappers = []any{}
 	file_mail_v1_webhooks_proto_msgTypes[17].OneofWrappers = []any{}
 	file_mail_v1_webhooks_proto_msgTypes[25].OneofWrappers = []any{}
+	file_mail_v1_webhooks_proto_msgTypes[27].OneofWrappers = []any{
+		(*StreamEventsResponse_Ready)(nil),
+		(*StreamEventsResponse_Event)(nil),
+		(*StreamEventsResponse_KeepAlive)(nil),
+		(*StreamEventsResponse_End)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_webhooks_proto_rawDesc), len(file_mail_v1_webhooks_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   26,
+			NumEnums:      3,
+			NumMessages:   34,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -42,8 +42,6 @@ const (
 	// AdminServiceListCompaniesProcedure is the fully-qualified name of the AdminService's
 	// ListCompanies RPC.
 	AdminServiceListCompaniesProcedure = "/mail.v1.AdminService/ListCompanies"
-	// AdminServiceAddMemberProcedure is the fully-qualified name of the AdminService's AddMember RPC.
-	AdminServiceAddMemberProcedure = "/mail.v1.AdminService/AddMember"
 	// AdminServiceCreateSignInLinkProcedure is the fully-qualified name of the AdminService's
 	// CreateSignInLink RPC.
 	AdminServiceCreateSignInLinkProcedure = "/mail.v1.AdminService/CreateSignInLink"
@@ -68,14 +66,6 @@ const (
 	// AdminServiceAdjustCreditsProcedure is the fully-qualified name of the AdminService's
 	// AdjustCredits RPC.
 	AdminServiceAdjustCreditsProcedure = "/mail.v1.AdminService/AdjustCredits"
-	// AdminServiceGetWalletProcedure is the fully-qualified name of the AdminService's GetWallet RPC.
-	AdminServiceGetWalletProcedure = "/mail.v1.AdminService/GetWallet"
-	// AdminServiceListSuppressionsProcedure is the fully-qualified name of the AdminService's
-	// ListSuppressions RPC.
-	AdminServiceListSuppressionsProcedure = "/mail.v1.AdminService/ListSuppressions"
-	// AdminServiceRemoveSuppressionProcedure is the fully-qualified name of the AdminService's
-	// RemoveSuppression RPC.
-	AdminServiceRemoveSuppressionProcedure = "/mail.v1.AdminService/RemoveSuppression"
 	// AdminServiceReportProviderEventProcedure is the fully-qualified name of the AdminService's
 	// ReportProviderEvent RPC.
 	AdminServiceReportProviderEventProcedure = "/mail.v1.AdminService/ReportProviderEvent"
@@ -89,9 +79,6 @@ type AdminServiceClient interface {
 	SetEntitlements(context.Context, *connect.Request[v1.SetEntitlementsRequest]) (*connect.Response[v1.SetEntitlementsResponse], error)
 	// List companies.
 	ListCompanies(context.Context, *connect.Request[v1.ListCompaniesRequest]) (*connect.Response[v1.ListCompaniesResponse], error)
-	// Add a member to a company (the first owner), or change the role of an
-	// existing one with that email. Written to the company's audit log.
-	AddMember(context.Context, *connect.Request[v1.AddMemberRequest]) (*connect.Response[v1.AddMemberResponse], error)
 	// Mint a one-time sign-in link for an existing member (single use, valid
 	// 15 minutes): `{PUBLIC_BASE_URL}/admin/sign-in#token=...`.
 	CreateSignInLink(context.Context, *connect.Request[v1.CreateSignInLinkRequest]) (*connect.Response[v1.CreateSignInLinkResponse], error)
@@ -109,10 +96,8 @@ type AdminServiceClient interface {
 	// Make a sender the company's default.
 	SetDefaultSender(context.Context, *connect.Request[v1.SetDefaultSenderRequest]) (*connect.Response[v1.SetDefaultSenderResponse], error)
 	// Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.
+	// A company reads its balance and ledger through CreditsService.
 	AdjustCredits(context.Context, *connect.Request[v1.AdjustCreditsRequest]) (*connect.Response[v1.AdjustCreditsResponse], error)
-	GetWallet(context.Context, *connect.Request[v1.GetWalletRequest]) (*connect.Response[v1.GetWalletResponse], error)
-	ListSuppressions(context.Context, *connect.Request[v1.ListSuppressionsRequest]) (*connect.Response[v1.ListSuppressionsResponse], error)
-	RemoveSuppression(context.Context, *connect.Request[v1.RemoveSuppressionRequest]) (*connect.Response[v1.RemoveSuppressionResponse], error)
 	// The email service reports an outcome of a message (delivered, bounced,
 	// complained). Idempotent on provider_event_id.
 	ReportProviderEvent(context.Context, *connect.Request[v1.ReportProviderEventRequest]) (*connect.Response[v1.ReportProviderEventResponse], error)
@@ -145,12 +130,6 @@ func NewAdminServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			httpClient,
 			baseURL+AdminServiceListCompaniesProcedure,
 			connect.WithSchema(adminServiceMethods.ByName("ListCompanies")),
-			connect.WithClientOptions(opts...),
-		),
-		addMember: connect.NewClient[v1.AddMemberRequest, v1.AddMemberResponse](
-			httpClient,
-			baseURL+AdminServiceAddMemberProcedure,
-			connect.WithSchema(adminServiceMethods.ByName("AddMember")),
 			connect.WithClientOptions(opts...),
 		),
 		createSignInLink: connect.NewClient[v1.CreateSignInLinkRequest, v1.CreateSignInLinkResponse](
@@ -201,24 +180,6 @@ func NewAdminServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			connect.WithSchema(adminServiceMethods.ByName("AdjustCredits")),
 			connect.WithClientOptions(opts...),
 		),
-		getWallet: connect.NewClient[v1.GetWalletRequest, v1.GetWalletResponse](
-			httpClient,
-			baseURL+AdminServiceGetWalletProcedure,
-			connect.WithSchema(adminServiceMethods.ByName("GetWallet")),
-			connect.WithClientOptions(opts...),
-		),
-		listSuppressions: connect.NewClient[v1.ListSuppressionsRequest, v1.ListSuppressionsResponse](
-			httpClient,
-			baseURL+AdminServiceListSuppressionsProcedure,
-			connect.WithSchema(adminServiceMethods.ByName("ListSuppressions")),
-			connect.WithClientOptions(opts...),
-		),
-		removeSuppression: connect.NewClient[v1.RemoveSuppressionRequest, v1.RemoveSuppressionResponse](
-			httpClient,
-			baseURL+AdminServiceRemoveSuppressionProcedure,
-			connect.WithSchema(adminServiceMethods.ByName("RemoveSuppression")),
-			connect.WithClientOptions(opts...),
-		),
 		reportProviderEvent: connect.NewClient[v1.ReportProviderEventRequest, v1.ReportProviderEventResponse](
 			httpClient,
 			baseURL+AdminServiceReportProviderEventProcedure,
@@ -233,7 +194,6 @@ type adminServiceClient struct {
 	createCompany       *connect.Client[v1.CreateCompanyRequest, v1.CreateCompanyResponse]
 	setEntitlements     *connect.Client[v1.SetEntitlementsRequest, v1.SetEntitlementsResponse]
 	listCompanies       *connect.Client[v1.ListCompaniesRequest, v1.ListCompaniesResponse]
-	addMember           *connect.Client[v1.AddMemberRequest, v1.AddMemberResponse]
 	createSignInLink    *connect.Client[v1.CreateSignInLinkRequest, v1.CreateSignInLinkResponse]
 	createSendingDomain *connect.Client[v1.CreateSendingDomainRequest, v1.CreateSendingDomainResponse]
 	verifySendingDomain *connect.Client[v1.VerifySendingDomainRequest, v1.VerifySendingDomainResponse]
@@ -242,9 +202,6 @@ type adminServiceClient struct {
 	listSenders         *connect.Client[v1.ListSendersRequest, v1.ListSendersResponse]
 	setDefaultSender    *connect.Client[v1.SetDefaultSenderRequest, v1.SetDefaultSenderResponse]
 	adjustCredits       *connect.Client[v1.AdjustCreditsRequest, v1.AdjustCreditsResponse]
-	getWallet           *connect.Client[v1.GetWalletRequest, v1.GetWalletResponse]
-	listSuppressions    *connect.Client[v1.ListSuppressionsRequest, v1.ListSuppressionsResponse]
-	removeSuppression   *connect.Client[v1.RemoveSuppressionRequest, v1.RemoveSuppressionResponse]
 	reportProviderEvent *connect.Client[v1.ReportProviderEventRequest, v1.ReportProviderEventResponse]
 }
 
@@ -261,11 +218,6 @@ func (c *adminServiceClient) SetEntitlements(ctx context.Context, req *connect.R
 // ListCompanies calls mail.v1.AdminService.ListCompanies.
 func (c *adminServiceClient) ListCompanies(ctx context.Context, req *connect.Request[v1.ListCompaniesRequest]) (*connect.Response[v1.ListCompaniesResponse], error) {
 	return c.listCompanies.CallUnary(ctx, req)
-}
-
-// AddMember calls mail.v1.AdminService.AddMember.
-func (c *adminServiceClient) AddMember(ctx context.Context, req *connect.Request[v1.AddMemberRequest]) (*connect.Response[v1.AddMemberResponse], error) {
-	return c.addMember.CallUnary(ctx, req)
 }
 
 // CreateSignInLink calls mail.v1.AdminService.CreateSignInLink.
@@ -308,21 +260,6 @@ func (c *adminServiceClient) AdjustCredits(ctx context.Context, req *connect.Req
 	return c.adjustCredits.CallUnary(ctx, req)
 }
 
-// GetWallet calls mail.v1.AdminService.GetWallet.
-func (c *adminServiceClient) GetWallet(ctx context.Context, req *connect.Request[v1.GetWalletRequest]) (*connect.Response[v1.GetWalletResponse], error) {
-	return c.getWallet.CallUnary(ctx, req)
-}
-
-// ListSuppressions calls mail.v1.AdminService.ListSuppressions.
-func (c *adminServiceClient) ListSuppressions(ctx context.Context, req *connect.Request[v1.ListSuppressionsRequest]) (*connect.Response[v1.ListSuppressionsResponse], error) {
-	return c.listSuppressions.CallUnary(ctx, req)
-}
-
-// RemoveSuppression calls mail.v1.AdminService.RemoveSuppression.
-func (c *adminServiceClient) RemoveSuppression(ctx context.Context, req *connect.Request[v1.RemoveSuppressionRequest]) (*connect.Response[v1.RemoveSuppressionResponse], error) {
-	return c.removeSuppression.CallUnary(ctx, req)
-}
-
 // ReportProviderEvent calls mail.v1.AdminService.ReportProviderEvent.
 func (c *adminServiceClient) ReportProviderEvent(ctx context.Context, req *connect.Request[v1.ReportProviderEventRequest]) (*connect.Response[v1.ReportProviderEventResponse], error) {
 	return c.reportProviderEvent.CallUnary(ctx, req)
@@ -336,9 +273,6 @@ type AdminServiceHandler interface {
 	SetEntitlements(context.Context, *connect.Request[v1.SetEntitlementsRequest]) (*connect.Response[v1.SetEntitlementsResponse], error)
 	// List companies.
 	ListCompanies(context.Context, *connect.Request[v1.ListCompaniesRequest]) (*connect.Response[v1.ListCompaniesResponse], error)
-	// Add a member to a company (the first owner), or change the role of an
-	// existing one with that email. Written to the company's audit log.
-	AddMember(context.Context, *connect.Request[v1.AddMemberRequest]) (*connect.Response[v1.AddMemberResponse], error)
 	// Mint a one-time sign-in link for an existing member (single use, valid
 	// 15 minutes): `{PUBLIC_BASE_URL}/admin/sign-in#token=...`.
 	CreateSignInLink(context.Context, *connect.Request[v1.CreateSignInLinkRequest]) (*connect.Response[v1.CreateSignInLinkResponse], error)
@@ -356,10 +290,8 @@ type AdminServiceHandler interface {
 	// Make a sender the company's default.
 	SetDefaultSender(context.Context, *connect.Request[v1.SetDefaultSenderRequest]) (*connect.Response[v1.SetDefaultSenderResponse], error)
 	// Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.
+	// A company reads its balance and ledger through CreditsService.
 	AdjustCredits(context.Context, *connect.Request[v1.AdjustCreditsRequest]) (*connect.Response[v1.AdjustCreditsResponse], error)
-	GetWallet(context.Context, *connect.Request[v1.GetWalletRequest]) (*connect.Response[v1.GetWalletResponse], error)
-	ListSuppressions(context.Context, *connect.Request[v1.ListSuppressionsRequest]) (*connect.Response[v1.ListSuppressionsResponse], error)
-	RemoveSuppression(context.Context, *connect.Request[v1.RemoveSuppressionRequest]) (*connect.Response[v1.RemoveSuppressionResponse], error)
 	// The email service reports an outcome of a message (delivered, bounced,
 	// complained). Idempotent on provider_event_id.
 	ReportProviderEvent(context.Context, *connect.Request[v1.ReportProviderEventRequest]) (*connect.Response[v1.ReportProviderEventResponse], error)
@@ -388,12 +320,6 @@ func NewAdminServiceHandler(svc AdminServiceHandler, opts ...connect.HandlerOpti
 		AdminServiceListCompaniesProcedure,
 		svc.ListCompanies,
 		connect.WithSchema(adminServiceMethods.ByName("ListCompanies")),
-		connect.WithHandlerOptions(opts...),
-	)
-	adminServiceAddMemberHandler := connect.NewUnaryHandler(
-		AdminServiceAddMemberProcedure,
-		svc.AddMember,
-		connect.WithSchema(adminServiceMethods.ByName("AddMember")),
 		connect.WithHandlerOptions(opts...),
 	)
 	adminServiceCreateSignInLinkHandler := connect.NewUnaryHandler(
@@ -444,24 +370,6 @@ func NewAdminServiceHandler(svc AdminServiceHandler, opts ...connect.HandlerOpti
 		connect.WithSchema(adminServiceMethods.ByName("AdjustCredits")),
 		connect.WithHandlerOptions(opts...),
 	)
-	adminServiceGetWalletHandler := connect.NewUnaryHandler(
-		AdminServiceGetWalletProcedure,
-		svc.GetWallet,
-		connect.WithSchema(adminServiceMethods.ByName("GetWallet")),
-		connect.WithHandlerOptions(opts...),
-	)
-	adminServiceListSuppressionsHandler := connect.NewUnaryHandler(
-		AdminServiceListSuppressionsProcedure,
-		svc.ListSuppressions,
-		connect.WithSchema(adminServiceMethods.ByName("ListSuppressions")),
-		connect.WithHandlerOptions(opts...),
-	)
-	adminServiceRemoveSuppressionHandler := connect.NewUnaryHandler(
-		AdminServiceRemoveSuppressionProcedure,
-		svc.RemoveSuppression,
-		connect.WithSchema(adminServiceMethods.ByName("RemoveSuppression")),
-		connect.WithHandlerOptions(opts...),
-	)
 	adminServiceReportProviderEventHandler := connect.NewUnaryHandler(
 		AdminServiceReportProviderEventProcedure,
 		svc.ReportProviderEvent,
@@ -476,8 +384,6 @@ func NewAdminServiceHandler(svc AdminServiceHandler, opts ...connect.HandlerOpti
 			adminServiceSetEntitlementsHandler.ServeHTTP(w, r)
 		case AdminServiceListCompaniesProcedure:
 			adminServiceListCompaniesHandler.ServeHTTP(w, r)
-		case AdminServiceAddMemberProcedure:
-			adminServiceAddMemberHandler.ServeHTTP(w, r)
 		case AdminServiceCreateSignInLinkProcedure:
 			adminServiceCreateSignInLinkHandler.ServeHTTP(w, r)
 		case AdminServiceCreateSendingDomainProcedure:
@@ -494,12 +400,6 @@ func NewAdminServiceHandler(svc AdminServiceHandler, opts ...connect.HandlerOpti
 			adminServiceSetDefaultSenderHandler.ServeHTTP(w, r)
 		case AdminServiceAdjustCreditsProcedure:
 			adminServiceAdjustCreditsHandler.ServeHTTP(w, r)
-		case AdminServiceGetWalletProcedure:
-			adminServiceGetWalletHandler.ServeHTTP(w, r)
-		case AdminServiceListSuppressionsProcedure:
-			adminServiceListSuppressionsHandler.ServeHTTP(w, r)
-		case AdminServiceRemoveSuppressionProcedure:
-			adminServiceRemoveSuppressionHandler.ServeHTTP(w, r)
 		case AdminServiceReportProviderEventProcedure:
 			adminServiceReportProviderEventHandler.ServeHTTP(w, r)
 		default:
@@ -521,10 +421,6 @@ func (UnimplementedAdminServiceHandler) SetEntitlements(context.Context, *connec
 
 func (UnimplementedAdminServiceHandler) ListCompanies(context.Context, *connect.Request[v1.ListCompaniesRequest]) (*connect.Response[v1.ListCompaniesResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.ListCompanies is not implemented"))
-}
-
-func (UnimplementedAdminServiceHandler) AddMember(context.Context, *connect.Request[v1.AddMemberRequest]) (*connect.Response[v1.AddMemberResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.AddMember is not implemented"))
 }
 
 func (UnimplementedAdminServiceHandler) CreateSignInLink(context.Context, *connect.Request[v1.CreateSignInLinkRequest]) (*connect.Response[v1.CreateSignInLinkResponse], error) {
@@ -557,18 +453,6 @@ func (UnimplementedAdminServiceHandler) SetDefaultSender(context.Context, *conne
 
 func (UnimplementedAdminServiceHandler) AdjustCredits(context.Context, *connect.Request[v1.AdjustCreditsRequest]) (*connect.Response[v1.AdjustCreditsResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.AdjustCredits is not implemented"))
-}
-
-func (UnimplementedAdminServiceHandler) GetWallet(context.Context, *connect.Request[v1.GetWalletRequest]) (*connect.Response[v1.GetWalletResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.GetWallet is not implemented"))
-}
-
-func (UnimplementedAdminServiceHandler) ListSuppressions(context.Context, *connect.Request[v1.ListSuppressionsRequest]) (*connect.Response[v1.ListSuppressionsResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.ListSuppressions is not implemented"))
-}
-
-func (UnimplementedAdminServiceHandler) RemoveSuppression(context.Context, *connect.Request[v1.RemoveSuppressionRequest]) (*connect.Response[v1.RemoveSuppressionResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.RemoveSuppression is not implemented"))
 }
 
 func (UnimplementedAdminServiceHandler) ReportProviderEvent(context.Context, *connect.Request[v1.ReportProviderEventRequest]) (*connect.Response[v1.ReportProviderEventResponse], error) {

@@ -49,7 +49,8 @@ const (
 
 // ApiKeysServiceClient is a client for the mail.v1.ApiKeysService service.
 type ApiKeysServiceClient interface {
-	// The key table, oldest first, revoked and expired keys included.
+	// The key table, oldest first, revoked and expired keys included, with
+	// cursor paging.
 	ListApiKeys(context.Context, *connect.Request[v1.ListApiKeysRequest]) (*connect.Response[v1.ListApiKeysResponse], error)
 	// Creates a key. The scopes must be among those the caller holds (403
 	// FORBIDDEN otherwise). Answers 201 with the key and its secret (once).
@@ -133,7 +134,8 @@ func (c *apiKeysServiceClient) RevokeApiKey(ctx context.Context, req *connect.Re
 
 // ApiKeysServiceHandler is an implementation of the mail.v1.ApiKeysService service.
 type ApiKeysServiceHandler interface {
-	// The key table, oldest first, revoked and expired keys included.
+	// The key table, oldest first, revoked and expired keys included, with
+	// cursor paging.
 	ListApiKeys(context.Context, *connect.Request[v1.ListApiKeysRequest]) (*connect.Response[v1.ListApiKeysResponse], error)
 	// Creates a key. The scopes must be among those the caller holds (403
 	// FORBIDDEN otherwise). Answers 201 with the key and its secret (once).

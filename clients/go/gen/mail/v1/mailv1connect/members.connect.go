@@ -52,7 +52,7 @@ const (
 
 // MembersServiceClient is a client for the mail.v1.MembersService service.
 type MembersServiceClient interface {
-	// The company's members, oldest first.
+	// The company's members, oldest first, with cursor paging.
 	ListMembers(context.Context, *connect.Request[v1.ListMembersRequest]) (*connect.Response[v1.ListMembersResponse], error)
 	// Adds a member (or finds the existing one with that email) and mints a
 	// one-time sign-in link for them. With a system sender configured
@@ -150,7 +150,7 @@ func (c *membersServiceClient) EndMemberSessions(ctx context.Context, req *conne
 
 // MembersServiceHandler is an implementation of the mail.v1.MembersService service.
 type MembersServiceHandler interface {
-	// The company's members, oldest first.
+	// The company's members, oldest first, with cursor paging.
 	ListMembers(context.Context, *connect.Request[v1.ListMembersRequest]) (*connect.Response[v1.ListMembersResponse], error)
 	// Adds a member (or finds the existing one with that email) and mints a
 	// one-time sign-in link for them. With a system sender configured

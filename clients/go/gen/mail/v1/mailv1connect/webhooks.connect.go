@@ -66,6 +66,12 @@ const (
 	// WebhooksServiceSendTestWebhookEventProcedure is the fully-qualified name of the WebhooksService's
 	// SendTestWebhookEvent RPC.
 	WebhooksServiceSendTestWebhookEventProcedure = "/mail.v1.WebhooksService/SendTestWebhookEvent"
+	// WebhooksServiceStreamEventsProcedure is the fully-qualified name of the WebhooksService's
+	// StreamEvents RPC.
+	WebhooksServiceStreamEventsProcedure = "/mail.v1.WebhooksService/StreamEvents"
+	// WebhooksServiceTriggerWebhookEventProcedure is the fully-qualified name of the WebhooksService's
+	// TriggerWebhookEvent RPC.
+	WebhooksServiceTriggerWebhookEventProcedure = "/mail.v1.WebhooksService/TriggerWebhookEvent"
 )
 
 // WebhooksServiceClient is a client for the mail.v1.WebhooksService service.
@@ -115,6 +121,38 @@ type WebhooksServiceClient interface {
 	// Unknown or foreign id: 404 NOT_FOUND; an unknown event name: 400
 	// VALIDATION_ERROR.
 	SendTestWebhookEvent(context.Context, *connect.Request[v1.SendTestWebhookEventRequest]) (*connect.Response[v1.SendTestWebhookEventResponse], error)
+	// The company's events, live, as they are recorded (what `mailctl listen`
+	// forwards to a receiver on the developer's machine): the events every
+	// endpoint could receive, whether or not an endpoint subscribed to them,
+	// each with its outbox id and the exact JSON body a delivery of it
+	// carries. Served over gRPC and Connect only (a server stream): no JSON
+	// route, no OpenAPI operation.
+	//
+	// The first message is `ready`; then `event` for each event of the kinds
+	// asked for, in the order they were committed, and `keep_alive` after
+	// every `keep_alive_seconds` (25) without one; last, `end` with the
+	// reason, before the stream closes with status OK. A stream lasts at
+	// most an hour (`expires_at`); a client that wants more opens a new one.
+	// Events recorded while no stream is open are not replayed (live view,
+	// at most once): the deliveries list keeps those of real endpoints.
+	//
+	// Nothing is signed here and no secret is involved: the client signs each
+	// body as a delivery is signed, with a secret of its own (`mailctl
+	// listen` makes one per session and prints it). The service never
+	// connects to the client.
+	//
+	// At most 5 streams per company are open at once, over every API process:
+	// a sixth answers 429 RATE_LIMITED (RESOURCE_EXHAUSTED) until one closes.
+	// A service shutting down ends its streams with `end` (reason `shutdown`).
+	StreamEvents(context.Context, *connect.Request[v1.StreamEventsRequest]) (*connect.ServerStreamForClient[v1.StreamEventsResponse], error)
+	// Record a test event of one kind for the company (`mailctl trigger`):
+	// the example `data` of SendTestWebhookEvent (with `"test": true`), under
+	// a new event id. Open StreamEvents streams receive it like any event.
+	// The company's endpoints receive it only with `endpoints` true: then
+	// every enabled endpoint subscribed to the kind gets a delivery of it,
+	// recorded and retried like any other. Answers 202 with the event id; an
+	// unknown event name: 400 VALIDATION_ERROR.
+	TriggerWebhookEvent(context.Context, *connect.Request[v1.TriggerWebhookEventRequest]) (*connect.Response[v1.TriggerWebhookEventResponse], error)
 }
 
 // NewWebhooksServiceClient constructs a client for the mail.v1.WebhooksService service. By default,
@@ -198,6 +236,19 @@ func NewWebhooksServiceClient(httpClient connect.HTTPClient, baseURL string, opt
 			connect.WithSchema(webhooksServiceMethods.ByName("SendTestWebhookEvent")),
 			connect.WithClientOptions(opts...),
 		),
+		streamEvents: connect.NewClient[v1.StreamEventsRequest, v1.StreamEventsResponse](
+			httpClient,
+			baseURL+WebhooksServiceStreamEventsProcedure,
+			connect.WithSchema(webhooksServiceMethods.ByName("StreamEvents")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		triggerWebhookEvent: connect.NewClient[v1.TriggerWebhookEventRequest, v1.TriggerWebhookEventResponse](
+			httpClient,
+			baseURL+WebhooksServiceTriggerWebhookEventProcedure,
+			connect.WithSchema(webhooksServiceMethods.ByName("TriggerWebhookEvent")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
@@ -214,6 +265,8 @@ type webhooksServiceClient struct {
 	retryWebhookDelivery    *connect.Client[v1.RetryWebhookDeliveryRequest, v1.RetryWebhookDeliveryResponse]
 	retryWebhookDeadLetters *connect.Client[v1.RetryWebhookDeadLettersRequest, v1.RetryWebhookDeadLettersResponse]
 	sendTestWebhookEvent    *connect.Client[v1.SendTestWebhookEventRequest, v1.SendTestWebhookEventResponse]
+	streamEvents            *connect.Client[v1.StreamEventsRequest, v1.StreamEventsResponse]
+	triggerWebhookEvent     *connect.Client[v1.TriggerWebhookEventRequest, v1.TriggerWebhookEventResponse]
 }
 
 // CreateWebhookEndpoint calls mail.v1.WebhooksService.CreateWebhookEndpoint.
@@ -271,6 +324,16 @@ func (c *webhooksServiceClient) SendTestWebhookEvent(ctx context.Context, req *c
 	return c.sendTestWebhookEvent.CallUnary(ctx, req)
 }
 
+// StreamEvents calls mail.v1.WebhooksService.StreamEvents.
+func (c *webhooksServiceClient) StreamEvents(ctx context.Context, req *connect.Request[v1.StreamEventsRequest]) (*connect.ServerStreamForClient[v1.StreamEventsResponse], error) {
+	return c.streamEvents.CallServerStream(ctx, req)
+}
+
+// TriggerWebhookEvent calls mail.v1.WebhooksService.TriggerWebhookEvent.
+func (c *webhooksServiceClient) TriggerWebhookEvent(ctx context.Context, req *connect.Request[v1.TriggerWebhookEventRequest]) (*connect.Response[v1.TriggerWebhookEventResponse], error) {
+	return c.triggerWebhookEvent.CallUnary(ctx, req)
+}
+
 // WebhooksServiceHandler is an implementation of the mail.v1.WebhooksService service.
 type WebhooksServiceHandler interface {
 	// Create an endpoint. The URL must use https:// and its host must resolve
@@ -318,6 +381,38 @@ type WebhooksServiceHandler interface {
 	// Unknown or foreign id: 404 NOT_FOUND; an unknown event name: 400
 	// VALIDATION_ERROR.
 	SendTestWebhookEvent(context.Context, *connect.Request[v1.SendTestWebhookEventRequest]) (*connect.Response[v1.SendTestWebhookEventResponse], error)
+	// The company's events, live, as they are recorded (what `mailctl listen`
+	// forwards to a receiver on the developer's machine): the events every
+	// endpoint could receive, whether or not an endpoint subscribed to them,
+	// each with its outbox id and the exact JSON body a delivery of it
+	// carries. Served over gRPC and Connect only (a server stream): no JSON
+	// route, no OpenAPI operation.
+	//
+	// The first message is `ready`; then `event` for each event of the kinds
+	// asked for, in the order they were committed, and `keep_alive` after
+	// every `keep_alive_seconds` (25) without one; last, `end` with the
+	// reason, before the stream closes with status OK. A stream lasts at
+	// most an hour (`expires_at`); a client that wants more opens a new one.
+	// Events recorded while no stream is open are not replayed (live view,
+	// at most once): the deliveries list keeps those of real endpoints.
+	//
+	// Nothing is signed here and no secret is involved: the client signs each
+	// body as a delivery is signed, with a secret of its own (`mailctl
+	// listen` makes one per session and prints it). The service never
+	// connects to the client.
+	//
+	// At most 5 streams per company are open at once, over every API process:
+	// a sixth answers 429 RATE_LIMITED (RESOURCE_EXHAUSTED) until one closes.
+	// A service shutting down ends its streams with `end` (reason `shutdown`).
+	StreamEvents(context.Context, *connect.Request[v1.StreamEventsRequest], *connect.ServerStream[v1.StreamEventsResponse]) error
+	// Record a test event of one kind for the company (`mailctl trigger`):
+	// the example `data` of SendTestWebhookEvent (with `"test": true`), under
+	// a new event id. Open StreamEvents streams receive it like any event.
+	// The company's endpoints receive it only with `endpoints` true: then
+	// every enabled endpoint subscribed to the kind gets a delivery of it,
+	// recorded and retried like any other. Answers 202 with the event id; an
+	// unknown event name: 400 VALIDATION_ERROR.
+	TriggerWebhookEvent(context.Context, *connect.Request[v1.TriggerWebhookEventRequest]) (*connect.Response[v1.TriggerWebhookEventResponse], error)
 }
 
 // NewWebhooksServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -397,6 +492,19 @@ func NewWebhooksServiceHandler(svc WebhooksServiceHandler, opts ...connect.Handl
 		connect.WithSchema(webhooksServiceMethods.ByName("SendTestWebhookEvent")),
 		connect.WithHandlerOptions(opts...),
 	)
+	webhooksServiceStreamEventsHandler := connect.NewServerStreamHandler(
+		WebhooksServiceStreamEventsProcedure,
+		svc.StreamEvents,
+		connect.WithSchema(webhooksServiceMethods.ByName("StreamEvents")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	webhooksServiceTriggerWebhookEventHandler := connect.NewUnaryHandler(
+		WebhooksServiceTriggerWebhookEventProcedure,
+		svc.TriggerWebhookEvent,
+		connect.WithSchema(webhooksServiceMethods.ByName("TriggerWebhookEvent")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/mail.v1.WebhooksService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case WebhooksServiceCreateWebhookEndpointProcedure:
@@ -421,6 +529,10 @@ func NewWebhooksServiceHandler(svc WebhooksServiceHandler, opts ...connect.Handl
 			webhooksServiceRetryWebhookDeadLettersHandler.ServeHTTP(w, r)
 		case WebhooksServiceSendTestWebhookEventProcedure:
 			webhooksServiceSendTestWebhookEventHandler.ServeHTTP(w, r)
+		case WebhooksServiceStreamEventsProcedure:
+			webhooksServiceStreamEventsHandler.ServeHTTP(w, r)
+		case WebhooksServiceTriggerWebhookEventProcedure:
+			webhooksServiceTriggerWebhookEventHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -472,4 +584,12 @@ func (UnimplementedWebhooksServiceHandler) RetryWebhookDeadLetters(context.Conte
 
 func (UnimplementedWebhooksServiceHandler) SendTestWebhookEvent(context.Context, *connect.Request[v1.SendTestWebhookEventRequest]) (*connect.Response[v1.SendTestWebhookEventResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.WebhooksService.SendTestWebhookEvent is not implemented"))
+}
+
+func (UnimplementedWebhooksServiceHandler) StreamEvents(context.Context, *connect.Request[v1.StreamEventsRequest], *connect.ServerStream[v1.StreamEventsResponse]) error {
+	return connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.WebhooksService.StreamEvents is not implemented"))
+}
+
+func (UnimplementedWebhooksServiceHandler) TriggerWebhookEvent(context.Context, *connect.Request[v1.TriggerWebhookEventRequest]) (*connect.Response[v1.TriggerWebhookEventResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.WebhooksService.TriggerWebhookEvent is not implemented"))
 }

@@ -8,7 +8,7 @@ import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Member, MemberRole } from "./members_pb.js";
+import type { Member } from "./members_pb.js";
 import { file_mail_v1_members } from "./members_pb.js";
 import { file_mail_v1_options } from "./options_pb.js";
 import type { Message } from "@bufbuild/protobuf";
@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/admin.proto.
  */
 export const file_mail_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChNtYWlsL3YxL2FkbWluLnByb3RvEgdtYWlsLnYxIjAKE0NvbXBhbnlFbnRpdGxlbWVudHMSCwoDYXBpGAEgASgIEgwKBHNtdHAYAiABKAgihwEKB0NvbXBhbnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIyCgxlbnRpdGxlbWVudHMYAyABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiewoUQ3JlYXRlQ29tcGFueVJlcXVlc3QSGQoEbmFtZRgBIAEoCUIL4EECukgFcgMYyAESNwoMZW50aXRsZW1lbnRzGAIgASgLMhwubWFpbC52MS5Db21wYW55RW50aXRsZW1lbnRzSACIAQFCDwoNX2VudGl0bGVtZW50cyI6ChVDcmVhdGVDb21wYW55UmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSJlChZTZXRFbnRpdGxlbWVudHNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIyCgxlbnRpdGxlbWVudHMYAiABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMiPAoXU2V0RW50aXRsZW1lbnRzUmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSIWChRMaXN0Q29tcGFuaWVzUmVxdWVzdCI8ChVMaXN0Q29tcGFuaWVzUmVzcG9uc2USIwoJY29tcGFuaWVzGAEgAygLMhAubWFpbC52MS5Db21wYW55Io4BChBBZGRNZW1iZXJSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhISCgVlbWFpbBgCIAEoCUID4EECEhkKDGRpc3BsYXlfbmFtZRgDIAEoCUgAiAEBEiEKBHJvbGUYBCABKA4yEy5tYWlsLnYxLk1lbWJlclJvbGVCDwoNX2Rpc3BsYXlfbmFtZSI0ChFBZGRNZW1iZXJSZXNwb25zZRIfCgZtZW1iZXIYASABKAsyDy5tYWlsLnYxLk1lbWJlciJGChdDcmVhdGVTaWduSW5MaW5rUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISEgoFZW1haWwYAiABKAlCA+BBAiKFAQoYQ3JlYXRlU2lnbkluTGlua1Jlc3BvbnNlEh8KBm1lbWJlchgBIAEoCzIPLm1haWwudjEuTWVtYmVyEhgKC3NpZ25faW5fdXJsGAIgASgJQgOAAQESLgoKZXhwaXJlc19hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiWQoJRG5zUmVjb3JkEgwKBHR5cGUYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCRIPCgdwdXJwb3NlGAQgASgJEhAKCHZlcmlmaWVkGAUgASgIIvgCCg1TZW5kaW5nRG9tYWluEgoKAmlkGAEgASgJEhIKCmNvbXBhbnlfaWQYAiABKAkSDgoGZG9tYWluGAMgASgJEhoKEnJldHVybl9wYXRoX2RvbWFpbhgEIAEoCRIVCg1ka2ltX3NlbGVjdG9yGAUgASgJEhUKDWRraW1fdmVyaWZpZWQYBiABKAgSFAoMc3BmX3ZlcmlmaWVkGAcgASgIEhYKDmRtYXJjX3ZlcmlmaWVkGAggASgIEhAKCHZlcmlmaWVkGAkgASgIEh8KF3ZlcmlmaWNhdGlvbl9vdmVycmlkZGVuGAogASgIEicKC2Ruc19yZWNvcmRzGAsgAygLMhIubWFpbC52MS5EbnNSZWNvcmQSMwoPbGFzdF9jaGVja2VkX2F0GAwgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GA0gASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJKChpDcmVhdGVTZW5kaW5nRG9tYWluUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISEwoGZG9tYWluGAIgASgJQgPgQQIiRQobQ3JlYXRlU2VuZGluZ0RvbWFpblJlc3BvbnNlEiYKBmRvbWFpbhgBIAEoCzIWLm1haWwudjEuU2VuZGluZ0RvbWFpbiJfChpWZXJpZnlTZW5kaW5nRG9tYWluUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISFgoJZG9tYWluX2lkGAIgASgJQgPgQQISEAoIb3ZlcnJpZGUYAyABKAgiRQobVmVyaWZ5U2VuZGluZ0RvbWFpblJlc3BvbnNlEiYKBmRvbWFpbhgBIAEoCzIWLm1haWwudjEuU2VuZGluZ0RvbWFpbiI0ChlMaXN0U2VuZGluZ0RvbWFpbnNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAiJFChpMaXN0U2VuZGluZ0RvbWFpbnNSZXNwb25zZRInCgdkb21haW5zGAEgAygLMhYubWFpbC52MS5TZW5kaW5nRG9tYWluIrwBCgZTZW5kZXISCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIRCglkb21haW5faWQYAyABKAkSDQoFZW1haWwYBCABKAkSEQoEbmFtZRgFIAEoCUgAiAEBEhIKCmlzX2RlZmF1bHQYBiABKAgSEAoIdmVyaWZpZWQYByABKAgSLgoKY3JlYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX25hbWUidAoTQ3JlYXRlU2VuZGVyUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISEgoFZW1haWwYAiABKAlCA+BBAhIRCgRuYW1lGAMgASgJSACIAQESFAoMbWFrZV9kZWZhdWx0GAQgASgIQgcKBV9uYW1lIjcKFENyZWF0ZVNlbmRlclJlc3BvbnNlEh8KBnNlbmRlchgBIAEoCzIPLm1haWwudjEuU2VuZGVyIi0KEkxpc3RTZW5kZXJzUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQIiNwoTTGlzdFNlbmRlcnNSZXNwb25zZRIgCgdzZW5kZXJzGAEgAygLMg8ubWFpbC52MS5TZW5kZXIiSgoXU2V0RGVmYXVsdFNlbmRlclJlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECEhYKCXNlbmRlcl9pZBgCIAEoCUID4EECIjsKGFNldERlZmF1bHRTZW5kZXJSZXNwb25zZRIfCgZzZW5kZXIYASABKAsyDy5tYWlsLnYxLlNlbmRlciJXChRBZGp1c3RDcmVkaXRzUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISDgoGYW1vdW50GAIgASgDEhYKBG5vdGUYAyABKAlCCLpIBXIDGPQDIigKFUFkanVzdENyZWRpdHNSZXNwb25zZRIPCgdiYWxhbmNlGAEgASgDIisKEEdldFdhbGxldFJlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECIpIBCgtMZWRnZXJFbnRyeRINCgVkZWx0YRgBIAEoAxIOCgZyZWFzb24YAiABKAkSFwoKbWVzc2FnZV9pZBgDIAEoCUgAiAEBEgwKBG5vdGUYBCABKAkSLgoKY3JlYXRlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDQoLX21lc3NhZ2VfaWQiSgoRR2V0V2FsbGV0UmVzcG9uc2USDwoHYmFsYW5jZRgBIAEoAxIkCgZsZWRnZXIYAiADKAsyFC5tYWlsLnYxLkxlZGdlckVudHJ5IoQBCgtTdXBwcmVzc2lvbhINCgVlbWFpbBgBIAEoCRIOCgZyZWFzb24YAiABKAkSFwoKbWVzc2FnZV9pZBgDIAEoCUgAiAEBEi4KCmNyZWF0ZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wQg0KC19tZXNzYWdlX2lkIjIKF0xpc3RTdXBwcmVzc2lvbnNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAiJGChhMaXN0U3VwcHJlc3Npb25zUmVzcG9uc2USKgoMc3VwcHJlc3Npb25zGAEgAygLMhQubWFpbC52MS5TdXBwcmVzc2lvbiJHChhSZW1vdmVTdXBwcmVzc2lvblJlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECEhIKBWVtYWlsGAIgASgJQgPgQQIiLAoZUmVtb3ZlU3VwcHJlc3Npb25SZXNwb25zZRIPCgdyZW1vdmVkGAEgASgIIsIBChpSZXBvcnRQcm92aWRlckV2ZW50UmVxdWVzdBIeChFwcm92aWRlcl9ldmVudF9pZBgBIAEoCUID4EECEiAKE3Byb3ZpZGVyX21lc3NhZ2VfaWQYAiABKAlCA+BBAhIRCgR0eXBlGAMgASgJQgPgQQISLwoLb2NjdXJyZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhMKBmRldGFpbBgFIAEoCUgAiAEBQgkKB19kZXRhaWwiQgobUmVwb3J0UHJvdmlkZXJFdmVudFJlc3BvbnNlEg8KB2FwcGxpZWQYASABKAgSEgoKbWVzc2FnZV9pZBgCIAEoCTKFCwoMQWRtaW5TZXJ2aWNlElAKDUNyZWF0ZUNvbXBhbnkSHS5tYWlsLnYxLkNyZWF0ZUNvbXBhbnlSZXF1ZXN0Gh4ubWFpbC52MS5DcmVhdGVDb21wYW55UmVzcG9uc2UiABJWCg9TZXRFbnRpdGxlbWVudHMSHy5tYWlsLnYxLlNldEVudGl0bGVtZW50c1JlcXVlc3QaIC5tYWlsLnYxLlNldEVudGl0bGVtZW50c1Jlc3BvbnNlIgASUAoNTGlzdENvbXBhbmllcxIdLm1haWwudjEuTGlzdENvbXBhbmllc1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RDb21wYW5pZXNSZXNwb25zZSIAEkQKCUFkZE1lbWJlchIZLm1haWwudjEuQWRkTWVtYmVyUmVxdWVzdBoaLm1haWwudjEuQWRkTWVtYmVyUmVzcG9uc2UiABJZChBDcmVhdGVTaWduSW5MaW5rEiAubWFpbC52MS5DcmVhdGVTaWduSW5MaW5rUmVxdWVzdBohLm1haWwudjEuQ3JlYXRlU2lnbkluTGlua1Jlc3BvbnNlIgASYgoTQ3JlYXRlU2VuZGluZ0RvbWFpbhIjLm1haWwudjEuQ3JlYXRlU2VuZGluZ0RvbWFpblJlcXVlc3QaJC5tYWlsLnYxLkNyZWF0ZVNlbmRpbmdEb21haW5SZXNwb25zZSIAEmIKE1ZlcmlmeVNlbmRpbmdEb21haW4SIy5tYWlsLnYxLlZlcmlmeVNlbmRpbmdEb21haW5SZXF1ZXN0GiQubWFpbC52MS5WZXJpZnlTZW5kaW5nRG9tYWluUmVzcG9uc2UiABJfChJMaXN0U2VuZGluZ0RvbWFpbnMSIi5tYWlsLnYxLkxpc3RTZW5kaW5nRG9tYWluc1JlcXVlc3QaIy5tYWlsLnYxLkxpc3RTZW5kaW5nRG9tYWluc1Jlc3BvbnNlIgASTQoMQ3JlYXRlU2VuZGVyEhwubWFpbC52MS5DcmVhdGVTZW5kZXJSZXF1ZXN0Gh0ubWFpbC52MS5DcmVhdGVTZW5kZXJSZXNwb25zZSIAEkoKC0xpc3RTZW5kZXJzEhsubWFpbC52MS5MaXN0U2VuZGVyc1JlcXVlc3QaHC5tYWlsLnYxLkxpc3RTZW5kZXJzUmVzcG9uc2UiABJZChBTZXREZWZhdWx0U2VuZGVyEiAubWFpbC52MS5TZXREZWZhdWx0U2VuZGVyUmVxdWVzdBohLm1haWwudjEuU2V0RGVmYXVsdFNlbmRlclJlc3BvbnNlIgASUAoNQWRqdXN0Q3JlZGl0cxIdLm1haWwudjEuQWRqdXN0Q3JlZGl0c1JlcXVlc3QaHi5tYWlsLnYxLkFkanVzdENyZWRpdHNSZXNwb25zZSIAEkQKCUdldFdhbGxldBIZLm1haWwudjEuR2V0V2FsbGV0UmVxdWVzdBoaLm1haWwudjEuR2V0V2FsbGV0UmVzcG9uc2UiABJZChBMaXN0U3VwcHJlc3Npb25zEiAubWFpbC52MS5MaXN0U3VwcHJlc3Npb25zUmVxdWVzdBohLm1haWwudjEuTGlzdFN1cHByZXNzaW9uc1Jlc3BvbnNlIgASXAoRUmVtb3ZlU3VwcHJlc3Npb24SIS5tYWlsLnYxLlJlbW92ZVN1cHByZXNzaW9uUmVxdWVzdBoiLm1haWwudjEuUmVtb3ZlU3VwcHJlc3Npb25SZXNwb25zZSIAEmIKE1JlcG9ydFByb3ZpZGVyRXZlbnQSIy5tYWlsLnYxLlJlcG9ydFByb3ZpZGVyRXZlbnRSZXF1ZXN0GiQubWFpbC52MS5SZXBvcnRQcm92aWRlckV2ZW50UmVzcG9uc2UiABoEsPUYAWIGcHJvdG8z", [file_buf_validate_validate, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_members, file_mail_v1_options]);
+  fileDesc("ChNtYWlsL3YxL2FkbWluLnByb3RvEgdtYWlsLnYxIjAKE0NvbXBhbnlFbnRpdGxlbWVudHMSCwoDYXBpGAEgASgIEgwKBHNtdHAYAiABKAgihwEKB0NvbXBhbnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIyCgxlbnRpdGxlbWVudHMYAyABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiewoUQ3JlYXRlQ29tcGFueVJlcXVlc3QSGQoEbmFtZRgBIAEoCUIL4EECukgFcgMYyAESNwoMZW50aXRsZW1lbnRzGAIgASgLMhwubWFpbC52MS5Db21wYW55RW50aXRsZW1lbnRzSACIAQFCDwoNX2VudGl0bGVtZW50cyI6ChVDcmVhdGVDb21wYW55UmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSJlChZTZXRFbnRpdGxlbWVudHNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIyCgxlbnRpdGxlbWVudHMYAiABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMiPAoXU2V0RW50aXRsZW1lbnRzUmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSIWChRMaXN0Q29tcGFuaWVzUmVxdWVzdCI8ChVMaXN0Q29tcGFuaWVzUmVzcG9uc2USIwoJY29tcGFuaWVzGAEgAygLMhAubWFpbC52MS5Db21wYW55IkYKF0NyZWF0ZVNpZ25JbkxpbmtSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhISCgVlbWFpbBgCIAEoCUID4EECIoUBChhDcmVhdGVTaWduSW5MaW5rUmVzcG9uc2USHwoGbWVtYmVyGAEgASgLMg8ubWFpbC52MS5NZW1iZXISGAoLc2lnbl9pbl91cmwYAiABKAlCA4ABARIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZCglEbnNSZWNvcmQSDAoEdHlwZRgBIAEoCRIMCgRuYW1lGAIgASgJEg0KBXZhbHVlGAMgASgJEg8KB3B1cnBvc2UYBCABKAkSEAoIdmVyaWZpZWQYBSABKAgi+AIKDVNlbmRpbmdEb21haW4SCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIOCgZkb21haW4YAyABKAkSGgoScmV0dXJuX3BhdGhfZG9tYWluGAQgASgJEhUKDWRraW1fc2VsZWN0b3IYBSABKAkSFQoNZGtpbV92ZXJpZmllZBgGIAEoCBIUCgxzcGZfdmVyaWZpZWQYByABKAgSFgoOZG1hcmNfdmVyaWZpZWQYCCABKAgSEAoIdmVyaWZpZWQYCSABKAgSHwoXdmVyaWZpY2F0aW9uX292ZXJyaWRkZW4YCiABKAgSJwoLZG5zX3JlY29yZHMYCyADKAsyEi5tYWlsLnYxLkRuc1JlY29yZBIzCg9sYXN0X2NoZWNrZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkoKGkNyZWF0ZVNlbmRpbmdEb21haW5SZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhITCgZkb21haW4YAiABKAlCA+BBAiJFChtDcmVhdGVTZW5kaW5nRG9tYWluUmVzcG9uc2USJgoGZG9tYWluGAEgASgLMhYubWFpbC52MS5TZW5kaW5nRG9tYWluIl8KGlZlcmlmeVNlbmRpbmdEb21haW5SZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIWCglkb21haW5faWQYAiABKAlCA+BBAhIQCghvdmVycmlkZRgDIAEoCCJFChtWZXJpZnlTZW5kaW5nRG9tYWluUmVzcG9uc2USJgoGZG9tYWluGAEgASgLMhYubWFpbC52MS5TZW5kaW5nRG9tYWluIjQKGUxpc3RTZW5kaW5nRG9tYWluc1JlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECIkUKGkxpc3RTZW5kaW5nRG9tYWluc1Jlc3BvbnNlEicKB2RvbWFpbnMYASADKAsyFi5tYWlsLnYxLlNlbmRpbmdEb21haW4ivAEKBlNlbmRlchIKCgJpZBgBIAEoCRISCgpjb21wYW55X2lkGAIgASgJEhEKCWRvbWFpbl9pZBgDIAEoCRINCgVlbWFpbBgEIAEoCRIRCgRuYW1lGAUgASgJSACIAQESEgoKaXNfZGVmYXVsdBgGIAEoCBIQCgh2ZXJpZmllZBgHIAEoCBIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfbmFtZSJ0ChNDcmVhdGVTZW5kZXJSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhISCgVlbWFpbBgCIAEoCUID4EECEhEKBG5hbWUYAyABKAlIAIgBARIUCgxtYWtlX2RlZmF1bHQYBCABKAhCBwoFX25hbWUiNwoUQ3JlYXRlU2VuZGVyUmVzcG9uc2USHwoGc2VuZGVyGAEgASgLMg8ubWFpbC52MS5TZW5kZXIiLQoSTGlzdFNlbmRlcnNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAiI3ChNMaXN0U2VuZGVyc1Jlc3BvbnNlEiAKB3NlbmRlcnMYASADKAsyDy5tYWlsLnYxLlNlbmRlciJKChdTZXREZWZhdWx0U2VuZGVyUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISFgoJc2VuZGVyX2lkGAIgASgJQgPgQQIiOwoYU2V0RGVmYXVsdFNlbmRlclJlc3BvbnNlEh8KBnNlbmRlchgBIAEoCzIPLm1haWwudjEuU2VuZGVyIlcKFEFkanVzdENyZWRpdHNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIOCgZhbW91bnQYAiABKAMSFgoEbm90ZRgDIAEoCUIIukgFcgMY9AMiKAoVQWRqdXN0Q3JlZGl0c1Jlc3BvbnNlEg8KB2JhbGFuY2UYASABKAMiwgEKGlJlcG9ydFByb3ZpZGVyRXZlbnRSZXF1ZXN0Eh4KEXByb3ZpZGVyX2V2ZW50X2lkGAEgASgJQgPgQQISIAoTcHJvdmlkZXJfbWVzc2FnZV9pZBgCIAEoCUID4EECEhEKBHR5cGUYAyABKAlCA+BBAhIvCgtvY2N1cnJlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoGZGV0YWlsGAUgASgJSACIAQFCCQoHX2RldGFpbCJCChtSZXBvcnRQcm92aWRlckV2ZW50UmVzcG9uc2USDwoHYXBwbGllZBgBIAEoCBISCgptZXNzYWdlX2lkGAIgASgJMsAICgxBZG1pblNlcnZpY2USUAoNQ3JlYXRlQ29tcGFueRIdLm1haWwudjEuQ3JlYXRlQ29tcGFueVJlcXVlc3QaHi5tYWlsLnYxLkNyZWF0ZUNvbXBhbnlSZXNwb25zZSIAElYKD1NldEVudGl0bGVtZW50cxIfLm1haWwudjEuU2V0RW50aXRsZW1lbnRzUmVxdWVzdBogLm1haWwudjEuU2V0RW50aXRsZW1lbnRzUmVzcG9uc2UiABJQCg1MaXN0Q29tcGFuaWVzEh0ubWFpbC52MS5MaXN0Q29tcGFuaWVzUmVxdWVzdBoeLm1haWwudjEuTGlzdENvbXBhbmllc1Jlc3BvbnNlIgASWQoQQ3JlYXRlU2lnbkluTGluaxIgLm1haWwudjEuQ3JlYXRlU2lnbkluTGlua1JlcXVlc3QaIS5tYWlsLnYxLkNyZWF0ZVNpZ25JbkxpbmtSZXNwb25zZSIAEmIKE0NyZWF0ZVNlbmRpbmdEb21haW4SIy5tYWlsLnYxLkNyZWF0ZVNlbmRpbmdEb21haW5SZXF1ZXN0GiQubWFpbC52MS5DcmVhdGVTZW5kaW5nRG9tYWluUmVzcG9uc2UiABJiChNWZXJpZnlTZW5kaW5nRG9tYWluEiMubWFpbC52MS5WZXJpZnlTZW5kaW5nRG9tYWluUmVxdWVzdBokLm1haWwudjEuVmVyaWZ5U2VuZGluZ0RvbWFpblJlc3BvbnNlIgASXwoSTGlzdFNlbmRpbmdEb21haW5zEiIubWFpbC52MS5MaXN0U2VuZGluZ0RvbWFpbnNSZXF1ZXN0GiMubWFpbC52MS5MaXN0U2VuZGluZ0RvbWFpbnNSZXNwb25zZSIAEk0KDENyZWF0ZVNlbmRlchIcLm1haWwudjEuQ3JlYXRlU2VuZGVyUmVxdWVzdBodLm1haWwudjEuQ3JlYXRlU2VuZGVyUmVzcG9uc2UiABJKCgtMaXN0U2VuZGVycxIbLm1haWwudjEuTGlzdFNlbmRlcnNSZXF1ZXN0GhwubWFpbC52MS5MaXN0U2VuZGVyc1Jlc3BvbnNlIgASWQoQU2V0RGVmYXVsdFNlbmRlchIgLm1haWwudjEuU2V0RGVmYXVsdFNlbmRlclJlcXVlc3QaIS5tYWlsLnYxLlNldERlZmF1bHRTZW5kZXJSZXNwb25zZSIAElAKDUFkanVzdENyZWRpdHMSHS5tYWlsLnYxLkFkanVzdENyZWRpdHNSZXF1ZXN0Gh4ubWFpbC52MS5BZGp1c3RDcmVkaXRzUmVzcG9uc2UiABJiChNSZXBvcnRQcm92aWRlckV2ZW50EiMubWFpbC52MS5SZXBvcnRQcm92aWRlckV2ZW50UmVxdWVzdBokLm1haWwudjEuUmVwb3J0UHJvdmlkZXJFdmVudFJlc3BvbnNlIgAaBLD1GAFiBnByb3RvMw", [file_buf_validate_validate, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_members, file_mail_v1_options]);
 
 /**
  * @generated from message mail.v1.CompanyEntitlements
@@ -190,57 +190,6 @@ export const ListCompaniesResponseSchema: GenMessage<ListCompaniesResponse> = /*
   messageDesc(file_mail_v1_admin, 7);
 
 /**
- * @generated from message mail.v1.AddMemberRequest
- */
-export type AddMemberRequest = Message<"mail.v1.AddMemberRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string email = 2;
-   */
-  email: string;
-
-  /**
-   * @generated from field: optional string display_name = 3;
-   */
-  displayName?: string | undefined;
-
-  /**
-   * Default `owner`.
-   *
-   * @generated from field: mail.v1.MemberRole role = 4;
-   */
-  role: MemberRole;
-};
-
-/**
- * Describes the message mail.v1.AddMemberRequest.
- * Use `create(AddMemberRequestSchema)` to create a new message.
- */
-export const AddMemberRequestSchema: GenMessage<AddMemberRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 8);
-
-/**
- * @generated from message mail.v1.AddMemberResponse
- */
-export type AddMemberResponse = Message<"mail.v1.AddMemberResponse"> & {
-  /**
-   * @generated from field: mail.v1.Member member = 1;
-   */
-  member?: Member | undefined;
-};
-
-/**
- * Describes the message mail.v1.AddMemberResponse.
- * Use `create(AddMemberResponseSchema)` to create a new message.
- */
-export const AddMemberResponseSchema: GenMessage<AddMemberResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 9);
-
-/**
  * @generated from message mail.v1.CreateSignInLinkRequest
  */
 export type CreateSignInLinkRequest = Message<"mail.v1.CreateSignInLinkRequest"> & {
@@ -260,7 +209,7 @@ export type CreateSignInLinkRequest = Message<"mail.v1.CreateSignInLinkRequest">
  * Use `create(CreateSignInLinkRequestSchema)` to create a new message.
  */
 export const CreateSignInLinkRequestSchema: GenMessage<CreateSignInLinkRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 10);
+  messageDesc(file_mail_v1_admin, 8);
 
 /**
  * @generated from message mail.v1.CreateSignInLinkResponse
@@ -287,7 +236,7 @@ export type CreateSignInLinkResponse = Message<"mail.v1.CreateSignInLinkResponse
  * Use `create(CreateSignInLinkResponseSchema)` to create a new message.
  */
 export const CreateSignInLinkResponseSchema: GenMessage<CreateSignInLinkResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 11);
+  messageDesc(file_mail_v1_admin, 9);
 
 /**
  * A DNS record the company publishes for its sending domain.
@@ -332,7 +281,7 @@ export type DnsRecord = Message<"mail.v1.DnsRecord"> & {
  * Use `create(DnsRecordSchema)` to create a new message.
  */
 export const DnsRecordSchema: GenMessage<DnsRecord> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 12);
+  messageDesc(file_mail_v1_admin, 10);
 
 /**
  * @generated from message mail.v1.SendingDomain
@@ -413,7 +362,7 @@ export type SendingDomain = Message<"mail.v1.SendingDomain"> & {
  * Use `create(SendingDomainSchema)` to create a new message.
  */
 export const SendingDomainSchema: GenMessage<SendingDomain> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 13);
+  messageDesc(file_mail_v1_admin, 11);
 
 /**
  * @generated from message mail.v1.CreateSendingDomainRequest
@@ -435,7 +384,7 @@ export type CreateSendingDomainRequest = Message<"mail.v1.CreateSendingDomainReq
  * Use `create(CreateSendingDomainRequestSchema)` to create a new message.
  */
 export const CreateSendingDomainRequestSchema: GenMessage<CreateSendingDomainRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 14);
+  messageDesc(file_mail_v1_admin, 12);
 
 /**
  * @generated from message mail.v1.CreateSendingDomainResponse
@@ -452,7 +401,7 @@ export type CreateSendingDomainResponse = Message<"mail.v1.CreateSendingDomainRe
  * Use `create(CreateSendingDomainResponseSchema)` to create a new message.
  */
 export const CreateSendingDomainResponseSchema: GenMessage<CreateSendingDomainResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 15);
+  messageDesc(file_mail_v1_admin, 13);
 
 /**
  * @generated from message mail.v1.VerifySendingDomainRequest
@@ -481,7 +430,7 @@ export type VerifySendingDomainRequest = Message<"mail.v1.VerifySendingDomainReq
  * Use `create(VerifySendingDomainRequestSchema)` to create a new message.
  */
 export const VerifySendingDomainRequestSchema: GenMessage<VerifySendingDomainRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 16);
+  messageDesc(file_mail_v1_admin, 14);
 
 /**
  * @generated from message mail.v1.VerifySendingDomainResponse
@@ -498,7 +447,7 @@ export type VerifySendingDomainResponse = Message<"mail.v1.VerifySendingDomainRe
  * Use `create(VerifySendingDomainResponseSchema)` to create a new message.
  */
 export const VerifySendingDomainResponseSchema: GenMessage<VerifySendingDomainResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 17);
+  messageDesc(file_mail_v1_admin, 15);
 
 /**
  * @generated from message mail.v1.ListSendingDomainsRequest
@@ -515,7 +464,7 @@ export type ListSendingDomainsRequest = Message<"mail.v1.ListSendingDomainsReque
  * Use `create(ListSendingDomainsRequestSchema)` to create a new message.
  */
 export const ListSendingDomainsRequestSchema: GenMessage<ListSendingDomainsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 18);
+  messageDesc(file_mail_v1_admin, 16);
 
 /**
  * @generated from message mail.v1.ListSendingDomainsResponse
@@ -532,7 +481,7 @@ export type ListSendingDomainsResponse = Message<"mail.v1.ListSendingDomainsResp
  * Use `create(ListSendingDomainsResponseSchema)` to create a new message.
  */
 export const ListSendingDomainsResponseSchema: GenMessage<ListSendingDomainsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 19);
+  messageDesc(file_mail_v1_admin, 17);
 
 /**
  * @generated from message mail.v1.Sender
@@ -586,7 +535,7 @@ export type Sender = Message<"mail.v1.Sender"> & {
  * Use `create(SenderSchema)` to create a new message.
  */
 export const SenderSchema: GenMessage<Sender> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 20);
+  messageDesc(file_mail_v1_admin, 18);
 
 /**
  * @generated from message mail.v1.CreateSenderRequest
@@ -620,7 +569,7 @@ export type CreateSenderRequest = Message<"mail.v1.CreateSenderRequest"> & {
  * Use `create(CreateSenderRequestSchema)` to create a new message.
  */
 export const CreateSenderRequestSchema: GenMessage<CreateSenderRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 21);
+  messageDesc(file_mail_v1_admin, 19);
 
 /**
  * @generated from message mail.v1.CreateSenderResponse
@@ -637,7 +586,7 @@ export type CreateSenderResponse = Message<"mail.v1.CreateSenderResponse"> & {
  * Use `create(CreateSenderResponseSchema)` to create a new message.
  */
 export const CreateSenderResponseSchema: GenMessage<CreateSenderResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 22);
+  messageDesc(file_mail_v1_admin, 20);
 
 /**
  * @generated from message mail.v1.ListSendersRequest
@@ -654,7 +603,7 @@ export type ListSendersRequest = Message<"mail.v1.ListSendersRequest"> & {
  * Use `create(ListSendersRequestSchema)` to create a new message.
  */
 export const ListSendersRequestSchema: GenMessage<ListSendersRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 23);
+  messageDesc(file_mail_v1_admin, 21);
 
 /**
  * @generated from message mail.v1.ListSendersResponse
@@ -671,7 +620,7 @@ export type ListSendersResponse = Message<"mail.v1.ListSendersResponse"> & {
  * Use `create(ListSendersResponseSchema)` to create a new message.
  */
 export const ListSendersResponseSchema: GenMessage<ListSendersResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 24);
+  messageDesc(file_mail_v1_admin, 22);
 
 /**
  * @generated from message mail.v1.SetDefaultSenderRequest
@@ -693,7 +642,7 @@ export type SetDefaultSenderRequest = Message<"mail.v1.SetDefaultSenderRequest">
  * Use `create(SetDefaultSenderRequestSchema)` to create a new message.
  */
 export const SetDefaultSenderRequestSchema: GenMessage<SetDefaultSenderRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 25);
+  messageDesc(file_mail_v1_admin, 23);
 
 /**
  * @generated from message mail.v1.SetDefaultSenderResponse
@@ -710,7 +659,7 @@ export type SetDefaultSenderResponse = Message<"mail.v1.SetDefaultSenderResponse
  * Use `create(SetDefaultSenderResponseSchema)` to create a new message.
  */
 export const SetDefaultSenderResponseSchema: GenMessage<SetDefaultSenderResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 26);
+  messageDesc(file_mail_v1_admin, 24);
 
 /**
  * @generated from message mail.v1.AdjustCreditsRequest
@@ -741,7 +690,7 @@ export type AdjustCreditsRequest = Message<"mail.v1.AdjustCreditsRequest"> & {
  * Use `create(AdjustCreditsRequestSchema)` to create a new message.
  */
 export const AdjustCreditsRequestSchema: GenMessage<AdjustCreditsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 27);
+  messageDesc(file_mail_v1_admin, 25);
 
 /**
  * @generated from message mail.v1.AdjustCreditsResponse
@@ -758,194 +707,7 @@ export type AdjustCreditsResponse = Message<"mail.v1.AdjustCreditsResponse"> & {
  * Use `create(AdjustCreditsResponseSchema)` to create a new message.
  */
 export const AdjustCreditsResponseSchema: GenMessage<AdjustCreditsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 28);
-
-/**
- * @generated from message mail.v1.GetWalletRequest
- */
-export type GetWalletRequest = Message<"mail.v1.GetWalletRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-};
-
-/**
- * Describes the message mail.v1.GetWalletRequest.
- * Use `create(GetWalletRequestSchema)` to create a new message.
- */
-export const GetWalletRequestSchema: GenMessage<GetWalletRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 29);
-
-/**
- * @generated from message mail.v1.LedgerEntry
- */
-export type LedgerEntry = Message<"mail.v1.LedgerEntry"> & {
-  /**
-   * @generated from field: int64 delta = 1;
-   */
-  delta: bigint;
-
-  /**
-   * grant, charge, refund, adjustment.
-   *
-   * @generated from field: string reason = 2;
-   */
-  reason: string;
-
-  /**
-   * @generated from field: optional string message_id = 3;
-   */
-  messageId?: string | undefined;
-
-  /**
-   * @generated from field: string note = 4;
-   */
-  note: string;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 5;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message mail.v1.LedgerEntry.
- * Use `create(LedgerEntrySchema)` to create a new message.
- */
-export const LedgerEntrySchema: GenMessage<LedgerEntry> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 30);
-
-/**
- * @generated from message mail.v1.GetWalletResponse
- */
-export type GetWalletResponse = Message<"mail.v1.GetWalletResponse"> & {
-  /**
-   * @generated from field: int64 balance = 1;
-   */
-  balance: bigint;
-
-  /**
-   * The latest entries, newest first (at most 100).
-   *
-   * @generated from field: repeated mail.v1.LedgerEntry ledger = 2;
-   */
-  ledger: LedgerEntry[];
-};
-
-/**
- * Describes the message mail.v1.GetWalletResponse.
- * Use `create(GetWalletResponseSchema)` to create a new message.
- */
-export const GetWalletResponseSchema: GenMessage<GetWalletResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 31);
-
-/**
- * @generated from message mail.v1.Suppression
- */
-export type Suppression = Message<"mail.v1.Suppression"> & {
-  /**
-   * @generated from field: string email = 1;
-   */
-  email: string;
-
-  /**
-   * bounce, complaint or manual.
-   *
-   * @generated from field: string reason = 2;
-   */
-  reason: string;
-
-  /**
-   * @generated from field: optional string message_id = 3;
-   */
-  messageId?: string | undefined;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 4;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message mail.v1.Suppression.
- * Use `create(SuppressionSchema)` to create a new message.
- */
-export const SuppressionSchema: GenMessage<Suppression> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 32);
-
-/**
- * @generated from message mail.v1.ListSuppressionsRequest
- */
-export type ListSuppressionsRequest = Message<"mail.v1.ListSuppressionsRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-};
-
-/**
- * Describes the message mail.v1.ListSuppressionsRequest.
- * Use `create(ListSuppressionsRequestSchema)` to create a new message.
- */
-export const ListSuppressionsRequestSchema: GenMessage<ListSuppressionsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 33);
-
-/**
- * @generated from message mail.v1.ListSuppressionsResponse
- */
-export type ListSuppressionsResponse = Message<"mail.v1.ListSuppressionsResponse"> & {
-  /**
-   * @generated from field: repeated mail.v1.Suppression suppressions = 1;
-   */
-  suppressions: Suppression[];
-};
-
-/**
- * Describes the message mail.v1.ListSuppressionsResponse.
- * Use `create(ListSuppressionsResponseSchema)` to create a new message.
- */
-export const ListSuppressionsResponseSchema: GenMessage<ListSuppressionsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 34);
-
-/**
- * @generated from message mail.v1.RemoveSuppressionRequest
- */
-export type RemoveSuppressionRequest = Message<"mail.v1.RemoveSuppressionRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string email = 2;
-   */
-  email: string;
-};
-
-/**
- * Describes the message mail.v1.RemoveSuppressionRequest.
- * Use `create(RemoveSuppressionRequestSchema)` to create a new message.
- */
-export const RemoveSuppressionRequestSchema: GenMessage<RemoveSuppressionRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 35);
-
-/**
- * @generated from message mail.v1.RemoveSuppressionResponse
- */
-export type RemoveSuppressionResponse = Message<"mail.v1.RemoveSuppressionResponse"> & {
-  /**
-   * @generated from field: bool removed = 1;
-   */
-  removed: boolean;
-};
-
-/**
- * Describes the message mail.v1.RemoveSuppressionResponse.
- * Use `create(RemoveSuppressionResponseSchema)` to create a new message.
- */
-export const RemoveSuppressionResponseSchema: GenMessage<RemoveSuppressionResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 36);
+  messageDesc(file_mail_v1_admin, 26);
 
 /**
  * @generated from message mail.v1.ReportProviderEventRequest
@@ -990,7 +752,7 @@ export type ReportProviderEventRequest = Message<"mail.v1.ReportProviderEventReq
  * Use `create(ReportProviderEventRequestSchema)` to create a new message.
  */
 export const ReportProviderEventRequestSchema: GenMessage<ReportProviderEventRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 37);
+  messageDesc(file_mail_v1_admin, 27);
 
 /**
  * @generated from message mail.v1.ReportProviderEventResponse
@@ -1016,7 +778,7 @@ export type ReportProviderEventResponse = Message<"mail.v1.ReportProviderEventRe
  * Use `create(ReportProviderEventResponseSchema)` to create a new message.
  */
 export const ReportProviderEventResponseSchema: GenMessage<ReportProviderEventResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 38);
+  messageDesc(file_mail_v1_admin, 28);
 
 /**
  * Administration for operators and internal services. Served over gRPC and
@@ -1025,13 +787,17 @@ export const ReportProviderEventResponseSchema: GenMessage<ReportProviderEventRe
  * service configuration), never a customer API key. The `mailctl` command
  * line wraps it. A field marked `(google.api.field_behavior) = REQUIRED`
  * must be sent and not empty (INVALID_ARGUMENT, VALIDATION_ERROR otherwise).
- * Only what is the operator's alone is here (companies, entitlements, the
- * first owner, sending domains and senders, credits, suppressions, provider
- * events). A company's API keys, webhooks, lists, forms, templates, reports
- * and members are reached through the company services themselves
+ * Only what is the operator's alone is here (companies, entitlements,
+ * sign-in links handed over by hand, sending domains and senders, credit
+ * grants and adjustments, provider events). A company's API keys, webhooks,
+ * lists, forms, templates, reports, members, suppression list and credit
+ * ledger are reached through the company services themselves
  * (ApiKeysService, WebhooksService, ListsService, SignupFormsService,
- * TemplatesService, ReportsService, MembersService, ...), served on the
+ * TemplatesService, ReportsService, MembersService, SuppressionsService,
+ * CreditsService, ...), served on the
  * operator listener too: the operator token plus `x-mail-company-id: <company id>`.
+ * A company's first owner is invited with MembersService.InviteMember there
+ * (an operator may grant any role, owner included).
  *
  * @generated from service mail.v1.AdminService
  */
@@ -1065,17 +831,6 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof ListCompaniesRequestSchema;
     output: typeof ListCompaniesResponseSchema;
-  },
-  /**
-   * Add a member to a company (the first owner), or change the role of an
-   * existing one with that email. Written to the company's audit log.
-   *
-   * @generated from rpc mail.v1.AdminService.AddMember
-   */
-  addMember: {
-    methodKind: "unary";
-    input: typeof AddMemberRequestSchema;
-    output: typeof AddMemberResponseSchema;
   },
   /**
    * Mint a one-time sign-in link for an existing member (single use, valid
@@ -1149,6 +904,7 @@ export const AdminService: GenService<{
   },
   /**
    * Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.
+   * A company reads its balance and ledger through CreditsService.
    *
    * @generated from rpc mail.v1.AdminService.AdjustCredits
    */
@@ -1156,30 +912,6 @@ export const AdminService: GenService<{
     methodKind: "unary";
     input: typeof AdjustCreditsRequestSchema;
     output: typeof AdjustCreditsResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.GetWallet
-   */
-  getWallet: {
-    methodKind: "unary";
-    input: typeof GetWalletRequestSchema;
-    output: typeof GetWalletResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.ListSuppressions
-   */
-  listSuppressions: {
-    methodKind: "unary";
-    input: typeof ListSuppressionsRequestSchema;
-    output: typeof ListSuppressionsResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.RemoveSuppression
-   */
-  removeSuppression: {
-    methodKind: "unary";
-    input: typeof RemoveSuppressionRequestSchema;
-    output: typeof RemoveSuppressionResponseSchema;
   },
   /**
    * The email service reports an outcome of a message (delivered, bounced,

@@ -16,7 +16,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file mail/v1/webhooks.proto.
  */
 export const file_mail_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("ChZtYWlsL3YxL3dlYmhvb2tzLnByb3RvEgdtYWlsLnYxIt8CCg9XZWJob29rRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESKAoGZXZlbnRzGAQgAygJQhjy9BgUbWFpbC52MS5XZWJob29rRXZlbnQSDwoHZW5hYmxlZBgFIAEoCBI+ChpwcmV2aW91c19zZWNyZXRfZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoGaGVhbHRoGAkgASgLMh4ubWFpbC52MS5XZWJob29rRW5kcG9pbnRIZWFsdGhCDgoMX2Rlc2NyaXB0aW9uIsABChVXZWJob29rRW5kcG9pbnRIZWFsdGgSKQoFc2luY2UYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmRlbGl2ZXJpZXMYAiABKAUSEQoJc3VjY2VlZGVkGAMgASgFEhkKDHN1Y2Nlc3NfcmF0ZRgEIAEoAUgAiAEBEhAKCGF0dGVtcHRzGAUgASgFEhcKD2ZhaWxlZF9hdHRlbXB0cxgGIAEoBUIPCg1fc3VjY2Vzc19yYXRlIrsBChxDcmVhdGVXZWJob29rRW5kcG9pbnRSZXF1ZXN0EhgKA3VybBgBIAEoCUIL4EECukgFcgMYgBASIgoLZGVzY3JpcHRpb24YAiABKAlCCLpIBXIDGPQDSACIAQESKwoGZXZlbnRzGAMgAygJQhvgQQLy9BgUbWFpbC52MS5XZWJob29rRXZlbnQSFAoHZW5hYmxlZBgEIAEoCEgBiAEBQg4KDF9kZXNjcmlwdGlvbkIKCghfZW5hYmxlZCJgCh1DcmVhdGVXZWJob29rRW5kcG9pbnRSZXNwb25zZRIqCghlbmRwb2ludBgBIAEoCzIYLm1haWwudjEuV2ViaG9va0VuZHBvaW50EhMKBnNlY3JldBgCIAEoCUIDgAEBIh0KG0xpc3RXZWJob29rRW5kcG9pbnRzUmVxdWVzdCJHChxMaXN0V2ViaG9va0VuZHBvaW50c1Jlc3BvbnNlEicKBWl0ZW1zGAEgAygLMhgubWFpbC52MS5XZWJob29rRW5kcG9pbnQiLAoZR2V0V2ViaG9va0VuZHBvaW50UmVxdWVzdBIPCgJpZBgBIAEoCUID4EECIkgKGkdldFdlYmhvb2tFbmRwb2ludFJlc3BvbnNlEioKCGVuZHBvaW50GAEgASgLMhgubWFpbC52MS5XZWJob29rRW5kcG9pbnQi0wEKHFVwZGF0ZVdlYmhvb2tFbmRwb2ludFJlcXVlc3QSDwoCaWQYASABKAlCA+BBAhIaCgN1cmwYAiABKAlCCLpIBXIDGIAQSACIAQESIgoLZGVzY3JpcHRpb24YAyABKAlCCLpIBXIDGPQDSAGIAQESKAoGZXZlbnRzGAQgAygJQhjy9BgUbWFpbC52MS5XZWJob29rRXZlbnQSFAoHZW5hYmxlZBgFIAEoCEgCiAEBQgYKBF91cmxCDgoMX2Rlc2NyaXB0aW9uQgoKCF9lbmFibGVkIksKHVVwZGF0ZVdlYmhvb2tFbmRwb2ludFJlc3BvbnNlEioKCGVuZHBvaW50GAEgASgLMhgubWFpbC52MS5XZWJob29rRW5kcG9pbnQiLwocRGVsZXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdBIPCgJpZBgBIAEoCUID4EECIisKHURlbGV0ZVdlYmhvb2tFbmRwb2ludFJlc3BvbnNlEgoKAmlkGAEgASgJIi0KGlJvdGF0ZVdlYmhvb2tTZWNyZXRSZXF1ZXN0Eg8KAmlkGAEgASgJQgPgQQIiXgobUm90YXRlV2ViaG9va1NlY3JldFJlc3BvbnNlEioKCGVuZHBvaW50GAEgASgLMhgubWFpbC52MS5XZWJob29rRW5kcG9pbnQSEwoGc2VjcmV0GAIgASgJQgOAAQEivQMKD1dlYmhvb2tEZWxpdmVyeRIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRInCgVldmVudBgDIAEoCUIY8vQYFG1haWwudjEuV2ViaG9va0V2ZW50EiwKBXN0YXRlGAQgASgOMh0ubWFpbC52MS5XZWJob29rRGVsaXZlcnlTdGF0ZRIVCg1hdHRlbXB0X2NvdW50GAUgASgFEhgKC2xhc3Rfc3RhdHVzGAYgASgFSACIAQESFwoKbGFzdF9lcnJvchgHIAEoCUgBiAEBEi8KC29jY3VycmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9sYXN0X2F0dGVtcHRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD25leHRfYXR0ZW1wdF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDgoMX2xhc3Rfc3RhdHVzQg0KC19sYXN0X2Vycm9yIqUBCg5XZWJob29rQXR0ZW1wdBIOCgZudW1iZXIYASABKAUSMAoMYXR0ZW1wdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgDIAEoBRITCgZzdGF0dXMYBCABKAVIAIgBARISCgVlcnJvchgFIAEoCUgBiAEBQgkKB19zdGF0dXNCCAoGX2Vycm9yIpcDChxMaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0Eh0KBWxpbWl0GAEgASgFQgm6SAYaBBhkKAFIAIgBARIdCgZjdXJzb3IYAiABKAlCCLpIBXIDGIAESAGIAQESGAoLZW5kcG9pbnRfaWQYAyABKAlIAogBARIxCgVzdGF0ZRgEIAEoDjIdLm1haWwudjEuV2ViaG9va0RlbGl2ZXJ5U3RhdGVIA4gBARIsCgVldmVudBgFIAEoCUIY8vQYFG1haWwudjEuV2ViaG9va0V2ZW50SASIAQESKQoFc2luY2UYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIgCgptZXNzYWdlX2lkGAggASgJQge6SARyAhhkSAWIAQFCCAoGX2xpbWl0QgkKB19jdXJzb3JCDgoMX2VuZHBvaW50X2lkQggKBl9zdGF0ZUIICgZfZXZlbnRCDQoLX21lc3NhZ2VfaWQicgodTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USJwoFaXRlbXMYASADKAsyGC5tYWlsLnYxLldlYmhvb2tEZWxpdmVyeRIYCgtuZXh0X2N1cnNvchgCIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvciIsChlHZXRXZWJob29rRGVsaXZlcnlSZXF1ZXN0Eg8KAmlkGAEgASgJQgPgQQIigQEKGkdldFdlYmhvb2tEZWxpdmVyeVJlc3BvbnNlEioKCGRlbGl2ZXJ5GAEgASgLMhgubWFpbC52MS5XZWJob29rRGVsaXZlcnkSKQoIYXR0ZW1wdHMYAiADKAsyFy5tYWlsLnYxLldlYmhvb2tBdHRlbXB0EgwKBGJvZHkYAyABKAkiLgobUmV0cnlXZWJob29rRGVsaXZlcnlSZXF1ZXN0Eg8KAmlkGAEgASgJQgPgQQIiSgocUmV0cnlXZWJob29rRGVsaXZlcnlSZXNwb25zZRIqCghkZWxpdmVyeRgBIAEoCzIYLm1haWwudjEuV2ViaG9va0RlbGl2ZXJ5InIKHlJldHJ5V2ViaG9va0RlYWRMZXR0ZXJzUmVxdWVzdBIPCgJpZBgBIAEoCUID4EECEi4KBXNpbmNlGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EECEg8KB2RyeV9ydW4YAyABKAgiSAofUmV0cnlXZWJob29rRGVhZExldHRlcnNSZXNwb25zZRIPCgdyZXRyaWVkGAEgASgFEhQKDGRlYWRfbGV0dGVycxgCIAEoBSJaChtTZW5kVGVzdFdlYmhvb2tFdmVudFJlcXVlc3QSDwoCaWQYASABKAlCA+BBAhIqCgVldmVudBgCIAEoCUIb4EEC8vQYFG1haWwudjEuV2ViaG9va0V2ZW50IoICChxTZW5kVGVzdFdlYmhvb2tFdmVudFJlc3BvbnNlEhMKC2RlbGl2ZXJ5X2lkGAEgASgJEicKBWV2ZW50GAIgASgJQhjy9BgUbWFpbC52MS5XZWJob29rRXZlbnQSEQoJc3VjY2VlZGVkGAMgASgIEhMKBnN0YXR1cxgEIAEoBUgAiAEBEhIKBWVycm9yGAUgASgJSAGIAQESEwoLZHVyYXRpb25fbXMYBiABKAUSMAoMYXR0ZW1wdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRib2R5GAggASgJQgkKB19zdGF0dXNCCAoGX2Vycm9yKqMGCgxXZWJob29rRXZlbnQSHQoZV0VCSE9PS19FVkVOVF9VTlNQRUNJRklFRBAAEiAKEldFQkhPT0tfRVZFTlRfU0VOVBABGgiq9BgEc2VudBIqChdXRUJIT09LX0VWRU5UX0RFTElWRVJFRBACGg2q9BgJZGVsaXZlcmVkEiYKFVdFQkhPT0tfRVZFTlRfQk9VTkNFRBADGguq9BgHYm91bmNlZBIqChdXRUJIT09LX0VWRU5UX0NPTVBMQUlOVBAEGg2q9BgJY29tcGxhaW50EiQKFFdFQkhPT0tfRVZFTlRfRkFJTEVEEAUaCqr0GAZmYWlsZWQSJAoUV0VCSE9PS19FVkVOVF9PUEVORUQQBhoKqvQYBm9wZW5lZBImChVXRUJIT09LX0VWRU5UX0NMSUNLRUQQBxoLqvQYB2NsaWNrZWQSMAoaV0VCSE9PS19FVkVOVF9VTlNVQlNDUklCRUQQCBoQqvQYDHVuc3Vic2NyaWJlZBI4Ch5XRUJIT09LX0VWRU5UX01FU1NBR0VfQUNDRVBURUQQCRoUqvQYEG1lc3NhZ2UuYWNjZXB0ZWQSMgobV0VCSE9PS19FVkVOVF9DQU1QQUlHTl9TRU5UEAoaEar0GA1jYW1wYWlnbi5zZW50EjQKHFdFQkhPT0tfRVZFTlRfQ0FNUEFJR05fQ0xJQ0sQCxoSqvQYDmNhbXBhaWduLmNsaWNrEjYKHVdFQkhPT0tfRVZFTlRfQ09OVEFDVF9VUERBVEVEEAwaE6r0GA9jb250YWN0LnVwZGF0ZWQSPgohV0VCSE9PS19FVkVOVF9DT05WRVJTSU9OX1JFQ09SREVEEA0aF6r0GBNjb252ZXJzaW9uLnJlY29yZGVkEi4KGVdFQkhPT0tfRVZFTlRfT1JERVJfRVZFTlQQDhoPqvQYC29yZGVyLmV2ZW50EjIKG1dFQkhPT0tfRVZFTlRfT1JERVJfQ1JFQVRFRBAPGhGq9BgNb3JkZXIuY3JlYXRlZBIsChhXRUJIT09LX0VWRU5UX09SREVSX1BBSUQQEBoOqvQYCm9yZGVyLnBhaWQq1wEKFFdlYmhvb2tEZWxpdmVyeVN0YXRlEiYKIldFQkhPT0tfREVMSVZFUllfU1RBVEVfVU5TUEVDSUZJRUQQABIiCh5XRUJIT09LX0RFTElWRVJZX1NUQVRFX1BFTkRJTkcQARIlCiFXRUJIT09LX0RFTElWRVJZX1NUQVRFX0FUVEVNUFRJTkcQAhIkCiBXRUJIT09LX0RFTElWRVJZX1NUQVRFX1NVQ0NFRURFRBADEiYKIldFQkhPT0tfREVMSVZFUllfU1RBVEVfREVBRF9MRVRURVIQBDLiDQoPV2ViaG9va3NTZXJ2aWNlEpcBChVDcmVhdGVXZWJob29rRW5kcG9pbnQSJS5tYWlsLnYxLkNyZWF0ZVdlYmhvb2tFbmRwb2ludFJlcXVlc3QaJi5tYWlsLnYxLkNyZWF0ZVdlYmhvb2tFbmRwb2ludFJlc3BvbnNlIi/K8xgKbWFpbC5hZG1pbtDzGMkBgtPkkwIWOgEqIhEvbWFpbC92MS93ZWJob29rcxKPAQoUTGlzdFdlYmhvb2tFbmRwb2ludHMSJC5tYWlsLnYxLkxpc3RXZWJob29rRW5kcG9pbnRzUmVxdWVzdBolLm1haWwudjEuTGlzdFdlYmhvb2tFbmRwb2ludHNSZXNwb25zZSIqkAIByvMYCm1haWwuYWRtaW6C0+STAhMSES9tYWlsL3YxL3dlYmhvb2tzEpgBChJHZXRXZWJob29rRW5kcG9pbnQSIi5tYWlsLnYxLkdldFdlYmhvb2tFbmRwb2ludFJlcXVlc3QaIy5tYWlsLnYxLkdldFdlYmhvb2tFbmRwb2ludFJlc3BvbnNlIjmQAgHK8xgKbWFpbC5hZG1pboLT5JMCImIIZW5kcG9pbnQSFi9tYWlsL3YxL3dlYmhvb2tzL3tpZH0SlwEKFVVwZGF0ZVdlYmhvb2tFbmRwb2ludBIlLm1haWwudjEuVXBkYXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdBomLm1haWwudjEuVXBkYXRlV2ViaG9va0VuZHBvaW50UmVzcG9uc2UiL8rzGAptYWlsLmFkbWlugtPkkwIbOgEqMhYvbWFpbC92MS93ZWJob29rcy97aWR9EpQBChVEZWxldGVXZWJob29rRW5kcG9pbnQSJS5tYWlsLnYxLkRlbGV0ZVdlYmhvb2tFbmRwb2ludFJlcXVlc3QaJi5tYWlsLnYxLkRlbGV0ZVdlYmhvb2tFbmRwb2ludFJlc3BvbnNlIizK8xgKbWFpbC5hZG1pboLT5JMCGCoWL21haWwvdjEvd2ViaG9va3Mve2lkfRKfAQoTUm90YXRlV2ViaG9va1NlY3JldBIjLm1haWwudjEuUm90YXRlV2ViaG9va1NlY3JldFJlcXVlc3QaJC5tYWlsLnYxLlJvdGF0ZVdlYmhvb2tTZWNyZXRSZXNwb25zZSI9yvMYCm1haWwuYWRtaW6C0+STAik6ASoiJC9tYWlsL3YxL3dlYmhvb2tzL3tpZH0vcm90YXRlLXNlY3JldBKdAQoVTGlzdFdlYmhvb2tEZWxpdmVyaWVzEiUubWFpbC52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0GiYubWFpbC52MS5MaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXNwb25zZSI1kAIByvMYCm1haWwuYWRtaW6C0+STAh4SHC9tYWlsL3YxL3dlYmhvb2tzL2RlbGl2ZXJpZXMSmQEKEkdldFdlYmhvb2tEZWxpdmVyeRIiLm1haWwudjEuR2V0V2ViaG9va0RlbGl2ZXJ5UmVxdWVzdBojLm1haWwudjEuR2V0V2ViaG9va0RlbGl2ZXJ5UmVzcG9uc2UiOpACAcrzGAptYWlsLmFkbWlugtPkkwIjEiEvbWFpbC92MS93ZWJob29rcy9kZWxpdmVyaWVzL3tpZH0SpQEKFFJldHJ5V2ViaG9va0RlbGl2ZXJ5EiQubWFpbC52MS5SZXRyeVdlYmhvb2tEZWxpdmVyeVJlcXVlc3QaJS5tYWlsLnYxLlJldHJ5V2ViaG9va0RlbGl2ZXJ5UmVzcG9uc2UiQMrzGAptYWlsLmFkbWlugtPkkwIsOgEqIicvbWFpbC92MS93ZWJob29rcy9kZWxpdmVyaWVzL3tpZH0vcmV0cnkSsAEKF1JldHJ5V2ViaG9va0RlYWRMZXR0ZXJzEicubWFpbC52MS5SZXRyeVdlYmhvb2tEZWFkTGV0dGVyc1JlcXVlc3QaKC5tYWlsLnYxLlJldHJ5V2ViaG9va0RlYWRMZXR0ZXJzUmVzcG9uc2UiQsrzGAptYWlsLmFkbWlugtPkkwIuOgEqIikvbWFpbC92MS93ZWJob29rcy97aWR9L3JldHJ5LWRlYWQtbGV0dGVycxKdAQoUU2VuZFRlc3RXZWJob29rRXZlbnQSJC5tYWlsLnYxLlNlbmRUZXN0V2ViaG9va0V2ZW50UmVxdWVzdBolLm1haWwudjEuU2VuZFRlc3RXZWJob29rRXZlbnRSZXNwb25zZSI4yvMYCm1haWwuYWRtaW7Y8xgegtPkkwIgOgEqIhsvbWFpbC92MS93ZWJob29rcy97aWR9L3Rlc3RiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_options]);
+  fileDesc("ChZtYWlsL3YxL3dlYmhvb2tzLnByb3RvEgdtYWlsLnYxIt8CCg9XZWJob29rRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEhgKC2Rlc2NyaXB0aW9uGAMgASgJSACIAQESKAoGZXZlbnRzGAQgAygJQhjy9BgUbWFpbC52MS5XZWJob29rRXZlbnQSDwoHZW5hYmxlZBgFIAEoCBI+ChpwcmV2aW91c19zZWNyZXRfZXhwaXJlc19hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoGaGVhbHRoGAkgASgLMh4ubWFpbC52MS5XZWJob29rRW5kcG9pbnRIZWFsdGhCDgoMX2Rlc2NyaXB0aW9uIsABChVXZWJob29rRW5kcG9pbnRIZWFsdGgSKQoFc2luY2UYASABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhIKCmRlbGl2ZXJpZXMYAiABKAUSEQoJc3VjY2VlZGVkGAMgASgFEhkKDHN1Y2Nlc3NfcmF0ZRgEIAEoAUgAiAEBEhAKCGF0dGVtcHRzGAUgASgFEhcKD2ZhaWxlZF9hdHRlbXB0cxgGIAEoBUIPCg1fc3VjY2Vzc19yYXRlIrsBChxDcmVhdGVXZWJob29rRW5kcG9pbnRSZXF1ZXN0EhgKA3VybBgBIAEoCUIL4EECukgFcgMYgBASIgoLZGVzY3JpcHRpb24YAiABKAlCCLpIBXIDGPQDSACIAQESKwoGZXZlbnRzGAMgAygJQhvgQQLy9BgUbWFpbC52MS5XZWJob29rRXZlbnQSFAoHZW5hYmxlZBgEIAEoCEgBiAEBQg4KDF9kZXNjcmlwdGlvbkIKCghfZW5hYmxlZCJgCh1DcmVhdGVXZWJob29rRW5kcG9pbnRSZXNwb25zZRIqCghlbmRwb2ludBgBIAEoCzIYLm1haWwudjEuV2ViaG9va0VuZHBvaW50EhMKBnNlY3JldBgCIAEoCUIDgAEBIh0KG0xpc3RXZWJob29rRW5kcG9pbnRzUmVxdWVzdCJHChxMaXN0V2ViaG9va0VuZHBvaW50c1Jlc3BvbnNlEicKBWl0ZW1zGAEgAygLMhgubWFpbC52MS5XZWJob29rRW5kcG9pbnQiLAoZR2V0V2ViaG9va0VuZHBvaW50UmVxdWVzdBIPCgJpZBgBIAEoCUID4EECIkgKGkdldFdlYmhvb2tFbmRwb2ludFJlc3BvbnNlEioKCGVuZHBvaW50GAEgASgLMhgubWFpbC52MS5XZWJob29rRW5kcG9pbnQi0wEKHFVwZGF0ZVdlYmhvb2tFbmRwb2ludFJlcXVlc3QSDwoCaWQYASABKAlCA+BBAhIaCgN1cmwYAiABKAlCCLpIBXIDGIAQSACIAQESIgoLZGVzY3JpcHRpb24YAyABKAlCCLpIBXIDGPQDSAGIAQESKAoGZXZlbnRzGAQgAygJQhjy9BgUbWFpbC52MS5XZWJob29rRXZlbnQSFAoHZW5hYmxlZBgFIAEoCEgCiAEBQgYKBF91cmxCDgoMX2Rlc2NyaXB0aW9uQgoKCF9lbmFibGVkIksKHVVwZGF0ZVdlYmhvb2tFbmRwb2ludFJlc3BvbnNlEioKCGVuZHBvaW50GAEgASgLMhgubWFpbC52MS5XZWJob29rRW5kcG9pbnQiLwocRGVsZXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdBIPCgJpZBgBIAEoCUID4EECIisKHURlbGV0ZVdlYmhvb2tFbmRwb2ludFJlc3BvbnNlEgoKAmlkGAEgASgJIi0KGlJvdGF0ZVdlYmhvb2tTZWNyZXRSZXF1ZXN0Eg8KAmlkGAEgASgJQgPgQQIiXgobUm90YXRlV2ViaG9va1NlY3JldFJlc3BvbnNlEioKCGVuZHBvaW50GAEgASgLMhgubWFpbC52MS5XZWJob29rRW5kcG9pbnQSEwoGc2VjcmV0GAIgASgJQgOAAQEivQMKD1dlYmhvb2tEZWxpdmVyeRIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRInCgVldmVudBgDIAEoCUIY8vQYFG1haWwudjEuV2ViaG9va0V2ZW50EiwKBXN0YXRlGAQgASgOMh0ubWFpbC52MS5XZWJob29rRGVsaXZlcnlTdGF0ZRIVCg1hdHRlbXB0X2NvdW50GAUgASgFEhgKC2xhc3Rfc3RhdHVzGAYgASgFSACIAQESFwoKbGFzdF9lcnJvchgHIAEoCUgBiAEBEi8KC29jY3VycmVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIuCgpjcmVhdGVkX2F0GAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIzCg9sYXN0X2F0dGVtcHRfYXQYCiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjMKD25leHRfYXR0ZW1wdF9hdBgLIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCDgoMX2xhc3Rfc3RhdHVzQg0KC19sYXN0X2Vycm9yIqUBCg5XZWJob29rQXR0ZW1wdBIOCgZudW1iZXIYASABKAUSMAoMYXR0ZW1wdGVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgtkdXJhdGlvbl9tcxgDIAEoBRITCgZzdGF0dXMYBCABKAVIAIgBARISCgVlcnJvchgFIAEoCUgBiAEBQgkKB19zdGF0dXNCCAoGX2Vycm9yIpcDChxMaXN0V2ViaG9va0RlbGl2ZXJpZXNSZXF1ZXN0Eh0KBWxpbWl0GAEgASgFQgm6SAYaBBhkKAFIAIgBARIdCgZjdXJzb3IYAiABKAlCCLpIBXIDGIAESAGIAQESGAoLZW5kcG9pbnRfaWQYAyABKAlIAogBARIxCgVzdGF0ZRgEIAEoDjIdLm1haWwudjEuV2ViaG9va0RlbGl2ZXJ5U3RhdGVIA4gBARIsCgVldmVudBgFIAEoCUIY8vQYFG1haWwudjEuV2ViaG9va0V2ZW50SASIAQESKQoFc2luY2UYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEikKBXVudGlsGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIgCgptZXNzYWdlX2lkGAggASgJQge6SARyAhhkSAWIAQFCCAoGX2xpbWl0QgkKB19jdXJzb3JCDgoMX2VuZHBvaW50X2lkQggKBl9zdGF0ZUIICgZfZXZlbnRCDQoLX21lc3NhZ2VfaWQicgodTGlzdFdlYmhvb2tEZWxpdmVyaWVzUmVzcG9uc2USJwoFaXRlbXMYASADKAsyGC5tYWlsLnYxLldlYmhvb2tEZWxpdmVyeRIYCgtuZXh0X2N1cnNvchgCIAEoCUgAiAEBQg4KDF9uZXh0X2N1cnNvciIsChlHZXRXZWJob29rRGVsaXZlcnlSZXF1ZXN0Eg8KAmlkGAEgASgJQgPgQQIigQEKGkdldFdlYmhvb2tEZWxpdmVyeVJlc3BvbnNlEioKCGRlbGl2ZXJ5GAEgASgLMhgubWFpbC52MS5XZWJob29rRGVsaXZlcnkSKQoIYXR0ZW1wdHMYAiADKAsyFy5tYWlsLnYxLldlYmhvb2tBdHRlbXB0EgwKBGJvZHkYAyABKAkiLgobUmV0cnlXZWJob29rRGVsaXZlcnlSZXF1ZXN0Eg8KAmlkGAEgASgJQgPgQQIiSgocUmV0cnlXZWJob29rRGVsaXZlcnlSZXNwb25zZRIqCghkZWxpdmVyeRgBIAEoCzIYLm1haWwudjEuV2ViaG9va0RlbGl2ZXJ5InIKHlJldHJ5V2ViaG9va0RlYWRMZXR0ZXJzUmVxdWVzdBIPCgJpZBgBIAEoCUID4EECEi4KBXNpbmNlGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEID4EECEg8KB2RyeV9ydW4YAyABKAgiSAofUmV0cnlXZWJob29rRGVhZExldHRlcnNSZXNwb25zZRIPCgdyZXRyaWVkGAEgASgFEhQKDGRlYWRfbGV0dGVycxgCIAEoBSJaChtTZW5kVGVzdFdlYmhvb2tFdmVudFJlcXVlc3QSDwoCaWQYASABKAlCA+BBAhIqCgVldmVudBgCIAEoCUIb4EEC8vQYFG1haWwudjEuV2ViaG9va0V2ZW50IoICChxTZW5kVGVzdFdlYmhvb2tFdmVudFJlc3BvbnNlEhMKC2RlbGl2ZXJ5X2lkGAEgASgJEicKBWV2ZW50GAIgASgJQhjy9BgUbWFpbC52MS5XZWJob29rRXZlbnQSEQoJc3VjY2VlZGVkGAMgASgIEhMKBnN0YXR1cxgEIAEoBUgAiAEBEhIKBWVycm9yGAUgASgJSAGIAQESEwoLZHVyYXRpb25fbXMYBiABKAUSMAoMYXR0ZW1wdGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRib2R5GAggASgJQgkKB19zdGF0dXNCCAoGX2Vycm9yIkcKE1N0cmVhbUV2ZW50c1JlcXVlc3QSMAoGZXZlbnRzGAEgAygJQiC6SAWSAQIQIPL0GBRtYWlsLnYxLldlYmhvb2tFdmVudCK9AQoUU3RyZWFtRXZlbnRzUmVzcG9uc2USJQoFcmVhZHkYASABKAsyFC5tYWlsLnYxLlN0cmVhbVJlYWR5SAASIwoFZXZlbnQYAiABKAsyEi5tYWlsLnYxLkxpdmVFdmVudEgAEi4KCmtlZXBfYWxpdmUYAyABKAsyGC5tYWlsLnYxLlN0cmVhbUtlZXBBbGl2ZUgAEiEKA2VuZBgEIAEoCzISLm1haWwudjEuU3RyZWFtRW5kSABCBgoEa2luZCKDAQoLU3RyZWFtUmVhZHkSLgoKZXhwaXJlc19hdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoSa2VlcF9hbGl2ZV9zZWNvbmRzGAIgASgFEigKBmV2ZW50cxgDIAMoCUIY8vQYFG1haWwudjEuV2ViaG9va0V2ZW50In8KCUxpdmVFdmVudBIKCgJpZBgBIAEoCRInCgVldmVudBgCIAEoCUIY8vQYFG1haWwudjEuV2ViaG9va0V2ZW50Ei8KC29jY3VycmVkX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIMCgRib2R5GAQgASgJIjkKD1N0cmVhbUtlZXBBbGl2ZRImCgJhdBgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiNQoJU3RyZWFtRW5kEigKBnJlYXNvbhgBIAEoDjIYLm1haWwudjEuU3RyZWFtRW5kUmVhc29uIlsKGlRyaWdnZXJXZWJob29rRXZlbnRSZXF1ZXN0EioKBWV2ZW50GAEgASgJQhvgQQLy9BgUbWFpbC52MS5XZWJob29rRXZlbnQSEQoJZW5kcG9pbnRzGAIgASgIIpYBChtUcmlnZ2VyV2ViaG9va0V2ZW50UmVzcG9uc2USCgoCaWQYASABKAkSJwoFZXZlbnQYAiABKAlCGPL0GBRtYWlsLnYxLldlYmhvb2tFdmVudBIvCgtvY2N1cnJlZF9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEQoJZW5kcG9pbnRzGAQgASgIKqMGCgxXZWJob29rRXZlbnQSHQoZV0VCSE9PS19FVkVOVF9VTlNQRUNJRklFRBAAEiAKEldFQkhPT0tfRVZFTlRfU0VOVBABGgiq9BgEc2VudBIqChdXRUJIT09LX0VWRU5UX0RFTElWRVJFRBACGg2q9BgJZGVsaXZlcmVkEiYKFVdFQkhPT0tfRVZFTlRfQk9VTkNFRBADGguq9BgHYm91bmNlZBIqChdXRUJIT09LX0VWRU5UX0NPTVBMQUlOVBAEGg2q9BgJY29tcGxhaW50EiQKFFdFQkhPT0tfRVZFTlRfRkFJTEVEEAUaCqr0GAZmYWlsZWQSJAoUV0VCSE9PS19FVkVOVF9PUEVORUQQBhoKqvQYBm9wZW5lZBImChVXRUJIT09LX0VWRU5UX0NMSUNLRUQQBxoLqvQYB2NsaWNrZWQSMAoaV0VCSE9PS19FVkVOVF9VTlNVQlNDUklCRUQQCBoQqvQYDHVuc3Vic2NyaWJlZBI4Ch5XRUJIT09LX0VWRU5UX01FU1NBR0VfQUNDRVBURUQQCRoUqvQYEG1lc3NhZ2UuYWNjZXB0ZWQSMgobV0VCSE9PS19FVkVOVF9DQU1QQUlHTl9TRU5UEAoaEar0GA1jYW1wYWlnbi5zZW50EjQKHFdFQkhPT0tfRVZFTlRfQ0FNUEFJR05fQ0xJQ0sQCxoSqvQYDmNhbXBhaWduLmNsaWNrEjYKHVdFQkhPT0tfRVZFTlRfQ09OVEFDVF9VUERBVEVEEAwaE6r0GA9jb250YWN0LnVwZGF0ZWQSPgohV0VCSE9PS19FVkVOVF9DT05WRVJTSU9OX1JFQ09SREVEEA0aF6r0GBNjb252ZXJzaW9uLnJlY29yZGVkEi4KGVdFQkhPT0tfRVZFTlRfT1JERVJfRVZFTlQQDhoPqvQYC29yZGVyLmV2ZW50EjIKG1dFQkhPT0tfRVZFTlRfT1JERVJfQ1JFQVRFRBAPGhGq9BgNb3JkZXIuY3JlYXRlZBIsChhXRUJIT09LX0VWRU5UX09SREVSX1BBSUQQEBoOqvQYCm9yZGVyLnBhaWQq1wEKFFdlYmhvb2tEZWxpdmVyeVN0YXRlEiYKIldFQkhPT0tfREVMSVZFUllfU1RBVEVfVU5TUEVDSUZJRUQQABIiCh5XRUJIT09LX0RFTElWRVJZX1NUQVRFX1BFTkRJTkcQARIlCiFXRUJIT09LX0RFTElWRVJZX1NUQVRFX0FUVEVNUFRJTkcQAhIkCiBXRUJIT09LX0RFTElWRVJZX1NUQVRFX1NVQ0NFRURFRBADEiYKIldFQkhPT0tfREVMSVZFUllfU1RBVEVfREVBRF9MRVRURVIQBCqbAQoPU3RyZWFtRW5kUmVhc29uEiEKHVNUUkVBTV9FTkRfUkVBU09OX1VOU1BFQ0lGSUVEEAASIgoeU1RSRUFNX0VORF9SRUFTT05fTUFYX0RVUkFUSU9OEAESHgoaU1RSRUFNX0VORF9SRUFTT05fU0hVVERPV04QAhIhCh1TVFJFQU1fRU5EX1JFQVNPTl9JTlRFUlJVUFRFRBADMugPCg9XZWJob29rc1NlcnZpY2USlwEKFUNyZWF0ZVdlYmhvb2tFbmRwb2ludBIlLm1haWwudjEuQ3JlYXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdBomLm1haWwudjEuQ3JlYXRlV2ViaG9va0VuZHBvaW50UmVzcG9uc2UiL8rzGAptYWlsLmFkbWlu0PMYyQGC0+STAhY6ASoiES9tYWlsL3YxL3dlYmhvb2tzEo8BChRMaXN0V2ViaG9va0VuZHBvaW50cxIkLm1haWwudjEuTGlzdFdlYmhvb2tFbmRwb2ludHNSZXF1ZXN0GiUubWFpbC52MS5MaXN0V2ViaG9va0VuZHBvaW50c1Jlc3BvbnNlIiqQAgHK8xgKbWFpbC5hZG1pboLT5JMCExIRL21haWwvdjEvd2ViaG9va3MSmAEKEkdldFdlYmhvb2tFbmRwb2ludBIiLm1haWwudjEuR2V0V2ViaG9va0VuZHBvaW50UmVxdWVzdBojLm1haWwudjEuR2V0V2ViaG9va0VuZHBvaW50UmVzcG9uc2UiOZACAcrzGAptYWlsLmFkbWlugtPkkwIiYghlbmRwb2ludBIWL21haWwvdjEvd2ViaG9va3Mve2lkfRKXAQoVVXBkYXRlV2ViaG9va0VuZHBvaW50EiUubWFpbC52MS5VcGRhdGVXZWJob29rRW5kcG9pbnRSZXF1ZXN0GiYubWFpbC52MS5VcGRhdGVXZWJob29rRW5kcG9pbnRSZXNwb25zZSIvyvMYCm1haWwuYWRtaW6C0+STAhs6ASoyFi9tYWlsL3YxL3dlYmhvb2tzL3tpZH0SlAEKFURlbGV0ZVdlYmhvb2tFbmRwb2ludBIlLm1haWwudjEuRGVsZXRlV2ViaG9va0VuZHBvaW50UmVxdWVzdBomLm1haWwudjEuRGVsZXRlV2ViaG9va0VuZHBvaW50UmVzcG9uc2UiLMrzGAptYWlsLmFkbWlugtPkkwIYKhYvbWFpbC92MS93ZWJob29rcy97aWR9Ep8BChNSb3RhdGVXZWJob29rU2VjcmV0EiMubWFpbC52MS5Sb3RhdGVXZWJob29rU2VjcmV0UmVxdWVzdBokLm1haWwudjEuUm90YXRlV2ViaG9va1NlY3JldFJlc3BvbnNlIj3K8xgKbWFpbC5hZG1pboLT5JMCKToBKiIkL21haWwvdjEvd2ViaG9va3Mve2lkfS9yb3RhdGUtc2VjcmV0Ep0BChVMaXN0V2ViaG9va0RlbGl2ZXJpZXMSJS5tYWlsLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1JlcXVlc3QaJi5tYWlsLnYxLkxpc3RXZWJob29rRGVsaXZlcmllc1Jlc3BvbnNlIjWQAgHK8xgKbWFpbC5hZG1pboLT5JMCHhIcL21haWwvdjEvd2ViaG9va3MvZGVsaXZlcmllcxKZAQoSR2V0V2ViaG9va0RlbGl2ZXJ5EiIubWFpbC52MS5HZXRXZWJob29rRGVsaXZlcnlSZXF1ZXN0GiMubWFpbC52MS5HZXRXZWJob29rRGVsaXZlcnlSZXNwb25zZSI6kAIByvMYCm1haWwuYWRtaW6C0+STAiMSIS9tYWlsL3YxL3dlYmhvb2tzL2RlbGl2ZXJpZXMve2lkfRKlAQoUUmV0cnlXZWJob29rRGVsaXZlcnkSJC5tYWlsLnYxLlJldHJ5V2ViaG9va0RlbGl2ZXJ5UmVxdWVzdBolLm1haWwudjEuUmV0cnlXZWJob29rRGVsaXZlcnlSZXNwb25zZSJAyvMYCm1haWwuYWRtaW6C0+STAiw6ASoiJy9tYWlsL3YxL3dlYmhvb2tzL2RlbGl2ZXJpZXMve2lkfS9yZXRyeRKwAQoXUmV0cnlXZWJob29rRGVhZExldHRlcnMSJy5tYWlsLnYxLlJldHJ5V2ViaG9va0RlYWRMZXR0ZXJzUmVxdWVzdBooLm1haWwudjEuUmV0cnlXZWJob29rRGVhZExldHRlcnNSZXNwb25zZSJCyvMYCm1haWwuYWRtaW6C0+STAi46ASoiKS9tYWlsL3YxL3dlYmhvb2tzL3tpZH0vcmV0cnktZGVhZC1sZXR0ZXJzEp0BChRTZW5kVGVzdFdlYmhvb2tFdmVudBIkLm1haWwudjEuU2VuZFRlc3RXZWJob29rRXZlbnRSZXF1ZXN0GiUubWFpbC52MS5TZW5kVGVzdFdlYmhvb2tFdmVudFJlc3BvbnNlIjjK8xgKbWFpbC5hZG1pbtjzGB6C0+STAiA6ASoiGy9tYWlsL3YxL3dlYmhvb2tzL3tpZH0vdGVzdBJgCgxTdHJlYW1FdmVudHMSHC5tYWlsLnYxLlN0cmVhbUV2ZW50c1JlcXVlc3QaHS5tYWlsLnYxLlN0cmVhbUV2ZW50c1Jlc3BvbnNlIhGQAgHK8xgKbWFpbC5hZG1pbjABEqEBChNUcmlnZ2VyV2ViaG9va0V2ZW50EiMubWFpbC52MS5UcmlnZ2VyV2ViaG9va0V2ZW50UmVxdWVzdBokLm1haWwudjEuVHJpZ2dlcldlYmhvb2tFdmVudFJlc3BvbnNlIj/K8xgKbWFpbC5hZG1pbtDzGMoB2PMYHoLT5JMCIjoBKiIdL21haWwvdjEvd2ViaG9va3MvdGVzdC1ldmVudHNiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_options]);
 
 /**
  * @generated from message mail.v1.WebhookEndpoint
@@ -862,6 +862,253 @@ export const SendTestWebhookEventResponseSchema: GenMessage<SendTestWebhookEvent
   messageDesc(file_mail_v1_webhooks, 25);
 
 /**
+ * @generated from message mail.v1.StreamEventsRequest
+ */
+export type StreamEventsRequest = Message<"mail.v1.StreamEventsRequest"> & {
+  /**
+   * Only events of these kinds (WebhookEvent names); empty: every kind. A
+   * name given twice counts once.
+   *
+   * @generated from field: repeated string events = 1;
+   */
+  events: string[];
+};
+
+/**
+ * Describes the message mail.v1.StreamEventsRequest.
+ * Use `create(StreamEventsRequestSchema)` to create a new message.
+ */
+export const StreamEventsRequestSchema: GenMessage<StreamEventsRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_webhooks, 26);
+
+/**
+ * One message of the stream: exactly one of its fields is set.
+ *
+ * @generated from message mail.v1.StreamEventsResponse
+ */
+export type StreamEventsResponse = Message<"mail.v1.StreamEventsResponse"> & {
+  /**
+   * @generated from oneof mail.v1.StreamEventsResponse.kind
+   */
+  kind: {
+    /**
+     * First, once: the stream is open and holds one of the company's places.
+     *
+     * @generated from field: mail.v1.StreamReady ready = 1;
+     */
+    value: StreamReady;
+    case: "ready";
+  } | {
+    /**
+     * An event of the company.
+     *
+     * @generated from field: mail.v1.LiveEvent event = 2;
+     */
+    value: LiveEvent;
+    case: "event";
+  } | {
+    /**
+     * Nothing happened for `keep_alive_seconds`: the stream is alive.
+     *
+     * @generated from field: mail.v1.StreamKeepAlive keep_alive = 3;
+     */
+    value: StreamKeepAlive;
+    case: "keepAlive";
+  } | {
+    /**
+     * Last, once: why the stream ends.
+     *
+     * @generated from field: mail.v1.StreamEnd end = 4;
+     */
+    value: StreamEnd;
+    case: "end";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message mail.v1.StreamEventsResponse.
+ * Use `create(StreamEventsResponseSchema)` to create a new message.
+ */
+export const StreamEventsResponseSchema: GenMessage<StreamEventsResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_webhooks, 27);
+
+/**
+ * @generated from message mail.v1.StreamReady
+ */
+export type StreamReady = Message<"mail.v1.StreamReady"> & {
+  /**
+   * When the service ends the stream (`end` with reason `max_duration`).
+   *
+   * @generated from field: google.protobuf.Timestamp expires_at = 1;
+   */
+  expiresAt?: Timestamp | undefined;
+
+  /**
+   * The longest wait between two messages: a client that hears nothing for
+   * a few times this may take the stream for dead.
+   *
+   * @generated from field: int32 keep_alive_seconds = 2;
+   */
+  keepAliveSeconds: number;
+
+  /**
+   * The kinds this stream carries, as asked for (every kind when none was).
+   *
+   * @generated from field: repeated string events = 3;
+   */
+  events: string[];
+};
+
+/**
+ * Describes the message mail.v1.StreamReady.
+ * Use `create(StreamReadySchema)` to create a new message.
+ */
+export const StreamReadySchema: GenMessage<StreamReady> = /*@__PURE__*/
+  messageDesc(file_mail_v1_webhooks, 28);
+
+/**
+ * An event as a delivery carries it.
+ *
+ * @generated from message mail.v1.LiveEvent
+ */
+export type LiveEvent = Message<"mail.v1.LiveEvent"> & {
+  /**
+   * The event's id (UUID), the body's `id`: the same event sent again (a
+   * client that reconnects) has the same id. Each endpoint's delivery of
+   * the event has an id of its own.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Event name, for example `delivered`.
+   *
+   * @generated from field: string event = 2;
+   */
+  event: string;
+
+  /**
+   * When the event happened (the body's `occurredAt`).
+   *
+   * @generated from field: google.protobuf.Timestamp occurred_at = 3;
+   */
+  occurredAt?: Timestamp | undefined;
+
+  /**
+   * The JSON body, `{ id, event, occurredAt, data }`: the exact bytes to
+   * sign and post.
+   *
+   * @generated from field: string body = 4;
+   */
+  body: string;
+};
+
+/**
+ * Describes the message mail.v1.LiveEvent.
+ * Use `create(LiveEventSchema)` to create a new message.
+ */
+export const LiveEventSchema: GenMessage<LiveEvent> = /*@__PURE__*/
+  messageDesc(file_mail_v1_webhooks, 29);
+
+/**
+ * @generated from message mail.v1.StreamKeepAlive
+ */
+export type StreamKeepAlive = Message<"mail.v1.StreamKeepAlive"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp at = 1;
+   */
+  at?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message mail.v1.StreamKeepAlive.
+ * Use `create(StreamKeepAliveSchema)` to create a new message.
+ */
+export const StreamKeepAliveSchema: GenMessage<StreamKeepAlive> = /*@__PURE__*/
+  messageDesc(file_mail_v1_webhooks, 30);
+
+/**
+ * @generated from message mail.v1.StreamEnd
+ */
+export type StreamEnd = Message<"mail.v1.StreamEnd"> & {
+  /**
+   * @generated from field: mail.v1.StreamEndReason reason = 1;
+   */
+  reason: StreamEndReason;
+};
+
+/**
+ * Describes the message mail.v1.StreamEnd.
+ * Use `create(StreamEndSchema)` to create a new message.
+ */
+export const StreamEndSchema: GenMessage<StreamEnd> = /*@__PURE__*/
+  messageDesc(file_mail_v1_webhooks, 31);
+
+/**
+ * @generated from message mail.v1.TriggerWebhookEventRequest
+ */
+export type TriggerWebhookEventRequest = Message<"mail.v1.TriggerWebhookEventRequest"> & {
+  /**
+   * The kind of test event (see WebhookEndpoint.events).
+   *
+   * @generated from field: string event = 1;
+   */
+  event: string;
+
+  /**
+   * Also deliver it to the company's enabled endpoints subscribed to the
+   * kind (recorded deliveries, retried like any). Default false: streams only.
+   *
+   * @generated from field: bool endpoints = 2;
+   */
+  endpoints: boolean;
+};
+
+/**
+ * Describes the message mail.v1.TriggerWebhookEventRequest.
+ * Use `create(TriggerWebhookEventRequestSchema)` to create a new message.
+ */
+export const TriggerWebhookEventRequestSchema: GenMessage<TriggerWebhookEventRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_webhooks, 32);
+
+/**
+ * @generated from message mail.v1.TriggerWebhookEventResponse
+ */
+export type TriggerWebhookEventResponse = Message<"mail.v1.TriggerWebhookEventResponse"> & {
+  /**
+   * The event's id: the `id` of its body on the streams.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string event = 2;
+   */
+  event: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp occurred_at = 3;
+   */
+  occurredAt?: Timestamp | undefined;
+
+  /**
+   * Whether the company's endpoints receive it too (the request's `endpoints`).
+   *
+   * @generated from field: bool endpoints = 4;
+   */
+  endpoints: boolean;
+};
+
+/**
+ * Describes the message mail.v1.TriggerWebhookEventResponse.
+ * Use `create(TriggerWebhookEventResponseSchema)` to create a new message.
+ */
+export const TriggerWebhookEventResponseSchema: GenMessage<TriggerWebhookEventResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_webhooks, 33);
+
+/**
  * A webhook endpoint. Never contains its secret.
  * The events a webhook endpoint subscribes to (spec: Event kinds), each with
  * its wire name (`wire_name`, e.g. `message.accepted`): the `events` and
@@ -1059,11 +1306,59 @@ export const WebhookDeliveryStateSchema: GenEnum<WebhookDeliveryState> = /*@__PU
   enumDesc(file_mail_v1_webhooks, 1);
 
 /**
+ * Why a stream ends.
+ *
+ * @generated from enum mail.v1.StreamEndReason
+ */
+export const StreamEndReason = {
+  /**
+   * @generated from enum value: STREAM_END_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED: 0,
+
+  /**
+   * It reached its `expires_at`: open a new one.
+   *
+   * @generated from enum value: STREAM_END_REASON_MAX_DURATION = 1;
+   */
+  MAX_DURATION: 1,
+
+  /**
+   * The service is shutting down: open a new one shortly.
+   *
+   * @generated from enum value: STREAM_END_REASON_SHUTDOWN = 2;
+   */
+  SHUTDOWN: 2,
+
+  /**
+   * Events may have been missed (the service lost its feed of events, or
+   * the client fell too far behind): open a new one.
+   *
+   * @generated from enum value: STREAM_END_REASON_INTERRUPTED = 3;
+   */
+  INTERRUPTED: 3,
+} as const;
+
+/**
+ * Why a stream ends.
+ *
+ * @generated from enum mail.v1.StreamEndReason
+ */
+export type StreamEndReason = (typeof StreamEndReason)[keyof typeof StreamEndReason] | UnknownEnum;
+
+/**
+ * Describes the enum mail.v1.StreamEndReason.
+ */
+export const StreamEndReasonSchema: GenEnum<StreamEndReason> = /*@__PURE__*/
+  enumDesc(file_mail_v1_webhooks, 2);
+
+/**
  * Webhook endpoints and their deliveries: what the administration screen's
  * Webhooks tab operates. Every RPC needs an API key with the scope
  * `mail.admin` (Mail administration: by default Owners and Admins), which no
  * other operation accepts. Served over gRPC, Connect and gRPC-Web, and as
- * JSON under `/mail/v1/webhooks`.
+ * JSON under `/mail/v1/webhooks` (all but StreamEvents, a stream: gRPC and
+ * Connect only).
  *
  * Deliveries are signed: each request carries
  * `Service-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`
@@ -1223,6 +1518,54 @@ export const WebhooksService: GenService<{
     methodKind: "unary";
     input: typeof SendTestWebhookEventRequestSchema;
     output: typeof SendTestWebhookEventResponseSchema;
+  },
+  /**
+   * The company's events, live, as they are recorded (what `mailctl listen`
+   * forwards to a receiver on the developer's machine): the events every
+   * endpoint could receive, whether or not an endpoint subscribed to them,
+   * each with its outbox id and the exact JSON body a delivery of it
+   * carries. Served over gRPC and Connect only (a server stream): no JSON
+   * route, no OpenAPI operation.
+   *
+   * The first message is `ready`; then `event` for each event of the kinds
+   * asked for, in the order they were committed, and `keep_alive` after
+   * every `keep_alive_seconds` (25) without one; last, `end` with the
+   * reason, before the stream closes with status OK. A stream lasts at
+   * most an hour (`expires_at`); a client that wants more opens a new one.
+   * Events recorded while no stream is open are not replayed (live view,
+   * at most once): the deliveries list keeps those of real endpoints.
+   *
+   * Nothing is signed here and no secret is involved: the client signs each
+   * body as a delivery is signed, with a secret of its own (`mailctl
+   * listen` makes one per session and prints it). The service never
+   * connects to the client.
+   *
+   * At most 5 streams per company are open at once, over every API process:
+   * a sixth answers 429 RATE_LIMITED (RESOURCE_EXHAUSTED) until one closes.
+   * A service shutting down ends its streams with `end` (reason `shutdown`).
+   *
+   * @generated from rpc mail.v1.WebhooksService.StreamEvents
+   */
+  streamEvents: {
+    methodKind: "server_streaming";
+    input: typeof StreamEventsRequestSchema;
+    output: typeof StreamEventsResponseSchema;
+  },
+  /**
+   * Record a test event of one kind for the company (`mailctl trigger`):
+   * the example `data` of SendTestWebhookEvent (with `"test": true`), under
+   * a new event id. Open StreamEvents streams receive it like any event.
+   * The company's endpoints receive it only with `endpoints` true: then
+   * every enabled endpoint subscribed to the kind gets a delivery of it,
+   * recorded and retried like any other. Answers 202 with the event id; an
+   * unknown event name: 400 VALIDATION_ERROR.
+   *
+   * @generated from rpc mail.v1.WebhooksService.TriggerWebhookEvent
+   */
+  triggerWebhookEvent: {
+    methodKind: "unary";
+    input: typeof TriggerWebhookEventRequestSchema;
+    output: typeof TriggerWebhookEventResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_mail_v1_webhooks, 0);

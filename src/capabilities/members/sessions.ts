@@ -13,7 +13,7 @@ const TOUCH_AFTER_MS = 60_000;
 /** Link exchanges per client address per minute. */
 const EXCHANGES_PER_ADDRESS_PER_MINUTE = 10;
 
-export interface SessionsServiceOptions {
+export interface SessionsDependencies {
   readonly store: MembersStore;
   readonly rateLimiter: RateLimiter;
   readonly clock: () => Date;
@@ -25,18 +25,27 @@ export interface ExchangeSignInLinkCommand {
   readonly clientAddress: string;
 }
 
+export interface SignOutCommand {
+  /** The session cookie's value; a malformed or unknown one ends nothing. */
+  readonly secret: string;
+}
+
 export interface ExchangeSignInLinkResult {
   /** The cookie value of the new session: shown to the browser once, only its hash is stored. */
   readonly secret: string;
   readonly session: SessionRecord;
 }
 
-/** Sign-in by one-time link and the sessions it opens. */
-export class SessionsService {
-  readonly #o: SessionsServiceOptions;
+/**
+ * Sign-in by one-time link and the sessions it opens. `authenticate` is the
+ * auth step's lookup of a cookie (the transport's SessionAuthenticator),
+ * `purgeExpired` the hourly housekeeping; the others are use cases.
+ */
+export class Sessions {
+  readonly #o: SessionsDependencies;
 
-  constructor(options: SessionsServiceOptions) {
-    this.#o = options;
+  constructor(dependencies: SessionsDependencies) {
+    this.#o = dependencies;
   }
 
   /**
@@ -44,7 +53,7 @@ export class SessionsService {
    * fixation). Unknown, used and expired links get one answer.
    */
   async exchange(command: ExchangeSignInLinkCommand): Promise<ExchangeSignInLinkResult> {
-    const budget = await this.#o.rateLimiter.consume(`sign-in-exchange:${command.clientAddress}`, EXCHANGES_PER_ADDRESS_PER_MINUTE);
+    const budget = await this.#o.rateLimiter.consume({ bucket: `sign-in-exchange:${command.clientAddress}`, limitPerMinute: EXCHANGES_PER_ADDRESS_PER_MINUTE });
     if (!budget.allowed) {
       throw new ApiError("RATE_LIMITED", `Too many sign-in attempts from this address. Retry after ${budget.retryAfterSeconds} s.`, {
         "retry-after": String(budget.retryAfterSeconds),
@@ -69,8 +78,8 @@ export class SessionsService {
     return session ?? undefined;
   }
 
-  async signOut(secret: string): Promise<void> {
-    if (isWellFormedToken(secret)) await this.#o.store.deleteSession(tokenHash(secret));
+  async signOut(command: SignOutCommand): Promise<void> {
+    if (isWellFormedToken(command.secret)) await this.#o.store.deleteSession(tokenHash(command.secret));
   }
 
   /** Housekeeping: ended sessions and old links. */

@@ -8,7 +8,7 @@ import { Migration } from "@mikro-orm/migrations";
  * deleted, and `message_content_kept_index` lets that job find the oldest
  * messages still holding theirs without scanning the table.
  */
-export class Migration20261127031000_message_attachments extends Migration {
+export class Migration20261127040000_message_attachments extends Migration {
   override up(): void {
     this.addSql(`create table "message_attachment" ("id" bigserial primary key, "message_id" uuid not null, "company_id" uuid not null, "position" smallint not null, "filename" text not null, "content_type" text not null, "content_id" text null, "size" int not null, "content" bytea not null)`);
     this.addSql(`alter table "message_attachment" add constraint "message_attachment_position_key" unique ("message_id", "position")`);

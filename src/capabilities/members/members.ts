@@ -2,6 +2,7 @@ import { ApiError, ValidationError } from "../../contract/api-error.ts";
 import { isEmailAddress } from "../messages/compose/email-address.ts";
 import type { RateLimiter } from "../rate-limit/types.ts";
 import type { AuditContext } from "../audit/types.ts";
+import { KeysetPager, UNFILTERED, type Page, type PageRequest } from "../shared/paging.ts";
 import type { AuditNote, MemberPatch, MembersStore, SignInMailer } from "./ports.ts";
 import { newToken, tokenHash } from "./tokens.ts";
 import { isMemberRole, type MemberRecord, type MemberRole } from "./types.ts";
@@ -25,8 +26,10 @@ export interface Acting {
   readonly role: MemberRole | undefined;
 }
 
-export interface MembersServiceOptions {
+export interface MembersDependencies {
   readonly store: MembersStore;
+  /** Signs the member list's cursors (CURSOR_SECRET). */
+  readonly cursorSecret: string;
   readonly rateLimiter: RateLimiter;
   readonly clock: () => Date;
   /** Base of the sign-in links: `{base}/admin/sign-in#token=...`. */
@@ -53,12 +56,16 @@ export interface InviteMemberResult {
   readonly expiresAt: Date;
 }
 
-export interface AddMemberCommand {
+/** A page of the company's members, oldest first. */
+export interface ListMembersCommand extends PageRequest {
   readonly companyId: string;
-  readonly email: string;
-  readonly displayName?: string | undefined;
-  readonly role?: MemberRole | undefined;
-  readonly acting: Acting;
+}
+
+export type ListMembersResult = Page<MemberRecord>;
+
+export interface GetMemberCommand {
+  readonly companyId: string;
+  readonly memberId: string;
 }
 
 export interface SignInLinkCommand {
@@ -89,18 +96,20 @@ export interface MemberCommand {
 }
 
 /** Company members and their sign-in links. */
-export class MembersService {
-  readonly #o: MembersServiceOptions;
+export class Members {
+  readonly #o: MembersDependencies;
+  readonly #pager: KeysetPager;
 
-  constructor(options: MembersServiceOptions) {
-    this.#o = options;
+  constructor(dependencies: MembersDependencies) {
+    this.#o = dependencies;
+    this.#pager = new KeysetPager(dependencies.cursorSecret, { context: "mail.v1.members.cursor.v1", label: "member list", filters: "parameters" });
   }
 
-  list(command: { readonly companyId: string }): Promise<MemberRecord[]> {
-    return this.#o.store.list(command.companyId);
+  list(command: ListMembersCommand): Promise<ListMembersResult> {
+    return this.#pager.read(command.companyId, UNFILTERED, command, (after, limit) => this.#o.store.list(command.companyId, after, limit));
   }
 
-  async get(command: { readonly companyId: string; readonly memberId: string }): Promise<MemberRecord> {
+  async get(command: GetMemberCommand): Promise<MemberRecord> {
     const member = await this.#o.store.find(command.companyId, command.memberId);
     if (!member) throw noSuchMember();
     return member;
@@ -123,10 +132,9 @@ export class MembersService {
     if (role === "owner") requireOwner(command.acting, "invite an owner");
     const displayName = validDisplayName(command.displayName);
     const linkShown = this.#o.mailer === undefined;
-    const { member, created } = await this.#o.store.upsert(
+    const { member, created } = await this.#o.store.insertOrFind(
       command.companyId,
       { email, displayName, role },
-      false,
       note(command.acting, "member.invited", { email, role, linkShown }),
     );
     if (created) return this.#mint(command.companyId, member, undefined, true);
@@ -139,17 +147,6 @@ export class MembersService {
       return this.#mint(command.companyId, member, note(command.acting, "member.sign_in_link_emailed", { email }), true);
     }
     throw new ApiError("MEMBER_ALREADY_EXISTS", "This address already belongs to a member: they sign in with a link sent to it, or an operator creates one.");
-  }
-
-  /** Operators: adds a member with a role (the first owner), or sets an existing member's role. */
-  async add(command: AddMemberCommand): Promise<MemberRecord> {
-    const email = validEmail(command.email);
-    const role = command.role ?? "owner";
-    if (!isMemberRole(role)) throw new ValidationError([{ field: "role", problem: "must be owner, admin or member" }]);
-    requireOwner(command.acting, "add members with a role");
-    const displayName = validDisplayName(command.displayName);
-    const { member } = await this.#o.store.upsert(command.companyId, { email, displayName, role }, true, note(command.acting, "member.added", { email, role }));
-    return member;
   }
 
   /** Operators: a sign-in link for an existing member, answered (never emailed). */
@@ -223,9 +220,9 @@ export class MembersService {
 
   /** A new link for `member`; emailed when `mayEmail` and a system sender exists. */
   async #mint(companyId: string, member: MemberRecord, audit: AuditNote | undefined, mayEmail: boolean): Promise<InviteMemberResult> {
-    // Invites (from the screen) are budgeted per address; an operator's links are not.
+    // Invites (by members and operators) are budgeted per address; the links an operator asks for by hand are not.
     const budget = mayEmail
-      ? await this.#o.rateLimiter.consume(`sign-in-link:${companyId}:${member.email}`, LINKS_PER_ADDRESS_PER_MINUTE)
+      ? await this.#o.rateLimiter.consume({ bucket: `sign-in-link:${companyId}:${member.email}`, limitPerMinute: LINKS_PER_ADDRESS_PER_MINUTE })
       : { allowed: true, retryAfterSeconds: 0 };
     if (!budget.allowed) {
       throw new ApiError("RATE_LIMITED", `Too many sign-in links for this address. Retry after ${budget.retryAfterSeconds} s.`, {
@@ -273,7 +270,7 @@ function noSuchMember(): ApiError {
   return new ApiError("NOT_FOUND", "No such member.");
 }
 
-export function validEmail(value: string): string {
+function validEmail(value: string): string {
   const email = value.trim().toLowerCase();
   if (email.length === 0 || email.length > MAX_EMAIL || !isEmailAddress(email)) {
     throw new ValidationError([{ field: "email", problem: "must be an email address of at most 254 characters" }]);
