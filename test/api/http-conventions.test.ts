@@ -46,6 +46,8 @@ describe("JSON HTTP conventions", () => {
       entitlements: { api: true, smtp: false },
       limits: { requestsPerMinute: 600, idempotencyWindowHours: 24, keyRotationGraceHours: 24 },
       apiVersion: "v1",
+      // Beyond the spec's fields: the company's Mail credits (a new company has none).
+      credits: { balance: "0" },
     });
   });
 
