@@ -4,11 +4,13 @@ import { type CallOptions, type Client, createClient, type Interceptor, type Tra
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { toMailApiError } from "./errors.js";
 import { AuditService } from "./gen/mail/v1/audit_pb.js";
+import { CreditsService } from "./gen/mail/v1/credits_pb.js";
 import { SignupFormsService } from "./gen/mail/v1/forms_pb.js";
 import { IntegrationsService } from "./gen/mail/v1/integrations_pb.js";
 import { ListsService } from "./gen/mail/v1/lists_pb.js";
 import { MailService } from "./gen/mail/v1/mail_pb.js";
 import { ReportsService } from "./gen/mail/v1/reports_pb.js";
+import { SuppressionsService } from "./gen/mail/v1/suppressions_pb.js";
 import { TemplatesService } from "./gen/mail/v1/templates_pb.js";
 import { WebhooksService } from "./gen/mail/v1/webhooks_pb.js";
 import { DEFAULT_RETRY, NO_RETRY, type RetryOptions, retryDelay, sleep } from "./retry.js";
@@ -27,6 +29,8 @@ export const COMPANY_SERVICES = {
   signupForms: SignupFormsService,
   templates: TemplatesService,
   reports: ReportsService,
+  suppressions: SuppressionsService,
+  credits: CreditsService,
   integrations: IntegrationsService,
   audit: AuditService,
 } as const;

@@ -40,6 +40,7 @@ describe("migrations", () => {
       "member",
       "member_session",
       "message",
+      "message_attachment",
       "message_event",
       "mikro_orm_migrations",
       "rate_limit",
