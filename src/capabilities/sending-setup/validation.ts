@@ -2,7 +2,7 @@ import { domainToASCII, domainToUnicode } from "node:url";
 import { ValidationError } from "../../contract/api-error.ts";
 import { checkEmailAddress } from "../messages/compose/email-address.ts";
 import { exceedsCodePoints, hasControlCharacter, hasLineBreak, hasNul } from "../messages/compose/text-rules.ts";
-import { SEND_LIMITS } from "../messages/compose/validate-send.ts";
+import { SEND_LIMITS } from "../messages/compose/send-limits.ts";
 import { MAX_SELECTOR_LENGTH } from "./dkim-keys.ts";
 
 function fail(field: string, problem: string): never {

@@ -1,5 +1,5 @@
 import type { SecretSealer } from "../sending-setup/key-sealing.ts";
-import { type AttemptErrorClass, type AttemptOutcome, signedWebhook, webhookBody, type WebhookTransport } from "./delivery-attempt.ts";
+import { type AttemptOutcome, type RecordedErrorClass, signedWebhook, webhookBody, type WebhookTransport } from "./delivery-attempt.ts";
 import type { DeliveryState } from "./delivery-states.ts";
 import { signingSecrets } from "./endpoints.ts";
 import type { DeliveryToAttempt, WebhookDeliveryStore } from "./ports.ts";
@@ -11,9 +11,6 @@ import type { DeliveryToAttempt, WebhookDeliveryStore } from "./ports.ts";
  * retried activity whose attempt was already recorded answers that record
  * and posts nothing.
  */
-
-/** An error class as recorded: the transport's, or no request at all because the endpoint is disabled. */
-export type RecordedErrorClass = AttemptErrorClass | "endpoint_disabled";
 
 export interface AttemptCommand {
   readonly companyId: string;

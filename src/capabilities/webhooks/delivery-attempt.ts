@@ -73,6 +73,9 @@ export type AttemptErrorClass =
   /** Anything else that kept the request from being answered. */
   | "network";
 
+/** An error class as recorded: the transport's, or no request at all because the endpoint is disabled. */
+export type RecordedErrorClass = AttemptErrorClass | "endpoint_disabled";
+
 export const ATTEMPT_ERROR_CLASSES: readonly AttemptErrorClass[] = ["timeout", "network"];
 
 export interface AttemptOutcome {

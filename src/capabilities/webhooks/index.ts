@@ -11,7 +11,6 @@ export {
   type AttemptCommand,
   type AttemptResult,
   type DeliveryAttemptsDependencies,
-  type RecordedErrorClass,
   deliveryBody,
 } from "./attempts.ts";
 export {
@@ -42,7 +41,7 @@ export {
   type WebhookEndpointsDependencies,
 } from "./endpoints.ts";
 export { WebhookTestEvents, type SendTestEventCommand, type TestEventResult, type WebhookTestEventsDependencies } from "./test-events.ts";
-export type { AttemptErrorClass, WebhookTransport } from "./delivery-attempt.ts";
+export type { AttemptErrorClass, RecordedErrorClass, WebhookTransport } from "./delivery-attempt.ts";
 export { DEFAULT_DELIVERY_SCHEDULE, RECEIVER_TIMEOUT_MS, type DeliverySchedule } from "./delivery-rules.ts";
 export { DELIVERY_STATES, type DeliveryState, isDeliveryState } from "./delivery-states.ts";
 export { WEBHOOK_EVENT_NAMES, type WebhookEventName } from "./events.ts";

@@ -10,7 +10,7 @@
 import type { AuditNote } from "../audit/types.ts";
 import type { Positioned } from "../shared/paging.ts";
 import type { KeysetPosition } from "../shared/keyset-cursor.ts";
-import type { RecordedErrorClass } from "./attempts.ts";
+import type { RecordedErrorClass } from "./delivery-attempt.ts";
 import type { DeliveryState } from "./delivery-states.ts";
 
 // ---------------------------------------------------------------- endpoints

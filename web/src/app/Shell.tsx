@@ -5,7 +5,7 @@ import { NavLink, Outlet, useLocation } from "react-router";
 import { useForgetSession, useSession } from "./auth/session.tsx";
 import { SignedOut } from "./auth/SignedOut.tsx";
 import { errorMessage } from "./errors.ts";
-import { TABS } from "./routes.tsx";
+import { TABS } from "./tabs.ts";
 import { HeaderBalance, LowCreditsBanner } from "../pages/credits/balance.tsx";
 
 /** The frame of every signed-in page: the company, the role's sections, the member, sign out, and the page. */

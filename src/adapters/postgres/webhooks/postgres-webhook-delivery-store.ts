@@ -4,7 +4,7 @@
  * delivery's update in one transaction. Every statement filters on the
  * caller's company_id.
  */
-import type { RecordedErrorClass } from "../../../capabilities/webhooks/attempts.ts";
+import type { RecordedErrorClass } from "../../../capabilities/webhooks/delivery-attempt.ts";
 import { isDeliveryState } from "../../../capabilities/webhooks/delivery-states.ts";
 import type {
   AttemptRecord,

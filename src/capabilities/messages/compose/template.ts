@@ -49,7 +49,7 @@
  */
 import { ValidationError } from "../../../contract/api-error.ts";
 import { exceedsCodePoints } from "./text-rules.ts";
-import { SEND_LIMITS } from "./validate-send.ts";
+import { SEND_LIMITS } from "./send-limits.ts";
 
 export type VariableValue = string | number | boolean | null;
 export type TemplateVariables = Readonly<Record<string, VariableValue>>;

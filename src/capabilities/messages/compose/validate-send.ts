@@ -5,6 +5,7 @@ import type { SendCommand } from "../accept/types.ts";
 import { type ValidatedAttachment, validateAttachments } from "./attachments.ts";
 import { checkEmailAddress } from "./email-address.ts";
 import type { VariableValue } from "./template.ts";
+import { SEND_LIMITS } from "./send-limits.ts";
 import { exceedsCodePoints, hasControlCharacter, hasLineBreak, hasNul } from "./text-rules.ts";
 
 /**
@@ -24,22 +25,6 @@ import { exceedsCodePoints, hasControlCharacter, hasLineBreak, hasNul } from "./
  * PostgreSQL text cannot: it is refused here, naming the field.
  */
 
-/** The limits of the spec's Limits table that concern a send request. */
-export const SEND_LIMITS = {
-  recipientName: 120,
-  subject: 500,
-  html: 400_000,
-  text: 100_000,
-  /**
-   * Our bound on one template variable (the spec sets none besides the
-   * body size): ample for names, addresses and order lines, and with the
-   * limits of the rendered parts (template.ts) it keeps a send from growing
-   * a message out of its variables.
-   */
-  variableValue: 10_000,
-  tagKey: 40,
-  tagValue: 120,
-} as const;
 
 export interface ValidatedRecipient {
   /** Normalised address: domain lower-cased (IDN in A-label form). */
