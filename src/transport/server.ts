@@ -188,6 +188,7 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
         if (deps.templatesService) router.service(TemplatesService, deps.templatesService);
         if (deps.suppressionsService) router.service(SuppressionsService, deps.suppressionsService);
         if (deps.creditsService) router.service(CreditsService, deps.creditsService);
+        if (deps.integrationsService) router.service(IntegrationsService, deps.integrationsService);
         serveWithBodyLimits(router, MailService, mail, deps.config.maxBodyBytes);
         if (deps.messageContentService) router.service(MessageContentService, deps.messageContentService);
       }

@@ -78,7 +78,7 @@ describe("idempotentRequestFingerprint", () => {
 
   it("is what the messages capability keeps with a keyed send (its fingerprint of the send command)", () => {
     const message = fromJson(SendMessageRequestSchema, { ...body, idempotencyKey: "order-1" });
-    expect(sendFingerprint(sendCommandOf(message, { companyId: "c", keyId: "k" }, null)).toString("hex")).toBe(keyless(body));
+    expect(sendFingerprint(sendCommandOf(message, { companyId: "c", keyId: "k", actor: { kind: "key" } }, null)).toString("hex")).toBe(keyless(body));
   });
 });
 

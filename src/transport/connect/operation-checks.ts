@@ -34,7 +34,7 @@ const CHECKS: ReadonlyMap<DescMethod, OperationCheck> = new Map<DescMethod, Oper
     MailService.method.sendMessage,
     (request, header) => {
       // The caller does not count in the validation.
-      validateSend(sendCommandOf(request as SendMessageRequest, { companyId: "", keyId: "" }, header.get(IDEMPOTENCY_KEY_HEADER)));
+      validateSend(sendCommandOf(request as SendMessageRequest, { companyId: "", keyId: "", actor: { kind: "key" } }, header.get(IDEMPOTENCY_KEY_HEADER)));
     },
   ],
   [MailService.method.upsertContact, (request) => validateContactWrite(contactWriteFromProto(request as UpsertContactRequest), new Date())],

@@ -6,6 +6,8 @@ import type { MessageStatusName } from "../statuses.ts";
 export type SendOrigin =
   /** A company's API key (POST /mail/v1/send). */
   | { readonly kind: "api_key"; readonly apiKeyId: string }
+  /** A member or an operator acting for the company: a message of the company's log with no API key behind it. */
+  | { readonly kind: "signed_in" }
   /**
    * The service's own mail (sign-in links, invitations, double opt-in
    * confirmations): no API key makes it, and its one-time links must reach

@@ -58,14 +58,15 @@ export function jsonOfValue(value: Value | undefined): JsonValue | undefined {
 }
 
 /**
- * A send as the messages capability takes it, from the caller's API key.
+ * A send as the messages capability takes it, from the caller's API key (or
+ * a member or operator, who sends with no key).
  * `keyHeader`: the call's `Idempotency-Key` header (null when absent); the
  * capability reads it with the body's key.
  */
-export function sendCommandOf(req: SendMessageRequest, caller: Pick<Principal, "companyId" | "keyId">, keyHeader: string | null): SendCommand {
+export function sendCommandOf(req: SendMessageRequest, caller: Pick<Principal, "companyId" | "keyId" | "actor">, keyHeader: string | null): SendCommand {
   return {
     companyId: caller.companyId,
-    origin: { kind: "api_key", apiKeyId: caller.keyId },
+    origin: caller.actor.kind === "key" ? { kind: "api_key", apiKeyId: caller.keyId } : { kind: "signed_in" },
     to: jsonOfValue(req.to),
     templateId: req.templateId,
     variables: req.variables,

@@ -60,7 +60,7 @@ const PINNED: ReadonlyArray<{ readonly name: string; readonly body: JsonObject; 
 ];
 
 function fingerprintOf(body: JsonObject, keyHeader: string | null = null): string {
-  const command = sendCommandOf(fromJson(SendMessageRequestSchema, body), { companyId: "c", keyId: "k" }, keyHeader);
+  const command = sendCommandOf(fromJson(SendMessageRequestSchema, body), { companyId: "c", keyId: "k", actor: { kind: "key" } }, keyHeader);
   return sendFingerprint(command).toString("hex");
 }
 
@@ -74,7 +74,7 @@ describe("the fingerprint a message keeps with its idempotency key", () => {
     if (!first) throw new Error("no pinned send");
     expect(fingerprintOf(first.body, "order-9")).toBe(first.fingerprint);
     expect(fingerprintOf({ ...first.body, idempotencyKey: "order-9" }, "order-9")).toBe(first.fingerprint);
-    const command = sendCommandOf(fromJson(SendMessageRequestSchema, first.body), { companyId: "c", keyId: "another key" }, null);
+    const command = sendCommandOf(fromJson(SendMessageRequestSchema, first.body), { companyId: "c", keyId: "another key", actor: { kind: "key" } }, null);
     expect(sendFingerprint(command).toString("hex")).toBe(first.fingerprint);
   });
 });

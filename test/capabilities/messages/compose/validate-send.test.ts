@@ -12,7 +12,7 @@ function request(json: JsonObject): SendMessageRequest {
 
 /** As the door does it: the request mapped to the send command (with the Idempotency-Key header, if any), then validated. */
 function validate(req: SendMessageRequest, header: string | undefined) {
-  return validateSend(sendCommandOf(req, { companyId: "c", keyId: "k" }, header ?? null));
+  return validateSend(sendCommandOf(req, { companyId: "c", keyId: "k", actor: { kind: "key" } }, header ?? null));
 }
 
 const MINIMAL = { to: "ana@example.com", subject: "Your receipt", html: "<p>Thanks</p>" } as const;
