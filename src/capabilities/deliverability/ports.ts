@@ -41,8 +41,9 @@ export interface SendingGuardStore {
   windowFigures(companyId: string, from: Date): Promise<WindowFigures>;
   /**
    * Suspends the company's sending, with its audit row (actor: the system),
-   * unless it is suspended already: then nothing is written and the answer
-   * is false.
+   * unless it is suspended already, or was lifted after `windowFrom` (the
+   * judgement counted sends the lift set aside): then nothing is written
+   * and the answer is false.
    */
   suspend(companyId: string, suspension: Suspension): Promise<boolean>;
   /**

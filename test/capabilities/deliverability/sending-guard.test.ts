@@ -5,6 +5,7 @@ import { crossedLine, type SuspensionNotice, suspensionEmail } from "../../../sr
 import { PostgresMessageStore } from "../../../src/adapters/postgres/messages/message-store.ts";
 import { poolOf } from "../../../src/adapters/postgres/sql.ts";
 import { OPERATOR_ACTOR } from "../../../src/capabilities/audit/types.ts";
+import { PostgresSendingGuardStore } from "../../../src/adapters/postgres/deliverability/postgres-sending-guard-store.ts";
 import { openSendingHarness, type SendingHarness } from "../sending-setup/harness.ts";
 
 /**
@@ -116,6 +117,9 @@ describe("the sending guard", () => {
     // The next bounce judges only what was sent after the lift.
     await guard.outcomeRecorded({ companyId });
     expect((await guard.status({ companyId })).suspension).toBeUndefined();
+    // A judgement that counted from before the lift (it ran while the lift was made) suspends nothing.
+    const stale = { suspendedAt: new Date(), reason: "bounce_rate" as const, sends: 20, bounces: 20, complaints: 0, windowFrom: new Date(Date.now() - 3_600_000) };
+    expect(await new PostgresSendingGuardStore(poolOf(h.orm)).suspend(companyId, stale)).toBe(false);
 
     const audit = await h.db.query<{ action: string }>(`select actor_kind, action, request_id, client_ip, details from audit_event where company_id = $1 order by occurred_at`, [companyId]);
     expect(audit.rows.map((row) => row.action)).toEqual(["sending.suspended", "sending.suspension_lifted"]);

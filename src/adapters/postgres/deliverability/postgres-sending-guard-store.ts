@@ -90,6 +90,7 @@ export class PostgresSendingGuardStore implements SendingGuardStore {
     return { sends: row?.sends ?? 0, bounces: row?.bounces ?? 0, complaints: row?.complaints ?? 0 };
   }
 
+  /** A judgement that counted from before a lift made meanwhile (its window is stale) suspends nothing. */
   async suspend(companyId: string, s: Suspension): Promise<boolean> {
     return inTransaction(this.#pool, async (client) => {
       const { rows } = await client.query(
@@ -98,7 +99,7 @@ export class PostgresSendingGuardStore implements SendingGuardStore {
          on conflict (company_id) do update
             set suspended_at = excluded.suspended_at, reason = excluded.reason, sends = excluded.sends,
                 bounces = excluded.bounces, complaints = excluded.complaints, window_from = excluded.window_from
-          where g.suspended_at is null
+          where g.suspended_at is null and (g.lifted_at is null or g.lifted_at <= excluded.window_from)
          returning 1`,
         [companyId, s.suspendedAt, s.reason, s.sends, s.bounces, s.complaints, s.windowFrom],
       );
