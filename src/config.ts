@@ -188,6 +188,8 @@ export interface Config {
   readonly systemSenderCompanyId?: string | undefined;
   /** Below this balance a company's credits are low (the screen's banner, the owners' email); 0: never. */
   readonly lowCreditsThreshold: number;
+  /** The sending guard (docs/deliverability.md): bounce and complaint rates, in percent, that suspend a company's sending, and the fewest sends of the window it judges. */
+  readonly sendingGuard: { readonly bouncePercent: number; readonly complaintPercent: number; readonly minSends: number };
   readonly workerPoolMax: number;
   /** Longest wait for a pooled connection (then 503 SERVICE_UNAVAILABLE), ms. */
   readonly databaseAcquireTimeoutMs: number;
@@ -333,6 +335,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: e.PUBLIC_BASE_URL,
     systemSenderCompanyId: e.SYSTEM_SENDER_COMPANY_ID,
     lowCreditsThreshold: e.LOW_CREDITS_THRESHOLD,
+    sendingGuard: { bouncePercent: e.SENDING_GUARD_BOUNCE_PERCENT, complaintPercent: e.SENDING_GUARD_COMPLAINT_PERCENT, minSends: e.SENDING_GUARD_MIN_SENDS },
     workerPoolMax: e.WORKER_POOL_MAX,
     databaseAcquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,

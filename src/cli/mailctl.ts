@@ -3,7 +3,7 @@
  * mailctl: the operators' command line (gRPC/Connect on the operator
  * listener, never the public JSON routes): the AdminService for what is the
  * operator's alone, and the company services (ApiKeys, Members, Webhooks,
- * Lists, SignupForms, Reports, Templates, Mail, Suppressions, Credits) acting for `--company` with the
+ * Lists, SignupForms, Reports, Templates, Mail, Suppressions, Credits, SendingStatus) acting for `--company` with the
  * operator token and the x-mail-company-id header. Every command prints JSON on stdout; errors
  * print `{ "error": { "code", "message" } }` on stderr and exit 1. The
  * developer's commands `listen` (a line per event, until ^C) and `trigger`
@@ -34,6 +34,7 @@ import { listen, trigger } from "./listen.ts";
 import { UsageError } from "./usage.ts";
 import { type CreditLedgerReason, CreditLedgerReasonSchema, CreditsService } from "../gen/mail/v1/credits_pb.js";
 import { type SuppressionReason, SuppressionReasonSchema, SuppressionsService } from "../gen/mail/v1/suppressions_pb.js";
+import { SendingStatusService } from "../gen/mail/v1/sending_status_pb.js";
 import type { DescEnum } from "@bufbuild/protobuf";
 import { enumJsonValues } from "../contract/json-codec.ts";
 
@@ -60,6 +61,8 @@ const USAGE = `usage: mailctl <command> [options]
   credits add --company ID --amount N --note TEXT    (remove credits: --amount -N)
   credits show --company ID                          (the balance, the low-balance threshold, whether it is low)
   credits ledger --company ID [--reason charge|refund|grant|adjustment] [--limit N] [--cursor CURSOR]
+  sending status --company ID                        (whether it may send: the guard's suspension, the last 24 hours, the limits)
+  sending lift --company ID --reason TEXT            (lift the deliverability guard's suspension; audited)
   suppression list --company ID [--q PART_OF_ADDRESS] [--reason bounce|complaint|manual]
                    [--since ISO8601] [--until ISO8601] [--limit N] [--cursor CURSOR]
   suppression get --company ID --email ADDRESS
@@ -450,6 +453,13 @@ async function main(argv: string[]): Promise<void> {
       });
       return print(CreditsService.method.listCreditLedger.output, response);
     }
+    case "sending status":
+      return print(SendingStatusService.method.getSendingStatus.output, await forCompany(SendingStatusService).getSendingStatus({}));
+    case "sending lift":
+      return print(
+        output.liftSendingSuspension.output,
+        await admin.liftSendingSuspension({ companyId: required(values, "company"), reason: required(values, "reason") }),
+      );
     case "suppression list": {
       const response = await forCompany(SuppressionsService).listSuppressions({
         q: values.q,

@@ -52,6 +52,16 @@ function positiveNumber(fallback: number) {
   });
 }
 
+/** A percentage from 0 to 100, decimals allowed (`0.3`). */
+function percent(fallback: number) {
+  return variable(fallback, (raw, ctx) => {
+    const value = Number(raw);
+    if (/^\d+(\.\d+)?$/.test(raw) && value <= 100) return value;
+    ctx.addIssue(`must be a percentage from 0 to 100, got "${raw}"`);
+    return z.NEVER;
+  });
+}
+
 /** Only `true` and `false`: "1", "yes" or "TRUE" are refused rather than guessed. */
 function flag<T extends boolean | undefined>(fallback: T) {
   return variable<boolean | T>(fallback, (raw, ctx) => {
@@ -541,6 +551,17 @@ export const ENV_SCHEMA = z.object({
   LOW_CREDITS_THRESHOLD: wholeNumber(100, 0, 1_000_000_000).register(VARIABLE_DOCS, {
     description:
       "below this balance a company's credits are low: the screen shows a banner, and the charge that takes the balance below it emails the company's owners, at most once a day (from `SYSTEM_SENDER_COMPANY_ID`); 0: never low",
+  }),
+  SENDING_GUARD_BOUNCE_PERCENT: percent(5).register(VARIABLE_DOCS, {
+    description:
+      "a company's sending is suspended when the share of its sends of the last 24 hours that bounced passes this (percent, `100`: never); see docs/deliverability.md",
+  }),
+  SENDING_GUARD_COMPLAINT_PERCENT: percent(0.3).register(VARIABLE_DOCS, {
+    description:
+      "a company's sending is suspended when the share of its sends of the last 24 hours that drew a complaint passes this (percent, `100`: never)",
+  }),
+  SENDING_GUARD_MIN_SENDS: wholeNumber(200, 1, 1_000_000_000).register(VARIABLE_DOCS, {
+    description: "the sending guard judges a company only once its last 24 hours hold at least this many sends",
   }),
   WORKER_POOL_MAX: wholeNumber(10, 3, 1000).register(VARIABLE_DOCS, {
     readBy: "worker",

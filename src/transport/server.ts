@@ -19,6 +19,7 @@ import { ReportsService } from "../gen/mail/v1/reports_pb.js";
 import { TemplatesService } from "../gen/mail/v1/templates_pb.js";
 import { SuppressionsService } from "../gen/mail/v1/suppressions_pb.js";
 import { CreditsService } from "../gen/mail/v1/credits_pb.js";
+import { SendingStatusService } from "../gen/mail/v1/sending_status_pb.js";
 import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
 import { registerSesNotifications, type SesNotificationsDependencies } from "./http/ses-notifications.ts";
 import { EventsService } from "../gen/mail/v1/events_pb.js";
@@ -105,6 +106,8 @@ export interface ApiDependencies {
   readonly suppressionsService?: ServiceImpl<typeof SuppressionsService>;
   /** The company's balance and credit ledger (mail.events.read). Not served when absent. */
   readonly creditsService?: ServiceImpl<typeof CreditsService>;
+  /** Whether the company may send, and why not: the deliverability guard (mail.events.read). Not served when absent. */
+  readonly sendingStatusService?: ServiceImpl<typeof SendingStatusService>;
   /** The hosted sign-up pages (GET/POST /mail/v1/forms/{publicId}), on the public HTTP listeners. */
   readonly hostedForms?: HostedFormsDependencies;
   /** POST /mail/v1/providers/ses/notifications (SNS-signed, no API key), on the public HTTP listeners. Not served when absent. */
@@ -189,6 +192,7 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
         if (deps.suppressionsService) router.service(SuppressionsService, deps.suppressionsService);
         if (deps.creditsService) router.service(CreditsService, deps.creditsService);
         if (deps.integrationsService) router.service(IntegrationsService, deps.integrationsService);
+        if (deps.sendingStatusService) router.service(SendingStatusService, deps.sendingStatusService);
         serveWithBodyLimits(router, MailService, mail, deps.config.maxBodyBytes);
         if (deps.messageContentService) router.service(MessageContentService, deps.messageContentService);
       }
@@ -219,6 +223,7 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
       router.service(SuppressionsService, withIdempotency(SuppressionsService, deps.suppressionsService, deps.idempotency));
     }
     if (deps.creditsService) router.service(CreditsService, deps.creditsService);
+    if (deps.sendingStatusService) router.service(SendingStatusService, deps.sendingStatusService);
   };
 }
 
@@ -304,6 +309,7 @@ async function registerApi(
     if (deps.templatesService) await restBridge(scope, { service: TemplatesService, transport, authorize });
     if (deps.suppressionsService) await restBridge(scope, { service: SuppressionsService, transport, authorize });
     if (deps.creditsService) await restBridge(scope, { service: CreditsService, transport, authorize });
+    if (deps.sendingStatusService) await restBridge(scope, { service: SendingStatusService, transport, authorize });
     if (deps.people) {
       await restBridge(scope, { service: MembersService, transport, authorize });
       await restBridge(scope, { service: ApiKeysService, transport, authorize });

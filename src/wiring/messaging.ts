@@ -17,7 +17,7 @@ import type { SecretSealer } from "../capabilities/sending-setup/key-sealing.ts"
 import { postgresMessageLog } from "../adapters/postgres/messages/message-log.ts";
 import { postgresMessageContent } from "../adapters/postgres/messages/message-content.ts";
 import { postgresSendingPaceStore } from "../adapters/postgres/messages/sending-pace-store.ts";
-import type { CreditsPort, SigningKeysPort, SuppressionsPort } from "../capabilities/messages/lifecycle/ports.ts";
+import type { CreditsPort, OutcomeWatcher, SigningKeysPort, SuppressionsPort } from "../capabilities/messages/lifecycle/ports.ts";
 import { ProviderEventsIntake } from "../capabilities/messages/lifecycle/provider-events.ts";
 import { SendingPace } from "../capabilities/messages/lifecycle/sending-pace.ts";
 import { MessageLog } from "../capabilities/messages/read/index.ts";
@@ -53,6 +53,8 @@ export interface MessagingDependencies {
    * process that accepts sends, it caches their sender checks.
    */
   readonly handsOffMessages?: boolean;
+  /** Hears of each bounce and complaint recorded (the sending guard). */
+  readonly outcomeWatcher?: OutcomeWatcher;
 }
 
 export interface Messaging {
@@ -131,7 +133,7 @@ export function createMessaging(deps: MessagingDependencies): Messaging {
     relayIntervalMs: config.relayIntervalMs,
     log: deps.log,
   });
-  const intake = new ProviderEventsIntake({ lifecycle });
+  const intake = new ProviderEventsIntake({ lifecycle, watcher: deps.outcomeWatcher });
   late.intake = intake;
 
   // The API process (it accepts sends, hands off nothing) reuses sender checks

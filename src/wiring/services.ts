@@ -27,6 +27,8 @@ import { createConfirmationMailer } from "./forms.ts";
 import { createOwnerNotices } from "./owner-notices.ts";
 import type { OwnerNotices } from "../capabilities/owner-notices/index.ts";
 import { createSecretSealer, type SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
+import type { SendingGuard } from "../capabilities/deliverability/index.ts";
+import { createSendingGuard, guardWatcher, suspensionByOwnerNotice } from "./deliverability.ts";
 
 /**
  * What both kinds of process need, on an open, migrated database of their
@@ -53,6 +55,8 @@ export interface SendingCore {
   readonly sealer: SecretSealer;
   /** Emails to a company's owners (a domain degraded, credits low, sending suspended), as system mail. */
   readonly ownerNotices: OwnerNotices;
+  /** The deliverability guard: suspends a company whose recent sends bounce or draw complaints too often. */
+  readonly sendingGuard: SendingGuard;
   close(): Promise<void>;
 }
 
@@ -100,6 +104,11 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
       return ownerNotices;
     }, log),
   });
+  const ownerNoticesBuilt = (): OwnerNotices => {
+    if (!ownerNotices) throw new Error("owner notices are not built yet");
+    return ownerNotices;
+  };
+  const sendingGuard = createSendingGuard(orm, { config, alert: suspensionByOwnerNotice(ownerNoticesBuilt, log) });
   const suppressions = createSuppressions(orm, config);
   const contacts = createContactsCapability(orm, config);
   // One Temporal client per core, shared by every dispatcher; lazy, so the
@@ -130,6 +139,8 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     sealer,
     log,
     handsOffMessages: options.handsOffMessages ?? true,
+    // Each bounce or complaint recorded: the guard judges the company's last 24 hours of sends.
+    outcomeWatcher: guardWatcher(sendingGuard, log),
   });
   sendersChanged = () => messaging.sendersChanged();
   const notices = createOwnerNotices({ db: poolOf(orm), config, messages: messaging.acceptance });
@@ -152,6 +163,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     temporalClient: temporal.client,
     sealer,
     ownerNotices: notices,
+    sendingGuard,
     async close() {
       await messaging.close();
       await webhooks.close();

@@ -102,6 +102,7 @@ describe("development mode (npm start)", () => {
       publicBaseUrl: undefined,
       systemSenderCompanyId: undefined,
       lowCreditsThreshold: 100,
+      sendingGuard: { bouncePercent: 5, complaintPercent: 0.3, minSends: 200 },
       signupLimits: { perClientPerMinute: 10, perFormPerMinute: 60, perCompanyPerMinute: 120 },
       confirmationsPerCompanyPerHour: 100,
       workerPoolMax: 10,

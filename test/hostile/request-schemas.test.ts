@@ -95,6 +95,7 @@ function knownValidRequest(method: DescMethod): Record<string, JsonValue> | unde
     "mail.v1.SuppressionsService.RemoveSuppression": { email: "prop-suppressed@customers.example", reason: "added by the property test" },
     "mail.v1.CreditsService.GetCredits": {},
     "mail.v1.CreditsService.ListCreditLedger": { limit: 2, reason: "grant" },
+    "mail.v1.SendingStatusService.GetSendingStatus": {},
   };
   return seeds[`${method.parent.typeName}.${method.name}`];
 }

@@ -10,6 +10,7 @@ import { IntegrationsService } from "./gen/mail/v1/integrations_pb.js";
 import { ListsService } from "./gen/mail/v1/lists_pb.js";
 import { MailService } from "./gen/mail/v1/mail_pb.js";
 import { ReportsService } from "./gen/mail/v1/reports_pb.js";
+import { SendingStatusService } from "./gen/mail/v1/sending_status_pb.js";
 import { SuppressionsService } from "./gen/mail/v1/suppressions_pb.js";
 import { TemplatesService } from "./gen/mail/v1/templates_pb.js";
 import { WebhooksService } from "./gen/mail/v1/webhooks_pb.js";
@@ -31,6 +32,7 @@ export const COMPANY_SERVICES = {
   reports: ReportsService,
   suppressions: SuppressionsService,
   credits: CreditsService,
+  sendingStatus: SendingStatusService,
   integrations: IntegrationsService,
   audit: AuditService,
 } as const;

@@ -4,12 +4,12 @@
  * where. Never a secret: `details` holds names, scopes and roles only.
  */
 
-/** Who made a change: a member (by email), an API key (by prefix), or the operator. */
-export type AuditActorKind = "member" | "api_key" | "operator";
+/** Who made a change: a member (by email), an API key (by prefix), the operator, or the service itself (e.g. the sending guard). */
+export type AuditActorKind = "member" | "api_key" | "operator" | "system";
 
 export interface AuditActor {
   readonly kind: AuditActorKind;
-  /** A member's email, a key's prefix, or `operator`. */
+  /** A member's email, a key's prefix, `operator`, or the part of the service that acted (`sending guard`). */
   readonly label: string;
 }
 
@@ -48,13 +48,15 @@ export type AuditAction =
   | "signup_form.created"
   | "signup_form.deactivated"
   | "suppression.added"
-  | "suppression.removed";
+  | "suppression.removed"
+  | "sending.suspended"
+  | "sending.suspension_lifted";
 
 /** One row to write, with the change, in its transaction. */
 export interface AuditEntry {
   readonly context: AuditContext;
   readonly action: AuditAction;
-  readonly targetType: "api_key" | "member" | "contact_list" | "webhook_endpoint" | "sending_domain" | "sender" | "template" | "webhook_delivery" | "signup_form" | "suppression";
+  readonly targetType: "api_key" | "member" | "contact_list" | "webhook_endpoint" | "sending_domain" | "sender" | "template" | "webhook_delivery" | "signup_form" | "suppression" | "company";
   readonly targetId: string;
   /** Secret-free facts about the change (names, scopes, roles). */
   readonly details: Readonly<Record<string, string | number | boolean | null | readonly string[]>>;

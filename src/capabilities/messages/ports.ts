@@ -111,7 +111,7 @@ export interface MoveResult {
 /** What one handoff attempt reads: the message and whether its company may send now. */
 export interface HandoffCandidate {
   readonly message: StoredMessage;
-  /** The company is entitled to send through the API. */
+  /** The company is entitled to send through the API and its sending is not suspended (the sending guard). */
   readonly companyMaySend: boolean;
 }
 
@@ -183,7 +183,7 @@ export interface MessageStore {
   moveForProviderEvent(companyId: string, messageId: string, move: Move & { readonly providerEventId: string }): Promise<{ applied: boolean; status: MessageStatusName }>;
   /** The files of a message of the company, in the order they were sent (none: `[]`). */
   attachments(companyId: string, messageId: string): Promise<MessageAttachment[]>;
-  /** Whether the company is entitled to send through the API (false for an unknown company). */
+  /** Whether the company is entitled to send through the API and not suspended (false for an unknown company). */
   companyMaySend(companyId: string): Promise<boolean>;
   /** The outbox: messages whose workflow is not known to exist yet, older than `olderThanMs`, oldest first. */
   unstarted(limit: number, olderThanMs: number): Promise<UnstartedMessage[]>;

@@ -46,6 +46,7 @@ describe("migrations", () => {
       "rate_limit",
       "sender",
       "sending_domain",
+      "sending_guard",
       "sending_pace",
       "sending_pace_company",
       "sign_in_link",

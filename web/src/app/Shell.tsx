@@ -7,6 +7,7 @@ import { SignedOut } from "./auth/SignedOut.tsx";
 import { errorMessage } from "./errors.ts";
 import { TABS } from "./tabs.ts";
 import { HeaderBalance, LowCreditsBanner } from "../pages/credits/balance.tsx";
+import { SendingSuspendedBanner } from "../pages/sending-status/banner.tsx";
 
 /** The frame of every signed-in page: the company, the role's sections, the member, sign out, and the page. */
 export function Shell() {
@@ -50,6 +51,7 @@ export function Shell() {
         </p>
       ) : null}
       <main id="main" className="shell-main" tabIndex={-1}>
+        <SendingSuspendedBanner />
         <LowCreditsBanner />
         <Outlet />
       </main>

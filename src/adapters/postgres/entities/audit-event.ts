@@ -16,7 +16,7 @@ export const AuditEventSchema = defineEntity({
     company: () =>
       p.manyToOne(CompanySchema).fieldName("company_id").deleteRule("cascade").foreignKeyName("audit_event_company_id_fkey"),
     occurredAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()").index("audit_event_time_index"),
-    actorKind: p.text().check("actor_kind in ('member', 'api_key', 'operator')"),
+    actorKind: p.text().check("actor_kind in ('member', 'api_key', 'operator', 'system')"),
     actor: p.text(),
     action: p.text(),
     targetType: p.text(),

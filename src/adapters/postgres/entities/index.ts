@@ -31,6 +31,7 @@ import { SignInLinkSchema } from "./sign-in-link.ts";
 import { MemberSessionSchema } from "./member-session.ts";
 import { AuditEventSchema } from "./audit-event.ts";
 import { DeliveryReportSchema } from "./delivery-report.ts";
+import { SendingGuardSchema } from "./sending-guard.ts";
 import { SendingPaceCompanySchema, SignupConfirmationHourSchema, SignupFormTokenUseSchema } from "./signup-door.ts";
 
 export { ApiKeySchema, type ApiKey } from "./api-key.ts";
@@ -66,6 +67,7 @@ export { SignInLinkSchema, type SignInLink } from "./sign-in-link.ts";
 export { MemberSessionSchema, type MemberSession } from "./member-session.ts";
 export { AuditEventSchema, type AuditEvent } from "./audit-event.ts";
 export { DeliveryReportSchema, type DeliveryReport } from "./delivery-report.ts";
+export { SendingGuardSchema, type SendingGuard } from "./sending-guard.ts";
 export {
   SendingPaceCompanySchema,
   SignupConfirmationHourSchema,
@@ -113,4 +115,5 @@ export const ENTITIES = [
   SignupFormTokenUseSchema,
   SignupConfirmationHourSchema,
   SendingPaceCompanySchema,
+  SendingGuardSchema,
 ] as const;

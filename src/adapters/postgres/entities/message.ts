@@ -89,6 +89,11 @@ export const MessageSchema = defineEntity({
       expression: "CREATE INDEX message_recipient_index ON public.message USING btree (company_id, lower(recipient), created_at DESC, id DESC)",
     },
     { properties: "tags", name: "message_tags_index", type: "gin" },
+    // The sending guard counts a company's sends of the last 24 hours and how many bounced or drew a complaint (status from the index).
+    {
+      name: "message_sent_index",
+      expression: "CREATE INDEX message_sent_index ON public.message USING btree (company_id, sent_at) INCLUDE (status) WHERE (sent_at IS NOT NULL)",
+    },
     // The relay finds messages whose workflow was never started.
     { properties: "createdAt", name: "message_unstarted_index", where: "workflow_started_at IS NULL" },
     // The content retention finds the oldest messages whose content is still kept.

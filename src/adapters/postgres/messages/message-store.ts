@@ -244,13 +244,15 @@ export class PostgresMessageStore implements MessageStore {
 
   /**
    * The message with whether its company may send, in one read: what a
-   * handoff attempt needs (src/capabilities/messages/lifecycle).
+   * handoff attempt needs (src/capabilities/messages/lifecycle). A company
+   * may send while it is entitled to the mail API and the sending guard has
+   * not suspended it (a primary-key probe of sending_guard).
    */
   async loadForHandoff(companyId: string, messageId: string): Promise<HandoffCandidate | undefined> {
     const pool = await this.#db();
     const { rows } = await pool.query<MessageRow & { company_may_send: boolean; has_attachments: boolean }>({
       name: "message_load_for_handoff",
-      text: `select m.*, c.entitlement_api as company_may_send,
+      text: `select m.*, (c.entitlement_api and not exists (select 1 from sending_guard g where g.company_id = m.company_id and g.suspended_at is not null)) as company_may_send,
                     exists (select 1 from message_attachment a where a.message_id = m.id and a.company_id = m.company_id) as has_attachments
                from message m join company c on c.id = m.company_id
               where m.company_id = $1 and m.id = $2`,
@@ -312,8 +314,12 @@ export class PostgresMessageStore implements MessageStore {
 
   async companyMaySend(companyId: string): Promise<boolean> {
     const pool = await this.#db();
-    const { rows } = await pool.query<{ entitlement_api: boolean }>(`select entitlement_api from company where id = $1`, [companyId]);
-    return rows[0]?.entitlement_api === true;
+    const { rows } = await pool.query<{ may_send: boolean }>(
+      `select c.entitlement_api and not exists (select 1 from sending_guard g where g.company_id = c.id and g.suspended_at is not null) as may_send
+         from company c where c.id = $1`,
+      [companyId],
+    );
+    return rows[0]?.may_send === true;
   }
 
   /**

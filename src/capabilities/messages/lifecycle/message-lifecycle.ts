@@ -248,6 +248,8 @@ export class MessageLifecycle {
       const moved = await this.#deps.store.move(companyId, messageId, this.#notSent(message, "suppressed", "SUPPRESSED"));
       return { status: moved.status, waitMs: 0 };
     }
+    // A company that may not send takes no slot of the pace: its message fails at once.
+    if (!candidate.companyMaySend) return { status: await this.#beating(command.progress, () => this.#handOff(candidate)), waitMs: 0 };
     const waitMs = await this.#deps.pace.reserve({ provider: command.provider, companyId });
     if (waitMs > 0) return { status: message.status, waitMs };
     return { status: await this.#beating(command.progress, () => this.#handOff(candidate)), waitMs: 0 };

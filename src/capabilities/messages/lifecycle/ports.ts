@@ -33,3 +33,11 @@ export interface PacePort {
   /** 0 when a slot of `provider`'s pace was taken; else the milliseconds to wait for one. */
   reserve(command: { readonly provider: string; readonly companyId?: string | undefined }): Promise<number>;
 }
+
+/**
+ * Told after a bounce or a complaint is recorded (the sending guard judges
+ * the company's recent sends again). Not told of a repeated report.
+ */
+export interface OutcomeWatcher {
+  bounceOrComplaintRecorded(command: { readonly companyId: string }): Promise<void>;
+}

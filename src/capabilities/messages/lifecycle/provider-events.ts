@@ -1,6 +1,7 @@
 import { ApiError } from "../../../contract/api-error.ts";
 import type { ProviderEvent } from "../email-provider.ts";
 import type { MessageLifecycle } from "./message-lifecycle.ts";
+import type { OutcomeWatcher } from "./ports.ts";
 
 /** What a provider event did to its message: `applied: false` for a repeated report (nothing changed). */
 export interface ProviderEventReport {
@@ -18,9 +19,12 @@ export interface ProviderEventReport {
  */
 export class ProviderEventsIntake {
   readonly #lifecycle: MessageLifecycle;
+  readonly #watcher: OutcomeWatcher | undefined;
 
-  constructor(deps: { readonly lifecycle: MessageLifecycle }) {
+  /** `watcher` hears of each bounce and complaint recorded, before the report is answered (the sending guard). */
+  constructor(deps: { readonly lifecycle: MessageLifecycle; readonly watcher?: OutcomeWatcher | undefined }) {
     this.#lifecycle = deps.lifecycle;
+    this.#watcher = deps.watcher;
   }
 
   async report(event: ProviderEvent): Promise<ProviderEventReport> {
@@ -28,6 +32,9 @@ export class ProviderEventsIntake {
     if (!result) {
       // Also when the report raced the recording of the handoff: the sender retries.
       throw new ApiError("NOT_FOUND", `No message with provider message id ${event.providerMessageId}.`);
+    }
+    if (this.#watcher && result.applied && (result.status === "bounced" || result.status === "complained")) {
+      await this.#watcher.bounceOrComplaintRecorded({ companyId: result.companyId });
     }
     return { applied: result.applied, messageId: result.messageId };
   }

@@ -676,6 +676,47 @@ export declare type AdjustCreditsResponse = Message<"mail.v1.AdjustCreditsRespon
 export declare const AdjustCreditsResponseSchema: GenMessage<AdjustCreditsResponse>;
 
 /**
+ * @generated from message mail.v1.LiftSendingSuspensionRequest
+ */
+export declare type LiftSendingSuspensionRequest = Message<"mail.v1.LiftSendingSuspensionRequest"> & {
+  /**
+   * @generated from field: string company_id = 1;
+   */
+  companyId: string;
+
+  /**
+   * Why sending may resume; at most 500 characters.
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message mail.v1.LiftSendingSuspensionRequest.
+ * Use `create(LiftSendingSuspensionRequestSchema)` to create a new message.
+ */
+export declare const LiftSendingSuspensionRequestSchema: GenMessage<LiftSendingSuspensionRequest>;
+
+/**
+ * @generated from message mail.v1.LiftSendingSuspensionResponse
+ */
+export declare type LiftSendingSuspensionResponse = Message<"mail.v1.LiftSendingSuspensionResponse"> & {
+  /**
+   * False when the company was not suspended.
+   *
+   * @generated from field: bool lifted = 1;
+   */
+  lifted: boolean;
+};
+
+/**
+ * Describes the message mail.v1.LiftSendingSuspensionResponse.
+ * Use `create(LiftSendingSuspensionResponseSchema)` to create a new message.
+ */
+export declare const LiftSendingSuspensionResponseSchema: GenMessage<LiftSendingSuspensionResponse>;
+
+/**
  * @generated from message mail.v1.ReportProviderEventRequest
  */
 export declare type ReportProviderEventRequest = Message<"mail.v1.ReportProviderEventRequest"> & {
@@ -876,6 +917,20 @@ export declare const AdminService: GenService<{
     methodKind: "unary";
     input: typeof AdjustCreditsRequestSchema;
     output: typeof AdjustCreditsResponseSchema;
+  },
+  /**
+   * Lift the deliverability guard's suspension of a company's sending
+   * (docs/deliverability.md), saying why (kept in the company's audit log).
+   * From now on only sends handed over after the lift count toward its
+   * rates. `lifted` is false when the company was not suspended (nothing
+   * changes). The company reads its state through SendingStatusService.
+   *
+   * @generated from rpc mail.v1.AdminService.LiftSendingSuspension
+   */
+  liftSendingSuspension: {
+    methodKind: "unary";
+    input: typeof LiftSendingSuspensionRequestSchema;
+    output: typeof LiftSendingSuspensionResponseSchema;
   },
   /**
    * The email service reports an outcome of a message (delivered, bounced,

@@ -31,7 +31,8 @@ export declare type AuditEvent = Message<"mail.v1.AuditEvent"> & {
   actorKind: AuditActorKind;
 
   /**
-   * The member's email, the key's prefix, or `operator`.
+   * The member's email, the key's prefix, `operator`, or for the service
+   * itself the part that acted (`sending guard`).
    *
    * @generated from field: string actor = 4;
    */
@@ -179,6 +180,13 @@ export enum AuditActorKind {
    * @generated from enum value: AUDIT_ACTOR_KIND_OPERATOR = 3;
    */
   OPERATOR = 3,
+
+  /**
+   * The service itself (the sending guard suspending a company's sending).
+   *
+   * @generated from enum value: AUDIT_ACTOR_KIND_SYSTEM = 4;
+   */
+  SYSTEM = 4,
 }
 
 /**

@@ -10,6 +10,8 @@ import type { Members } from "../../../capabilities/members/index.ts";
 import { creditsAdmin } from "./credits-admin.ts";
 import { sendingAdmin } from "./sending-admin.ts";
 import { providerEventsAdmin } from "./provider-events-admin.ts";
+import type { SendingGuard } from "../../../capabilities/deliverability/index.ts";
+import { sendingGuardAdmin } from "./sending-guard-admin.ts";
 
 /**
  * The AdminService: what is the operator's alone (token-guarded by the auth
@@ -27,6 +29,8 @@ export interface AdminDependencies {
   readonly credits: Credits;
   /** The messages capability's intake of delivery outcomes (src/wiring/messaging.ts builds it). */
   readonly messaging: { readonly providerEvents: ProviderEventsIntake };
+  /** The deliverability guard: operators lift a suspension. */
+  readonly sendingGuard: SendingGuard;
 }
 
 export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof AdminService> {
@@ -36,5 +40,6 @@ export function adminServiceImpl(deps: AdminDependencies): ServiceImpl<typeof Ad
     ...sendingAdmin(deps.sendingSetup),
     ...creditsAdmin(deps.credits),
     ...providerEventsAdmin(deps.messaging.providerEvents),
+    ...sendingGuardAdmin(deps.sendingGuard),
   };
 }

@@ -18,6 +18,7 @@ const ACTOR_KIND: Record<DomainActorKind, AuditActorKind> = {
   member: AuditActorKind.MEMBER,
   api_key: AuditActorKind.API_KEY,
   operator: AuditActorKind.OPERATOR,
+  system: AuditActorKind.SYSTEM,
 };
 
 function auditEventMessage(event: AuditEventRecord): AuditEvent {

@@ -14,6 +14,7 @@ const ACTOR_KIND: Record<AuditActorKind, string> = {
   [AuditActorKind.MEMBER]: "member",
   [AuditActorKind.API_KEY]: "API key",
   [AuditActorKind.OPERATOR]: "operator",
+  [AuditActorKind.SYSTEM]: "the service",
 };
 
 const COLUMNS: readonly Column<AuditEvent>[] = [

@@ -1547,6 +1547,104 @@ func (x *AdjustCreditsResponse) GetBalance() int64 {
 	return 0
 }
 
+type LiftSendingSuspensionRequest struct {
+	state     protoimpl.MessageState `protogen:"open.v1"`
+	CompanyId string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
+	// Why sending may resume; at most 500 characters.
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiftSendingSuspensionRequest) Reset() {
+	*x = LiftSendingSuspensionRequest{}
+	mi := &file_mail_v1_admin_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiftSendingSuspensionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiftSendingSuspensionRequest) ProtoMessage() {}
+
+func (x *LiftSendingSuspensionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_admin_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiftSendingSuspensionRequest.ProtoReflect.Descriptor instead.
+func (*LiftSendingSuspensionRequest) Descriptor() ([]byte, []int) {
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *LiftSendingSuspensionRequest) GetCompanyId() string {
+	if x != nil {
+		return x.CompanyId
+	}
+	return ""
+}
+
+func (x *LiftSendingSuspensionRequest) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type LiftSendingSuspensionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// False when the company was not suspended.
+	Lifted        bool `protobuf:"varint,1,opt,name=lifted,proto3" json:"lifted,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LiftSendingSuspensionResponse) Reset() {
+	*x = LiftSendingSuspensionResponse{}
+	mi := &file_mail_v1_admin_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LiftSendingSuspensionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LiftSendingSuspensionResponse) ProtoMessage() {}
+
+func (x *LiftSendingSuspensionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_admin_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LiftSendingSuspensionResponse.ProtoReflect.Descriptor instead.
+func (*LiftSendingSuspensionResponse) Descriptor() ([]byte, []int) {
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *LiftSendingSuspensionResponse) GetLifted() bool {
+	if x != nil {
+		return x.Lifted
+	}
+	return false
+}
+
 type ReportProviderEventRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The provider's own id of the event; a repeated report is a no-op.
@@ -1564,7 +1662,7 @@ type ReportProviderEventRequest struct {
 
 func (x *ReportProviderEventRequest) Reset() {
 	*x = ReportProviderEventRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[27]
+	mi := &file_mail_v1_admin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1576,7 +1674,7 @@ func (x *ReportProviderEventRequest) String() string {
 func (*ReportProviderEventRequest) ProtoMessage() {}
 
 func (x *ReportProviderEventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[27]
+	mi := &file_mail_v1_admin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1589,7 +1687,7 @@ func (x *ReportProviderEventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportProviderEventRequest.ProtoReflect.Descriptor instead.
 func (*ReportProviderEventRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{27}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *ReportProviderEventRequest) GetProviderEventId() string {
@@ -1639,7 +1737,7 @@ type ReportProviderEventResponse struct {
 
 func (x *ReportProviderEventResponse) Reset() {
 	*x = ReportProviderEventResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[28]
+	mi := &file_mail_v1_admin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1651,7 +1749,7 @@ func (x *ReportProviderEventResponse) String() string {
 func (*ReportProviderEventResponse) ProtoMessage() {}
 
 func (x *ReportProviderEventResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[28]
+	mi := &file_mail_v1_admin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1664,7 +1762,7 @@ func (x *ReportProviderEventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportProviderEventResponse.ProtoReflect.Descriptor instead.
 func (*ReportProviderEventResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{28}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ReportProviderEventResponse) GetApplied() bool {
@@ -1800,7 +1898,13 @@ const file_mail_v1_admin_proto_rawDesc = "" +
 	"\x06amount\x18\x02 \x01(\x03R\x06amount\x12\x1c\n" +
 	"\x04note\x18\x03 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03R\x04note\"1\n" +
 	"\x15AdjustCreditsResponse\x12\x18\n" +
-	"\abalance\x18\x01 \x01(\x03R\abalance\"\x80\x02\n" +
+	"\abalance\x18\x01 \x01(\x03R\abalance\"g\n" +
+	"\x1cLiftSendingSuspensionRequest\x12\"\n" +
+	"\n" +
+	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\x12#\n" +
+	"\x06reason\x18\x02 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xf4\x03R\x06reason\"7\n" +
+	"\x1dLiftSendingSuspensionResponse\x12\x16\n" +
+	"\x06lifted\x18\x01 \x01(\bR\x06lifted\"\x80\x02\n" +
 	"\x1aReportProviderEventRequest\x12/\n" +
 	"\x11provider_event_id\x18\x01 \x01(\tB\x03\xe0A\x02R\x0fproviderEventId\x123\n" +
 	"\x13provider_message_id\x18\x02 \x01(\tB\x03\xe0A\x02R\x11providerMessageId\x12\x17\n" +
@@ -1812,7 +1916,7 @@ const file_mail_v1_admin_proto_rawDesc = "" +
 	"\x1bReportProviderEventResponse\x12\x18\n" +
 	"\aapplied\x18\x01 \x01(\bR\aapplied\x12\x1d\n" +
 	"\n" +
-	"message_id\x18\x02 \x01(\tR\tmessageId2\xc0\b\n" +
+	"message_id\x18\x02 \x01(\tR\tmessageId2\xaa\t\n" +
 	"\fAdminService\x12P\n" +
 	"\rCreateCompany\x12\x1d.mail.v1.CreateCompanyRequest\x1a\x1e.mail.v1.CreateCompanyResponse\"\x00\x12V\n" +
 	"\x0fSetEntitlements\x12\x1f.mail.v1.SetEntitlementsRequest\x1a .mail.v1.SetEntitlementsResponse\"\x00\x12P\n" +
@@ -1824,7 +1928,8 @@ const file_mail_v1_admin_proto_rawDesc = "" +
 	"\fCreateSender\x12\x1c.mail.v1.CreateSenderRequest\x1a\x1d.mail.v1.CreateSenderResponse\"\x00\x12J\n" +
 	"\vListSenders\x12\x1b.mail.v1.ListSendersRequest\x1a\x1c.mail.v1.ListSendersResponse\"\x00\x12Y\n" +
 	"\x10SetDefaultSender\x12 .mail.v1.SetDefaultSenderRequest\x1a!.mail.v1.SetDefaultSenderResponse\"\x00\x12P\n" +
-	"\rAdjustCredits\x12\x1d.mail.v1.AdjustCreditsRequest\x1a\x1e.mail.v1.AdjustCreditsResponse\"\x00\x12b\n" +
+	"\rAdjustCredits\x12\x1d.mail.v1.AdjustCreditsRequest\x1a\x1e.mail.v1.AdjustCreditsResponse\"\x00\x12h\n" +
+	"\x15LiftSendingSuspension\x12%.mail.v1.LiftSendingSuspensionRequest\x1a&.mail.v1.LiftSendingSuspensionResponse\"\x00\x12b\n" +
 	"\x13ReportProviderEvent\x12#.mail.v1.ReportProviderEventRequest\x1a$.mail.v1.ReportProviderEventResponse\"\x00\x1a\x04\xb0\xf5\x18\x01B\x89\x01\n" +
 	"\vcom.mail.v1B\n" +
 	"AdminProtoP\x01Z1example.com/mailapi/clients/go/gen/mail/v1;mailv1\xa2\x02\x03MXX\xaa\x02\aMail.V1\xca\x02\aMail\\V1\xe2\x02\x13Mail\\V1\\GPBMetadata\xea\x02\bMail::V1b\x06proto3"
@@ -1841,61 +1946,63 @@ func file_mail_v1_admin_proto_rawDescGZIP() []byte {
 	return file_mail_v1_admin_proto_rawDescData
 }
 
-var file_mail_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_mail_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
 var file_mail_v1_admin_proto_goTypes = []any{
-	(*CompanyEntitlements)(nil),         // 0: mail.v1.CompanyEntitlements
-	(*Company)(nil),                     // 1: mail.v1.Company
-	(*CreateCompanyRequest)(nil),        // 2: mail.v1.CreateCompanyRequest
-	(*CreateCompanyResponse)(nil),       // 3: mail.v1.CreateCompanyResponse
-	(*SetEntitlementsRequest)(nil),      // 4: mail.v1.SetEntitlementsRequest
-	(*SetEntitlementsResponse)(nil),     // 5: mail.v1.SetEntitlementsResponse
-	(*ListCompaniesRequest)(nil),        // 6: mail.v1.ListCompaniesRequest
-	(*ListCompaniesResponse)(nil),       // 7: mail.v1.ListCompaniesResponse
-	(*CreateSignInLinkRequest)(nil),     // 8: mail.v1.CreateSignInLinkRequest
-	(*CreateSignInLinkResponse)(nil),    // 9: mail.v1.CreateSignInLinkResponse
-	(*DnsRecord)(nil),                   // 10: mail.v1.DnsRecord
-	(*SendingDomain)(nil),               // 11: mail.v1.SendingDomain
-	(*CreateSendingDomainRequest)(nil),  // 12: mail.v1.CreateSendingDomainRequest
-	(*CreateSendingDomainResponse)(nil), // 13: mail.v1.CreateSendingDomainResponse
-	(*VerifySendingDomainRequest)(nil),  // 14: mail.v1.VerifySendingDomainRequest
-	(*VerifySendingDomainResponse)(nil), // 15: mail.v1.VerifySendingDomainResponse
-	(*ListSendingDomainsRequest)(nil),   // 16: mail.v1.ListSendingDomainsRequest
-	(*ListSendingDomainsResponse)(nil),  // 17: mail.v1.ListSendingDomainsResponse
-	(*Sender)(nil),                      // 18: mail.v1.Sender
-	(*CreateSenderRequest)(nil),         // 19: mail.v1.CreateSenderRequest
-	(*CreateSenderResponse)(nil),        // 20: mail.v1.CreateSenderResponse
-	(*ListSendersRequest)(nil),          // 21: mail.v1.ListSendersRequest
-	(*ListSendersResponse)(nil),         // 22: mail.v1.ListSendersResponse
-	(*SetDefaultSenderRequest)(nil),     // 23: mail.v1.SetDefaultSenderRequest
-	(*SetDefaultSenderResponse)(nil),    // 24: mail.v1.SetDefaultSenderResponse
-	(*AdjustCreditsRequest)(nil),        // 25: mail.v1.AdjustCreditsRequest
-	(*AdjustCreditsResponse)(nil),       // 26: mail.v1.AdjustCreditsResponse
-	(*ReportProviderEventRequest)(nil),  // 27: mail.v1.ReportProviderEventRequest
-	(*ReportProviderEventResponse)(nil), // 28: mail.v1.ReportProviderEventResponse
-	(*timestamppb.Timestamp)(nil),       // 29: google.protobuf.Timestamp
-	(*Member)(nil),                      // 30: mail.v1.Member
+	(*CompanyEntitlements)(nil),           // 0: mail.v1.CompanyEntitlements
+	(*Company)(nil),                       // 1: mail.v1.Company
+	(*CreateCompanyRequest)(nil),          // 2: mail.v1.CreateCompanyRequest
+	(*CreateCompanyResponse)(nil),         // 3: mail.v1.CreateCompanyResponse
+	(*SetEntitlementsRequest)(nil),        // 4: mail.v1.SetEntitlementsRequest
+	(*SetEntitlementsResponse)(nil),       // 5: mail.v1.SetEntitlementsResponse
+	(*ListCompaniesRequest)(nil),          // 6: mail.v1.ListCompaniesRequest
+	(*ListCompaniesResponse)(nil),         // 7: mail.v1.ListCompaniesResponse
+	(*CreateSignInLinkRequest)(nil),       // 8: mail.v1.CreateSignInLinkRequest
+	(*CreateSignInLinkResponse)(nil),      // 9: mail.v1.CreateSignInLinkResponse
+	(*DnsRecord)(nil),                     // 10: mail.v1.DnsRecord
+	(*SendingDomain)(nil),                 // 11: mail.v1.SendingDomain
+	(*CreateSendingDomainRequest)(nil),    // 12: mail.v1.CreateSendingDomainRequest
+	(*CreateSendingDomainResponse)(nil),   // 13: mail.v1.CreateSendingDomainResponse
+	(*VerifySendingDomainRequest)(nil),    // 14: mail.v1.VerifySendingDomainRequest
+	(*VerifySendingDomainResponse)(nil),   // 15: mail.v1.VerifySendingDomainResponse
+	(*ListSendingDomainsRequest)(nil),     // 16: mail.v1.ListSendingDomainsRequest
+	(*ListSendingDomainsResponse)(nil),    // 17: mail.v1.ListSendingDomainsResponse
+	(*Sender)(nil),                        // 18: mail.v1.Sender
+	(*CreateSenderRequest)(nil),           // 19: mail.v1.CreateSenderRequest
+	(*CreateSenderResponse)(nil),          // 20: mail.v1.CreateSenderResponse
+	(*ListSendersRequest)(nil),            // 21: mail.v1.ListSendersRequest
+	(*ListSendersResponse)(nil),           // 22: mail.v1.ListSendersResponse
+	(*SetDefaultSenderRequest)(nil),       // 23: mail.v1.SetDefaultSenderRequest
+	(*SetDefaultSenderResponse)(nil),      // 24: mail.v1.SetDefaultSenderResponse
+	(*AdjustCreditsRequest)(nil),          // 25: mail.v1.AdjustCreditsRequest
+	(*AdjustCreditsResponse)(nil),         // 26: mail.v1.AdjustCreditsResponse
+	(*LiftSendingSuspensionRequest)(nil),  // 27: mail.v1.LiftSendingSuspensionRequest
+	(*LiftSendingSuspensionResponse)(nil), // 28: mail.v1.LiftSendingSuspensionResponse
+	(*ReportProviderEventRequest)(nil),    // 29: mail.v1.ReportProviderEventRequest
+	(*ReportProviderEventResponse)(nil),   // 30: mail.v1.ReportProviderEventResponse
+	(*timestamppb.Timestamp)(nil),         // 31: google.protobuf.Timestamp
+	(*Member)(nil),                        // 32: mail.v1.Member
 }
 var file_mail_v1_admin_proto_depIdxs = []int32{
 	0,  // 0: mail.v1.Company.entitlements:type_name -> mail.v1.CompanyEntitlements
-	29, // 1: mail.v1.Company.created_at:type_name -> google.protobuf.Timestamp
+	31, // 1: mail.v1.Company.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 2: mail.v1.CreateCompanyRequest.entitlements:type_name -> mail.v1.CompanyEntitlements
 	1,  // 3: mail.v1.CreateCompanyResponse.company:type_name -> mail.v1.Company
 	0,  // 4: mail.v1.SetEntitlementsRequest.entitlements:type_name -> mail.v1.CompanyEntitlements
 	1,  // 5: mail.v1.SetEntitlementsResponse.company:type_name -> mail.v1.Company
 	1,  // 6: mail.v1.ListCompaniesResponse.companies:type_name -> mail.v1.Company
-	30, // 7: mail.v1.CreateSignInLinkResponse.member:type_name -> mail.v1.Member
-	29, // 8: mail.v1.CreateSignInLinkResponse.expires_at:type_name -> google.protobuf.Timestamp
+	32, // 7: mail.v1.CreateSignInLinkResponse.member:type_name -> mail.v1.Member
+	31, // 8: mail.v1.CreateSignInLinkResponse.expires_at:type_name -> google.protobuf.Timestamp
 	10, // 9: mail.v1.SendingDomain.dns_records:type_name -> mail.v1.DnsRecord
-	29, // 10: mail.v1.SendingDomain.last_checked_at:type_name -> google.protobuf.Timestamp
-	29, // 11: mail.v1.SendingDomain.created_at:type_name -> google.protobuf.Timestamp
+	31, // 10: mail.v1.SendingDomain.last_checked_at:type_name -> google.protobuf.Timestamp
+	31, // 11: mail.v1.SendingDomain.created_at:type_name -> google.protobuf.Timestamp
 	11, // 12: mail.v1.CreateSendingDomainResponse.domain:type_name -> mail.v1.SendingDomain
 	11, // 13: mail.v1.VerifySendingDomainResponse.domain:type_name -> mail.v1.SendingDomain
 	11, // 14: mail.v1.ListSendingDomainsResponse.domains:type_name -> mail.v1.SendingDomain
-	29, // 15: mail.v1.Sender.created_at:type_name -> google.protobuf.Timestamp
+	31, // 15: mail.v1.Sender.created_at:type_name -> google.protobuf.Timestamp
 	18, // 16: mail.v1.CreateSenderResponse.sender:type_name -> mail.v1.Sender
 	18, // 17: mail.v1.ListSendersResponse.senders:type_name -> mail.v1.Sender
 	18, // 18: mail.v1.SetDefaultSenderResponse.sender:type_name -> mail.v1.Sender
-	29, // 19: mail.v1.ReportProviderEventRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	31, // 19: mail.v1.ReportProviderEventRequest.occurred_at:type_name -> google.protobuf.Timestamp
 	2,  // 20: mail.v1.AdminService.CreateCompany:input_type -> mail.v1.CreateCompanyRequest
 	4,  // 21: mail.v1.AdminService.SetEntitlements:input_type -> mail.v1.SetEntitlementsRequest
 	6,  // 22: mail.v1.AdminService.ListCompanies:input_type -> mail.v1.ListCompaniesRequest
@@ -1907,21 +2014,23 @@ var file_mail_v1_admin_proto_depIdxs = []int32{
 	21, // 28: mail.v1.AdminService.ListSenders:input_type -> mail.v1.ListSendersRequest
 	23, // 29: mail.v1.AdminService.SetDefaultSender:input_type -> mail.v1.SetDefaultSenderRequest
 	25, // 30: mail.v1.AdminService.AdjustCredits:input_type -> mail.v1.AdjustCreditsRequest
-	27, // 31: mail.v1.AdminService.ReportProviderEvent:input_type -> mail.v1.ReportProviderEventRequest
-	3,  // 32: mail.v1.AdminService.CreateCompany:output_type -> mail.v1.CreateCompanyResponse
-	5,  // 33: mail.v1.AdminService.SetEntitlements:output_type -> mail.v1.SetEntitlementsResponse
-	7,  // 34: mail.v1.AdminService.ListCompanies:output_type -> mail.v1.ListCompaniesResponse
-	9,  // 35: mail.v1.AdminService.CreateSignInLink:output_type -> mail.v1.CreateSignInLinkResponse
-	13, // 36: mail.v1.AdminService.CreateSendingDomain:output_type -> mail.v1.CreateSendingDomainResponse
-	15, // 37: mail.v1.AdminService.VerifySendingDomain:output_type -> mail.v1.VerifySendingDomainResponse
-	17, // 38: mail.v1.AdminService.ListSendingDomains:output_type -> mail.v1.ListSendingDomainsResponse
-	20, // 39: mail.v1.AdminService.CreateSender:output_type -> mail.v1.CreateSenderResponse
-	22, // 40: mail.v1.AdminService.ListSenders:output_type -> mail.v1.ListSendersResponse
-	24, // 41: mail.v1.AdminService.SetDefaultSender:output_type -> mail.v1.SetDefaultSenderResponse
-	26, // 42: mail.v1.AdminService.AdjustCredits:output_type -> mail.v1.AdjustCreditsResponse
-	28, // 43: mail.v1.AdminService.ReportProviderEvent:output_type -> mail.v1.ReportProviderEventResponse
-	32, // [32:44] is the sub-list for method output_type
-	20, // [20:32] is the sub-list for method input_type
+	27, // 31: mail.v1.AdminService.LiftSendingSuspension:input_type -> mail.v1.LiftSendingSuspensionRequest
+	29, // 32: mail.v1.AdminService.ReportProviderEvent:input_type -> mail.v1.ReportProviderEventRequest
+	3,  // 33: mail.v1.AdminService.CreateCompany:output_type -> mail.v1.CreateCompanyResponse
+	5,  // 34: mail.v1.AdminService.SetEntitlements:output_type -> mail.v1.SetEntitlementsResponse
+	7,  // 35: mail.v1.AdminService.ListCompanies:output_type -> mail.v1.ListCompaniesResponse
+	9,  // 36: mail.v1.AdminService.CreateSignInLink:output_type -> mail.v1.CreateSignInLinkResponse
+	13, // 37: mail.v1.AdminService.CreateSendingDomain:output_type -> mail.v1.CreateSendingDomainResponse
+	15, // 38: mail.v1.AdminService.VerifySendingDomain:output_type -> mail.v1.VerifySendingDomainResponse
+	17, // 39: mail.v1.AdminService.ListSendingDomains:output_type -> mail.v1.ListSendingDomainsResponse
+	20, // 40: mail.v1.AdminService.CreateSender:output_type -> mail.v1.CreateSenderResponse
+	22, // 41: mail.v1.AdminService.ListSenders:output_type -> mail.v1.ListSendersResponse
+	24, // 42: mail.v1.AdminService.SetDefaultSender:output_type -> mail.v1.SetDefaultSenderResponse
+	26, // 43: mail.v1.AdminService.AdjustCredits:output_type -> mail.v1.AdjustCreditsResponse
+	28, // 44: mail.v1.AdminService.LiftSendingSuspension:output_type -> mail.v1.LiftSendingSuspensionResponse
+	30, // 45: mail.v1.AdminService.ReportProviderEvent:output_type -> mail.v1.ReportProviderEventResponse
+	33, // [33:46] is the sub-list for method output_type
+	20, // [20:33] is the sub-list for method input_type
 	20, // [20:20] is the sub-list for extension type_name
 	20, // [20:20] is the sub-list for extension extendee
 	0,  // [0:20] is the sub-list for field type_name
@@ -1937,14 +2046,14 @@ func file_mail_v1_admin_proto_init() {
 	file_mail_v1_admin_proto_msgTypes[2].OneofWrappers = []any{}
 	file_mail_v1_admin_proto_msgTypes[18].OneofWrappers = []any{}
 	file_mail_v1_admin_proto_msgTypes[19].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[27].OneofWrappers = []any{}
+	file_mail_v1_admin_proto_msgTypes[29].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_admin_proto_rawDesc), len(file_mail_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   29,
+			NumMessages:   31,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -31,6 +31,8 @@ const (
 	AuditActorKind_AUDIT_ACTOR_KIND_MEMBER      AuditActorKind = 1
 	AuditActorKind_AUDIT_ACTOR_KIND_API_KEY     AuditActorKind = 2
 	AuditActorKind_AUDIT_ACTOR_KIND_OPERATOR    AuditActorKind = 3
+	// The service itself (the sending guard suspending a company's sending).
+	AuditActorKind_AUDIT_ACTOR_KIND_SYSTEM AuditActorKind = 4
 )
 
 // Enum value maps for AuditActorKind.
@@ -40,12 +42,14 @@ var (
 		1: "AUDIT_ACTOR_KIND_MEMBER",
 		2: "AUDIT_ACTOR_KIND_API_KEY",
 		3: "AUDIT_ACTOR_KIND_OPERATOR",
+		4: "AUDIT_ACTOR_KIND_SYSTEM",
 	}
 	AuditActorKind_value = map[string]int32{
 		"AUDIT_ACTOR_KIND_UNSPECIFIED": 0,
 		"AUDIT_ACTOR_KIND_MEMBER":      1,
 		"AUDIT_ACTOR_KIND_API_KEY":     2,
 		"AUDIT_ACTOR_KIND_OPERATOR":    3,
+		"AUDIT_ACTOR_KIND_SYSTEM":      4,
 	}
 )
 
@@ -81,7 +85,8 @@ type AuditEvent struct {
 	Id         string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	OccurredAt *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=occurred_at,json=occurredAt,proto3" json:"occurred_at,omitempty"`
 	ActorKind  AuditActorKind         `protobuf:"varint,3,opt,name=actor_kind,json=actorKind,proto3,enum=mail.v1.AuditActorKind" json:"actor_kind,omitempty"`
-	// The member's email, the key's prefix, or `operator`.
+	// The member's email, the key's prefix, `operator`, or for the service
+	// itself the part that acted (`sending guard`).
 	Actor string `protobuf:"bytes,4,opt,name=actor,proto3" json:"actor,omitempty"`
 	// What was done, e.g. `api_key.created`, `api_key.rotated`,
 	// `api_key.revoked`, `member.invited`, `member.updated`, `member.removed`,
@@ -371,12 +376,13 @@ const file_mail_v1_audit_proto_rawDesc = "" +
 	"\x05items\x18\x01 \x03(\v2\x13.mail.v1.AuditEventR\x05items\x12$\n" +
 	"\vnext_cursor\x18\x02 \x01(\tH\x00R\n" +
 	"nextCursor\x88\x01\x01B\x0e\n" +
-	"\f_next_cursor*\x8c\x01\n" +
+	"\f_next_cursor*\xa9\x01\n" +
 	"\x0eAuditActorKind\x12 \n" +
 	"\x1cAUDIT_ACTOR_KIND_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17AUDIT_ACTOR_KIND_MEMBER\x10\x01\x12\x1c\n" +
 	"\x18AUDIT_ACTOR_KIND_API_KEY\x10\x02\x12\x1d\n" +
-	"\x19AUDIT_ACTOR_KIND_OPERATOR\x10\x032\x95\x01\n" +
+	"\x19AUDIT_ACTOR_KIND_OPERATOR\x10\x03\x12\x1b\n" +
+	"\x17AUDIT_ACTOR_KIND_SYSTEM\x10\x042\x95\x01\n" +
 	"\fAuditService\x12\x84\x01\n" +
 	"\x0fListAuditEvents\x12\x1f.mail.v1.ListAuditEventsRequest\x1a .mail.v1.ListAuditEventsResponse\".\xca\xf3\x18\n" +
 	"mail.admin\x82\xd3\xe4\x93\x02\x17\x12\x15/mail/v1/audit-events\x90\x02\x01B\x89\x01\n" +

@@ -66,6 +66,9 @@ const (
 	// AdminServiceAdjustCreditsProcedure is the fully-qualified name of the AdminService's
 	// AdjustCredits RPC.
 	AdminServiceAdjustCreditsProcedure = "/mail.v1.AdminService/AdjustCredits"
+	// AdminServiceLiftSendingSuspensionProcedure is the fully-qualified name of the AdminService's
+	// LiftSendingSuspension RPC.
+	AdminServiceLiftSendingSuspensionProcedure = "/mail.v1.AdminService/LiftSendingSuspension"
 	// AdminServiceReportProviderEventProcedure is the fully-qualified name of the AdminService's
 	// ReportProviderEvent RPC.
 	AdminServiceReportProviderEventProcedure = "/mail.v1.AdminService/ReportProviderEvent"
@@ -98,6 +101,12 @@ type AdminServiceClient interface {
 	// Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.
 	// A company reads its balance and ledger through CreditsService.
 	AdjustCredits(context.Context, *connect.Request[v1.AdjustCreditsRequest]) (*connect.Response[v1.AdjustCreditsResponse], error)
+	// Lift the deliverability guard's suspension of a company's sending
+	// (docs/deliverability.md), saying why (kept in the company's audit log).
+	// From now on only sends handed over after the lift count toward its
+	// rates. `lifted` is false when the company was not suspended (nothing
+	// changes). The company reads its state through SendingStatusService.
+	LiftSendingSuspension(context.Context, *connect.Request[v1.LiftSendingSuspensionRequest]) (*connect.Response[v1.LiftSendingSuspensionResponse], error)
 	// The email service reports an outcome of a message (delivered, bounced,
 	// complained). Idempotent on provider_event_id.
 	ReportProviderEvent(context.Context, *connect.Request[v1.ReportProviderEventRequest]) (*connect.Response[v1.ReportProviderEventResponse], error)
@@ -180,6 +189,12 @@ func NewAdminServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			connect.WithSchema(adminServiceMethods.ByName("AdjustCredits")),
 			connect.WithClientOptions(opts...),
 		),
+		liftSendingSuspension: connect.NewClient[v1.LiftSendingSuspensionRequest, v1.LiftSendingSuspensionResponse](
+			httpClient,
+			baseURL+AdminServiceLiftSendingSuspensionProcedure,
+			connect.WithSchema(adminServiceMethods.ByName("LiftSendingSuspension")),
+			connect.WithClientOptions(opts...),
+		),
 		reportProviderEvent: connect.NewClient[v1.ReportProviderEventRequest, v1.ReportProviderEventResponse](
 			httpClient,
 			baseURL+AdminServiceReportProviderEventProcedure,
@@ -191,18 +206,19 @@ func NewAdminServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 
 // adminServiceClient implements AdminServiceClient.
 type adminServiceClient struct {
-	createCompany       *connect.Client[v1.CreateCompanyRequest, v1.CreateCompanyResponse]
-	setEntitlements     *connect.Client[v1.SetEntitlementsRequest, v1.SetEntitlementsResponse]
-	listCompanies       *connect.Client[v1.ListCompaniesRequest, v1.ListCompaniesResponse]
-	createSignInLink    *connect.Client[v1.CreateSignInLinkRequest, v1.CreateSignInLinkResponse]
-	createSendingDomain *connect.Client[v1.CreateSendingDomainRequest, v1.CreateSendingDomainResponse]
-	verifySendingDomain *connect.Client[v1.VerifySendingDomainRequest, v1.VerifySendingDomainResponse]
-	listSendingDomains  *connect.Client[v1.ListSendingDomainsRequest, v1.ListSendingDomainsResponse]
-	createSender        *connect.Client[v1.CreateSenderRequest, v1.CreateSenderResponse]
-	listSenders         *connect.Client[v1.ListSendersRequest, v1.ListSendersResponse]
-	setDefaultSender    *connect.Client[v1.SetDefaultSenderRequest, v1.SetDefaultSenderResponse]
-	adjustCredits       *connect.Client[v1.AdjustCreditsRequest, v1.AdjustCreditsResponse]
-	reportProviderEvent *connect.Client[v1.ReportProviderEventRequest, v1.ReportProviderEventResponse]
+	createCompany         *connect.Client[v1.CreateCompanyRequest, v1.CreateCompanyResponse]
+	setEntitlements       *connect.Client[v1.SetEntitlementsRequest, v1.SetEntitlementsResponse]
+	listCompanies         *connect.Client[v1.ListCompaniesRequest, v1.ListCompaniesResponse]
+	createSignInLink      *connect.Client[v1.CreateSignInLinkRequest, v1.CreateSignInLinkResponse]
+	createSendingDomain   *connect.Client[v1.CreateSendingDomainRequest, v1.CreateSendingDomainResponse]
+	verifySendingDomain   *connect.Client[v1.VerifySendingDomainRequest, v1.VerifySendingDomainResponse]
+	listSendingDomains    *connect.Client[v1.ListSendingDomainsRequest, v1.ListSendingDomainsResponse]
+	createSender          *connect.Client[v1.CreateSenderRequest, v1.CreateSenderResponse]
+	listSenders           *connect.Client[v1.ListSendersRequest, v1.ListSendersResponse]
+	setDefaultSender      *connect.Client[v1.SetDefaultSenderRequest, v1.SetDefaultSenderResponse]
+	adjustCredits         *connect.Client[v1.AdjustCreditsRequest, v1.AdjustCreditsResponse]
+	liftSendingSuspension *connect.Client[v1.LiftSendingSuspensionRequest, v1.LiftSendingSuspensionResponse]
+	reportProviderEvent   *connect.Client[v1.ReportProviderEventRequest, v1.ReportProviderEventResponse]
 }
 
 // CreateCompany calls mail.v1.AdminService.CreateCompany.
@@ -260,6 +276,11 @@ func (c *adminServiceClient) AdjustCredits(ctx context.Context, req *connect.Req
 	return c.adjustCredits.CallUnary(ctx, req)
 }
 
+// LiftSendingSuspension calls mail.v1.AdminService.LiftSendingSuspension.
+func (c *adminServiceClient) LiftSendingSuspension(ctx context.Context, req *connect.Request[v1.LiftSendingSuspensionRequest]) (*connect.Response[v1.LiftSendingSuspensionResponse], error) {
+	return c.liftSendingSuspension.CallUnary(ctx, req)
+}
+
 // ReportProviderEvent calls mail.v1.AdminService.ReportProviderEvent.
 func (c *adminServiceClient) ReportProviderEvent(ctx context.Context, req *connect.Request[v1.ReportProviderEventRequest]) (*connect.Response[v1.ReportProviderEventResponse], error) {
 	return c.reportProviderEvent.CallUnary(ctx, req)
@@ -292,6 +313,12 @@ type AdminServiceHandler interface {
 	// Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.
 	// A company reads its balance and ledger through CreditsService.
 	AdjustCredits(context.Context, *connect.Request[v1.AdjustCreditsRequest]) (*connect.Response[v1.AdjustCreditsResponse], error)
+	// Lift the deliverability guard's suspension of a company's sending
+	// (docs/deliverability.md), saying why (kept in the company's audit log).
+	// From now on only sends handed over after the lift count toward its
+	// rates. `lifted` is false when the company was not suspended (nothing
+	// changes). The company reads its state through SendingStatusService.
+	LiftSendingSuspension(context.Context, *connect.Request[v1.LiftSendingSuspensionRequest]) (*connect.Response[v1.LiftSendingSuspensionResponse], error)
 	// The email service reports an outcome of a message (delivered, bounced,
 	// complained). Idempotent on provider_event_id.
 	ReportProviderEvent(context.Context, *connect.Request[v1.ReportProviderEventRequest]) (*connect.Response[v1.ReportProviderEventResponse], error)
@@ -370,6 +397,12 @@ func NewAdminServiceHandler(svc AdminServiceHandler, opts ...connect.HandlerOpti
 		connect.WithSchema(adminServiceMethods.ByName("AdjustCredits")),
 		connect.WithHandlerOptions(opts...),
 	)
+	adminServiceLiftSendingSuspensionHandler := connect.NewUnaryHandler(
+		AdminServiceLiftSendingSuspensionProcedure,
+		svc.LiftSendingSuspension,
+		connect.WithSchema(adminServiceMethods.ByName("LiftSendingSuspension")),
+		connect.WithHandlerOptions(opts...),
+	)
 	adminServiceReportProviderEventHandler := connect.NewUnaryHandler(
 		AdminServiceReportProviderEventProcedure,
 		svc.ReportProviderEvent,
@@ -400,6 +433,8 @@ func NewAdminServiceHandler(svc AdminServiceHandler, opts ...connect.HandlerOpti
 			adminServiceSetDefaultSenderHandler.ServeHTTP(w, r)
 		case AdminServiceAdjustCreditsProcedure:
 			adminServiceAdjustCreditsHandler.ServeHTTP(w, r)
+		case AdminServiceLiftSendingSuspensionProcedure:
+			adminServiceLiftSendingSuspensionHandler.ServeHTTP(w, r)
 		case AdminServiceReportProviderEventProcedure:
 			adminServiceReportProviderEventHandler.ServeHTTP(w, r)
 		default:
@@ -453,6 +488,10 @@ func (UnimplementedAdminServiceHandler) SetDefaultSender(context.Context, *conne
 
 func (UnimplementedAdminServiceHandler) AdjustCredits(context.Context, *connect.Request[v1.AdjustCreditsRequest]) (*connect.Response[v1.AdjustCreditsResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.AdjustCredits is not implemented"))
+}
+
+func (UnimplementedAdminServiceHandler) LiftSendingSuspension(context.Context, *connect.Request[v1.LiftSendingSuspensionRequest]) (*connect.Response[v1.LiftSendingSuspensionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.LiftSendingSuspension is not implemented"))
 }
 
 func (UnimplementedAdminServiceHandler) ReportProviderEvent(context.Context, *connect.Request[v1.ReportProviderEventRequest]) (*connect.Response[v1.ReportProviderEventResponse], error) {

@@ -15,7 +15,7 @@ import type { Message, UnknownEnum } from "@bufbuild/protobuf";
  * Describes the file mail/v1/audit.proto.
  */
 export const file_mail_v1_audit: GenFile = /*@__PURE__*/
-  fileDesc("ChNtYWlsL3YxL2F1ZGl0LnByb3RvEgdtYWlsLnYxIvUBCgpBdWRpdEV2ZW50EgoKAmlkGAEgASgJEi8KC29jY3VycmVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgphY3Rvcl9raW5kGAMgASgOMhcubWFpbC52MS5BdWRpdEFjdG9yS2luZBINCgVhY3RvchgEIAEoCRIOCgZhY3Rpb24YBSABKAkSEwoLdGFyZ2V0X3R5cGUYBiABKAkSEQoJdGFyZ2V0X2lkGAcgASgJEhIKCnJlcXVlc3RfaWQYCCABKAkSEQoJY2xpZW50X2lwGAkgASgJEg8KB2RldGFpbHMYCiABKAki5wEKFkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QSHQoFbGltaXQYASABKAVCCbpIBhoEGGQoAUgAiAEBEh0KBmN1cnNvchgCIAEoCUIIukgFcgMYgARIAYgBARIcCgVhY3RvchgDIAEoCUIIukgFcgMY/gFIAogBARIcCgZhY3Rpb24YBCABKAlCB7pIBHICGGRIA4gBARIpCgVzaW5jZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCAoGX2xpbWl0QgkKB19jdXJzb3JCCAoGX2FjdG9yQgkKB19hY3Rpb24iZwoXTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2USIgoFaXRlbXMYASADKAsyEy5tYWlsLnYxLkF1ZGl0RXZlbnQSGAoLbmV4dF9jdXJzb3IYAiABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IqjAEKDkF1ZGl0QWN0b3JLaW5kEiAKHEFVRElUX0FDVE9SX0tJTkRfVU5TUEVDSUZJRUQQABIbChdBVURJVF9BQ1RPUl9LSU5EX01FTUJFUhABEhwKGEFVRElUX0FDVE9SX0tJTkRfQVBJX0tFWRACEh0KGUFVRElUX0FDVE9SX0tJTkRfT1BFUkFUT1IQAzKVAQoMQXVkaXRTZXJ2aWNlEoQBCg9MaXN0QXVkaXRFdmVudHMSHy5tYWlsLnYxLkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QaIC5tYWlsLnYxLkxpc3RBdWRpdEV2ZW50c1Jlc3BvbnNlIi6QAgHK8xgKbWFpbC5hZG1pboLT5JMCFxIVL21haWwvdjEvYXVkaXQtZXZlbnRzYgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_mail_v1_options]);
+  fileDesc("ChNtYWlsL3YxL2F1ZGl0LnByb3RvEgdtYWlsLnYxIvUBCgpBdWRpdEV2ZW50EgoKAmlkGAEgASgJEi8KC29jY3VycmVkX2F0GAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgphY3Rvcl9raW5kGAMgASgOMhcubWFpbC52MS5BdWRpdEFjdG9yS2luZBINCgVhY3RvchgEIAEoCRIOCgZhY3Rpb24YBSABKAkSEwoLdGFyZ2V0X3R5cGUYBiABKAkSEQoJdGFyZ2V0X2lkGAcgASgJEhIKCnJlcXVlc3RfaWQYCCABKAkSEQoJY2xpZW50X2lwGAkgASgJEg8KB2RldGFpbHMYCiABKAki5wEKFkxpc3RBdWRpdEV2ZW50c1JlcXVlc3QSHQoFbGltaXQYASABKAVCCbpIBhoEGGQoAUgAiAEBEh0KBmN1cnNvchgCIAEoCUIIukgFcgMYgARIAYgBARIcCgVhY3RvchgDIAEoCUIIukgFcgMY/gFIAogBARIcCgZhY3Rpb24YBCABKAlCB7pIBHICGGRIA4gBARIpCgVzaW5jZRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCCAoGX2xpbWl0QgkKB19jdXJzb3JCCAoGX2FjdG9yQgkKB19hY3Rpb24iZwoXTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2USIgoFaXRlbXMYASADKAsyEy5tYWlsLnYxLkF1ZGl0RXZlbnQSGAoLbmV4dF9jdXJzb3IYAiABKAlIAIgBAUIOCgxfbmV4dF9jdXJzb3IqqQEKDkF1ZGl0QWN0b3JLaW5kEiAKHEFVRElUX0FDVE9SX0tJTkRfVU5TUEVDSUZJRUQQABIbChdBVURJVF9BQ1RPUl9LSU5EX01FTUJFUhABEhwKGEFVRElUX0FDVE9SX0tJTkRfQVBJX0tFWRACEh0KGUFVRElUX0FDVE9SX0tJTkRfT1BFUkFUT1IQAxIbChdBVURJVF9BQ1RPUl9LSU5EX1NZU1RFTRAEMpUBCgxBdWRpdFNlcnZpY2UShAEKD0xpc3RBdWRpdEV2ZW50cxIfLm1haWwudjEuTGlzdEF1ZGl0RXZlbnRzUmVxdWVzdBogLm1haWwudjEuTGlzdEF1ZGl0RXZlbnRzUmVzcG9uc2UiLpACAcrzGAptYWlsLmFkbWlugtPkkwIXEhUvbWFpbC92MS9hdWRpdC1ldmVudHNiBnByb3RvMw", [file_buf_validate_validate, file_google_api_annotations, file_google_protobuf_timestamp, file_mail_v1_options]);
 
 /**
  * @generated from message mail.v1.AuditEvent
@@ -37,7 +37,8 @@ export type AuditEvent = Message<"mail.v1.AuditEvent"> & {
   actorKind: AuditActorKind;
 
   /**
-   * The member's email, the key's prefix, or `operator`.
+   * The member's email, the key's prefix, `operator`, or for the service
+   * itself the part that acted (`sending guard`).
    *
    * @generated from field: string actor = 4;
    */
@@ -188,6 +189,13 @@ export const AuditActorKind = {
    * @generated from enum value: AUDIT_ACTOR_KIND_OPERATOR = 3;
    */
   OPERATOR: 3,
+
+  /**
+   * The service itself (the sending guard suspending a company's sending).
+   *
+   * @generated from enum value: AUDIT_ACTOR_KIND_SYSTEM = 4;
+   */
+  SYSTEM: 4,
 } as const;
 
 /**
