@@ -32,6 +32,7 @@ import { MemberSessionSchema } from "./member-session.ts";
 import { AuditEventSchema } from "./audit-event.ts";
 import { DeliveryReportSchema } from "./delivery-report.ts";
 import { SendingPaceCompanySchema, SignupConfirmationHourSchema, SignupFormTokenUseSchema } from "./signup-door.ts";
+import { TrackingFirstSchema, TrackingHitSchema, TrackingLinkSchema, TrackingRecipientSchema } from "./tracking.ts";
 
 export { ApiKeySchema, type ApiKey } from "./api-key.ts";
 export { CompanySchema, type Company } from "./company.ts";
@@ -74,6 +75,16 @@ export {
   type SignupConfirmationHour,
   type SignupFormTokenUse,
 } from "./signup-door.ts";
+export {
+  TrackingFirstSchema,
+  TrackingHitSchema,
+  TrackingLinkSchema,
+  TrackingRecipientSchema,
+  type TrackingFirst,
+  type TrackingHit,
+  type TrackingLink,
+  type TrackingRecipient,
+} from "./tracking.ts";
 
 /** Every entity the ORM knows; passed explicitly (no folder discovery). */
 export const ENTITIES = [
@@ -113,4 +124,8 @@ export const ENTITIES = [
   SignupFormTokenUseSchema,
   SignupConfirmationHourSchema,
   SendingPaceCompanySchema,
+  TrackingRecipientSchema,
+  TrackingLinkSchema,
+  TrackingHitSchema,
+  TrackingFirstSchema,
 ] as const;
