@@ -2,7 +2,7 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import { poolOf } from "../adapters/postgres/sql.ts";
 import { PostgresTrackingStore } from "../adapters/postgres/tracking/index.ts";
 import type { TrackingDependencies } from "../capabilities/tracking/index.ts";
-import { Tracking } from "../capabilities/tracking/index.ts";
+import { CopyDecorator, Tracking } from "../capabilities/tracking/index.ts";
 import { type Config, trackingBaseUrlOf } from "../config.ts";
 
 /**
@@ -20,6 +20,23 @@ export function createTracking(
 ): Tracking {
   return new Tracking({
     ...parts,
+    store: new PostgresTrackingStore(poolOf(orm)),
+    secret: config.confirmationSecret,
+    baseUrl: trackingBaseUrlOf(config),
+    mailtoDomain: config.returnPathMxHost,
+  });
+}
+
+/**
+ * The decorator of campaign copies alone, for a process that sends
+ * campaigns without serving the tracking addresses (a worker's campaign
+ * activities): the same store, key and addresses as createTracking.
+ */
+export function createCopyDecorator(
+  orm: MikroORM,
+  config: Pick<Config, "confirmationSecret" | "trackingBaseUrl" | "publicBaseUrl" | "host" | "httpPort" | "returnPathMxHost">,
+): CopyDecorator {
+  return new CopyDecorator({
     store: new PostgresTrackingStore(poolOf(orm)),
     secret: config.confirmationSecret,
     baseUrl: trackingBaseUrlOf(config),

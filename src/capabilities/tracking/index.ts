@@ -8,6 +8,8 @@ export {
   type CampaignMessageInput,
   type ClickCommand,
   type ClickOutcome,
+  CopyDecorator,
+  type CopyDecoratorDependencies,
   type DecoratedCampaignMessage,
   type MailUnsubscribeCommand,
   type OpenCommand,

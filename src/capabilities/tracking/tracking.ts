@@ -125,52 +125,19 @@ export class Tracking {
   readonly #tokens: TrackingTokens;
   readonly #clock: () => Date;
   readonly #perClient: number;
+  readonly #decorator: CopyDecorator;
 
   constructor(deps: TrackingDependencies) {
     this.#deps = deps;
     this.#tokens = new TrackingTokens(deps.secret, deps.maxTokenAgeMs);
     this.#clock = deps.clock ?? (() => new Date());
     this.#perClient = deps.perClientPerMinute ?? TRACKING_REQUESTS_PER_CLIENT_PER_MINUTE;
+    this.#decorator = new CopyDecorator(deps);
   }
 
-  /**
-   * The copy as it is sent: links rewritten when clicks are tracked (with
-   * the hidden honeypot link), the pixel when opens are, the unsubscribe
-   * footer and the RFC 8058 headers always. Registers the copy and the
-   * campaign's links, so a click can only ever redirect to them.
-   */
-  async decorate(input: CampaignMessageInput): Promise<DecoratedCampaignMessage> {
-    const binding: TokenBinding = input;
-    const at = this.#clock();
-    const url = (kind: TokenKind, linkId?: string) => `${this.#deps.baseUrl}/${kind === "unsubscribe" ? "u" : kind === "click" ? "t/c" : "t/o"}/${this.#tokens.issue(kind, binding, at, linkId)}`;
-    const rewritten = input.trackClicks ? rewriteLinks(input.html, input.text, (link) => url("click", link.linkId)) : { html: input.html, text: input.text, links: [] };
-    const unsubscribeUrl = url("unsubscribe");
-    const parts = addFooterAndPixel(rewritten.html, rewritten.text, {
-      unsubscribeUrl,
-      pixelUrl: input.trackOpens ? url("open") : undefined,
-      honeypotUrl: input.trackClicks ? url("click", HONEYPOT_LINK_ID) : undefined,
-      language: input.language,
-    });
-    await this.#deps.store.registerCopy(
-      {
-        companyId: input.companyId,
-        campaignId: input.campaignId,
-        recipientId: input.recipientId.toLowerCase(),
-        contactId: input.contactId.toLowerCase(),
-        email: input.email,
-        language: input.language ?? null,
-      },
-      rewritten.links,
-    );
-    const mailto = `${this.#tokens.mailtoLocalPart(binding)}@${this.#deps.mailtoDomain}`;
-    return {
-      html: parts.html,
-      text: parts.text,
-      headers: {
-        "List-Unsubscribe": `<${unsubscribeUrl}>, <mailto:${mailto}?subject=unsubscribe>`,
-        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
-      },
-    };
+  /** The copy as it is sent (CopyDecorator.decorate). */
+  decorate(input: CampaignMessageInput): Promise<DecoratedCampaignMessage> {
+    return this.#decorator.decorate(input);
   }
 
   /** A click on a tracked link: where to go, and the events it publishes (suspect-rules.ts decides `suspect`). */
@@ -317,6 +284,74 @@ export class Tracking {
   async #budget(clientIp: string): Promise<{ readonly kind: "rate-limited"; readonly retryAfterSeconds: number } | undefined> {
     const decision = await this.#deps.rateLimiter.consume({ bucket: `tracking:${clientKey(clientIp)}`, limitPerMinute: this.#perClient });
     return decision.allowed ? undefined : { kind: "rate-limited", retryAfterSeconds: decision.retryAfterSeconds };
+  }
+}
+
+export interface CopyDecoratorDependencies {
+  readonly store: Pick<TrackingStore, "registerCopy">;
+  /** The key the tokens are derived from (CONFIRMATION_SECRET). */
+  readonly secret: string;
+  /** Base of the tracked addresses (TRACKING_BASE_URL, default PUBLIC_BASE_URL), no trailing slash. */
+  readonly baseUrl: string;
+  /** Domain of the List-Unsubscribe mailto (RETURN_PATH_MX_HOST: the inbound SMTP listener's). */
+  readonly mailtoDomain: string;
+  readonly clock?: (() => Date) | undefined;
+}
+
+/**
+ * The decorator of campaign copies alone (the campaigns' CampaignMessageDecorator):
+ * what a worker's campaign activities need, without the tracking doors'
+ * other parts. Tracking.decorate is this.
+ */
+export class CopyDecorator {
+  readonly #deps: CopyDecoratorDependencies;
+  readonly #tokens: TrackingTokens;
+  readonly #clock: () => Date;
+
+  constructor(deps: CopyDecoratorDependencies) {
+    this.#deps = deps;
+    this.#tokens = new TrackingTokens(deps.secret);
+    this.#clock = deps.clock ?? (() => new Date());
+  }
+
+  /**
+   * The copy as it is sent: links rewritten when clicks are tracked (with
+   * the hidden honeypot link), the pixel when opens are, the unsubscribe
+   * footer and the RFC 8058 headers always. Registers the copy and the
+   * campaign's links, so a click can only ever redirect to them.
+   */
+  async decorate(input: CampaignMessageInput): Promise<DecoratedCampaignMessage> {
+    const binding: TokenBinding = input;
+    const at = this.#clock();
+    const url = (kind: TokenKind, linkId?: string) => `${this.#deps.baseUrl}/${kind === "unsubscribe" ? "u" : kind === "click" ? "t/c" : "t/o"}/${this.#tokens.issue(kind, binding, at, linkId)}`;
+    const rewritten = input.trackClicks ? rewriteLinks(input.html, input.text, (link) => url("click", link.linkId)) : { html: input.html, text: input.text, links: [] };
+    const unsubscribeUrl = url("unsubscribe");
+    const parts = addFooterAndPixel(rewritten.html, rewritten.text, {
+      unsubscribeUrl,
+      pixelUrl: input.trackOpens ? url("open") : undefined,
+      honeypotUrl: input.trackClicks ? url("click", HONEYPOT_LINK_ID) : undefined,
+      language: input.language,
+    });
+    await this.#deps.store.registerCopy(
+      {
+        companyId: input.companyId,
+        campaignId: input.campaignId,
+        recipientId: input.recipientId.toLowerCase(),
+        contactId: input.contactId.toLowerCase(),
+        email: input.email,
+        language: input.language ?? null,
+      },
+      rewritten.links,
+    );
+    const mailto = `${this.#tokens.mailtoLocalPart(binding)}@${this.#deps.mailtoDomain}`;
+    return {
+      html: parts.html,
+      text: parts.text,
+      headers: {
+        "List-Unsubscribe": `<${unsubscribeUrl}>, <mailto:${mailto}?subject=unsubscribe>`,
+        "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+      },
+    };
   }
 }
 
