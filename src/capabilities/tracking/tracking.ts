@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import ipaddr from "ipaddr.js";
+import { clientBudgetKey } from "../forms/hosted/submit-signup.ts";
 import { addFooterAndPixel, rewriteLinks } from "./decorate.ts";
 import type {
   CampaignEngagement,
@@ -282,7 +282,7 @@ export class Tracking {
   }
 
   async #budget(clientIp: string): Promise<{ readonly kind: "rate-limited"; readonly retryAfterSeconds: number } | undefined> {
-    const decision = await this.#deps.rateLimiter.consume({ bucket: `tracking:${clientKey(clientIp)}`, limitPerMinute: this.#perClient });
+    const decision = await this.#deps.rateLimiter.consume({ bucket: `tracking:${clientBudgetKey(clientIp)}`, limitPerMinute: this.#perClient });
     return decision.allowed ? undefined : { kind: "rate-limited", retryAfterSeconds: decision.retryAfterSeconds };
   }
 }
@@ -353,12 +353,4 @@ export class CopyDecorator {
       },
     };
   }
-}
-
-/** An IPv4 address as it is, an IPv6 address by its /64 (one subscriber's network). */
-function clientKey(address: string): string {
-  if (!ipaddr.isValid(address)) return address;
-  const parsed = ipaddr.process(address);
-  if (parsed.kind() === "ipv4") return parsed.toString();
-  return `${(parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(":")}::/64`;
 }
