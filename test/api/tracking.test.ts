@@ -45,7 +45,7 @@ beforeAll(async () => {
     mailtoDomain: app.config.returnPathMxHost,
     clock: () => new Date(Date.now() - 120_000),
   });
-}, 120_000);
+}, 240_000);
 afterAll(async () => {
   await h?.close();
   await hooks?.close();
