@@ -254,6 +254,21 @@ function trackingParts() {
   };
 }
 
+describe("the anonymous door's budget", () => {
+  it("counts every request of a client address, whatever the token, and refuses past the budget with retry-after", async () => {
+    const small = new Tracking({ ...trackingParts(), perClientPerMinute: 3 });
+    const c = await copy({ tracking: small });
+    const token = (paths(c.message, "t/c")[0] as string).split("/").pop() as string;
+    const request = { method: "GET", userAgent: HUMAN, purpose: undefined, secPurpose: undefined, xMoz: undefined, clientIp: `198.51.100.${Math.floor(Math.random() * 200)}`, at: new Date() };
+    const outcomes = [];
+    for (const t of [token, "garbage", token, token]) outcomes.push(await small.click({ token: t, request }));
+    expect(outcomes.map((o) => o.kind)).toEqual(["redirect", "not-found", "redirect", "rate-limited"]);
+    expect(outcomes[3]).toMatchObject({ retryAfterSeconds: expect.any(Number) });
+    // Another address has its own budget.
+    expect((await small.click({ token, request: { ...request, clientIp: "203.0.113.250" } })).kind).toBe("redirect");
+  });
+});
+
 describe("the suspect rules, each on its own", () => {
   async function suspectOf(c: Copy): Promise<boolean[]> {
     return (await waitForEvents(c.recipientId, "campaign.click", 1)).map((b) => b.data.suspect as boolean);
