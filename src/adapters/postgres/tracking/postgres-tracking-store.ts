@@ -7,6 +7,7 @@ import type {
   TrackingHit,
   TrackingStore,
 } from "../../../capabilities/tracking/index.ts";
+import { HONEYPOT_LINK_ID } from "../../../capabilities/tracking/index.ts";
 import { isUuid } from "../ids.ts";
 import { type Pool, toDate } from "../sql.ts";
 
@@ -113,10 +114,11 @@ export class PostgresTrackingStore implements TrackingStore {
          h.opens as "opens", h.machine_opens as "machineOpens", h.clicks as "clicks", h.suspect_clicks as "suspectClicks"
        from (select count(*) filter (where kind = 'open') as opens,
                     count(*) filter (where kind = 'open' and suspect) as machine_opens,
-                    count(*) filter (where kind = 'click' and link_id <> '0000000000000000') as clicks,
-                    count(*) filter (where kind = 'click' and link_id <> '0000000000000000' and suspect) as suspect_clicks
+                    count(*) filter (where kind = 'click' and link_id <> $3) as clicks,
+                    count(*) filter (where kind = 'click' and link_id <> $3 and suspect) as suspect_clicks
                from tracking_hit where company_id = $1 and campaign_id = $2) h`,
-      [companyId, campaignId],
+      // The honeypot is no campaign link: its hits are not clicks.
+      [companyId, campaignId, HONEYPOT_LINK_ID],
     );
     const row = rows[0];
     const n = (key: keyof CampaignEngagement): number => Number(row?.[key] ?? 0);
