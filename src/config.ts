@@ -184,6 +184,8 @@ export interface Config {
   readonly apiPoolMax: number;
   /** The public address of the API (hosted sign-up form URLs); default http://HOST:HTTP_PORT. */
   readonly publicBaseUrl: string | undefined;
+  /** Base of campaign tracking addresses (TRACKING_BASE_URL); unset: the public base URL. */
+  readonly trackingBaseUrl?: string | undefined;
   /** The company whose default sender emails members' sign-in links; unset: links are answered to the caller. */
   readonly systemSenderCompanyId?: string | undefined;
   /** Below this balance a company's credits are low (the screen's banner, the owners' email); 0: never. */
@@ -333,6 +335,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     confirmationsPerCompanyPerHour: e.CONFIRMATION_EMAILS_PER_COMPANY_PER_HOUR,
     apiPoolMax: e.API_POOL_MAX,
     publicBaseUrl: e.PUBLIC_BASE_URL,
+    trackingBaseUrl: e.TRACKING_BASE_URL,
     systemSenderCompanyId: e.SYSTEM_SENDER_COMPANY_ID,
     lowCreditsThreshold: e.LOW_CREDITS_THRESHOLD,
     sendingGuard: { bouncePercent: e.SENDING_GUARD_BOUNCE_PERCENT, complaintPercent: e.SENDING_GUARD_COMPLAINT_PERCENT, minSends: e.SENDING_GUARD_MIN_SENDS },
@@ -389,6 +392,11 @@ export function startupWarnings(config: Pick<Config, "mode" | "emailProvider" | 
  * forms, links in owner notices): PUBLIC_BASE_URL, or in development the
  * HTTP listener's own address (a wildcard host reached on 127.0.0.1).
  */
+/** The base of campaign tracking addresses (/t/c, /t/o, /u): TRACKING_BASE_URL, or the public base URL. */
+export function trackingBaseUrlOf(config: Pick<Config, "trackingBaseUrl" | "publicBaseUrl" | "host" | "httpPort">): string {
+  return config.trackingBaseUrl ?? publicBaseUrlOf(config);
+}
+
 export function publicBaseUrlOf(config: Pick<Config, "publicBaseUrl" | "host" | "httpPort">): string {
   return config.publicBaseUrl ?? `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${config.httpPort}`;
 }

@@ -544,6 +544,16 @@ export const ENV_SCHEMA = z.object({
       description:
         "public address of the API: the `url` of hosted sign-up forms, of confirmation links and of members' sign-in links (its origin is the one session calls may come from)",
     }),
+  TRACKING_BASE_URL: z
+    .string()
+    .optional()
+    .transform((raw) => (raw === undefined || raw === "" ? undefined : raw.replace(/\/+$/, "")))
+    .register(VARIABLE_DOCS, {
+      defaultText: "`PUBLIC_BASE_URL`",
+      production: "`https://`",
+      description:
+        "base of campaign tracking addresses: tracked links `/t/c/…`, the open pixel `/t/o/…` and the unsubscribe link `/u/…` (a tracking domain of its own must reach this API; see [tracking.md](tracking.md))",
+    }),
   // Members' sign-in links are emailed from this company's default sender (its send path and credits); unset: links are handed to the operator.
   SYSTEM_SENDER_COMPANY_ID: optionalText().register(VARIABLE_DOCS, {
     description: "the company whose default sender emails members' sign-in links (its credits pay); unset: invites answer the link instead",

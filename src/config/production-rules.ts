@@ -159,6 +159,11 @@ export function productionProblems(env: NodeJS.ProcessEnv): string[] {
     );
   }
 
+  const trackingBaseUrl = set("TRACKING_BASE_URL");
+  if (trackingBaseUrl !== undefined && !isHttpsUrl(trackingBaseUrl)) {
+    problems.push(`TRACKING_BASE_URL must be an https:// URL in production (List-Unsubscribe one-click needs https), got "${trackingBaseUrl}"`);
+  }
+
   const operatorHost = set("OPERATOR_HOST");
   const operatorTls = set("OPERATOR_TLS_CERT_PATH") !== undefined && set("OPERATOR_TLS_KEY_PATH") !== undefined;
   if (operatorHost !== undefined && !isLoopbackHost(operatorHost) && !operatorTls) {

@@ -22,6 +22,7 @@ import { CreditsService } from "../gen/mail/v1/credits_pb.js";
 import { SendingStatusService } from "../gen/mail/v1/sending_status_pb.js";
 import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
 import { registerSesNotifications, type SesNotificationsDependencies } from "./http/ses-notifications.ts";
+import { registerTrackingRoutes, type TrackingRoutesDependencies } from "./http/tracking-routes.ts";
 import { EventsService } from "../gen/mail/v1/events_pb.js";
 import { DeliveryReportsService } from "../gen/mail/v1/delivery_reports_pb.js";
 import { SessionService } from "../gen/mail/v1/sessions_pb.js";
@@ -110,6 +111,8 @@ export interface ApiDependencies {
   readonly sendingStatusService?: ServiceImpl<typeof SendingStatusService>;
   /** The hosted sign-up pages (GET/POST /mail/v1/forms/{publicId}), on the public HTTP listeners. */
   readonly hostedForms?: HostedFormsDependencies;
+  /** Campaign tracking and unsubscribe (/t/c, /t/o, /u; no API key), on the public HTTP listeners. Not served when absent. */
+  readonly tracking?: TrackingRoutesDependencies;
   /** POST /mail/v1/providers/ses/notifications (SNS-signed, no API key), on the public HTTP listeners. Not served when absent. */
   readonly sesNotifications?: SesNotificationsDependencies;
   /** Internal services publish campaign and order events (operator token; gRPC/Connect only). Not served when absent. */
@@ -318,6 +321,7 @@ async function registerApi(
     openApiRoute(scope);
   });
   if (deps.hostedForms) await registerHostedForms(app, deps.hostedForms);
+  if (deps.tracking) await registerTrackingRoutes(app, deps.tracking);
   if (deps.adminScreen !== false) await registerAdminScreen(app, deps.adminScreen ?? {});
   if (deps.sesNotifications) await registerSesNotifications(app, deps.sesNotifications, failedAuthentications);
 }

@@ -101,6 +101,8 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     providerEvents: messaging.providerEvents,
     log,
     options: options.deliveryReports,
+    // Mail to a campaign copy's List-Unsubscribe mailto arrives at the same listener.
+    unsubscribes: services.tracking,
   });
   const pool = poolOf(services.orm);
   // Not ready while the rest starts below: the listeners answer first (liveness, and 503 meanwhile).
@@ -160,6 +162,8 @@ export async function startApp(options: StartAppOptions): Promise<App> {
       log,
     }),
     listsService: listsServiceImpl(services.contacts.lists),
+    // Campaign tracking and unsubscribe: the anonymous doors /t/c, /t/o and /u.
+    tracking: { tracking: unavailableAs503(services.tracking), log },
     classifyUnexpected,
     webhooksService: webhooksServiceImpl({
       endpoints: services.webhooks.webhooks.endpoints,

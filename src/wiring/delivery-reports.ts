@@ -10,7 +10,7 @@ import type { ProviderEventsPort } from "../capabilities/delivery-reports/ports.
 import { VerpAddresses } from "../capabilities/delivery-reports/verp.ts";
 import type { EmailProvider, OutgoingEmail } from "../capabilities/messages/email-provider.ts";
 import { returnPathDomainFor } from "../capabilities/sending-setup/dns-records.ts";
-import type { InboundSmtpListener } from "../transport/inbound-smtp/listener.ts";
+import type { InboundSmtpDependencies, InboundSmtpListener } from "../transport/inbound-smtp/listener.ts";
 import type { SesNotificationsDependencies } from "../transport/http/ses-notifications.ts";
 
 /**
@@ -92,6 +92,8 @@ export interface DeliveryReportsDeps {
   readonly providerEvents: ProviderEventsPort;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
   readonly options?: DeliveryReportsOptions | undefined;
+  /** Campaign copies' List-Unsubscribe mailto addresses, taken by the inbound listener too. */
+  readonly unsubscribes?: InboundSmtpDependencies["unsubscribes"];
 }
 
 export function createDeliveryReports(deps: DeliveryReportsDeps): DeliveryReportsWiring {
@@ -138,7 +140,7 @@ export function createDeliveryReports(deps: DeliveryReportsDeps): DeliveryReport
           maxConnections: inbound.maxConnections,
           messagesPerMinute: inbound.messagesPerMinute,
         },
-        { reports, parse: parseInboundReport, log: deps.log },
+        { reports, parse: parseInboundReport, log: deps.log, ...(deps.unsubscribes ? { unsubscribes: deps.unsubscribes } : {}) },
       );
       return listener.listen();
     },

@@ -17,6 +17,8 @@ import { createTemporalClient, type TemporalClient } from "../adapters/temporal/
 import { type ContactsCapability, createContactsCapability } from "./contacts.ts";
 import type { Conversions } from "../capabilities/conversions/index.ts";
 import { createConversions } from "./conversions.ts";
+import type { Tracking } from "../capabilities/tracking/index.ts";
+import { createTracking } from "./tracking.ts";
 import type { SignupForms } from "../capabilities/forms/index.ts";
 import type { StoreIntegrations } from "../capabilities/integrations/index.ts";
 import { createFormsCapability } from "./forms.ts";
@@ -179,6 +181,8 @@ export interface Services extends SendingCore {
   readonly rateLimiter: FixedWindowRateLimiter;
   readonly idempotency: IdempotencyGuard;
   readonly conversions: Conversions;
+  /** Campaign tracking and unsubscribe: the decorator of campaign copies, the /t and /u addresses, the engagement counts. */
+  readonly tracking: Tracking;
   readonly forms: SignupForms;
   readonly integrations: StoreIntegrations;
   /** Company members, sign-in links and sessions, and the audit log. */
@@ -203,6 +207,13 @@ export async function openServices(
   const idempotency = createIdempotency(orm, config);
   const conversions = createConversions(orm, config);
   const forms = createFormsCapability(orm, { publicBaseUrl: publicBaseUrlOf(config) });
+  const tracking = createTracking(orm, config, {
+    contacts: core.contacts.contacts,
+    publisher: core.webhooks.publisher,
+    // Each campaign.click is also a click of the ledger conversions are attributed from.
+    clicks: conversions,
+    rateLimiter,
+  });
   const integrations = createIntegrationsCapability(orm, { contacts: core.contacts.contacts });
   const members = createMembersWiring({
     orm,
@@ -219,6 +230,7 @@ export async function openServices(
     rateLimiter,
     idempotency,
     conversions,
+    tracking,
     forms,
     integrations,
     members,

@@ -17,9 +17,12 @@ import type {
   ListContactsCommand,
   MarkFromSuppressionCommand,
   SuppressionReason,
+  UnsubscribeContactCommand,
+  UnsubscribeContactResult,
   UpsertContactCommand,
   UpsertContactResult,
 } from "./types.ts";
+import { decideUnsubscribe, type UnsubscribeDecisionKind } from "./unsubscribe.ts";
 import { validateContactWrite } from "./validate-write.ts";
 
 export interface ContactsDependencies {
@@ -163,6 +166,39 @@ export class Contacts {
       },
     });
     if (outcome.kind !== "written") throw new Error("a confirmation names no list");
+    return { kind, contact: outcome.contact };
+  }
+
+  /**
+   * A recipient's own unsubscribe (unsubscribe.ts has the rules): a
+   * `subscribed` or `pending` contact becomes `unsubscribed` with the
+   * unsubscribe as its consent evidence and one `contact.updated` event,
+   * through the store's one write path. Anything else is left as it is.
+   */
+  async unsubscribe(command: UnsubscribeContactCommand): Promise<UnsubscribeContactResult> {
+    const { companyId } = command;
+    if (!isUuid(companyId) || !isUuid(command.contactId)) return { kind: "not-found" };
+    const found = await this.#deps.contacts.findById(companyId, command.contactId.toLowerCase());
+    if (!found) return { kind: "not-found" };
+    if (found.status !== "subscribed" && found.status !== "pending") {
+      return { kind: found.status === "unsubscribed" ? "already-unsubscribed" : "kept", contact: found };
+    }
+    const checked = contactEmail(found.email);
+    const writeId = randomUUID();
+    let kind: UnsubscribeDecisionKind = "already-unsubscribed";
+    const outcome = await this.#deps.contacts.write({
+      companyId,
+      key: checked.ok ? checked.key : found.email.toLowerCase(),
+      // As confirmPending: the row is there, the insert the store offers first does nothing.
+      newId: found.id,
+      listIds: [],
+      decide: (current) => {
+        const decided = decideUnsubscribe(current ?? found, command, writeId, this.#clock());
+        kind = decided.kind;
+        return decided.decision;
+      },
+    });
+    if (outcome.kind !== "written") throw new Error("an unsubscribe names no list");
     return { kind, contact: outcome.contact };
   }
 }

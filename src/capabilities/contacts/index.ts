@@ -26,6 +26,9 @@ export {
   type MarkFromSuppressionCommand,
   type RenameContactListCommand,
   type SuppressionReason,
+  type UnsubscribeContactCommand,
+  type UnsubscribeContactResult,
+  type UnsubscribeMethod,
   type UpsertContactCommand,
   type UpsertContactResult,
 } from "./types.ts";

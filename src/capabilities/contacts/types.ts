@@ -157,6 +157,25 @@ export interface ConfirmPendingCommand {
   readonly eventSource: ChangeSource;
 }
 
+/** How a recipient unsubscribed: the List-Unsubscribe one-click POST, the footer page's button, mail to the mailto address. */
+export type UnsubscribeMethod = "one-click" | "page" | "mailto";
+
+/** A recipient's own unsubscribe (unsubscribe.ts has the rules). */
+export interface UnsubscribeContactCommand {
+  readonly companyId: string;
+  readonly contactId: string;
+  readonly method: UnsubscribeMethod;
+  /** What the unsubscribe came from, kept with the evidence (e.g. `campaign:<id>`). */
+  readonly reference: string | null;
+}
+
+export type UnsubscribeContactResult =
+  | { readonly kind: "unsubscribed"; readonly contact: ContactRecord }
+  | { readonly kind: "already-unsubscribed"; readonly contact: ContactRecord }
+  /** Suppressed, bounced or complained: kept as it is. */
+  | { readonly kind: "kept"; readonly contact: ContactRecord }
+  | { readonly kind: "not-found" };
+
 export type ConfirmPendingResult =
   | { readonly kind: "subscribed"; readonly contact: ContactRecord }
   | { readonly kind: "already-subscribed"; readonly contact: ContactRecord }

@@ -12,11 +12,16 @@
  *     of messages per minute, at most 5 recipients per message;
  *   - a report that cannot be applied yet (its message's handoff is not
  *     recorded) is answered 451, so the sender retries.
+ * It also takes the mail a mailbox provider sends to a campaign copy's
+ * List-Unsubscribe mailto address (`unsubscribe+<token>@<this host>`,
+ * checked like a return path: a MAC, then the registered copy): such a
+ * message unsubscribes the copy's contact; its content is not read.
  */
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerOptions } from "smtp-server";
 import type { DeliveryReports, ReportOutcome } from "../../capabilities/delivery-reports/receive-reports.ts";
 import type { InboundReport, ReportSummary } from "../../capabilities/delivery-reports/ports.ts";
+import type { Tracking } from "../../capabilities/tracking/index.ts";
 
 export interface InboundSmtpOptions {
   readonly host: string;
@@ -40,6 +45,8 @@ export interface InboundSmtpDependencies {
   readonly parse: (raw: Buffer) => Promise<{ report: InboundReport; summary: ReportSummary }>;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
   readonly clock?: () => Date;
+  /** The List-Unsubscribe mailto addresses of campaign copies; unset: only return paths are taken. */
+  readonly unsubscribes?: Pick<Tracking, "isUnsubscribeAddress" | "unsubscribeByMail">;
 }
 
 export interface InboundSmtpListener {
@@ -102,7 +109,7 @@ export function createInboundSmtpListener(options: InboundSmtpOptions, deps: Inb
     },
     onRcptTo(address, session, callback) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) return callback(smtpError(452, "4.5.3 Too many recipients"));
-      void deps.reports.isOurReturnPath({ address: address.address }).then(
+      void isOurs(address.address).then(
         (ours) => callback(ours ? undefined : smtpError(550, "5.1.1 No such return path; this server does not relay")),
         (error: unknown) => {
           deps.log.warn({ err: error }, "inbound SMTP: a return path could not be checked");
@@ -148,7 +155,18 @@ export function createInboundSmtpListener(options: InboundSmtpOptions, deps: Inb
   const server = new SMTPServer(serverOptions);
   server.on("error", (error) => deps.log.warn({ err: error }, "inbound SMTP listener error"));
 
-  async function receive(raw: Buffer, recipients: string[]): Promise<ReportOutcome[]> {
+  async function isOurs(address: string): Promise<boolean> {
+    if (deps.unsubscribes && (await deps.unsubscribes.isUnsubscribeAddress({ address }))) return true;
+    return deps.reports.isOurReturnPath({ address });
+  }
+
+  async function receive(raw: Buffer, all: string[]): Promise<ReportOutcome[]> {
+    // Unsubscribe addresses were checked at RCPT TO; what is left are return paths.
+    const recipients: string[] = [];
+    for (const address of all) {
+      if (!(deps.unsubscribes && (await deps.unsubscribes.unsubscribeByMail({ address })))) recipients.push(address);
+    }
+    if (recipients.length === 0) return [];
     const { report, summary } = await deps.parse(raw);
     return deps.reports.receiveInbound({ recipients, report, summary, receivedAt: now() });
   }

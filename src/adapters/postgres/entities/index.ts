@@ -33,6 +33,7 @@ import { AuditEventSchema } from "./audit-event.ts";
 import { DeliveryReportSchema } from "./delivery-report.ts";
 import { SendingGuardSchema } from "./sending-guard.ts";
 import { SendingPaceCompanySchema, SignupConfirmationHourSchema, SignupFormTokenUseSchema } from "./signup-door.ts";
+import { TrackingFirstSchema, TrackingHitSchema, TrackingLinkSchema, TrackingRecipientSchema } from "./tracking.ts";
 
 export { ApiKeySchema, type ApiKey } from "./api-key.ts";
 export { CompanySchema, type Company } from "./company.ts";
@@ -76,6 +77,16 @@ export {
   type SignupConfirmationHour,
   type SignupFormTokenUse,
 } from "./signup-door.ts";
+export {
+  TrackingFirstSchema,
+  TrackingHitSchema,
+  TrackingLinkSchema,
+  TrackingRecipientSchema,
+  type TrackingFirst,
+  type TrackingHit,
+  type TrackingLink,
+  type TrackingRecipient,
+} from "./tracking.ts";
 
 /** Every entity the ORM knows; passed explicitly (no folder discovery). */
 export const ENTITIES = [
@@ -116,4 +127,8 @@ export const ENTITIES = [
   SignupConfirmationHourSchema,
   SendingPaceCompanySchema,
   SendingGuardSchema,
+  TrackingRecipientSchema,
+  TrackingLinkSchema,
+  TrackingHitSchema,
+  TrackingFirstSchema,
 ] as const;

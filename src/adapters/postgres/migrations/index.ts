@@ -25,6 +25,7 @@ import { Migration20261127031500_suppression_list_index } from "./Migration20261
 import { Migration20261127032000_webhook_live_notices } from "./Migration20261127032000_webhook_live_notices.ts";
 import { Migration20261127040000_message_attachments } from "./Migration20261127040000_message_attachments.ts";
 import { Migration20261127043224_sending_guard } from "./Migration20261127043224_sending_guard.ts";
+import { Migration20261127043711_tracking } from "./Migration20261127043711_tracking.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -62,4 +63,5 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20261127032000_webhook_live_notices", class: Migration20261127032000_webhook_live_notices },
   { name: "Migration20261127040000_message_attachments", class: Migration20261127040000_message_attachments },
   { name: "Migration20261127043224_sending_guard", class: Migration20261127043224_sending_guard },
+  { name: "Migration20261127043711_tracking", class: Migration20261127043711_tracking },
 ];

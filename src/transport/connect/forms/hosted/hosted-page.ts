@@ -12,7 +12,7 @@ import { type PageStrings, pageStrings } from "./strings.ts";
  * hidden from assistive technology, so only bots fill it.
  */
 
-function escapeHtml(text: string): string {
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
@@ -71,12 +71,17 @@ function fieldHtml(field: FormField, index: number, state: PageState, strings: P
 }
 
 function page(form: PublishedForm, body: string): string {
+  return hostedPage(form.language, form.name, body);
+}
+
+/** The hosted pages' one shell (sign-up forms, confirmation, campaign unsubscribe): `body` is HTML already escaped. */
+export function hostedPage(language: string, title: string, body: string): string {
   return `<!doctype html>
-<html lang="${escapeHtml(form.language)}">
+<html lang="${escapeHtml(language)}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(form.name)}</title>
+<title>${escapeHtml(title)}</title>
 <style>
 body{font-family:system-ui,sans-serif;max-width:32rem;margin:2rem auto;padding:0 1rem;line-height:1.5}
 .field{margin:0 0 1rem}label{display:block;font-weight:600}.checkbox label{display:inline;font-weight:normal;margin-left:.4rem}
@@ -87,7 +92,7 @@ button{padding:.6rem 1.2rem;font-size:1rem}
 </head>
 <body>
 <main>
-<h1>${escapeHtml(form.name)}</h1>
+<h1>${escapeHtml(title)}</h1>
 ${body}
 </main>
 </body>

@@ -33,7 +33,7 @@ const BODY_LIMIT = 16 * 1024;
 const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
 
 /** The hosted pages' Content-Security-Policy: no script, nothing loaded, posts only to this service, never framed. */
-const CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
+export const HOSTED_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
 
 /**
  * The hosted sign-up pages, reached without an API key:
@@ -61,7 +61,7 @@ export async function registerHostedForms(app: FastifyInstance, deps: HostedForm
         .header("cache-control", "no-store")
         // No script, nothing loaded, posts only here; framed by no site (forms have no setting naming where they may be
         // embedded, so none may: a framed confirmation button could be clickjacked).
-        .header("content-security-policy", CSP)
+        .header("content-security-policy", HOSTED_PAGE_CSP)
         .header("x-frame-options", "DENY")
         .header("referrer-policy", "no-referrer")
         .send(body);

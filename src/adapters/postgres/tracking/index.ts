@@ -1,0 +1,1 @@
+export { PostgresTrackingStore } from "./postgres-tracking-store.ts";

@@ -1,0 +1,45 @@
+import type { MikroORM } from "@mikro-orm/postgresql";
+import { poolOf } from "../adapters/postgres/sql.ts";
+import { PostgresTrackingStore } from "../adapters/postgres/tracking/index.ts";
+import type { TrackingDependencies } from "../capabilities/tracking/index.ts";
+import { CopyDecorator, Tracking } from "../capabilities/tracking/index.ts";
+import { type Config, trackingBaseUrlOf } from "../config.ts";
+
+/**
+ * Campaign tracking and unsubscribe on an open ORM: its own store, the
+ * other capabilities it drives (contacts' unsubscribe, the webhooks'
+ * publisher, the conversions' click ledger, the rate limiter of the
+ * anonymous door), its key derived from CONFIRMATION_SECRET, its addresses
+ * on TRACKING_BASE_URL and its mailto on RETURN_PATH_MX_HOST (the inbound
+ * SMTP listener's name).
+ */
+export function createTracking(
+  orm: MikroORM,
+  config: Pick<Config, "confirmationSecret" | "trackingBaseUrl" | "publicBaseUrl" | "host" | "httpPort" | "returnPathMxHost">,
+  parts: Pick<TrackingDependencies, "contacts" | "publisher" | "clicks" | "rateLimiter">,
+): Tracking {
+  return new Tracking({
+    ...parts,
+    store: new PostgresTrackingStore(poolOf(orm)),
+    secret: config.confirmationSecret,
+    baseUrl: trackingBaseUrlOf(config),
+    mailtoDomain: config.returnPathMxHost,
+  });
+}
+
+/**
+ * The decorator of campaign copies alone, for a process that sends
+ * campaigns without serving the tracking addresses (a worker's campaign
+ * activities): the same store, key and addresses as createTracking.
+ */
+export function createCopyDecorator(
+  orm: MikroORM,
+  config: Pick<Config, "confirmationSecret" | "trackingBaseUrl" | "publicBaseUrl" | "host" | "httpPort" | "returnPathMxHost">,
+): CopyDecorator {
+  return new CopyDecorator({
+    store: new PostgresTrackingStore(poolOf(orm)),
+    secret: config.confirmationSecret,
+    baseUrl: trackingBaseUrlOf(config),
+    mailtoDomain: config.returnPathMxHost,
+  });
+}
