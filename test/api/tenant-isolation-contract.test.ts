@@ -165,7 +165,7 @@ function restRoute(method: DescMethod, request: Request): { verb: string; path: 
   });
   const rest = Object.fromEntries(Object.entries(request).filter(([key]) => !used.has(key)));
   if (pattern.case === "get" || pattern.case === "delete") {
-    const query = new URLSearchParams(Object.entries(rest).map(([key, value]) => [key, String(value)]));
+    const query = new URLSearchParams(Object.entries(rest).map(([key, value]): [string, string] => [key, String(value)]));
     return { verb: pattern.case.toUpperCase(), path: query.size > 0 ? `${path}?${query}` : path, body: undefined };
   }
   const body = rule.body === "*" ? rest : (rest[rule.body.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())] as Request | undefined);
