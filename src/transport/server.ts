@@ -18,6 +18,7 @@ import { SignupFormsService } from "../gen/mail/v1/forms_pb.js";
 import { ReportsService } from "../gen/mail/v1/reports_pb.js";
 import { TemplatesService } from "../gen/mail/v1/templates_pb.js";
 import { SuppressionsService } from "../gen/mail/v1/suppressions_pb.js";
+import { CampaignsService } from "../gen/mail/v1/campaigns_pb.js";
 import { CreditsService } from "../gen/mail/v1/credits_pb.js";
 import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
 import { registerSesNotifications, type SesNotificationsDependencies } from "./http/ses-notifications.ts";
@@ -103,6 +104,8 @@ export interface ApiDependencies {
   readonly templatesService?: ServiceImpl<typeof TemplatesService>;
   /** The company's suppression list (members read, mail.admin changes). Not served when absent. */
   readonly suppressionsService?: ServiceImpl<typeof SuppressionsService>;
+  /** The company's campaigns (members read, mail.admin changes). Not served when absent. */
+  readonly campaignsService?: ServiceImpl<typeof CampaignsService>;
   /** The company's balance and credit ledger (mail.events.read). Not served when absent. */
   readonly creditsService?: ServiceImpl<typeof CreditsService>;
   /** The hosted sign-up pages (GET/POST /mail/v1/forms/{publicId}), on the public HTTP listeners. */
@@ -187,6 +190,7 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
         if (deps.reportsService) router.service(ReportsService, deps.reportsService);
         if (deps.templatesService) router.service(TemplatesService, deps.templatesService);
         if (deps.suppressionsService) router.service(SuppressionsService, deps.suppressionsService);
+        if (deps.campaignsService) router.service(CampaignsService, deps.campaignsService);
         if (deps.creditsService) router.service(CreditsService, deps.creditsService);
         serveWithBodyLimits(router, MailService, mail, deps.config.maxBodyBytes);
         if (deps.messageContentService) router.service(MessageContentService, deps.messageContentService);
@@ -216,6 +220,9 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
     if (deps.templatesService) router.service(TemplatesService, withIdempotency(TemplatesService, deps.templatesService, deps.idempotency));
     if (deps.suppressionsService) {
       router.service(SuppressionsService, withIdempotency(SuppressionsService, deps.suppressionsService, deps.idempotency));
+    }
+    if (deps.campaignsService) {
+      router.service(CampaignsService, withIdempotency(CampaignsService, deps.campaignsService, deps.idempotency));
     }
     if (deps.creditsService) router.service(CreditsService, deps.creditsService);
   };
@@ -302,6 +309,7 @@ async function registerApi(
     if (deps.reportsService) await restBridge(scope, { service: ReportsService, transport, authorize });
     if (deps.templatesService) await restBridge(scope, { service: TemplatesService, transport, authorize });
     if (deps.suppressionsService) await restBridge(scope, { service: SuppressionsService, transport, authorize });
+    if (deps.campaignsService) await restBridge(scope, { service: CampaignsService, transport, authorize });
     if (deps.creditsService) await restBridge(scope, { service: CreditsService, transport, authorize });
     if (deps.people) {
       await restBridge(scope, { service: MembersService, transport, authorize });

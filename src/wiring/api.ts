@@ -21,6 +21,7 @@ import { apiErrorFrom } from "../contract/api-error.ts";
 import { sessionServiceImpl } from "../transport/connect/sessions/index.ts";
 import { membersServiceImpl } from "../transport/connect/members/index.ts";
 import { suppressionsServiceImpl } from "../transport/connect/suppressions/index.ts";
+import { campaignsServiceImpl } from "../transport/connect/campaigns/index.ts";
 import { creditsServiceImpl } from "../transport/connect/credits/index.ts";
 import { apiKeysServiceImpl } from "../transport/connect/api-keys/index.ts";
 import { auditServiceImpl } from "../transport/connect/audit/index.ts";
@@ -139,6 +140,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     reportsService: reportsServiceImpl(services.conversions),
     templatesService: templatesServiceImpl(sendingSetup.templates),
     suppressionsService: suppressionsServiceImpl(suppressions),
+    campaignsService: campaignsServiceImpl(services.campaigns.campaigns),
     creditsService: creditsServiceImpl(credits),
     // The sign-up pages and their double opt-in (confirmation emails through the normal send path).
     ...(deliveryReports.sesNotifications ? { sesNotifications: deliveryReports.sesNotifications } : {}),

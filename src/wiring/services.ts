@@ -27,6 +27,7 @@ import { createConfirmationMailer } from "./forms.ts";
 import { createOwnerNotices } from "./owner-notices.ts";
 import type { OwnerNotices } from "../capabilities/owner-notices/index.ts";
 import { createSecretSealer, type SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
+import { type CampaignsWiring, createCampaignsWiring } from "./campaigns.ts";
 
 /**
  * What both kinds of process need, on an open, migrated database of their
@@ -53,6 +54,8 @@ export interface SendingCore {
   readonly sealer: SecretSealer;
   /** Emails to a company's owners (a domain degraded, credits low, sending suspended), as system mail. */
   readonly ownerNotices: OwnerNotices;
+  /** Campaigns: the use cases (API) and the sending steps (workers). */
+  readonly campaigns: CampaignsWiring;
   close(): Promise<void>;
 }
 
@@ -141,8 +144,19 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     log,
     ...(options.webhookDelivery ? { delivery: options.webhookDelivery } : {}),
   });
+  const campaigns = createCampaignsWiring({
+    db: poolOf(orm),
+    config,
+    temporal: temporal.client,
+    messaging,
+    senders: sendingSetup.senders,
+    templates: sendingSetup.templates,
+    sealer,
+    log,
+  });
   return {
     orm,
+    campaigns,
     sendingSetup,
     credits,
     suppressions,

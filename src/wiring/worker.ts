@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
 import { createMessageActivities } from "../adapters/temporal/messages/activities.ts";
+import { createCampaignActivities } from "../adapters/temporal/campaigns/activities.ts";
 import { createWebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
 import type { AttemptResult } from "../capabilities/webhooks/index.ts";
 import { type RunningWorker, startWorker } from "../adapters/temporal/worker.ts";
@@ -96,6 +97,7 @@ export async function startWorkerProcess(
       taskQueue: config.temporalTaskQueue,
       activities: {
         ...createMessageActivities({ lifecycle: core.messaging.lifecycle }),
+        ...createCampaignActivities({ sending: core.campaigns.sending }),
         ...webhookActivities,
       },
       // Below the pool, so activities never wait for a connection held by
