@@ -28,6 +28,7 @@ import { createOwnerNotices } from "./owner-notices.ts";
 import type { OwnerNotices } from "../capabilities/owner-notices/index.ts";
 import { createSecretSealer, type SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
 import { type CampaignsWiring, createCampaignsWiring } from "./campaigns.ts";
+import type { CampaignMessageDecorator } from "../capabilities/campaigns/ports.ts";
 
 /**
  * What both kinds of process need, on an open, migrated database of their
@@ -74,6 +75,8 @@ export interface CoreOptions {
    * reports the simulator's journal: that work stays with the workers.
    */
   readonly handsOffMessages?: boolean;
+  /** Adds tracking and List-Unsubscribe to campaign copies (src/wiring/campaigns.ts); default: the plain decorator. */
+  readonly campaignDecorator?: CampaignMessageDecorator;
 }
 
 export async function openSendingCore(databaseUrl: string, config: Config, log: ServiceLog, options: CoreOptions): Promise<SendingCore> {
@@ -153,6 +156,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     templates: sendingSetup.templates,
     sealer,
     log,
+    ...(options.campaignDecorator ? { decorator: options.campaignDecorator } : {}),
   });
   return {
     orm,

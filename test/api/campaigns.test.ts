@@ -135,7 +135,7 @@ describe("campaigns (CampaignsService, /mail/v1/campaigns)", () => {
     });
 
     const byGrpc = await grpc().createCampaign(
-      { name: "By gRPC", audience: { listIds: [listA] }, content: { subject: "S", text: "T" } },
+      { name: "By gRPC", audience: { listIds: [listA] }, content: { subject: "S", html: "<p>T</p>" } },
       auth(company.secret),
     );
     expect(byGrpc.campaign?.state).toBe(CampaignState.DRAFT);
@@ -169,7 +169,7 @@ describe("campaigns (CampaignsService, /mail/v1/campaigns)", () => {
   });
 
   it("members and keys without mail.admin read but change nothing (403)", async () => {
-    const campaign = await create(company.secret, { name: "Roles", audience: { listIds: [listA] }, content: { subject: "S", text: "T" } });
+    const campaign = await create(company.secret, { name: "Roles", audience: { listIds: [listA] }, content: { subject: "S", html: "<p>T</p>" } });
     const byMember = await member.call("mail.v1.CampaignsService", "UpdateCampaign", { id: campaign.id, name: "Mine" });
     expect(byMember.status).toBe(403);
     expect(reasonOf(byMember)).toBe("FORBIDDEN");
@@ -182,7 +182,7 @@ describe("campaigns (CampaignsService, /mail/v1/campaigns)", () => {
 
   it("another company's campaign answers 404 on every route and door, and stays as it was", async () => {
     const otherList = await newList(other.secret, "Theirs");
-    const theirs = await create(other.secret, { name: "Theirs", audience: { listIds: [otherList] }, content: { subject: "S", text: "T" } });
+    const theirs = await create(other.secret, { name: "Theirs", audience: { listIds: [otherList] }, content: { subject: "S", html: "<p>T</p>" } });
     const routes: Array<[string, string, unknown?]> = [
       ["GET", `/mail/v1/campaigns/${theirs.id}`],
       ["PATCH", `/mail/v1/campaigns/${theirs.id}`, { name: "Mine" }],
@@ -206,7 +206,7 @@ describe("campaigns (CampaignsService, /mail/v1/campaigns)", () => {
     const bySession = await adminMember.call("mail.v1.CampaignsService", "CancelCampaign", { id: theirs.id });
     expect(bySession.status).toBe(404);
     // Their list is no list of ours either.
-    const borrowed = await h.fetch("/mail/v1/campaigns", json(company.secret, "POST", { name: "x", audience: { listIds: [otherList] }, content: { subject: "S", text: "T" } }));
+    const borrowed = await h.fetch("/mail/v1/campaigns", json(company.secret, "POST", { name: "x", audience: { listIds: [otherList] }, content: { subject: "S", html: "<p>T</p>" } }));
     expect(borrowed.status).toBe(400);
     expect(JSON.stringify(await borrowed.json())).toContain("audience.listIds");
     const mine = (await (await h.fetch(`/mail/v1/campaigns/${theirs.id}`, bearer(other.secret))).json()) as CampaignJson;
@@ -215,7 +215,7 @@ describe("campaigns (CampaignsService, /mail/v1/campaigns)", () => {
   });
 
   it("bad input answers 400 VALIDATION_ERROR naming the field", async () => {
-    const valid = { name: "x", audience: { listIds: [listA] }, content: { subject: "S", text: "T" } };
+    const valid = { name: "x", audience: { listIds: [listA] }, content: { subject: "S", html: "<p>T</p>" } };
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ ...valid, name: "   " }, "name"],
       [{ ...valid, name: "n".repeat(201) }, "name"],
@@ -266,7 +266,7 @@ describe("campaigns (CampaignsService, /mail/v1/campaigns)", () => {
     });
     const preview = await h.fetch(`/mail/v1/campaigns/${campaign.id}/audience`, bearer(reader.secret));
     expect(await preview.json()).toEqual({ audience: 7, receive: 3, skipped: 2, suppressed: 2 });
-    const tagged = await create(company.secret, { name: "Tagged", audience: { listIds: [listA, listB], tag: "vip" }, content: { subject: "S", text: "T" } });
+    const tagged = await create(company.secret, { name: "Tagged", audience: { listIds: [listA, listB], tag: "vip" }, content: { subject: "S", html: "<p>T</p>" } });
     expect(await (await h.fetch(`/mail/v1/campaigns/${tagged.id}/audience`, bearer(reader.secret))).json()).toEqual({ audience: 1, receive: 1, skipped: 0, suppressed: 0 });
 
     const balanceBefore = await credits(company.companyId);
@@ -316,7 +316,7 @@ describe("campaigns (CampaignsService, /mail/v1/campaigns)", () => {
 
   it("schedules for later, moves the time, cancels before it starts (nothing sent, no campaign.sent); state rules answer 409", async () => {
     await contact(company.companyId, "later@aud.example", "subscribed", [listA]);
-    const campaign = await create(company.secret, { name: "Later", audience: { listIds: [listA] }, content: { subject: "S", text: "T" } });
+    const campaign = await create(company.secret, { name: "Later", audience: { listIds: [listA] }, content: { subject: "S", html: "<p>T</p>" } });
     const pause = await h.fetch(`/mail/v1/campaigns/${campaign.id}/pause`, json(company.secret, "POST", {}));
     expect(pause.status).toBe(409);
     expect(((await pause.json()) as ErrorJson).error.code).toBe("CAMPAIGN_STATE_CONFLICT");
@@ -346,9 +346,9 @@ describe("campaigns (CampaignsService, /mail/v1/campaigns)", () => {
   }, 60_000);
 
   it("sends a test copy to the signed-in member only (202); keys and operators get 403", async () => {
-    const campaign = await create(company.secret, { name: "Test me", audience: { listIds: [listA] }, content: { subject: "Try {{email}}", text: "Body" } });
+    const campaign = await create(company.secret, { name: "Test me", audience: { listIds: [listA] }, content: { subject: "Try {{email}}", html: "<p>Body</p>" } });
     const bySession = await adminMember.call("mail.v1.CampaignsService", "SendCampaignTest", { id: campaign.id });
-    expect(bySession.status).toBe(200);
+    expect(bySession.status, JSON.stringify(bySession.body)).toBe(200);
     expect(bySession.body).toMatchObject({ email: "admin@campaigns.example", messageId: expect.any(String) });
     const message = await h.db.query<{ recipient: string; subject: string; campaign_id: string | null }>(
       `select recipient, subject, campaign_id from message where company_id = $1 and id = $2`,

@@ -14,6 +14,9 @@ import type {
   WaitingRecipient,
 } from "./ports.ts";
 
+/** Copies handed over between two looks at the campaign's state within a batch. */
+const STATE_CHECK_EVERY = 5;
+
 export interface CampaignSendingDependencies {
   readonly store: CampaignStore;
   readonly senders: CampaignSendersPort;
@@ -86,12 +89,19 @@ export class CampaignSending {
     const beat = command.heartbeat ?? (() => {});
     const sender = recipients.length > 0 ? await this.#deps.senders.checkSender(companyId, campaign.senderId ?? undefined) : undefined;
     const template = recipients.length > 0 && campaign.templateId ? await this.#deps.templates.getTemplate(companyId, campaign.templateId) : undefined;
+    let settled = 0;
     for (const recipient of recipients) {
+      // A pause or a cancel stops the batch between two copies, not only at its end.
+      if (settled > 0 && settled % STATE_CHECK_EVERY === 0) {
+        const state = await store.stateOf(companyId, campaignId);
+        if (state !== "sending") return { state: state ?? "cancelled", settled, waiting: await store.countWaiting(companyId, campaignId) };
+      }
       beat();
       const outcome = await this.#handOverOne(campaign, recipient, sender, template, beat);
       await store.settle(companyId, recipient.id, outcome, this.#now());
+      settled += 1;
     }
-    return { state: "sending", settled: recipients.length, waiting: await store.countWaiting(companyId, campaignId) };
+    return { state: "sending", settled, waiting: await store.countWaiting(companyId, campaignId) };
   }
 
   async finish(ref: CampaignRef): Promise<CampaignCounters | undefined> {

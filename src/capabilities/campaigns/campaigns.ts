@@ -274,7 +274,8 @@ export class Campaigns {
       else if ([...draft.subject].length > MAX_SUBJECT || hasLineBreak(draft.subject)) {
         problems.push({ field: "content.subject", problem: `must be one line of at most ${MAX_SUBJECT} characters` });
       }
-      if ((draft.html ?? "") === "" && (draft.text ?? "") === "") problems.push({ field: "content.html", problem: "html or text is required without a template" });
+      // As for a send: an HTML part, and a text part when given.
+      if ((draft.html ?? "").trim() === "") problems.push({ field: "content.html", problem: "is required without a template" });
     }
     if (draft.senderId !== null && !isUuid(draft.senderId)) problems.push({ field: "senderId", problem: "must be a sender id" });
     if (draft.replyTo !== null && !isEmailAddress(draft.replyTo)) problems.push({ field: "replyTo", problem: "must be an email address" });

@@ -104,6 +104,8 @@ export interface CampaignStore {
   /** Locks the campaign, shows it to `decide` (which throws to refuse), applies the change. Undefined: no such campaign. */
   changeState(companyId: string, id: string, decide: (current: CampaignRecord) => StateChange): Promise<CampaignRecord | undefined>;
   find(companyId: string, id: string): Promise<CampaignRecord | undefined>;
+  /** The campaign's state alone (undefined: no such campaign). */
+  stateOf(companyId: string, id: string): Promise<CampaignState | undefined>;
   /** Newest first (created_at, id descending), strictly after `after`, at most `limit`. */
   list(companyId: string, state: CampaignState | undefined, after: KeysetPosition | null, limit: number): Promise<Positioned<CampaignRecord>[]>;
   /** The ids among `listIds` that name no list of the company. */

@@ -174,6 +174,13 @@ export class PostgresCampaignStore implements CampaignStore, CampaignEngagementP
     return this.#read(await this.#pool(), companyId, id);
   }
 
+  async stateOf(companyId: string, id: string): Promise<CampaignState | undefined> {
+    if (!isUuid(companyId) || !isUuid(id)) return undefined;
+    const pool = await this.#pool();
+    const { rows } = await pool.query<{ state: CampaignState }>(`select state from campaign where company_id = $1 and id = $2`, [companyId, id]);
+    return rows[0]?.state;
+  }
+
   async list(companyId: string, state: CampaignState | undefined, after: KeysetPosition | null, limit: number): Promise<Positioned<CampaignRecord>[]> {
     if (!isUuid(companyId)) return [];
     const values: unknown[] = [companyId];

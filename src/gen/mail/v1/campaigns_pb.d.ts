@@ -41,7 +41,7 @@ export declare const CampaignAudienceSchema: GenMessage<CampaignAudience>;
 
 /**
  * What the campaign says: a template of the company, or a subject with an
- * HTML and/or a text body. Template values are the contact's fields
+ * HTML body and, optionally, a text body (as a send). Template values are the contact's fields
  * (`email`, `firstName`, `lastName`, `companyName` and its attributes).
  *
  * @generated from message mail.v1.CampaignContent
@@ -62,7 +62,7 @@ export declare type CampaignContent = Message<"mail.v1.CampaignContent"> & {
   subject?: string | undefined;
 
   /**
-   * The HTML body, sanitised as for a send.
+   * The HTML body (required without a template), sanitised as for a send.
    *
    * @generated from field: optional string html = 3;
    */

@@ -149,7 +149,7 @@ func (x *CampaignAudience) GetTag() string {
 }
 
 // What the campaign says: a template of the company, or a subject with an
-// HTML and/or a text body. Template values are the contact's fields
+// HTML body and, optionally, a text body (as a send). Template values are the contact's fields
 // (`email`, `firstName`, `lastName`, `companyName` and its attributes).
 type CampaignContent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -157,7 +157,7 @@ type CampaignContent struct {
 	TemplateId *string `protobuf:"bytes,1,opt,name=template_id,json=templateId,proto3,oneof" json:"template_id,omitempty"`
 	// 1 to 998 characters.
 	Subject *string `protobuf:"bytes,2,opt,name=subject,proto3,oneof" json:"subject,omitempty"`
-	// The HTML body, sanitised as for a send.
+	// The HTML body (required without a template), sanitised as for a send.
 	Html *string `protobuf:"bytes,3,opt,name=html,proto3,oneof" json:"html,omitempty"`
 	// The plain-text body.
 	Text          *string `protobuf:"bytes,4,opt,name=text,proto3,oneof" json:"text,omitempty"`
