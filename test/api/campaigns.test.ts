@@ -314,6 +314,54 @@ describe("campaigns (CampaignsService, /mail/v1/campaigns)", () => {
     expect(byGrpc.counters?.accepted).toBe(3);
   }, 60_000);
 
+  it("bounces and complaints of campaign copies come back through the delivery loop: campaign-form events, suppressions, contacts marked; a rejected copy is failed and refunded", async () => {
+    const listC = await newList(company.secret, "Loop");
+    const bounced = await contact(company.companyId, "bounce+c7@loop.example", "subscribed", [listC]);
+    const complained = await contact(company.companyId, "complaint+c7@loop.example", "subscribed", [listC]);
+    await contact(company.companyId, "reject+c7@loop.example", "subscribed", [listC]);
+    await contact(company.companyId, "fine+c7@loop.example", "subscribed", [listC]);
+    const campaign = await create(company.secret, { name: "Loop", audience: { listIds: [listC] }, content: { subject: "S", html: "<p>T</p>" } });
+    const balanceBefore = await credits(company.companyId);
+    expect((await h.fetch(`/mail/v1/campaigns/${campaign.id}/schedule`, json(company.secret, "POST", {}))).status).toBe(200);
+    const sent = await waitForState(reader.secret, campaign.id, "sent");
+    expect(sent.counters).toEqual({ audience: 4, accepted: 3, failed: 1, unknown: 0, suppressed: 0, skipped: 0, waiting: 0 });
+
+    const deadline = Date.now() + 20_000;
+    let events: Array<{ event: string; data: Record<string, unknown> }> = [];
+    while (Date.now() < deadline) {
+      events = (await h.db.query<{ event: string; data: Record<string, unknown> }>(
+        `select event, data from webhook_event where company_id = $1 and (data->>'campaignId') = $2 and event in ('bounced', 'complaint', 'delivered', 'failed')`,
+        [company.companyId, campaign.id],
+      )).rows;
+      if (events.some((e) => e.event === "bounced") && events.some((e) => e.event === "complaint")) break;
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    const of = (event: string) => events.filter((e) => e.event === event).map((e) => e.data);
+    expect(of("bounced")).toEqual([{ campaignId: campaign.id, recipientId: expect.any(String), contactId: bounced, email: "bounce+c7@loop.example", occurredAt: expect.any(String) }]);
+    expect(of("complaint")).toEqual([{ campaignId: campaign.id, recipientId: expect.any(String), contactId: complained, email: "complaint+c7@loop.example", occurredAt: expect.any(String) }]);
+    expect(of("failed").map((d) => d.email)).toEqual(["reject+c7@loop.example"]);
+    expect(of("failed")[0]).not.toHaveProperty("error");
+
+    const suppressed = (await h.db.query<{ email: string; reason: string }>(
+      `select email, reason from suppression where company_id = $1 and email like '%+c7@loop.example' order by email`,
+      [company.companyId],
+    )).rows;
+    expect(suppressed).toEqual([
+      { email: "bounce+c7@loop.example", reason: "bounce" },
+      { email: "complaint+c7@loop.example", reason: "complaint" },
+    ]);
+    const statuses = (await h.db.query<{ email: string; status: string }>(
+      `select email, status from contact where company_id = $1 and email like '%+c7@loop.example' order by email`,
+      [company.companyId],
+    )).rows;
+    expect(statuses.filter((c) => c.status !== "subscribed")).toEqual([
+      { email: "bounce+c7@loop.example", status: "bounced" },
+      { email: "complaint+c7@loop.example", status: "complained" },
+    ]);
+    // Three charged (the bounce and the complaint keep theirs), the rejected one refunded.
+    expect(balanceBefore - (await credits(company.companyId))).toBe(3);
+  }, 60_000);
+
   it("schedules for later, moves the time, cancels before it starts (nothing sent, no campaign.sent); state rules answer 409", async () => {
     await contact(company.companyId, "later@aud.example", "subscribed", [listA]);
     const campaign = await create(company.secret, { name: "Later", audience: { listIds: [listA] }, content: { subject: "S", html: "<p>T</p>" } });

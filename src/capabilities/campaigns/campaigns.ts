@@ -209,11 +209,8 @@ export class Campaigns {
       requireState(current, ["draft", "scheduled"], "scheduled");
       return { state: "scheduled", sendAt, audit: note(command.audit, "campaign.scheduled", { sendAt: sendAt.toISOString() }) };
     });
-    if (before.state === "draft") {
-      await this.#deps.workflows.start(command.companyId, command.campaignId);
-    } else {
-      await this.#deps.workflows.wake(command.companyId, command.campaignId);
-    }
+    // Starts the workflow, or wakes the one there (a new time); a start that failed before is made now.
+    await this.#deps.workflows.start(command.companyId, command.campaignId);
     return scheduled;
   }
 
