@@ -91,7 +91,7 @@ describe("campaigns through SMTP, counted at the sink", () => {
     return (await (await h.fetch(`/mail/v1/campaigns/${id}`, bearer(company.secret))).json()) as CampaignJson;
   }
 
-  async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+  async function until<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 240_000): Promise<T> {
     const deadline = Date.now() + timeoutMs;
     let last = await read();
     while (!done(last)) {
@@ -136,7 +136,7 @@ describe("campaigns through SMTP, counted at the sink", () => {
       { campaignDecorator: LIST_UNSUBSCRIBE },
     );
     company = await h.readySender({ credits: 1_000, scopes: ["mail.admin", "mail.events.read"] });
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await worker?.stop();
     await h?.close();
@@ -176,7 +176,7 @@ describe("campaigns through SMTP, counted at the sink", () => {
     expect(dkim.bodyHashMatches).toBe(true);
     const signed = (dkim.tags.h ?? "").toLowerCase().split(":").map((name) => name.trim());
     expect(signed).toEqual(expect.arrayContaining(["list-unsubscribe", "list-unsubscribe-post"]));
-  }, 120_000);
+  }, 300_000);
 
   it("pause stops the copies within a batch, an unsubscribe meanwhile is skipped, resume sends the rest once each", async () => {
     const list = await newList("Paused");
@@ -208,7 +208,7 @@ describe("campaigns through SMTP, counted at the sink", () => {
     expect(sent.counters).toEqual({ audience: 150, accepted: 149, failed: 0, unknown: 0, suppressed: 0, skipped: 1, waiting: 0 });
     expect(copiesTo(leaving)).toBe(0);
     for (const email of emails.filter((e) => e !== leaving)) expect(copiesTo(email), email).toBe(1);
-  }, 120_000);
+  }, 300_000);
 
   it("cancel ends a campaign under way: what was handed over is counted accepted, the rest skipped, campaign.sent says so", async () => {
     const list = await newList("Cancelled");
@@ -230,5 +230,5 @@ describe("campaigns through SMTP, counted at the sink", () => {
     expect((ended.counters.accepted ?? 0) + (ended.counters.skipped ?? 0)).toBe(150);
     expect(ended.counters.waiting).toBe(0);
     expect(summary[0]?.data).toMatchObject({ accepted: copies.length, skipped: 150 - copies.length, failed: 0, suppressed: 0, unknown: 0 });
-  }, 120_000);
+  }, 300_000);
 });
