@@ -17,6 +17,9 @@ export const MAIL_STATUS = defineSearchAttributeKey("MailStatus", SearchAttribut
 export const MAIL_RECIPIENT_DOMAIN = defineSearchAttributeKey("MailRecipientDomain", SearchAttributeType.KEYWORD);
 export const MAIL_MESSAGE_ID = defineSearchAttributeKey("MailMessageId", SearchAttributeType.KEYWORD);
 
+// Campaign workflows (workflows/campaigns) also set MailCompanyId and MailStatus.
+export const MAIL_CAMPAIGN_ID = defineSearchAttributeKey("MailCampaignId", SearchAttributeType.KEYWORD);
+
 // Webhook delivery workflows.
 export const WEBHOOK_COMPANY_ID = defineSearchAttributeKey("WebhookCompanyId", SearchAttributeType.KEYWORD);
 export const WEBHOOK_ENDPOINT_ID = defineSearchAttributeKey("WebhookEndpointId", SearchAttributeType.KEYWORD);
@@ -33,6 +36,7 @@ export const SEARCH_ATTRIBUTES: readonly AnySearchAttributeKey[] = [
   MAIL_STATUS,
   MAIL_RECIPIENT_DOMAIN,
   MAIL_MESSAGE_ID,
+  MAIL_CAMPAIGN_ID,
   WEBHOOK_COMPANY_ID,
   WEBHOOK_ENDPOINT_ID,
   WEBHOOK_EVENT,

@@ -18,6 +18,7 @@ import { SignupFormsService } from "../gen/mail/v1/forms_pb.js";
 import { ReportsService } from "../gen/mail/v1/reports_pb.js";
 import { TemplatesService } from "../gen/mail/v1/templates_pb.js";
 import { SuppressionsService } from "../gen/mail/v1/suppressions_pb.js";
+import { CampaignsService } from "../gen/mail/v1/campaigns_pb.js";
 import { CreditsService } from "../gen/mail/v1/credits_pb.js";
 import { SendingStatusService } from "../gen/mail/v1/sending_status_pb.js";
 import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
@@ -105,6 +106,8 @@ export interface ApiDependencies {
   readonly templatesService?: ServiceImpl<typeof TemplatesService>;
   /** The company's suppression list (members read, mail.admin changes). Not served when absent. */
   readonly suppressionsService?: ServiceImpl<typeof SuppressionsService>;
+  /** The company's campaigns (members read, mail.admin changes). Not served when absent. */
+  readonly campaignsService?: ServiceImpl<typeof CampaignsService>;
   /** The company's balance and credit ledger (mail.events.read). Not served when absent. */
   readonly creditsService?: ServiceImpl<typeof CreditsService>;
   /** Whether the company may send, and why not: the deliverability guard (mail.events.read). Not served when absent. */
@@ -193,6 +196,7 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
         if (deps.reportsService) router.service(ReportsService, deps.reportsService);
         if (deps.templatesService) router.service(TemplatesService, deps.templatesService);
         if (deps.suppressionsService) router.service(SuppressionsService, deps.suppressionsService);
+        if (deps.campaignsService) router.service(CampaignsService, deps.campaignsService);
         if (deps.creditsService) router.service(CreditsService, deps.creditsService);
         if (deps.integrationsService) router.service(IntegrationsService, deps.integrationsService);
         if (deps.sendingStatusService) router.service(SendingStatusService, deps.sendingStatusService);
@@ -224,6 +228,9 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
     if (deps.templatesService) router.service(TemplatesService, withIdempotency(TemplatesService, deps.templatesService, deps.idempotency));
     if (deps.suppressionsService) {
       router.service(SuppressionsService, withIdempotency(SuppressionsService, deps.suppressionsService, deps.idempotency));
+    }
+    if (deps.campaignsService) {
+      router.service(CampaignsService, withIdempotency(CampaignsService, deps.campaignsService, deps.idempotency));
     }
     if (deps.creditsService) router.service(CreditsService, deps.creditsService);
     if (deps.sendingStatusService) router.service(SendingStatusService, deps.sendingStatusService);
@@ -311,6 +318,7 @@ async function registerApi(
     if (deps.reportsService) await restBridge(scope, { service: ReportsService, transport, authorize });
     if (deps.templatesService) await restBridge(scope, { service: TemplatesService, transport, authorize });
     if (deps.suppressionsService) await restBridge(scope, { service: SuppressionsService, transport, authorize });
+    if (deps.campaignsService) await restBridge(scope, { service: CampaignsService, transport, authorize });
     if (deps.creditsService) await restBridge(scope, { service: CreditsService, transport, authorize });
     if (deps.sendingStatusService) await restBridge(scope, { service: SendingStatusService, transport, authorize });
     if (deps.people) {

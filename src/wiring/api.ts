@@ -21,6 +21,7 @@ import { apiErrorFrom } from "../contract/api-error.ts";
 import { sessionServiceImpl } from "../transport/connect/sessions/index.ts";
 import { membersServiceImpl } from "../transport/connect/members/index.ts";
 import { suppressionsServiceImpl } from "../transport/connect/suppressions/index.ts";
+import { campaignsServiceImpl } from "../transport/connect/campaigns/index.ts";
 import { creditsServiceImpl } from "../transport/connect/credits/index.ts";
 import { sendingStatusServiceImpl } from "../transport/connect/sending-status/index.ts";
 import { apiKeysServiceImpl } from "../transport/connect/api-keys/index.ts";
@@ -143,6 +144,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     reportsService: reportsServiceImpl(services.conversions),
     templatesService: templatesServiceImpl(sendingSetup.templates),
     suppressionsService: suppressionsServiceImpl(suppressions),
+    campaignsService: campaignsServiceImpl(services.campaigns.campaigns),
     creditsService: creditsServiceImpl(credits),
     sendingStatusService: sendingStatusServiceImpl(services.sendingGuard),
     // The sign-up pages and their double opt-in (confirmation emails through the normal send path).

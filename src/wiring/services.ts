@@ -18,7 +18,7 @@ import { type ContactsCapability, createContactsCapability } from "./contacts.ts
 import type { Conversions } from "../capabilities/conversions/index.ts";
 import { createConversions } from "./conversions.ts";
 import type { Tracking } from "../capabilities/tracking/index.ts";
-import { createTracking } from "./tracking.ts";
+import { createCopyDecorator, createTracking } from "./tracking.ts";
 import type { SignupForms } from "../capabilities/forms/index.ts";
 import type { StoreIntegrations } from "../capabilities/integrations/index.ts";
 import { createFormsCapability } from "./forms.ts";
@@ -31,6 +31,8 @@ import type { OwnerNotices } from "../capabilities/owner-notices/index.ts";
 import { createSecretSealer, type SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
 import type { SendingGuard } from "../capabilities/deliverability/index.ts";
 import { createSendingGuard, guardWatcher, suspensionByOwnerNotice } from "./deliverability.ts";
+import { type CampaignsWiring, createCampaignsWiring } from "./campaigns.ts";
+import type { CampaignMessageDecorator } from "../capabilities/campaigns/ports.ts";
 
 /**
  * What both kinds of process need, on an open, migrated database of their
@@ -59,6 +61,8 @@ export interface SendingCore {
   readonly ownerNotices: OwnerNotices;
   /** The deliverability guard: suspends a company whose recent sends bounce or draw complaints too often. */
   readonly sendingGuard: SendingGuard;
+  /** Campaigns: the use cases (API) and the sending steps (workers). */
+  readonly campaigns: CampaignsWiring;
   close(): Promise<void>;
 }
 
@@ -77,6 +81,8 @@ export interface CoreOptions {
    * reports the simulator's journal: that work stays with the workers.
    */
   readonly handsOffMessages?: boolean;
+  /** Adds tracking and List-Unsubscribe to campaign copies (src/wiring/campaigns.ts); default: the plain decorator. */
+  readonly campaignDecorator?: CampaignMessageDecorator;
 }
 
 export async function openSendingCore(databaseUrl: string, config: Config, log: ServiceLog, options: CoreOptions): Promise<SendingCore> {
@@ -154,8 +160,21 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     log,
     ...(options.webhookDelivery ? { delivery: options.webhookDelivery } : {}),
   });
+  const campaigns = createCampaignsWiring({
+    db: poolOf(orm),
+    config,
+    temporal: temporal.client,
+    messaging,
+    senders: sendingSetup.senders,
+    templates: sendingSetup.templates,
+    sealer,
+    log,
+    // Every process that sends copies adds the tracked links, the pixel and List-Unsubscribe.
+    decorator: options.campaignDecorator ?? createCopyDecorator(orm, config),
+  });
   return {
     orm,
+    campaigns,
     sendingSetup,
     credits,
     suppressions,
@@ -212,6 +231,7 @@ export async function openServices(
     publisher: core.webhooks.publisher,
     // Each campaign.click is also a click of the ledger conversions are attributed from.
     clicks: conversions,
+    engagement: core.campaigns.engagement,
     rateLimiter,
   });
   const integrations = createIntegrationsCapability(orm, { contacts: core.contacts.contacts });

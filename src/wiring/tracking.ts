@@ -1,7 +1,8 @@
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { poolOf } from "../adapters/postgres/sql.ts";
 import { PostgresTrackingStore } from "../adapters/postgres/tracking/index.ts";
-import type { TrackingDependencies } from "../capabilities/tracking/index.ts";
+import type { CampaignEngagementPort } from "../capabilities/campaigns/ports.ts";
+import type { EngagementPublisher, TrackingDependencies } from "../capabilities/tracking/index.ts";
 import { CopyDecorator, Tracking } from "../capabilities/tracking/index.ts";
 import { type Config, trackingBaseUrlOf } from "../config.ts";
 
@@ -16,10 +17,12 @@ import { type Config, trackingBaseUrlOf } from "../config.ts";
 export function createTracking(
   orm: MikroORM,
   config: Pick<Config, "confirmationSecret" | "trackingBaseUrl" | "publicBaseUrl" | "host" | "httpPort" | "returnPathMxHost">,
-  parts: Pick<TrackingDependencies, "contacts" | "publisher" | "clicks" | "rateLimiter">,
+  parts: Pick<TrackingDependencies, "contacts" | "publisher" | "clicks" | "rateLimiter"> & { readonly engagement: CampaignEngagementPort },
 ): Tracking {
+  const { engagement, ...rest } = parts;
   return new Tracking({
-    ...parts,
+    ...rest,
+    publisher: recordingEngagement(parts.publisher, engagement),
     store: new PostgresTrackingStore(poolOf(orm)),
     secret: config.confirmationSecret,
     baseUrl: trackingBaseUrlOf(config),
@@ -42,4 +45,25 @@ export function createCopyDecorator(
     baseUrl: trackingBaseUrlOf(config),
     mailtoDomain: config.returnPathMxHost,
   });
+}
+
+/**
+ * The campaign's results count first opens, first verified clicks and
+ * unsubscribes per recipient: each `opened`, `clicked` and `unsubscribed`
+ * tracking publishes is also recorded on the campaign's recipient, before
+ * the event is published (a retry records nothing twice: first time only).
+ */
+function recordingEngagement(publisher: EngagementPublisher, engagement: CampaignEngagementPort): EngagementPublisher {
+  const record = {
+    opened: engagement.recordOpen.bind(engagement),
+    clicked: engagement.recordClick.bind(engagement),
+    unsubscribed: engagement.recordUnsubscribe.bind(engagement),
+  } as const;
+  return {
+    async publish(command) {
+      const recorder = command.event in record ? record[command.event as keyof typeof record] : undefined;
+      if (recorder && command.campaign) await recorder(command.companyId, command.campaign.recipientId, command.occurredAt ?? new Date());
+      return publisher.publish(command);
+    },
+  };
 }

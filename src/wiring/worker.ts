@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
 import { createMessageActivities } from "../adapters/temporal/messages/activities.ts";
+import { createCampaignActivities } from "../adapters/temporal/campaigns/activities.ts";
 import { createWebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
 import type { AttemptResult } from "../capabilities/webhooks/index.ts";
 import { type RunningWorker, startWorker } from "../adapters/temporal/worker.ts";
@@ -9,6 +10,7 @@ import { poolOf } from "../adapters/postgres/sql.ts";
 import { type Readiness, readinessOf } from "../transport/http/health.ts";
 import { openSendingCore, type SendingCore, type ServiceLog } from "./services.ts";
 import type { WebhookDeliveryOptions } from "./webhooks.ts";
+import type { CampaignMessageDecorator } from "../capabilities/campaigns/ports.ts";
 
 /**
  * The composition root of a Temporal worker: the sending core on a pool of
@@ -40,6 +42,8 @@ export interface WorkerProcessOptions {
   readonly processMetrics?: boolean;
   /** How webhook deliveries reach receivers (src/wiring/webhooks.ts); default: the spec's. */
   readonly webhookDelivery?: WebhookDeliveryOptions;
+  /** Adds tracking and List-Unsubscribe to campaign copies; default: the plain decorator (src/wiring/campaigns.ts). */
+  readonly campaignDecorator?: CampaignMessageDecorator;
 }
 
 /** Each readiness check's longest wait (as the API's). */
@@ -72,6 +76,7 @@ export async function startWorkerProcess(
   const core = await openSendingCore(databaseUrl, config, log, {
     poolMax: workerPoolMax,
     ...(options.webhookDelivery ? { webhookDelivery: options.webhookDelivery } : {}),
+    ...(options.campaignDecorator ? { campaignDecorator: options.campaignDecorator } : {}),
   });
   const pool = poolOf(core.orm);
   const metrics = createWorkerMetrics({
@@ -96,6 +101,7 @@ export async function startWorkerProcess(
       taskQueue: config.temporalTaskQueue,
       activities: {
         ...createMessageActivities({ lifecycle: core.messaging.lifecycle }),
+        ...createCampaignActivities({ sending: core.campaigns.sending }),
         ...webhookActivities,
       },
       // Below the pool, so activities never wait for a connection held by

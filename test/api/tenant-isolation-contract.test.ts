@@ -6,6 +6,7 @@ import { messageFromPublicJson } from "../../src/contract/json-codec.ts";
 import { http } from "../../src/gen/google/api/annotations_pb.js";
 import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
 import { AuditService } from "../../src/gen/mail/v1/audit_pb.js";
+import { CampaignsService } from "../../src/gen/mail/v1/campaigns_pb.js";
 import { CreditsService } from "../../src/gen/mail/v1/credits_pb.js";
 import { SignupFormsService } from "../../src/gen/mail/v1/forms_pb.js";
 import { IntegrationsService } from "../../src/gen/mail/v1/integrations_pb.js";
@@ -15,6 +16,7 @@ import { MembersService } from "../../src/gen/mail/v1/members_pb.js";
 import { MessageContentService } from "../../src/gen/mail/v1/message_content_pb.js";
 import { operator_only, refuse_api_keys } from "../../src/gen/mail/v1/options_pb.js";
 import { ReportsService } from "../../src/gen/mail/v1/reports_pb.js";
+import { SendingStatusService } from "../../src/gen/mail/v1/sending_status_pb.js";
 import { SuppressionsService } from "../../src/gen/mail/v1/suppressions_pb.js";
 import { TemplatesService } from "../../src/gen/mail/v1/templates_pb.js";
 import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
@@ -46,6 +48,8 @@ const SERVICES: readonly DescService[] = [
   SuppressionsService,
   TemplatesService,
   WebhooksService,
+  CampaignsService,
+  SendingStatusService,
 ];
 
 /** The first company's records the requests below name. */
@@ -63,6 +67,7 @@ interface Records {
   readonly deliveryId: string;
   readonly suppressedEmail: string;
   readonly templateName: string;
+  readonly campaignId: string;
 }
 
 type Request = Record<string, unknown>;
@@ -114,6 +119,20 @@ const NAMES_A_RECORD: Readonly<Record<string, (r: Records) => Request>> = {
   "mail.v1.WebhooksService.RetryWebhookDelivery": (r) => ({ id: r.deliveryId }),
   "mail.v1.WebhooksService.RetryWebhookDeadLetters": (r) => ({ id: r.endpointId }),
   "mail.v1.WebhooksService.SendTestWebhookEvent": (r) => ({ id: r.endpointId, event: "sent" }),
+  "mail.v1.CampaignsService.CreateCampaign": (r) => ({
+    name: "Borrowed audience",
+    audience: { listIds: [r.listId] },
+    content: { subject: "Hi", html: "<p>Hi</p>" },
+  }),
+  "mail.v1.CampaignsService.UpdateCampaign": (r) => ({ id: r.campaignId, name: "Taken over" }),
+  "mail.v1.CampaignsService.GetCampaign": (r) => ({ id: r.campaignId }),
+  "mail.v1.CampaignsService.PreviewCampaignAudience": (r) => ({ id: r.campaignId }),
+  "mail.v1.CampaignsService.SendCampaignTest": (r) => ({ id: r.campaignId }),
+  "mail.v1.CampaignsService.ScheduleCampaign": (r) => ({ id: r.campaignId, sendAt: "2099-01-01T00:00:00Z" }),
+  "mail.v1.CampaignsService.PauseCampaign": (r) => ({ id: r.campaignId }),
+  "mail.v1.CampaignsService.ResumeCampaign": (r) => ({ id: r.campaignId }),
+  "mail.v1.CampaignsService.CancelCampaign": (r) => ({ id: r.campaignId }),
+  "mail.v1.CampaignsService.GetCampaignResults": (r) => ({ id: r.campaignId }),
 };
 
 /** RPCs whose id-like fields are not references to a record of another company, and why. */
@@ -207,6 +226,11 @@ describe("tenant isolation, every company RPC from the contract", () => {
     const deliveries = await as(WebhooksService.method.listWebhookDeliveries)<{ items: Id[] }>({ endpointId: endpoint.id });
     await as(SuppressionsService.method.addSuppression)({ email: "gone@customer.example" });
     await as(TemplatesService.method.putTemplate)({ name: "receipt", subject: "Receipt", html: "<p>{{name}}</p>" });
+    const { campaign } = await as(CampaignsService.method.createCampaign)<{ campaign: Id }>({
+      name: "Owner's campaign",
+      audience: { listIds: [list.id] },
+      content: { subject: "News", html: "<p>News</p>" },
+    });
     records = {
       keyId: owner.keyId,
       listId: list.id,
@@ -221,6 +245,7 @@ describe("tenant isolation, every company RPC from the contract", () => {
       deliveryId: deliveries.items[0]?.id ?? "",
       suppressedEmail: "gone@customer.example",
       templateName: "receipt",
+      campaignId: campaign.id,
     };
     for (const [name, value] of Object.entries(records)) expect(value, name).not.toBe("");
   }, 60_000);
@@ -255,6 +280,7 @@ describe("tenant isolation, every company RPC from the contract", () => {
       await call(h, WebhooksService.method.getWebhookEndpoint, owner.companyId)({ id: records.endpointId }),
       await call(h, WebhooksService.method.getWebhookDelivery, owner.companyId)({ id: records.deliveryId }),
       await call(h, SuppressionsService.method.getSuppression, owner.companyId)({ email: records.suppressedEmail }),
+      await call(h, CampaignsService.method.getCampaign, owner.companyId)({ id: records.campaignId }),
     ];
     const beforeById = await byId();
 

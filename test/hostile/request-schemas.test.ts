@@ -33,6 +33,8 @@ let api: HostileApi;
 let tenant: SeededTenant;
 /** A list, an endpoint and a form for the deletions, so that the other RPCs keep theirs. */
 let doomed: { listId: string; endpointId: string; formPublicId: string };
+/** A draft campaign of the tenant. */
+let campaignId: string;
 
 beforeAll(async () => {
   api = await startHostileApi();
@@ -40,6 +42,8 @@ beforeAll(async () => {
   const list = await api.rest(tenant, "POST", "/mail/v1/lists", { name: "to be deleted" });
   const endpoint = await api.rest(tenant, "POST", "/mail/v1/webhooks", { url: `https://${PUBLIC_HOOK_HOST}/doomed`, events: ["sent"] });
   const { form } = await api.h.forCompany(SignupFormsService, tenant.companyId).createForm({ name: "Doomed", fields: [{ name: "email", label: "Email", type: "email", required: true }], consentText: "Yes", language: "en" });
+  const campaign = await api.rest(tenant, "POST", "/mail/v1/campaigns", { name: "Prop", audience: { listIds: [tenant.listId] }, content: { subject: "Hi", html: "<p>Hi</p>" } });
+  campaignId = (campaign.json as { campaign: { id: string } }).campaign.id;
   doomed = {
     listId: (list.json as { list: { id: string } }).list.id,
     endpointId: (endpoint.json as { endpoint: { id: string } }).endpoint.id,
@@ -94,6 +98,18 @@ function knownValidRequest(method: DescMethod): Record<string, JsonValue> | unde
     "mail.v1.SuppressionsService.AddSuppression": { email: "prop-suppressed@customers.example" },
     "mail.v1.SuppressionsService.RemoveSuppression": { email: "prop-suppressed@customers.example", reason: "added by the property test" },
     "mail.v1.CreditsService.GetCredits": {},
+    "mail.v1.CampaignsService.CreateCampaign": { name: "Prop", audience: { listIds: [t.listId], tag: "seed" }, content: { subject: "Hi {{ firstName }}", html: "<p>Hi</p>", text: "Hi" }, trackOpens: true },
+    "mail.v1.CampaignsService.UpdateCampaign": { id: campaignId, name: "Prop 2", replyTo: "help@customers.example" },
+    "mail.v1.CampaignsService.GetCampaign": { id: campaignId },
+    "mail.v1.CampaignsService.ListCampaigns": { limit: 2, state: "draft" },
+    "mail.v1.CampaignsService.PreviewCampaignAudience": { id: campaignId },
+    // An unknown campaign (404): an API key is refused a test copy (403), and a schedule would start sending.
+    "mail.v1.CampaignsService.SendCampaignTest": { id: "00000000-0000-4000-8000-000000000000" },
+    "mail.v1.CampaignsService.ScheduleCampaign": { id: "00000000-0000-4000-8000-000000000000", sendAt: "2030-01-01T00:00:00Z" },
+    "mail.v1.CampaignsService.PauseCampaign": { id: campaignId },
+    "mail.v1.CampaignsService.ResumeCampaign": { id: campaignId },
+    "mail.v1.CampaignsService.CancelCampaign": { id: campaignId },
+    "mail.v1.CampaignsService.GetCampaignResults": { id: campaignId },
     "mail.v1.CreditsService.ListCreditLedger": { limit: 2, reason: "grant" },
     "mail.v1.SendingStatusService.GetSendingStatus": {},
   };

@@ -23,6 +23,7 @@ import { TemplatesService } from "../../src/gen/mail/v1/templates_pb.js";
 import { SuppressionsService } from "../../src/gen/mail/v1/suppressions_pb.js";
 import { CreditsService } from "../../src/gen/mail/v1/credits_pb.js";
 import { SendingStatusService } from "../../src/gen/mail/v1/sending_status_pb.js";
+import { CampaignsService } from "../../src/gen/mail/v1/campaigns_pb.js";
 import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { contractRegistry } from "../../src/openapi/descriptor-set.ts";
 import { ruleViolations } from "../../src/transport/connect/contract-validation-interceptor.ts";
@@ -58,6 +59,7 @@ const PUBLIC_SERVICES: readonly DescService[] = [
   SuppressionsService,
   CreditsService,
   SendingStatusService,
+  CampaignsService,
 ];
 
 let h: ApiHarness;

@@ -17,7 +17,7 @@
  */
 import type { SESv2Client } from "@aws-sdk/client-sesv2";
 import type { EmailProvider, HandoffResult, OutgoingEmail } from "../../capabilities/messages/email-provider.ts";
-import { extraHeaders, mimeAttachments, smtpMessageId } from "./smtp-provider.ts";
+import { DKIM_SIGNED_HEADERS, extraHeaders, mimeAttachments, smtpMessageId } from "./smtp-provider.ts";
 
 export interface SesProviderOptions {
   readonly region: string;
@@ -77,7 +77,7 @@ export function createSesProvider(options: SesProviderOptions): EmailProvider {
         text: email.text,
         headers,
         attachments: mimeAttachments(email),
-        dkim: email.dkim ? { ...email.dkim } : undefined,
+        dkim: email.dkim ? { ...email.dkim, headerFieldNames: DKIM_SIGNED_HEADERS } : undefined,
       });
       raw = built.message as Buffer;
     } catch (error) {

@@ -105,6 +105,17 @@ const RESERVED_HEADERS = new Set([
 
 /** RFC 5322 field name: printable US-ASCII except the colon. */
 const HEADER_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+/**
+ * The header fields the DKIM signature covers (h=): nodemailer's default
+ * list (RFC 4871 5.5, the List-* fields of RFC 2369 among them) plus
+ * List-Unsubscribe-Post (RFC 8058 requires it signed for one-click
+ * unsubscribe). A field a message lacks is left out of h=.
+ */
+export const DKIM_SIGNED_HEADERS =
+  "From:Sender:Reply-To:Subject:Date:Message-ID:To:Cc:MIME-Version:Content-Type:Content-Transfer-Encoding:Content-ID:" +
+  "Content-Description:Resent-Date:Resent-From:Resent-Sender:Resent-To:Resent-Cc:Resent-Message-ID:In-Reply-To:References:" +
+  "List-Id:List-Help:List-Unsubscribe:List-Unsubscribe-Post:List-Subscribe:List-Post:List-Owner:List-Archive:OTP-Token";
+
 /** Our message ids are UUIDs; anything outside this set would corrupt the Message-ID. */
 const MESSAGE_ID_LOCAL = /^[A-Za-z0-9._-]+$/;
 const MESSAGE_ID_DOMAIN = /^[A-Za-z0-9.-]+$/;
@@ -210,6 +221,7 @@ export function createSmtpProvider(options: SmtpProviderOptions): EmailProvider 
               domainName: email.dkim.domainName,
               keySelector: email.dkim.keySelector,
               privateKey: email.dkim.privateKey,
+              headerFieldNames: DKIM_SIGNED_HEADERS,
             }
           : undefined,
       };

@@ -50,13 +50,19 @@ export type AuditAction =
   | "suppression.added"
   | "suppression.removed"
   | "sending.suspended"
-  | "sending.suspension_lifted";
+  | "sending.suspension_lifted"
+  | "campaign.created"
+  | "campaign.updated"
+  | "campaign.scheduled"
+  | "campaign.paused"
+  | "campaign.resumed"
+  | "campaign.cancelled";
 
 /** One row to write, with the change, in its transaction. */
 export interface AuditEntry {
   readonly context: AuditContext;
   readonly action: AuditAction;
-  readonly targetType: "api_key" | "member" | "contact_list" | "webhook_endpoint" | "sending_domain" | "sender" | "template" | "webhook_delivery" | "signup_form" | "suppression" | "company";
+  readonly targetType: "api_key" | "member" | "contact_list" | "webhook_endpoint" | "sending_domain" | "sender" | "template" | "webhook_delivery" | "signup_form" | "suppression" | "company" | "campaign";
   readonly targetId: string;
   /** Secret-free facts about the change (names, scopes, roles). */
   readonly details: Readonly<Record<string, string | number | boolean | null | readonly string[]>>;

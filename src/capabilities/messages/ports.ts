@@ -69,6 +69,33 @@ export interface StoredMessage {
   readonly createdAt: Date;
   /** It has files (MessageStore.attachments); read with the handoff, absent elsewhere. */
   readonly hasAttachments?: boolean;
+  /** A campaign's copy (its id is the campaign recipient's): its webhook events carry the campaign fields. */
+  readonly campaign?: CampaignCopyOf | undefined;
+  /** Headers added to it and covered by its DKIM signature (a campaign copy's List-Unsubscribe). */
+  readonly headers?: Readonly<Record<string, string>> | undefined;
+}
+
+/** Whose copy a campaign message is. */
+export interface CampaignCopyOf {
+  readonly campaignId: string;
+  readonly contactId: string;
+}
+
+/** A campaign's copy for one contact, recorded as a message whose id is the campaign recipient's. */
+export interface NewCampaignCopy {
+  readonly id: string;
+  readonly companyId: string;
+  readonly campaign: CampaignCopyOf;
+  readonly recipient: string;
+  readonly senderId: string;
+  readonly fromEmail: string;
+  readonly fromName: string | null;
+  readonly replyTo: string | null;
+  readonly subject: string;
+  readonly html: string | null;
+  readonly text: string | null;
+  readonly templateId: string | null;
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 /** A message as found by its idempotency key: with the fingerprint of the send that created it (null: none kept). */
@@ -138,6 +165,12 @@ export interface MessageStore {
    * existing one back (`created: false`).
    */
   insertQueued(message: NewMessage): Promise<{ message: KeyedMessage; created: boolean }>;
+  /**
+   * Records a campaign copy as `queued`, unless a message with its id exists
+   * (a retried batch): no workflow of its own (the campaign's hands it over),
+   * so the message outbox never starts one.
+   */
+  insertCampaignCopy(copy: NewCampaignCopy): Promise<void>;
   findByIdempotencyKey(companyId: string, key: string): Promise<KeyedMessage | undefined>;
   load(companyId: string, messageId: string): Promise<StoredMessage | undefined>;
   /** The message and whether its company may send, in one read (a handoff attempt's). */
@@ -225,7 +258,8 @@ export interface SendingPaceStore {
    * With `companyId`, the slot is fair between tenants: a company takes
    * nothing while companies served less recently than it wait too; `needed`
    * is then out of reach (more than `available`, by one per such company),
-   * and a token is taken only when `available >= needed`. Without it, `needed` is 1.
+   * and a token is taken only when `available >= needed`. Without it, `needed` is 1,
+   * or 1 + `keep`: a take at lower priority leaves `keep` tokens in the bucket.
    */
-  take(provider: string, ratePerSecond: number, burst: number, companyId?: string): Promise<{ readonly available: number; readonly needed?: number }>;
+  take(provider: string, ratePerSecond: number, burst: number, companyId?: string, keep?: number): Promise<{ readonly available: number; readonly needed?: number }>;
 }

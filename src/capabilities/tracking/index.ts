@@ -21,7 +21,7 @@ export {
   type UnsubscribePageCommand,
   type UnsubscribePageOutcome,
 } from "./tracking.ts";
-export type { CampaignEngagement, FirstEngagement, LinkEngagement, TrackedRecipient, TrackingHit, TrackingStore } from "./ports.ts";
+export type { CampaignEngagement, EngagementPublisher, FirstEngagement, LinkEngagement, TrackedRecipient, TrackingHit, TrackingStore } from "./ports.ts";
 export type { CampaignLink } from "./decorate.ts";
 export { type TrackingRequest } from "./suspect-rules.ts";
 export { HONEYPOT_LINK_ID, linkIdOf, TrackingTokens } from "./tokens.ts";

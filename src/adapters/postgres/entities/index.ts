@@ -23,6 +23,8 @@ import { ContactListSchema } from "./contact-list.ts";
 import { ContactListMemberSchema } from "./contact-list-member.ts";
 import { ConversionSchema } from "./conversion.ts";
 import { CampaignClickSchema } from "./campaign-click.ts";
+import { CampaignSchema } from "./campaign.ts";
+import { CampaignRecipientSchema } from "./campaign-recipient.ts";
 import { SignupFormSchema } from "./signup-form.ts";
 import { StoreIntegrationSchema } from "./store-integration.ts";
 import { StoreOrderSchema } from "./store-order.ts";
@@ -60,6 +62,8 @@ export { ContactListSchema, type ContactList } from "./contact-list.ts";
 export { ContactListMemberSchema, type ContactListMember } from "./contact-list-member.ts";
 export { ConversionSchema, type Conversion } from "./conversion.ts";
 export { CampaignClickSchema, type CampaignClick } from "./campaign-click.ts";
+export { CampaignSchema, type Campaign } from "./campaign.ts";
+export { CampaignRecipientSchema, type CampaignRecipient } from "./campaign-recipient.ts";
 export { SignupFormSchema, type SignupForm } from "./signup-form.ts";
 export { StoreIntegrationSchema, type StoreIntegration } from "./store-integration.ts";
 export { StoreOrderSchema, type StoreOrder } from "./store-order.ts";
@@ -131,4 +135,6 @@ export const ENTITIES = [
   TrackingLinkSchema,
   TrackingHitSchema,
   TrackingFirstSchema,
+  CampaignSchema,
+  CampaignRecipientSchema,
 ] as const;

@@ -60,6 +60,12 @@ export const MessageSchema = defineEntity({
      * MESSAGE_CONTENT_RETENTION_DAYS (messages/content-retention.ts); null while it is kept.
      */
     contentRemovedAt: p.datetime().nullable(),
+    /** A campaign's copy: the campaign (its id is the campaign recipient's); null for a transactional message. */
+    campaignId: p.uuid().nullable(),
+    /** A campaign copy's contact. */
+    contactId: p.uuid().nullable(),
+    /** Headers added to the copy and covered by its DKIM signature (List-Unsubscribe); null: none. */
+    extraHeaders: p.json<Record<string, string>>().columnType("jsonb").nullable(),
   },
   uniques: [
     { properties: ["company", "idempotencyKey"], name: "message_company_id_idempotency_key_key" },

@@ -13,6 +13,7 @@ import type {
   MessageStore,
   Move,
   MoveResult,
+  NewCampaignCopy,
   NewMessage,
   StoredMessage,
   UnstartedMessage,
@@ -55,6 +56,9 @@ interface MessageRow {
   system: boolean;
   /** Read by the idempotency-key lookups only. */
   request_fingerprint?: Buffer | null;
+  campaign_id?: string | null;
+  contact_id?: string | null;
+  extra_headers?: Record<string, string> | null;
 }
 
 function fromRow(row: MessageRow, open: (sealed: string | null) => string | null): StoredMessage {
@@ -76,6 +80,8 @@ function fromRow(row: MessageRow, open: (sealed: string | null) => string | null
     providerMessageId: row.provider_message_id,
     errorCode: row.error_code,
     createdAt: toDate(row.created_at),
+    ...(row.campaign_id ? { campaign: { campaignId: row.campaign_id, contactId: row.contact_id ?? "" } } : {}),
+    ...(row.extra_headers ? { headers: row.extra_headers } : {}),
   };
 }
 
@@ -172,6 +178,34 @@ export class PostgresMessageStore implements MessageStore {
     const existing = await this.findByIdempotencyKey(message.companyId, message.idempotencyKey ?? "");
     if (!existing) throw new Error("idempotency conflict without an existing message");
     return { message: existing, created: false };
+  }
+
+  async insertCampaignCopy(copy: NewCampaignCopy): Promise<void> {
+    const pool = await this.#db();
+    await pool.query({
+      name: "message_insert_campaign_copy",
+      text: `insert into message (id, company_id, recipient, recipient_domain, sender_id, from_email, from_name, reply_to, subject, html, text_body,
+               template_id, status, campaign_id, contact_id, extra_headers, workflow_started_at)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, 'queued', $13, $14, $15::jsonb, now())
+             on conflict (id) do nothing`,
+      values: [
+        copy.id,
+        copy.companyId,
+        copy.recipient,
+        recipientDomainOf(copy.recipient),
+        copy.senderId,
+        copy.fromEmail,
+        copy.fromName,
+        copy.replyTo,
+        copy.subject,
+        copy.html,
+        copy.text,
+        copy.templateId,
+        copy.campaign.campaignId,
+        copy.campaign.contactId,
+        Object.keys(copy.headers).length > 0 ? JSON.stringify(copy.headers) : null,
+      ],
+    });
   }
 
   #insertMessage(db: Pool | PoolClient, message: NewMessage) {

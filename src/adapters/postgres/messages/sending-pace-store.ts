@@ -18,10 +18,14 @@ import type { SendingPaceStore } from "../../../capabilities/messages/ports.ts";
  * `last_served_at` moves to now and the company goes to the back. A
  * company that stopped asking stops counting as waiting after
  * waitingWindowSeconds.
+ *
+ * A take that must `keep` tokens (campaign copies, the lower priority)
+ * takes one only when more than `keep` are there, so the tokens below it
+ * are left for transactional mail.
  */
 /** Named: every handoff runs it; each connection plans it once. */
 const TAKE = {
-  name: "sending_pace_take",
+  name: "sending_pace_take_keep",
   text: `
   with bucket as (
     select provider,
@@ -32,7 +36,7 @@ const TAKE = {
        for update
   )
   update sending_pace as pace
-     set tokens = case when bucket.available >= 1 then bucket.available - 1 else bucket.available end,
+     set tokens = case when bucket.available >= 1 + $4::double precision then bucket.available - 1 else bucket.available end,
          updated_at = clock_timestamp()
     from bucket
    where pace.provider = bucket.provider
@@ -112,17 +116,17 @@ async function fairTake(db: () => Promise<Pool>, provider: string, companyId: st
 
 export function postgresSendingPaceStore(db: () => Promise<Pool>): SendingPaceStore {
   return {
-    async take(provider, ratePerSecond, burst, companyId) {
+    async take(provider, ratePerSecond, burst, companyId, keep = 0) {
       if (companyId !== undefined) return fairTake(db, provider, companyId, ratePerSecond, burst);
       const pool = await db();
-      let { rows } = await pool.query<{ available: number }>({ ...TAKE, values: [provider, ratePerSecond, burst] });
+      let { rows } = await pool.query<{ available: number }>({ ...TAKE, values: [provider, ratePerSecond, burst, keep] });
       if (rows.length === 0) {
         await ensureBucket(pool, provider, burst);
-        ({ rows } = await pool.query<{ available: number }>({ ...TAKE, values: [provider, ratePerSecond, burst] }));
+        ({ rows } = await pool.query<{ available: number }>({ ...TAKE, values: [provider, ratePerSecond, burst, keep] }));
       }
       const available = rows[0]?.available;
       if (available === undefined) throw new Error(`sending pace: no bucket for ${provider}`);
-      return { available: Number(available) };
+      return { available: Number(available), needed: 1 + keep };
     },
   };
 }

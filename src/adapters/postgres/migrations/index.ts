@@ -26,6 +26,7 @@ import { Migration20261127032000_webhook_live_notices } from "./Migration2026112
 import { Migration20261127040000_message_attachments } from "./Migration20261127040000_message_attachments.ts";
 import { Migration20261127043224_sending_guard } from "./Migration20261127043224_sending_guard.ts";
 import { Migration20261127043711_tracking } from "./Migration20261127043711_tracking.ts";
+import { Migration20261127044010_campaigns } from "./Migration20261127044010_campaigns.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -64,4 +65,5 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20261127040000_message_attachments", class: Migration20261127040000_message_attachments },
   { name: "Migration20261127043224_sending_guard", class: Migration20261127043224_sending_guard },
   { name: "Migration20261127043711_tracking", class: Migration20261127043711_tracking },
+  { name: "Migration20261127044010_campaigns", class: Migration20261127044010_campaigns },
 ];

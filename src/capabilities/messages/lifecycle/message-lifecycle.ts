@@ -150,6 +150,8 @@ export interface HandOffCommand extends MessageRef {
 export interface HandOffAttemptCommand extends HandOffCommand {
   /** The email service the message goes to: the key of its sending pace. */
   readonly provider: string;
+  /** A campaign copy takes the sending pace at a lower priority than transactional mail. */
+  readonly priority?: "transactional" | "campaign" | undefined;
 }
 
 export interface HandOffAttemptResult {
@@ -177,7 +179,21 @@ export interface HandOffProgress {
   readonly heartbeat: () => void;
 }
 
+/**
+ * A webhook event's data (spec: Event kinds): a transactional message's
+ * fields with `extra`, or a campaign copy's fields (campaignId,
+ * recipientId, contactId, email, occurredAt), which carry no extras.
+ */
 function transactionalData(message: StoredMessage, at: Date, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  if (message.campaign) {
+    return {
+      campaignId: message.campaign.campaignId,
+      recipientId: message.id,
+      contactId: message.campaign.contactId,
+      email: message.recipient,
+      occurredAt: at.toISOString(),
+    };
+  }
   return { messageId: message.id, email: message.recipient, occurredAt: at.toISOString(), ...extra };
 }
 
@@ -250,7 +266,7 @@ export class MessageLifecycle {
     }
     // A company that may not send takes no slot of the pace: its message fails at once.
     if (!candidate.companyMaySend) return { status: await this.#beating(command.progress, () => this.#handOff(candidate)), waitMs: 0 };
-    const waitMs = await this.#deps.pace.reserve({ provider: command.provider, companyId });
+    const waitMs = await this.#deps.pace.reserve({ provider: command.provider, companyId, priority: command.priority });
     if (waitMs > 0) return { status: message.status, waitMs };
     return { status: await this.#beating(command.progress, () => this.#handOff(candidate)), waitMs: 0 };
   }
@@ -336,6 +352,7 @@ export class MessageLifecycle {
       ...(message.html !== null ? { html: message.html } : {}),
       ...(message.text !== null ? { text: message.text } : {}),
       ...(attachments.length > 0 ? { attachments } : {}),
+      ...(message.headers ? { headers: message.headers } : {}),
       dkim,
     });
 
@@ -354,10 +371,10 @@ export class MessageLifecycle {
           provider: provider.name,
           providerMessageId: result.providerMessageId,
           webhooks: [
-            {
-              event: "message.accepted",
-              data: transactionalData(message, at, { providerMessageId: result.providerMessageId }),
-            },
+            // Spec: message.accepted is a transactional message's only.
+            ...(message.campaign
+              ? []
+              : [{ event: "message.accepted", data: transactionalData(message, at, { providerMessageId: result.providerMessageId }) }]),
             { event: "sent", data: transactionalData(message, at) },
           ],
         };

@@ -31,7 +31,7 @@ export interface SigningKeysPort {
 /** The sending pace (sending-pace.ts). */
 export interface PacePort {
   /** 0 when a slot of `provider`'s pace was taken; else the milliseconds to wait for one. */
-  reserve(command: { readonly provider: string; readonly companyId?: string | undefined }): Promise<number>;
+  reserve(command: { readonly provider: string; readonly companyId?: string | undefined; readonly priority?: "transactional" | "campaign" | undefined }): Promise<number>;
 }
 
 /**

@@ -22,6 +22,13 @@ export interface SendingPaceDependencies extends PaceSettings {
 export interface ReserveCommand {
   readonly provider: string;
   readonly companyId?: string | undefined;
+  /**
+   * `campaign`: a lower priority. A campaign copy takes a token only when
+   * more than half the burst is there, so transactional mail always finds
+   * the other half: a campaign sending as fast as the pace allows never
+   * makes a receipt wait (docs/campaigns.md, "Transactional mail first").
+   */
+  readonly priority?: "transactional" | "campaign" | undefined;
 }
 
 export class SendingPace implements PacePort {
@@ -43,9 +50,17 @@ export class SendingPace implements PacePort {
    */
   async reserve(command: ReserveCommand): Promise<number> {
     const { ratePerSecond, burst } = this.#settings;
-    const { available, needed = 1 } = await this.#store.take(command.provider, ratePerSecond, burst, command.companyId);
+    const { available, needed = 1 } =
+      command.priority === "campaign"
+        ? await this.#store.take(command.provider, ratePerSecond, burst, undefined, campaignKeep(burst))
+        : await this.#store.take(command.provider, ratePerSecond, burst, command.companyId);
     if (available >= needed) return 0;
     // The time until the bucket holds the tokens owed first and one for this caller.
     return Math.max(1, Math.ceil(((needed - available) / ratePerSecond) * 1000));
   }
+}
+
+/** The tokens a campaign copy leaves for transactional mail: half the burst, at least one (below a burst of 2, none can be kept). */
+export function campaignKeep(burst: number): number {
+  return burst >= 2 ? Math.max(1, Math.floor(burst / 2)) : 0;
 }

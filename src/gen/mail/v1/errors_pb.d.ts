@@ -154,6 +154,15 @@ export enum ErrorCode {
    * @generated from enum value: ERROR_CODE_MEMBER_ALREADY_EXISTS = 31;
    */
   MEMBER_ALREADY_EXISTS = 31,
+
+  /**
+   * The campaign's state does not allow this change (editing a campaign
+   * that is no longer a draft, pausing one that is not sending, ...). The
+   * message names the state; get the campaign and act on what it says.
+   *
+   * @generated from enum value: ERROR_CODE_CAMPAIGN_STATE_CONFLICT = 32;
+   */
+  CAMPAIGN_STATE_CONFLICT = 32,
 }
 
 /**

@@ -38,6 +38,17 @@ describe("the sending pace's token bucket in PostgreSQL", () => {
     expect(Number(rows[0]?.tokens)).toBeGreaterThanOrEqual(0);
   });
 
+  it("campaign copies take the pace at a lower priority: they leave half the burst to transactional mail", async () => {
+    const pace = new SendingPace({ store: postgresSendingPaceStore(poolOf(orm)), ratePerSecond: 0.001, burst: 4 });
+    const a = "00000000-0000-4000-8000-0000000000c1";
+    // A full bucket of 4: campaign copies take two, then wait (the two left are kept).
+    expect([await pace.reserve({ provider: "priority", priority: "campaign" }), await pace.reserve({ provider: "priority", priority: "campaign" })]).toEqual([0, 0]);
+    expect(await pace.reserve({ provider: "priority", priority: "campaign" })).toBeGreaterThan(0);
+    // Transactional mail still finds the two kept tokens at once.
+    expect([await pace.reserve({ provider: "priority", companyId: a }), await pace.reserve({ provider: "priority", companyId: a })]).toEqual([0, 0]);
+    expect(await pace.reserve({ provider: "priority", companyId: a })).toBeGreaterThan(0);
+  });
+
   it("buckets of different providers are independent", async () => {
     const pace = new SendingPace({ store: postgresSendingPaceStore(poolOf(orm)), ratePerSecond: 0.001, burst: 1 });
     expect(await pace.reserve({ provider: "a" })).toBe(0);

@@ -71,6 +71,10 @@ const (
 	// An invite named an address that already belongs to a member of the
 	// company: a sign-in link to their account is only ever sent to it.
 	ErrorCode_ERROR_CODE_MEMBER_ALREADY_EXISTS ErrorCode = 31
+	// The campaign's state does not allow this change (editing a campaign
+	// that is no longer a draft, pausing one that is not sending, ...). The
+	// message names the state; get the campaign and act on what it says.
+	ErrorCode_ERROR_CODE_CAMPAIGN_STATE_CONFLICT ErrorCode = 32
 )
 
 // Enum value maps for ErrorCode.
@@ -95,6 +99,7 @@ var (
 		16: "ERROR_CODE_SERVICE_UNAVAILABLE",
 		30: "ERROR_CODE_SIGN_IN_LINK_INVALID",
 		31: "ERROR_CODE_MEMBER_ALREADY_EXISTS",
+		32: "ERROR_CODE_CAMPAIGN_STATE_CONFLICT",
 	}
 	ErrorCode_value = map[string]int32{
 		"ERROR_CODE_UNSPECIFIED":              0,
@@ -116,6 +121,7 @@ var (
 		"ERROR_CODE_SERVICE_UNAVAILABLE":      16,
 		"ERROR_CODE_SIGN_IN_LINK_INVALID":     30,
 		"ERROR_CODE_MEMBER_ALREADY_EXISTS":    31,
+		"ERROR_CODE_CAMPAIGN_STATE_CONFLICT":  32,
 	}
 )
 
@@ -150,7 +156,7 @@ var File_mail_v1_errors_proto protoreflect.FileDescriptor
 
 const file_mail_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x14mail/v1/errors.proto\x12\amail.v1\x1a\x15mail/v1/options.proto*\xd3\x06\n" +
+	"\x14mail/v1/errors.proto\x12\amail.v1\x1a\x15mail/v1/options.proto*\x86\a\n" +
 	"\tErrorCode\x12\x1a\n" +
 	"\x16ERROR_CODE_UNSPECIFIED\x10\x00\x12*\n" +
 	"\x1bERROR_CODE_VALIDATION_ERROR\x10\x01\x1a\t\x90\xf4\x18\x90\x03\x98\xf4\x18\x03\x121\n" +
@@ -171,7 +177,8 @@ const file_mail_v1_errors_proto_rawDesc = "" +
 	"\x1aERROR_CODE_NOT_IMPLEMENTED\x10\x0f\x1a\t\x90\xf4\x18\xf5\x03\x98\xf4\x18\f\x12-\n" +
 	"\x1eERROR_CODE_SERVICE_UNAVAILABLE\x10\x10\x1a\t\x90\xf4\x18\xf7\x03\x98\xf4\x18\x0e\x12.\n" +
 	"\x1fERROR_CODE_SIGN_IN_LINK_INVALID\x10\x1e\x1a\t\x90\xf4\x18\x91\x03\x98\xf4\x18\x10\x12/\n" +
-	" ERROR_CODE_MEMBER_ALREADY_EXISTS\x10\x1f\x1a\t\x90\xf4\x18\x99\x03\x98\xf4\x18\x06B\x8a\x01\n" +
+	" ERROR_CODE_MEMBER_ALREADY_EXISTS\x10\x1f\x1a\t\x90\xf4\x18\x99\x03\x98\xf4\x18\x06\x121\n" +
+	"\"ERROR_CODE_CAMPAIGN_STATE_CONFLICT\x10 \x1a\t\x90\xf4\x18\x99\x03\x98\xf4\x18\tB\x8a\x01\n" +
 	"\vcom.mail.v1B\vErrorsProtoP\x01Z1example.com/mailapi/clients/go/gen/mail/v1;mailv1\xa2\x02\x03MXX\xaa\x02\aMail.V1\xca\x02\aMail\\V1\xe2\x02\x13Mail\\V1\\GPBMetadata\xea\x02\bMail::V1b\x06proto3"
 
 var (

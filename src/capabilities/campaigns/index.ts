@@ -1,0 +1,4 @@
+export * from "./campaigns.ts";
+export * from "./campaign-sending.ts";
+export * from "./content.ts";
+export type * from "./ports.ts";
