@@ -8,7 +8,7 @@ import { createMessaging, type Messaging } from "./messaging.ts";
 import type { FixedWindowRateLimiter } from "../capabilities/rate-limit/index.ts";
 import { createRateLimiter } from "./rate-limit.ts";
 import type { SendingSetup } from "../capabilities/sending-setup/index.ts";
-import { createSendingSetup } from "./sending-setup.ts";
+import { createSendingSetup, domainDegradedByOwnerNotice } from "./sending-setup.ts";
 import type { Suppressions } from "../capabilities/suppressions/index.ts";
 import { createSuppressions } from "./suppressions.ts";
 import { type MikroORM, migrate, openOrm } from "../adapters/postgres/orm.ts";
@@ -89,16 +89,20 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
   // checks before it is answered (other processes hear it through NOTIFY);
   // (bound below, once messaging exists; nothing can change before).
   let sendersChanged = (): void => {};
-  const sendingSetup = createSendingSetup(orm, config, { onSendersChanged: () => sendersChanged() });
-  const sealer = createSecretSealer(config.dataEncryptionKey, config.dataEncryptionKeys);
-  // The owners' notice of low credits goes through the send path, built below from these credits.
+  // The owners' notices (low credits, a degraded domain) go through the send path, built below from these capabilities.
   let ownerNotices: OwnerNotices | undefined = undefined;
+  const noticesOnceBuilt = (): OwnerNotices => {
+    if (!ownerNotices) throw new Error("owner notices are not built yet");
+    return ownerNotices;
+  };
+  const sendingSetup = createSendingSetup(orm, config, {
+    onSendersChanged: () => sendersChanged(),
+    degradedAlert: domainDegradedByOwnerNotice(noticesOnceBuilt, log),
+  });
+  const sealer = createSecretSealer(config.dataEncryptionKey, config.dataEncryptionKeys);
   const credits = createCredits(orm, {
     config,
-    lowCreditsAlert: lowCreditsByOwnerNotice(() => {
-      if (!ownerNotices) throw new Error("owner notices are not built yet");
-      return ownerNotices;
-    }, log),
+    lowCreditsAlert: lowCreditsByOwnerNotice(noticesOnceBuilt, log),
   });
   const suppressions = createSuppressions(orm, config);
   const contacts = createContactsCapability(orm, config);

@@ -22,6 +22,7 @@ import { SessionService } from "../../src/gen/mail/v1/sessions_pb.js";
 import { TemplatesService } from "../../src/gen/mail/v1/templates_pb.js";
 import { SuppressionsService } from "../../src/gen/mail/v1/suppressions_pb.js";
 import { CreditsService } from "../../src/gen/mail/v1/credits_pb.js";
+import { DomainsService, SendersService } from "../../src/gen/mail/v1/domains_pb.js";
 import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { contractRegistry } from "../../src/openapi/descriptor-set.ts";
 import { ruleViolations } from "../../src/transport/connect/contract-validation-interceptor.ts";
@@ -56,6 +57,8 @@ const PUBLIC_SERVICES: readonly DescService[] = [
   SessionService,
   SuppressionsService,
   CreditsService,
+  DomainsService,
+  SendersService,
 ];
 
 let h: ApiHarness;
