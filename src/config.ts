@@ -188,6 +188,8 @@ export interface Config {
   readonly systemSenderCompanyId?: string | undefined;
   /** Below this balance a company's credits are low (the screen's banner, the owners' email); 0: never. */
   readonly lowCreditsThreshold: number;
+  /** Automatic DNS re-checks of sending domains: while pending (every so many seconds, for so many hours), then once verified. */
+  readonly domainChecks: { readonly pendingIntervalSeconds: number; readonly pendingHours: number; readonly verifiedIntervalSeconds: number };
   readonly workerPoolMax: number;
   /** Longest wait for a pooled connection (then 503 SERVICE_UNAVAILABLE), ms. */
   readonly databaseAcquireTimeoutMs: number;
@@ -333,6 +335,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     publicBaseUrl: e.PUBLIC_BASE_URL,
     systemSenderCompanyId: e.SYSTEM_SENDER_COMPANY_ID,
     lowCreditsThreshold: e.LOW_CREDITS_THRESHOLD,
+    domainChecks: {
+      pendingIntervalSeconds: e.DOMAIN_CHECK_PENDING_INTERVAL_SECONDS,
+      pendingHours: e.DOMAIN_CHECK_PENDING_HOURS,
+      verifiedIntervalSeconds: e.DOMAIN_CHECK_VERIFIED_INTERVAL_SECONDS,
+    },
     workerPoolMax: e.WORKER_POOL_MAX,
     databaseAcquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,

@@ -3,3 +3,4 @@
 // folder here and one export line.
 export { messageLifecycle } from "./messages/message-lifecycle.ts";
 export { webhookDelivery, retryDelivery } from "./webhooks/delivery.ts";
+export { domainChecks } from "./domains/domain-checks.ts";

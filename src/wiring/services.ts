@@ -14,6 +14,7 @@ import { createSuppressions } from "./suppressions.ts";
 import { type MikroORM, migrate, openOrm } from "../adapters/postgres/orm.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
 import { createTemporalClient, type TemporalClient } from "../adapters/temporal/client.ts";
+import { createDomainChecksStarter } from "../adapters/temporal/domains/dispatcher.ts";
 import { type ContactsCapability, createContactsCapability } from "./contacts.ts";
 import type { Conversions } from "../capabilities/conversions/index.ts";
 import { createConversions } from "./conversions.ts";
@@ -88,6 +89,14 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
   // A sender or domain change made here reaches this process's cached sender
   // checks before it is answered (other processes hear it through NOTIFY);
   // (bound below, once messaging exists; nothing can change before).
+  // One Temporal client per core, shared by every dispatcher; lazy, so the
+  // API starts while Temporal is down.
+  const temporal = createTemporalClient({
+    address: config.temporalAddress ?? "127.0.0.1:7233",
+    namespace: config.temporalNamespace,
+    tls: config.temporalTls,
+    apiKey: config.temporalApiKey,
+  });
   let sendersChanged = (): void => {};
   // The owners' notices (low credits, a degraded domain) go through the send path, built below from these capabilities.
   let ownerNotices: OwnerNotices | undefined = undefined;
@@ -98,6 +107,8 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
   const sendingSetup = createSendingSetup(orm, config, {
     onSendersChanged: () => sendersChanged(),
     degradedAlert: domainDegradedByOwnerNotice(noticesOnceBuilt, log),
+    // Each domain's automatic re-checks (workflows/domains), started through this core's client.
+    lifecycle: createDomainChecksStarter({ client: () => temporal.client, taskQueue: config.temporalTaskQueue, schedule: config.domainChecks, log }),
   });
   const sealer = createSecretSealer(config.dataEncryptionKey, config.dataEncryptionKeys);
   const credits = createCredits(orm, {
@@ -106,14 +117,6 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
   });
   const suppressions = createSuppressions(orm, config);
   const contacts = createContactsCapability(orm, config);
-  // One Temporal client per core, shared by every dispatcher; lazy, so the
-  // API starts while Temporal is down.
-  const temporal = createTemporalClient({
-    address: config.temporalAddress ?? "127.0.0.1:7233",
-    namespace: config.temporalNamespace,
-    tls: config.temporalTls,
-    apiKey: config.temporalApiKey,
-  });
   const messaging = createMessaging({
     temporal: temporal.client,
     db: poolOf(orm),

@@ -1,6 +1,7 @@
 import type { Config } from "../config.ts";
 import { createMessageActivities } from "../adapters/temporal/messages/activities.ts";
 import { createWebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
+import { createDomainCheckActivities } from "../adapters/temporal/domains/activities.ts";
 import type { AttemptResult } from "../capabilities/webhooks/index.ts";
 import { type RunningWorker, startWorker } from "../adapters/temporal/worker.ts";
 import { createWorkerMetrics, type WorkerMetrics } from "../adapters/metrics/worker-metrics.ts";
@@ -97,6 +98,7 @@ export async function startWorkerProcess(
       activities: {
         ...createMessageActivities({ lifecycle: core.messaging.lifecycle }),
         ...webhookActivities,
+        ...createDomainCheckActivities({ domains: core.sendingSetup.domains }),
       },
       // Below the pool, so activities never wait for a connection held by
       // their own siblings and a little room stays for the relay.

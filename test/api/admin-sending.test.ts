@@ -212,6 +212,6 @@ describe("AdminService: the verification override, templates, credits", () => {
       const gone = await mailctl("suppression", "get", "--company", company, "--email", "gone@example.net");
       expect((JSON.parse(gone.stderr) as { error: { code: string } }).error.code).toBe("NOT_FOUND");
       // Some thirty mailctl processes, each a Node start: slow on a busy machine.
-    }, 300_000);
+    }, 600_000);
   });
 });

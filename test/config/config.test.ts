@@ -102,6 +102,7 @@ describe("development mode (npm start)", () => {
       publicBaseUrl: undefined,
       systemSenderCompanyId: undefined,
       lowCreditsThreshold: 100,
+      domainChecks: { pendingIntervalSeconds: 300, pendingHours: 72, verifiedIntervalSeconds: 86_400 },
       signupLimits: { perClientPerMinute: 10, perFormPerMinute: 60, perCompanyPerMinute: 120 },
       confirmationsPerCompanyPerHour: 100,
       workerPoolMax: 10,

@@ -22,9 +22,10 @@ export interface DomainDegradedNotice {
   readonly at: Date;
 }
 
-/** Told when a domain is added or removed (the wiring starts or ends its re-check workflow). */
+/** Told when a domain is added, checked by a caller or removed (the wiring starts its re-check workflow, again when none runs). */
 export interface DomainLifecycle {
   domainAdded(domain: { readonly companyId: string; readonly domainId: string }): Promise<void>;
+  domainChecked(domain: { readonly companyId: string; readonly domainId: string }): Promise<void>;
   domainRemoved(domain: { readonly companyId: string; readonly domainId: string }): Promise<void>;
 }
 
@@ -162,6 +163,8 @@ export class SendingDomains {
         at,
       });
     }
+    // A caller's check restarts the automatic ones if they had stopped (a domain pending past its window).
+    if (audit) await this.#options.lifecycle?.domainChecked({ companyId, domainId: view.id });
     return view;
   }
 
