@@ -28,7 +28,7 @@ describe.skipIf(!chromiumInstalled)("the Domains page", { timeout: 240_000 }, ()
     company = await ui.company();
     owner = await ui.signIn(company.companyId, { email: "olive@domains-screen.example", displayName: "Olive Owner", role: MemberRole.OWNER });
     opened.push(owner);
-  });
+  }, 240_000);
   afterAll(async () => {
     try {
       for (const screen of opened) ui.assertClean(screen);
