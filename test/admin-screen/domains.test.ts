@@ -72,7 +72,7 @@ describe.skipIf(!chromiumInstalled)("the Domains page", { timeout: 240_000 }, ()
       if (record.type === "txt") dns.addTxt(record.name, record.value);
       if (record.type === "mx") dns.addMx(record.name, record.value.split(" ")[1] ?? "", Number(record.value.split(" ")[0]));
     }
-    await section.getByRole("button", { name: "Check screen-domains.example now" }).click();
+    await section.getByRole("button", { name: "Check now: screen-domains.example" }).click();
     await section.getByText("Checked: verified.").waitFor();
     await expect.poll(async () => (await records.allTextContents()).every((text) => text.includes("found"))).toBe(true);
     expect(await section.textContent()).not.toContain("never");
@@ -83,10 +83,10 @@ describe.skipIf(!chromiumInstalled)("the Domains page", { timeout: 240_000 }, ()
     await add.getByRole("textbox", { name: "Email address" }).fill("hello@screen-domains.example");
     await add.getByRole("textbox", { name: "Display name" }).fill("Hello");
     await add.getByRole("button", { name: "Add sender" }).click();
-    await page.getByRole("button", { name: "Make hello@screen-domains.example the default sender" }).click();
+    await page.getByRole("button", { name: "Make default: hello@screen-domains.example" }).click();
     await expect.poll(async () => (await page.getByRole("row", { name: /hello@screen-domains\.example/ }).textContent()) ?? "").toContain("default");
 
-    await ui.checkPhone(owner, "domains", [{ region: "Senders", columns: ["Default", "May send"], actions: [/^Remove/] }]);
+    await ui.checkPhone(owner, "domains", [{ region: "Table of senders", columns: ["Default", "May send"], actions: [/^Remove/] }]);
   });
 
   it("a member reads the records and senders without buttons to change them", async () => {
@@ -95,10 +95,10 @@ describe.skipIf(!chromiumInstalled)("the Domains page", { timeout: 240_000 }, ()
     await open(member);
     await member.page.getByRole("region", { name: "screen-domains.example" }).waitFor();
     expect(await member.page.getByRole("button", { name: "Add domain" }).count()).toBe(0);
-    expect(await member.page.getByRole("button", { name: /now$/ }).count()).toBe(0);
+    expect(await member.page.getByRole("button", { name: /^Check now/ }).count()).toBe(0);
     expect(await member.page.getByRole("button", { name: "Add sender" }).count()).toBe(0);
     // Copying is for everyone.
     expect(await member.page.getByRole("button", { name: /^Copy: / }).count()).toBeGreaterThan(0);
-    await ui.checkPhone(member, "domains-member", [{ region: "Senders", columns: ["Default"] }]);
+    await ui.checkPhone(member, "domains-member", [{ region: "Table of senders", columns: ["Default"] }]);
   });
 });

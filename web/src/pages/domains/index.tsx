@@ -154,7 +154,7 @@ function CheckNow({ domain }: { domain: Domain }) {
   const check = useMutation(DomainsService.method.checkDomain, { onSuccess: refresh });
   return (
     <>
-      <button type="button" className="button" aria-label={`Check ${domain.domain} now`} disabled={check.isPending} onClick={() => check.mutate({ id: domain.id })}>
+      <button type="button" className="button" aria-label={`Check now: ${domain.domain}`} disabled={check.isPending} onClick={() => check.mutate({ id: domain.id })}>
         {check.isPending ? "Checking…" : "Check now"}
       </button>
       <span role="status" className="hint">
@@ -247,7 +247,7 @@ function Senders({ isAdmin }: { isAdmin: boolean }) {
         {isAdmin ? <AddSender /> : null}
       </div>
       <p className="hint">A send without a sender goes out from the default sender.</p>
-      <ListView list={list} label="Senders" noun="senders" columns={senderColumns(isAdmin)} empty="No sender yet." />
+      <ListView list={list} label="Table of senders" noun="senders" columns={senderColumns(isAdmin)} empty="No sender yet." />
     </section>
   );
 }
@@ -256,7 +256,7 @@ function MakeDefault({ sender }: { sender: Sender }) {
   const refresh = useRefresh(SendersService);
   const make = useMutation(SendersService.method.setDefaultSender, { onSuccess: refresh });
   return (
-    <button type="button" className="button" aria-label={`Make ${sender.email} the default sender`} disabled={make.isPending} onClick={() => make.mutate({ id: sender.id })}>
+    <button type="button" className="button" aria-label={`Make default: ${sender.email}`} disabled={make.isPending} onClick={() => make.mutate({ id: sender.id })}>
       Make default
     </button>
   );
