@@ -192,6 +192,8 @@ export interface Config {
   readonly lowCreditsThreshold: number;
   /** The sending guard (docs/deliverability.md): bounce and complaint rates, in percent, that suspend a company's sending, and the fewest sends of the window it judges. */
   readonly sendingGuard: { readonly bouncePercent: number; readonly complaintPercent: number; readonly minSends: number };
+  /** Automatic DNS re-checks of sending domains: while pending (every so many seconds, for so many hours), then once verified. */
+  readonly domainChecks: { readonly pendingIntervalSeconds: number; readonly pendingHours: number; readonly verifiedIntervalSeconds: number };
   readonly workerPoolMax: number;
   /** Longest wait for a pooled connection (then 503 SERVICE_UNAVAILABLE), ms. */
   readonly databaseAcquireTimeoutMs: number;
@@ -339,6 +341,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     systemSenderCompanyId: e.SYSTEM_SENDER_COMPANY_ID,
     lowCreditsThreshold: e.LOW_CREDITS_THRESHOLD,
     sendingGuard: { bouncePercent: e.SENDING_GUARD_BOUNCE_PERCENT, complaintPercent: e.SENDING_GUARD_COMPLAINT_PERCENT, minSends: e.SENDING_GUARD_MIN_SENDS },
+    domainChecks: {
+      pendingIntervalSeconds: e.DOMAIN_CHECK_PENDING_INTERVAL_SECONDS,
+      pendingHours: e.DOMAIN_CHECK_PENDING_HOURS,
+      verifiedIntervalSeconds: e.DOMAIN_CHECK_VERIFIED_INTERVAL_SECONDS,
+    },
     workerPoolMax: e.WORKER_POOL_MAX,
     databaseAcquireTimeoutMs: e.DATABASE_ACQUIRE_TIMEOUT_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,

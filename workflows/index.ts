@@ -4,3 +4,4 @@
 export { messageLifecycle } from "./messages/message-lifecycle.ts";
 export { webhookDelivery, retryDelivery } from "./webhooks/delivery.ts";
 export { campaignSending } from "./campaigns/campaign-sending.ts";
+export { domainChecks } from "./domains/domain-checks.ts";

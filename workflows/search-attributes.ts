@@ -27,6 +27,11 @@ export const WEBHOOK_ENDPOINT_ID = defineSearchAttributeKey("WebhookEndpointId",
 export const WEBHOOK_EVENT = defineSearchAttributeKey("WebhookEvent", SearchAttributeType.KEYWORD);
 export const WEBHOOK_DELIVERY_STATUS = defineSearchAttributeKey("WebhookDeliveryStatus", SearchAttributeType.KEYWORD);
 
+// Sending domain re-check workflows (workflows/domains).
+export const DOMAIN_COMPANY_ID = defineSearchAttributeKey("DomainCompanyId", SearchAttributeType.KEYWORD);
+/** pending, verified or degraded. */
+export const DOMAIN_STATUS = defineSearchAttributeKey("DomainStatus", SearchAttributeType.KEYWORD);
+
 /** A key of any type (the SDK does not export its SearchAttributeKey type from the package root). */
 export type AnySearchAttributeKey = ReturnType<typeof defineSearchAttributeKey>;
 
@@ -41,4 +46,6 @@ export const SEARCH_ATTRIBUTES: readonly AnySearchAttributeKey[] = [
   WEBHOOK_ENDPOINT_ID,
   WEBHOOK_EVENT,
   WEBHOOK_DELIVERY_STATUS,
+  DOMAIN_COMPANY_ID,
+  DOMAIN_STATUS,
 ];

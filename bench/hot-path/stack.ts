@@ -77,7 +77,7 @@ export async function seedSender(databaseUrl: string, credits: number): Promise<
     const scopes = ["mail.transactional.send", "mail.events.read"];
     const { secret } = await services.accounts.keys.create({ companyId: company.id, name: "bench", scopes, grantableScopes: API_KEY_SCOPES, audit });
     const domain = await services.sendingSetup.domains.create({ companyId: company.id, domain: "bench.example", audit });
-    await services.sendingSetup.domains.verify({ companyId: company.id, domainId: domain.id, override: true, audit });
+    await services.sendingSetup.domains.overrideVerification({ companyId: company.id, domainId: domain.id, audit });
     await services.sendingSetup.senders.create({ companyId: company.id, email: "bench@bench.example", makeDefault: true, audit });
     await services.credits.adjust({ companyId: company.id, amount: credits, note: "bench" });
     return { secret, companyId: company.id, apiKeyPepper: config.apiKeyPepper };

@@ -15,6 +15,7 @@ import { createClient, type Client as ConnectClient, type Interceptor } from "@c
 import { createConnectTransport } from "@connectrpc/connect-node";
 import { CONFIG_VARIABLES } from "../../src/config.ts";
 import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
+import { DomainsService, SendersService } from "../../src/gen/mail/v1/domains_pb.js";
 import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
 import { findFreePort } from "../../src/runtime/ports.ts";
 import { API_NODE_FLAGS, type Child, startChild, WORKER_NODE_FLAGS } from "./processes.ts";
@@ -129,7 +130,7 @@ export interface BenchCompany {
   readonly secret: string;
 }
 
-/** A company ready to send (verified domain, default sender, credits), made through the operator's AdminService. */
+/** A company ready to send (verified domain, default sender, credits), made by the operator (AdminService and the company services with the company header). */
 export async function setupCompany(operatorUrl: string, credits: number): Promise<BenchCompany> {
   const admin = adminClient(operatorUrl);
   const { company } = await admin.createCompany({ name: "Bench Co" });
@@ -142,9 +143,10 @@ export async function setupCompany(operatorUrl: string, credits: number): Promis
   };
   const keys = createClient(ApiKeysService, createConnectTransport({ baseUrl: operatorUrl, httpVersion: "1.1", interceptors: [forCompany] }));
   const { secret } = await keys.createApiKey({ name: "bench", scopes: ["mail.transactional.send", "mail.events.read"] });
-  const { domain } = await admin.createSendingDomain({ companyId, domain: "bench.example" });
-  await admin.verifySendingDomain({ companyId, domainId: domain?.id ?? "", override: true });
-  await admin.createSender({ companyId, email: "bench@bench.example", makeDefault: true });
+  const transport = createConnectTransport({ baseUrl: operatorUrl, httpVersion: "1.1", interceptors: [forCompany] });
+  const { domain } = await createClient(DomainsService, transport).createDomain({ domain: "bench.example" });
+  await admin.overrideDomainVerification({ companyId, domainId: domain?.id ?? "" });
+  await createClient(SendersService, transport).createSender({ email: "bench@bench.example", makeDefault: true });
   await admin.adjustCredits({ companyId, amount: BigInt(credits), note: "bench" });
   return { companyId, secret };
 }

@@ -35,6 +35,7 @@ import { UsageError } from "./usage.ts";
 import { type CreditLedgerReason, CreditLedgerReasonSchema, CreditsService } from "../gen/mail/v1/credits_pb.js";
 import { type SuppressionReason, SuppressionReasonSchema, SuppressionsService } from "../gen/mail/v1/suppressions_pb.js";
 import { SendingStatusService } from "../gen/mail/v1/sending_status_pb.js";
+import { DomainsService, SendersService } from "../gen/mail/v1/domains_pb.js";
 import type { DescEnum } from "@bufbuild/protobuf";
 import { enumJsonValues } from "../contract/json-codec.ts";
 
@@ -50,12 +51,15 @@ const USAGE = `usage: mailctl <command> [options]
   member add --company ID --email ADDRESS [--role owner|admin|member] [--display-name NAME]   (default role: owner;
              an existing member gets the role and is enabled)
   member sign-in-link --company ID --email ADDRESS          (prints a one-time link, valid 15 minutes)
-  domain create --company ID --domain NAME
-  domain verify --company ID --domain DOMAIN_ID|NAME [--override]
+  domain create --company ID --domain NAME                  (prints the DNS records to publish)
+  domain verify --company ID --domain DOMAIN_ID|NAME [--override]   (checks DNS now; --override: verified
+                without DNS, development only, audited)
   domain list --company ID
+  domain rm --company ID --domain DOMAIN_ID|NAME           (refused while it has senders)
   sender create --company ID --email ADDRESS [--name NAME] [--default]
   sender list --company ID
   sender default --company ID --sender SENDER_ID
+  sender rm --company ID --sender SENDER_ID                (not the default while there are others)
   template put --company ID --name NAME --subject TEXT --html-file PATH [--text-file PATH]
   template list --company ID
   credits add --company ID --amount N --note TEXT    (remove credits: --amount -N)
@@ -187,11 +191,11 @@ async function formFields(values: Record<string, unknown>, language: string): Pr
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `--domain` takes the domain's id or, for convenience, its name. */
-async function domainIdOf(admin: Client<typeof AdminService>, companyId: string, domain: string): Promise<string> {
+async function domainIdOf(domains: Client<typeof DomainsService>, companyId: string, domain: string): Promise<string> {
   if (UUID.test(domain)) return domain;
   const wanted = domain.trim().toLowerCase().replace(/\.$/, "");
-  const { domains } = await admin.listSendingDomains({ companyId });
-  const found = domains.find((d) => d.domain === wanted);
+  const { items } = await domains.listDomains({});
+  const found = items.find((d) => d.domain === wanted);
   if (!found) throw new ApiError("NOT_FOUND", `The company has no sending domain ${wanted} (see: mailctl domain list --company ${companyId}).`);
   return found.id;
 }
@@ -395,34 +399,32 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     case "domain create":
-      return print(
-        output.createSendingDomain.output,
-        await admin.createSendingDomain({ companyId: required(values, "company"), domain: required(values, "domain") }),
-      );
+      return print(DomainsService.method.createDomain.output, await forCompany(DomainsService).createDomain({ domain: required(values, "domain") }));
     case "domain verify": {
       const companyId = required(values, "company");
-      const domainId = await domainIdOf(admin, companyId, required(values, "domain"));
-      return print(output.verifySendingDomain.output, await admin.verifySendingDomain({ companyId, domainId, override: values.override === true }));
+      const domainId = await domainIdOf(forCompany(DomainsService), companyId, required(values, "domain"));
+      if (values.override === true) {
+        return print(output.overrideDomainVerification.output, await admin.overrideDomainVerification({ companyId, domainId }));
+      }
+      return print(DomainsService.method.checkDomain.output, await forCompany(DomainsService).checkDomain({ id: domainId }));
     }
     case "domain list":
-      return print(output.listSendingDomains.output, await admin.listSendingDomains({ companyId: required(values, "company") }));
+      return print(DomainsService.method.listDomains.output, await forCompany(DomainsService).listDomains({}));
+    case "domain rm": {
+      const domainId = await domainIdOf(forCompany(DomainsService), required(values, "company"), required(values, "domain"));
+      return print(DomainsService.method.deleteDomain.output, await forCompany(DomainsService).deleteDomain({ id: domainId }));
+    }
     case "sender create":
       return print(
-        output.createSender.output,
-        await admin.createSender({
-          companyId: required(values, "company"),
-          email: required(values, "email"),
-          name: values.name,
-          makeDefault: values.default === true,
-        }),
+        SendersService.method.createSender.output,
+        await forCompany(SendersService).createSender({ email: required(values, "email"), name: values.name, makeDefault: values.default === true }),
       );
     case "sender list":
-      return print(output.listSenders.output, await admin.listSenders({ companyId: required(values, "company") }));
+      return print(SendersService.method.listSenders.output, await forCompany(SendersService).listSenders({}));
     case "sender default":
-      return print(
-        output.setDefaultSender.output,
-        await admin.setDefaultSender({ companyId: required(values, "company"), senderId: required(values, "sender") }),
-      );
+      return print(SendersService.method.setDefaultSender.output, await forCompany(SendersService).setDefaultSender({ id: required(values, "sender") }));
+    case "sender rm":
+      return print(SendersService.method.deleteSender.output, await forCompany(SendersService).deleteSender({ id: required(values, "sender") }));
     case "template put": {
       const html = await readFile(required(values, "html-file"), "utf8");
       const textFile = values["text-file"];

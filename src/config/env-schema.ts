@@ -573,6 +573,15 @@ export const ENV_SCHEMA = z.object({
   SENDING_GUARD_MIN_SENDS: wholeNumber(200, 1, 1_000_000_000).register(VARIABLE_DOCS, {
     description: "the sending guard judges a company only once its last 24 hours hold at least this many sends",
   }),
+  DOMAIN_CHECK_PENDING_INTERVAL_SECONDS: wholeNumber(300, 1, 86_400).register(VARIABLE_DOCS, {
+    description: "how often the service re-checks a pending sending domain's DNS records by itself (for up to `DOMAIN_CHECK_PENDING_HOURS`)",
+  }),
+  DOMAIN_CHECK_PENDING_HOURS: wholeNumber(72, 1, 8760).register(VARIABLE_DOCS, {
+    description: "how long a domain that is not verified is re-checked automatically; after that only \"check now\" checks it (until it is verified)",
+  }),
+  DOMAIN_CHECK_VERIFIED_INTERVAL_SECONDS: wholeNumber(86_400, 60, 2_592_000).register(VARIABLE_DOCS, {
+    description: "how often a verified (or degraded) domain is re-checked; a record lost in between makes it `degraded` and emails the owners",
+  }),
   WORKER_POOL_MAX: wholeNumber(10, 3, 1000).register(VARIABLE_DOCS, {
     readBy: "worker",
     description: "PostgreSQL connections of the worker's pool; the worker runs at most `WORKER_POOL_MAX - 2` activities at once",

@@ -21,6 +21,7 @@ import { SuppressionsService } from "../gen/mail/v1/suppressions_pb.js";
 import { CampaignsService } from "../gen/mail/v1/campaigns_pb.js";
 import { CreditsService } from "../gen/mail/v1/credits_pb.js";
 import { SendingStatusService } from "../gen/mail/v1/sending_status_pb.js";
+import { DomainsService, SendersService } from "../gen/mail/v1/domains_pb.js";
 import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
 import { registerSesNotifications, type SesNotificationsDependencies } from "./http/ses-notifications.ts";
 import { registerTrackingRoutes, type TrackingRoutesDependencies } from "./http/tracking-routes.ts";
@@ -112,6 +113,10 @@ export interface ApiDependencies {
   readonly creditsService?: ServiceImpl<typeof CreditsService>;
   /** Whether the company may send, and why not: the deliverability guard (mail.events.read). Not served when absent. */
   readonly sendingStatusService?: ServiceImpl<typeof SendingStatusService>;
+  /** The company's sending domains (members read, mail.admin changes). Not served when absent. */
+  readonly domainsService?: ServiceImpl<typeof DomainsService>;
+  /** The company's sender addresses (members read, mail.admin changes). Not served when absent. */
+  readonly sendersService?: ServiceImpl<typeof SendersService>;
   /** The hosted sign-up pages (GET/POST /mail/v1/forms/{publicId}), on the public HTTP listeners. */
   readonly hostedForms?: HostedFormsDependencies;
   /** Campaign tracking and unsubscribe (/t/c, /t/o, /u; no API key), on the public HTTP listeners. Not served when absent. */
@@ -200,6 +205,8 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
         if (deps.creditsService) router.service(CreditsService, deps.creditsService);
         if (deps.integrationsService) router.service(IntegrationsService, deps.integrationsService);
         if (deps.sendingStatusService) router.service(SendingStatusService, deps.sendingStatusService);
+        if (deps.domainsService) router.service(DomainsService, deps.domainsService);
+        if (deps.sendersService) router.service(SendersService, deps.sendersService);
         serveWithBodyLimits(router, MailService, mail, deps.config.maxBodyBytes);
         if (deps.messageContentService) router.service(MessageContentService, deps.messageContentService);
       }
@@ -234,6 +241,8 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
     }
     if (deps.creditsService) router.service(CreditsService, deps.creditsService);
     if (deps.sendingStatusService) router.service(SendingStatusService, deps.sendingStatusService);
+    if (deps.domainsService) router.service(DomainsService, withIdempotency(DomainsService, deps.domainsService, deps.idempotency));
+    if (deps.sendersService) router.service(SendersService, withIdempotency(SendersService, deps.sendersService, deps.idempotency));
   };
 }
 
@@ -321,6 +330,8 @@ async function registerApi(
     if (deps.campaignsService) await restBridge(scope, { service: CampaignsService, transport, authorize });
     if (deps.creditsService) await restBridge(scope, { service: CreditsService, transport, authorize });
     if (deps.sendingStatusService) await restBridge(scope, { service: SendingStatusService, transport, authorize });
+    if (deps.domainsService) await restBridge(scope, { service: DomainsService, transport, authorize });
+    if (deps.sendersService) await restBridge(scope, { service: SendersService, transport, authorize });
     if (deps.people) {
       await restBridge(scope, { service: MembersService, transport, authorize });
       await restBridge(scope, { service: ApiKeysService, transport, authorize });

@@ -24,6 +24,7 @@ import { suppressionsServiceImpl } from "../transport/connect/suppressions/index
 import { campaignsServiceImpl } from "../transport/connect/campaigns/index.ts";
 import { creditsServiceImpl } from "../transport/connect/credits/index.ts";
 import { sendingStatusServiceImpl } from "../transport/connect/sending-status/index.ts";
+import { domainsServiceImpl, sendersServiceImpl } from "../transport/connect/domains/index.ts";
 import { apiKeysServiceImpl } from "../transport/connect/api-keys/index.ts";
 import { auditServiceImpl } from "../transport/connect/audit/index.ts";
 import { messageContentServiceImpl } from "../transport/connect/mail/message-content.ts";
@@ -147,6 +148,8 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     campaignsService: campaignsServiceImpl(services.campaigns.campaigns),
     creditsService: creditsServiceImpl(credits),
     sendingStatusService: sendingStatusServiceImpl(services.sendingGuard),
+    domainsService: domainsServiceImpl(sendingSetup),
+    sendersService: sendersServiceImpl(sendingSetup),
     // The sign-up pages and their double opt-in (confirmation emails through the normal send path).
     ...(deliveryReports.sesNotifications ? { sesNotifications: deliveryReports.sesNotifications } : {}),
     deliveryReportsService: deliveryReportsServiceImpl(deliveryReports.reports),

@@ -55,7 +55,7 @@ export async function seedDemoCompany(app: DemoParts, print: (line: string) => v
   const { domains, senders } = app.sendingSetup;
   const domain =
     (await domains.list({ companyId })).find((d) => d.domain === DEMO_DOMAIN) ?? (await domains.create({ companyId, domain: DEMO_DOMAIN, audit }));
-  if (!domain.verified) await domains.verify({ companyId, domainId: domain.id, override: true, audit });
+  if (!domain.verified) await domains.overrideVerification({ companyId, domainId: domain.id, audit });
   if (!(await senders.list({ companyId })).some((sender) => sender.email === DEMO_SENDER)) {
     await senders.create({ companyId, email: DEMO_SENDER, name: "Demo", makeDefault: true, audit });
   }

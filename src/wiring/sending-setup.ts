@@ -4,10 +4,14 @@ import { createDnsVerifier } from "../adapters/dns/dns-verifier.ts";
 import { PostgresCompanyDirectory } from "../adapters/postgres/sending-setup/postgres-company-directory.ts";
 import { PostgresSenderStore } from "../adapters/postgres/sending-setup/postgres-sender-store.ts";
 import { PostgresSendingDomainStore } from "../adapters/postgres/sending-setup/postgres-sending-domain-store.ts";
+import type { OwnerNotices } from "../capabilities/owner-notices/index.ts";
 import { PostgresTemplateStore } from "../adapters/postgres/sending-setup/postgres-template-store.ts";
 import {
   createSecretSealer,
+  domainDegradedEmail,
   type DnsVerifier,
+  type DomainDegradedAlert,
+  type DomainLifecycle,
   Senders,
   SendingDomains,
   type SendingSetup,
@@ -28,6 +32,36 @@ export interface SendingSetupOptions {
   readonly verifier?: DnsVerifier;
   /** A sender or a domain's verification changed in this process (see SendersDependencies.onSendersChanged). */
   readonly onSendersChanged?: () => void;
+  /** Tells the owners when a verified domain loses a record (domainDegradedByOwnerNotice); none: nobody is told. */
+  readonly degradedAlert?: DomainDegradedAlert;
+  /** Starts and ends each domain's re-check workflow; none: only "check now" checks. */
+  readonly lifecycle?: DomainLifecycle;
+}
+
+/**
+ * A degraded domain as an owner notice (system mail, once per owner, domain
+ * and day). A notice that fails is logged: the check that found it is
+ * answered anyway, and the next check that sees the fall again does not
+ * notify (the domain is degraded already), so the screen is the lasting sign.
+ */
+export function domainDegradedByOwnerNotice(notices: () => OwnerNotices, log: { warn(details: Record<string, unknown>, message: string): void }): DomainDegradedAlert {
+  return {
+    async domainDegraded(notice) {
+      try {
+        await notices().notify({
+          companyId: notice.companyId,
+          companyName: "",
+          kind: "domain_degraded",
+          at: notice.at,
+          // One notice per domain and day (two domains falling the same day are two notices).
+          period: `${notice.domainId}:${notice.at.toISOString().slice(0, 10)}`,
+          ...domainDegradedEmail(notice),
+        });
+      } catch (error) {
+        log.warn({ err: error, companyId: notice.companyId, domainId: notice.domainId }, "the degraded-domain notice could not be sent");
+      }
+    },
+  };
 }
 
 /** The sending setup on an open ORM (see src/adapters/postgres/orm.ts). */
@@ -47,6 +81,8 @@ export function createSendingSetup(orm: MikroORM, config: SendingSetupConfig, op
       allowVerificationOverride: config.allowVerificationOverride,
       clock: options.clock ?? (() => new Date()),
       ...(options.onSendersChanged ? { onSendersChanged: options.onSendersChanged } : {}),
+      ...(options.degradedAlert ? { degradedAlert: options.degradedAlert } : {}),
+      ...(options.lifecycle ? { lifecycle: options.lifecycle } : {}),
     }),
     senders: new Senders({
       companies,

@@ -8,12 +8,13 @@ import { createMessaging, type Messaging } from "./messaging.ts";
 import type { FixedWindowRateLimiter } from "../capabilities/rate-limit/index.ts";
 import { createRateLimiter } from "./rate-limit.ts";
 import type { SendingSetup } from "../capabilities/sending-setup/index.ts";
-import { createSendingSetup } from "./sending-setup.ts";
+import { createSendingSetup, domainDegradedByOwnerNotice } from "./sending-setup.ts";
 import type { Suppressions } from "../capabilities/suppressions/index.ts";
 import { createSuppressions } from "./suppressions.ts";
 import { type MikroORM, migrate, openOrm } from "../adapters/postgres/orm.ts";
 import { poolOf } from "../adapters/postgres/sql.ts";
 import { createTemporalClient, type TemporalClient } from "../adapters/temporal/client.ts";
+import { createDomainChecksStarter } from "../adapters/temporal/domains/dispatcher.ts";
 import { type ContactsCapability, createContactsCapability } from "./contacts.ts";
 import type { Conversions } from "../capabilities/conversions/index.ts";
 import { createConversions } from "./conversions.ts";
@@ -100,25 +101,6 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
   // A sender or domain change made here reaches this process's cached sender
   // checks before it is answered (other processes hear it through NOTIFY);
   // (bound below, once messaging exists; nothing can change before).
-  let sendersChanged = (): void => {};
-  const sendingSetup = createSendingSetup(orm, config, { onSendersChanged: () => sendersChanged() });
-  const sealer = createSecretSealer(config.dataEncryptionKey, config.dataEncryptionKeys);
-  // The owners' notice of low credits goes through the send path, built below from these credits.
-  let ownerNotices: OwnerNotices | undefined = undefined;
-  const credits = createCredits(orm, {
-    config,
-    lowCreditsAlert: lowCreditsByOwnerNotice(() => {
-      if (!ownerNotices) throw new Error("owner notices are not built yet");
-      return ownerNotices;
-    }, log),
-  });
-  const ownerNoticesBuilt = (): OwnerNotices => {
-    if (!ownerNotices) throw new Error("owner notices are not built yet");
-    return ownerNotices;
-  };
-  const sendingGuard = createSendingGuard(orm, { config, alert: suspensionByOwnerNotice(ownerNoticesBuilt, log) });
-  const suppressions = createSuppressions(orm, config);
-  const contacts = createContactsCapability(orm, config);
   // One Temporal client per core, shared by every dispatcher; lazy, so the
   // API starts while Temporal is down.
   const temporal = createTemporalClient({
@@ -127,6 +109,27 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     tls: config.temporalTls,
     apiKey: config.temporalApiKey,
   });
+  let sendersChanged = (): void => {};
+  // The owners' notices (low credits, a degraded domain) go through the send path, built below from these capabilities.
+  let ownerNotices: OwnerNotices | undefined = undefined;
+  const noticesOnceBuilt = (): OwnerNotices => {
+    if (!ownerNotices) throw new Error("owner notices are not built yet");
+    return ownerNotices;
+  };
+  const sendingSetup = createSendingSetup(orm, config, {
+    onSendersChanged: () => sendersChanged(),
+    degradedAlert: domainDegradedByOwnerNotice(noticesOnceBuilt, log),
+    // Each domain's automatic re-checks (workflows/domains), started through this core's client.
+    lifecycle: createDomainChecksStarter({ client: () => temporal.client, taskQueue: config.temporalTaskQueue, schedule: config.domainChecks, log }),
+  });
+  const sealer = createSecretSealer(config.dataEncryptionKey, config.dataEncryptionKeys);
+  const credits = createCredits(orm, {
+    config,
+    lowCreditsAlert: lowCreditsByOwnerNotice(noticesOnceBuilt, log),
+  });
+  const sendingGuard = createSendingGuard(orm, { config, alert: suspensionByOwnerNotice(noticesOnceBuilt, log) });
+  const suppressions = createSuppressions(orm, config);
+  const contacts = createContactsCapability(orm, config);
   const messaging = createMessaging({
     temporal: temporal.client,
     db: poolOf(orm),

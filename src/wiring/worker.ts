@@ -2,6 +2,7 @@ import type { Config } from "../config.ts";
 import { createMessageActivities } from "../adapters/temporal/messages/activities.ts";
 import { createCampaignActivities } from "../adapters/temporal/campaigns/activities.ts";
 import { createWebhookDeliveryActivities } from "../adapters/temporal/webhooks/activities.ts";
+import { createDomainCheckActivities } from "../adapters/temporal/domains/activities.ts";
 import type { AttemptResult } from "../capabilities/webhooks/index.ts";
 import { type RunningWorker, startWorker } from "../adapters/temporal/worker.ts";
 import { createWorkerMetrics, type WorkerMetrics } from "../adapters/metrics/worker-metrics.ts";
@@ -103,6 +104,7 @@ export async function startWorkerProcess(
         ...createMessageActivities({ lifecycle: core.messaging.lifecycle }),
         ...createCampaignActivities({ sending: core.campaigns.sending }),
         ...webhookActivities,
+        ...createDomainCheckActivities({ domains: core.sendingSetup.domains }),
       },
       // Below the pool, so activities never wait for a connection held by
       // their own siblings and a little room stays for the relay.

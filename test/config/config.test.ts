@@ -103,6 +103,7 @@ describe("development mode (npm start)", () => {
       systemSenderCompanyId: undefined,
       lowCreditsThreshold: 100,
       sendingGuard: { bouncePercent: 5, complaintPercent: 0.3, minSends: 200 },
+      domainChecks: { pendingIntervalSeconds: 300, pendingHours: 72, verifiedIntervalSeconds: 86_400 },
       signupLimits: { perClientPerMinute: 10, perFormPerMinute: 60, perCompanyPerMinute: 120 },
       confirmationsPerCompanyPerHour: 100,
       workerPoolMax: 10,

@@ -8,11 +8,10 @@ import { createConnectTransport } from "@connectrpc/connect-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createSecretSealer, type SealingKey, sealingKeyIdOf } from "../../src/capabilities/sending-setup/key-sealing.ts";
 import { type Config, loadConfig } from "../../src/config.ts";
-import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
 import { EventsService } from "../../src/gen/mail/v1/events_pb.js";
 import { WebhookDeliveryState, WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { type App, startApp } from "../../src/wiring/api.ts";
-import { adminClient, ALL_SCOPES, type ApiHarness, bearer, OPERATOR_TOKEN, operatorClient } from "../support/api-harness.ts";
+import { type AdminClient, adminClient, ALL_SCOPES, type ApiHarness, bearer, OPERATOR_TOKEN, operatorClient } from "../support/api-harness.ts";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
 import { createDoubleOptInForm, waitForConfirmationMail } from "../forms/support.ts";
 import { type RoutedReceiver, startRoutedReceiver, verifies, waitUntil, loopbackDelivery } from "../webhooks/api-support.ts";
@@ -85,7 +84,7 @@ describe("rotating keys on running processes", () => {
   /** Another API process on the same database and Temporal server, with other keys (no worker). */
   async function otherProcess(
     keys: Partial<Config>,
-  ): Promise<{ app: App; admin: Client<typeof AdminService>; forCompany: ApiHarness["forCompany"] }> {
+  ): Promise<{ app: App; admin: AdminClient; forCompany: ApiHarness["forCompany"] }> {
     const app = await startApp({
       config: { ...h.app.config, runWorker: false, ...keys },
       databaseUrl: h.db.url,

@@ -1,4 +1,5 @@
 import { createPublicKey, randomBytes } from "node:crypto";
+import { DnsRecordPurpose } from "../../src/gen/mail/v1/domains_pb.js";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -168,7 +169,7 @@ describe("campaigns through SMTP, counted at the sink", () => {
     expect(headers.get("list-unsubscribe-post")).toBe("List-Unsubscribe=One-Click");
     expect(headers.get("subject")).toBe(`Two lists ${both[0]}`);
     const { domains } = await h.admin.listSendingDomains({ companyId: company.companyId });
-    const dkimRecord = domains[0]?.dnsRecords.find((r) => r.purpose === "dkim");
+    const dkimRecord = domains[0]?.records.find((r) => r.purpose === DnsRecordPurpose.DKIM);
     const publicKeyBase64 = /p=([A-Za-z0-9+/=]+)/.exec(dkimRecord?.value.replace(/\s+/g, "") ?? "")?.[1] ?? "";
     const publicKey = createPublicKey({ key: Buffer.from(publicKeyBase64, "base64"), format: "der", type: "spki" });
     const dkim = checkDkim(copy?.raw ?? "", publicKey);

@@ -5,11 +5,9 @@
  * namespace, each on ports of its own, and a company ready to send.
  */
 import { randomBytes } from "node:crypto";
-import type { Client } from "@connectrpc/connect";
 import { findFreePort } from "../../src/runtime/ports.ts";
-import type { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
 import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
-import { adminClient, OPERATOR_TOKEN, operatorClient } from "../support/api-harness.ts";
+import { type AdminClient, adminClient, OPERATOR_TOKEN, operatorClient } from "../support/api-harness.ts";
 import { run, type Running } from "./processes.ts";
 
 export { OPERATOR_TOKEN };
@@ -49,7 +47,7 @@ export interface ApiProcess {
   readonly process: Running;
   readonly httpUrl: string;
   readonly operatorUrl: string;
-  readonly admin: Client<typeof AdminService>;
+  readonly admin: AdminClient;
 }
 
 export interface WorkerProcess {

@@ -1,5 +1,6 @@
 import { type DescMethod, type JsonValue, ScalarType } from "@bufbuild/protobuf";
 import { SignupFormsService } from "../../src/gen/mail/v1/forms_pb.js";
+import { DomainsService, SendersService } from "../../src/gen/mail/v1/domains_pb.js";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type HttpBinding, operationsOf } from "../../src/contract/routes.ts";
@@ -31,8 +32,8 @@ const EXPECTED_STATUSES = new Set([200, 201, 202, 400, 402, 404, 409, 413]);
 
 let api: HostileApi;
 let tenant: SeededTenant;
-/** A list, an endpoint and a form for the deletions, so that the other RPCs keep theirs. */
-let doomed: { listId: string; endpointId: string; formPublicId: string };
+/** A list, an endpoint, a form, a domain and a sender for the deletions, so that the other RPCs keep theirs. */
+let doomed: { listId: string; endpointId: string; formPublicId: string; domainId: string; senderId: string };
 /** A draft campaign of the tenant. */
 let campaignId: string;
 
@@ -44,7 +45,11 @@ beforeAll(async () => {
   const { form } = await api.h.forCompany(SignupFormsService, tenant.companyId).createForm({ name: "Doomed", fields: [{ name: "email", label: "Email", type: "email", required: true }], consentText: "Yes", language: "en" });
   const campaign = await api.rest(tenant, "POST", "/mail/v1/campaigns", { name: "Prop", audience: { listIds: [tenant.listId] }, content: { subject: "Hi", html: "<p>Hi</p>" } });
   campaignId = (campaign.json as { campaign: { id: string } }).campaign.id;
+  const { domain } = await api.h.forCompany(DomainsService, tenant.companyId).createDomain({ domain: "doomed-schemas.example" });
+  const { sender } = await api.h.forCompany(SendersService, tenant.companyId).createSender({ email: `doomed@${tenant.domainName}` });
   doomed = {
+    domainId: domain?.id ?? "",
+    senderId: sender?.id ?? "",
     listId: (list.json as { list: { id: string } }).list.id,
     endpointId: (endpoint.json as { endpoint: { id: string } }).endpoint.id,
     formPublicId: form?.publicId ?? "",
@@ -112,6 +117,16 @@ function knownValidRequest(method: DescMethod): Record<string, JsonValue> | unde
     "mail.v1.CampaignsService.GetCampaignResults": { id: campaignId },
     "mail.v1.CreditsService.ListCreditLedger": { limit: 2, reason: "grant" },
     "mail.v1.SendingStatusService.GetSendingStatus": {},
+    "mail.v1.DomainsService.CreateDomain": { domain: "prop-domain.example" },
+    "mail.v1.DomainsService.ListDomains": {},
+    "mail.v1.DomainsService.GetDomain": { id: t.domainId },
+    // An unknown domain (404): a known one would look its records up in the machine's DNS on every run.
+    "mail.v1.DomainsService.CheckDomain": { id: "00000000-0000-4000-8000-000000000000" },
+    "mail.v1.DomainsService.DeleteDomain": { id: doomed.domainId },
+    "mail.v1.SendersService.CreateSender": { email: `prop@${t.domainName}`, name: "Prop" },
+    "mail.v1.SendersService.ListSenders": {},
+    "mail.v1.SendersService.SetDefaultSender": { id: t.senderId },
+    "mail.v1.SendersService.DeleteSender": { id: doomed.senderId },
   };
   return seeds[`${method.parent.typeName}.${method.name}`];
 }

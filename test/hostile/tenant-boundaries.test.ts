@@ -1,3 +1,4 @@
+import { DomainsService, SendersService } from "../../src/gen/mail/v1/domains_pb.js";
 import { Code, ConnectError } from "@connectrpc/connect";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -324,14 +325,19 @@ describe("cross-tenant id guessing over gRPC", () => {
     const admin = api.h.admin;
     const hooksOfA = api.h.forCompany(WebhooksService, a.companyId);
     const formsOfA = api.h.forCompany(SignupFormsService, a.companyId);
+    const domainsOfA = api.h.forCompany(DomainsService, a.companyId);
+    const sendersOfA = api.h.forCompany(SendersService, a.companyId);
     const calls: [string, () => Promise<unknown>][] = [
       ["GetWebhookEndpoint", () => hooksOfA.getWebhookEndpoint({ id: b.endpointId })],
       ["UpdateWebhookEndpoint", () => hooksOfA.updateWebhookEndpoint({ id: b.endpointId, description: "taken over" })],
       ["RotateWebhookSecret", () => hooksOfA.rotateWebhookSecret({ id: b.endpointId })],
       ["GetWebhookDelivery", () => hooksOfA.getWebhookDelivery({ id: b.deliveryIds[0] ?? "" })],
       ["RetryWebhookDelivery", () => hooksOfA.retryWebhookDelivery({ id: b.deliveryIds[0] ?? "" })],
-      ["VerifySendingDomain", () => admin.verifySendingDomain({ companyId: a.companyId, domainId: b.domainId, override: true })],
-      ["SetDefaultSender", () => admin.setDefaultSender({ companyId: a.companyId, senderId: b.senderId })],
+      ["OverrideDomainVerification", () => admin.overrideDomainVerification({ companyId: a.companyId, domainId: b.domainId })],
+      ["CheckDomain", () => domainsOfA.checkDomain({ id: b.domainId })],
+      ["DeleteDomain", () => domainsOfA.deleteDomain({ id: b.domainId })],
+      ["SetDefaultSender", () => sendersOfA.setDefaultSender({ id: b.senderId })],
+      ["DeleteSender", () => sendersOfA.deleteSender({ id: b.senderId })],
       ["DeactivateForm", () => formsOfA.deactivateForm({ publicId: b.formPublicId })],
       ["DeleteWebhookEndpoint", () => hooksOfA.deleteWebhookEndpoint({ id: b.endpointId })],
     ];

@@ -1,3 +1,4 @@
+import { DnsRecordPurpose } from "../../src/gen/mail/v1/domains_pb.js";
 import { createPublicKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { AddressInfo } from "node:net";
@@ -145,7 +146,7 @@ describe("attachments on sends", { timeout: 120_000 }, () => {
     expect(parsed.text?.trim()).toBe("Invoice attached.");
 
     const { domains } = await h.admin.listSendingDomains({ companyId: s.companyId });
-    const dkimRecord = domains[0]?.dnsRecords.find((r) => r.purpose === "dkim");
+    const dkimRecord = domains[0]?.records.find((r) => r.purpose === DnsRecordPurpose.DKIM);
     const publicKeyBase64 = /p=([A-Za-z0-9+/=]+)/.exec(dkimRecord?.value.replace(/\s+/g, "") ?? "")?.[1] ?? "";
     const publicKey = createPublicKey({ key: Buffer.from(publicKeyBase64, "base64"), format: "der", type: "spki" });
     expect(splitMessage(raw).body).toContain(PDF.subarray(0, 300).toString("base64").slice(0, 60));

@@ -1,3 +1,4 @@
+import { DomainStatus } from "../../src/gen/mail/v1/domains_pb.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TemplatesService } from "../../src/gen/mail/v1/templates_pb.js";
 import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
@@ -78,7 +79,7 @@ describe("POST /mail/v1/send", () => {
     expect(((await noSender.json()) as ErrorBody).error.code).toBe("SENDER_NOT_VERIFIED");
 
     const { domain } = await h.admin.createSendingDomain({ companyId, domain: "unverified.example" });
-    expect(domain?.verified).toBe(false);
+    expect(domain?.status).toBe(DomainStatus.PENDING);
     await h.admin.createSender({ companyId, email: "hello@unverified.example", makeDefault: true });
     const unverified = await h.send(secret, { to: "a@example.com", subject: "Hi", html: "<p>x</p>" });
     expect(unverified.status).toBe(409);
@@ -100,7 +101,7 @@ describe("POST /mail/v1/send", () => {
     expect(await fromOf(await h.send(s.secret, body))).toBe(newDefault);
 
     // An operator's SQL, not the API: only PostgreSQL's notification tells the process (well before the 10 s reuse ends).
-    await h.db.query(`update sending_domain set verification_overridden = false, dkim_verified = false where company_id = $1`, [s.companyId]);
+    await h.db.query(`update sending_domain set verification_overridden = false, dkim_verified = false, verified_at = null where company_id = $1`, [s.companyId]);
     const deadline = Date.now() + 5_000;
     let status = 0;
     while (Date.now() < deadline) {

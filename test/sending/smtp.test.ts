@@ -1,3 +1,4 @@
+import { DnsRecordPurpose } from "../../src/gen/mail/v1/domains_pb.js";
 import { createPublicKey } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { Code, ConnectError } from "@connectrpc/connect";
@@ -82,7 +83,7 @@ describe("sending through the SMTP adapter to a real SMTP server", () => {
 
     const { domains } = await h.admin.listSendingDomains({ companyId: s.companyId });
     const domain = domains[0];
-    const dkimRecord = domain?.dnsRecords.find((r) => r.purpose === "dkim");
+    const dkimRecord = domain?.records.find((r) => r.purpose === DnsRecordPurpose.DKIM);
     const publicKeyBase64 = /p=([A-Za-z0-9+/=]+)/.exec(dkimRecord?.value.replace(/\s+/g, "") ?? "")?.[1] ?? "";
     const publicKey = createPublicKey({ key: Buffer.from(publicKeyBase64, "base64"), format: "der", type: "spki" });
     const dkim = checkDkim(mail?.raw ?? "", publicKey);

@@ -10,6 +10,7 @@ import { type Config, loadConfig } from "../../src/config.ts";
 import { API_KEY_SCOPES } from "../../src/capabilities/accounts/scopes.ts";
 import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
 import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
+import { type Domain, DomainsService, type Sender, SendersService } from "../../src/gen/mail/v1/domains_pb.js";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 
 export const OPERATOR_TOKEN = "test-operator-token-0123456789";
@@ -24,7 +25,7 @@ export const ALL_SCOPES: string[] = [...API_KEY_SCOPES];
 export interface ApiHarness {
   readonly app: App;
   readonly db: TestDatabase;
-  readonly admin: Client<typeof AdminService>;
+  readonly admin: AdminClient;
   /** A company with the mail API enabled, and a key holding `scopes`. */
   newCompanyWithKey(scopes?: string[], name?: string): Promise<{ companyId: string; keyId: string; secret: string }>;
   newKey(companyId: string, scopes: string[], name?: string): Promise<{ keyId: string; secret: string }>;
@@ -51,12 +52,43 @@ export function testConfig(overrides: Partial<Config> = {}): Config {
   };
 }
 
-export function adminClient(baseUrl: string): Client<typeof AdminService> {
+/**
+ * A company's sending setup as many tests make it, by company id: each
+ * shortcut calls the company service (DomainsService, SendersService) as the
+ * operator acting for the company, or, for `override`, the AdminService's
+ * verification override.
+ */
+export interface SendingSetupShortcuts {
+  createSendingDomain(req: { companyId: string; domain: string }): Promise<{ domain?: Domain | undefined }>;
+  /** Checks DNS now, or with `override` marks the domain verified without DNS. */
+  verifySendingDomain(req: { companyId: string; domainId: string; override?: boolean }): Promise<{ domain?: Domain | undefined }>;
+  listSendingDomains(req: { companyId: string }): Promise<{ domains: Domain[] }>;
+  createSender(req: { companyId: string; email: string; name?: string; makeDefault?: boolean }): Promise<{ sender?: Sender | undefined }>;
+  listSenders(req: { companyId: string }): Promise<{ senders: Sender[] }>;
+  setDefaultSender(req: { companyId: string; senderId: string }): Promise<{ sender?: Sender | undefined }>;
+}
+
+/** The AdminService client holding the operator token, with the sending-setup shortcuts. */
+export type AdminClient = Client<typeof AdminService> & SendingSetupShortcuts;
+
+export function adminClient(baseUrl: string): AdminClient {
   const operator: Interceptor = (next) => (req) => {
     req.header.set("authorization", `Bearer ${OPERATOR_TOKEN}`);
     return next(req);
   };
-  return createClient(AdminService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [operator] }));
+  const admin = createClient(AdminService, createConnectTransport({ baseUrl, httpVersion: "1.1", interceptors: [operator] }));
+  const domains = (companyId: string) => operatorClient(baseUrl, DomainsService, companyId);
+  const senders = (companyId: string) => operatorClient(baseUrl, SendersService, companyId);
+  const shortcuts: SendingSetupShortcuts = {
+    createSendingDomain: ({ companyId, domain }) => domains(companyId).createDomain({ domain }),
+    verifySendingDomain: ({ companyId, domainId, override }) =>
+      override ? admin.overrideDomainVerification({ companyId, domainId }) : domains(companyId).checkDomain({ id: domainId }),
+    listSendingDomains: async ({ companyId }) => ({ domains: (await domains(companyId).listDomains({})).items }),
+    createSender: ({ companyId, ...sender }) => senders(companyId).createSender(sender),
+    listSenders: async ({ companyId }) => ({ senders: (await senders(companyId).listSenders({})).items }),
+    setDefaultSender: ({ companyId, senderId }) => senders(companyId).setDefaultSender({ id: senderId }),
+  };
+  return Object.assign(admin, shortcuts);
 }
 
 /**

@@ -24,6 +24,7 @@ import { SuppressionsService } from "../../src/gen/mail/v1/suppressions_pb.js";
 import { CreditsService } from "../../src/gen/mail/v1/credits_pb.js";
 import { SendingStatusService } from "../../src/gen/mail/v1/sending_status_pb.js";
 import { CampaignsService } from "../../src/gen/mail/v1/campaigns_pb.js";
+import { DomainsService, SendersService } from "../../src/gen/mail/v1/domains_pb.js";
 import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { contractRegistry } from "../../src/openapi/descriptor-set.ts";
 import { ruleViolations } from "../../src/transport/connect/contract-validation-interceptor.ts";
@@ -60,6 +61,8 @@ const PUBLIC_SERVICES: readonly DescService[] = [
   CreditsService,
   SendingStatusService,
   CampaignsService,
+  DomainsService,
+  SendersService,
 ];
 
 let h: ApiHarness;

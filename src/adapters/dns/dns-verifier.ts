@@ -1,5 +1,5 @@
 import { Resolver } from "node:dns/promises";
-import { dkimRecordName, dmarcRecordName, type DnsSettings } from "../../capabilities/sending-setup/dns-records.ts";
+import { dkimRecordName, dmarcRecordName, type DnsRecordCheck, type DnsSettings } from "../../capabilities/sending-setup/dns-records.ts";
 import { DnsUnavailableError, type DnsVerifier } from "../../capabilities/sending-setup/ports.ts";
 
 export interface DnsVerifierOptions extends DnsSettings {
@@ -103,11 +103,19 @@ export function createDnsVerifier(options: DnsVerifierOptions): DnsVerifier {
         lookup(facts.returnPathDomain, () => resolver.resolveMx(facts.returnPathDomain)),
         lookup(dmarcName, () => resolver.resolveTxt(dmarcName)),
       ]);
-      return {
-        dkim: dkimMatches(dkim, facts.dkimPublicKey),
-        spf: spfMatches(spf, options.spfInclude) && mxMatches(mx, options.returnPathMxHost),
-        dmarc: dmarcMatches(dmarc),
-      };
+      const records: DnsRecordCheck[] = [
+        seen("dkim", joined(dkim), dkimMatches(dkim, facts.dkimPublicKey)),
+        seen("spf", joined(spf), spfMatches(spf, options.spfInclude)),
+        seen("return_path", mx.map((one) => `${one.priority} ${one.exchange.replace(/\.$/, "")}`), mxMatches(mx, options.returnPathMxHost)),
+        seen("dmarc", joined(dmarc), dmarcMatches(dmarc)),
+      ];
+      const ok = (purpose: DnsRecordCheck["purpose"]) => records.some((one) => one.purpose === purpose && one.state === "verified");
+      return { dkim: ok("dkim"), spf: ok("spf") && ok("return_path"), dmarc: ok("dmarc"), records };
     },
   };
+}
+
+/** A record as seen: nothing there is `missing`, something else than asked is `wrong`. */
+function seen(purpose: DnsRecordCheck["purpose"], found: string[], matches: boolean): DnsRecordCheck {
+  return { purpose, state: matches ? "verified" : found.length === 0 ? "missing" : "wrong", found };
 }

@@ -11,6 +11,17 @@
  */
 export type DnsRecordPurpose = "dkim" | "spf" | "return_path" | "dmarc";
 
+/** The outcome of one record's last check: found and correct, absent, or present but not as asked. */
+export type DnsRecordState = "unchecked" | "verified" | "missing" | "wrong";
+
+/** One record as a check saw it: its state and what the resolver returned. */
+export interface DnsRecordCheck {
+  readonly purpose: DnsRecordPurpose;
+  readonly state: Exclude<DnsRecordState, "unchecked">;
+  /** TXT strings joined, MX as `<priority> <host>`; empty when missing. */
+  readonly found: readonly string[];
+}
+
 export interface DnsRecordView {
   readonly type: "TXT" | "MX";
   /** Fully qualified, without the trailing dot. */
@@ -18,6 +29,8 @@ export interface DnsRecordView {
   readonly value: string;
   readonly purpose: DnsRecordPurpose;
   readonly verified: boolean;
+  readonly state: DnsRecordState;
+  readonly found: readonly string[];
 }
 
 /** What the records of one domain are made of. */
@@ -42,6 +55,11 @@ export interface DnsCheckState {
   readonly dmarc: boolean;
 }
 
+/** A DNS check: the three verdicts and each record as seen. */
+export interface DnsCheckReport extends DnsCheckState {
+  readonly records: readonly DnsRecordCheck[];
+}
+
 export const DMARC_SUGGESTION = "v=DMARC1; p=none";
 const RETURN_PATH_LABEL = "bounces";
 const MX_PRIORITY = 10;
@@ -63,26 +81,19 @@ export function spfRecordValue(spfInclude: string): string {
 }
 
 /**
- * The records to publish, each with the state of the last check. The SPF
- * TXT and the MX form one check (spf): both make the return-path domain work.
+ * The records to publish, each with the outcome of the last check (`checks`,
+ * null before the first). The SPF TXT and the MX form one verdict (spf):
+ * both make the return-path domain work.
  */
-export function requiredDnsRecords(facts: DomainDnsFacts, settings: DnsSettings, state: DnsCheckState): DnsRecordView[] {
+export function requiredDnsRecords(facts: DomainDnsFacts, settings: DnsSettings, checks: readonly DnsRecordCheck[] | null): DnsRecordView[] {
+  const seen = (purpose: DnsRecordPurpose): Pick<DnsRecordView, "verified" | "state" | "found"> => {
+    const check = checks?.find((one) => one.purpose === purpose);
+    return check ? { verified: check.state === "verified", state: check.state, found: check.found } : { verified: false, state: "unchecked", found: [] };
+  };
   return [
-    {
-      type: "TXT",
-      name: dkimRecordName(facts.dkimSelector, facts.domain),
-      value: `v=DKIM1; k=rsa; p=${facts.dkimPublicKey}`,
-      purpose: "dkim",
-      verified: state.dkim,
-    },
-    { type: "TXT", name: facts.returnPathDomain, value: spfRecordValue(settings.spfInclude), purpose: "spf", verified: state.spf },
-    {
-      type: "MX",
-      name: facts.returnPathDomain,
-      value: `${MX_PRIORITY} ${settings.returnPathMxHost}`,
-      purpose: "return_path",
-      verified: state.spf,
-    },
-    { type: "TXT", name: dmarcRecordName(facts.domain), value: DMARC_SUGGESTION, purpose: "dmarc", verified: state.dmarc },
+    { type: "TXT", name: dkimRecordName(facts.dkimSelector, facts.domain), value: `v=DKIM1; k=rsa; p=${facts.dkimPublicKey}`, purpose: "dkim", ...seen("dkim") },
+    { type: "TXT", name: facts.returnPathDomain, value: spfRecordValue(settings.spfInclude), purpose: "spf", ...seen("spf") },
+    { type: "MX", name: facts.returnPathDomain, value: `${MX_PRIORITY} ${settings.returnPathMxHost}`, purpose: "return_path", ...seen("return_path") },
+    { type: "TXT", name: dmarcRecordName(facts.domain), value: DMARC_SUGGESTION, purpose: "dmarc", ...seen("dmarc") },
   ];
 }

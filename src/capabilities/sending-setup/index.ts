@@ -3,11 +3,12 @@ import type { Senders } from "./senders.ts";
 import type { Templates } from "./templates.ts";
 
 export type { ResolvedSender, SendableSender, SenderDirectory, StoredTemplate, TemplateLookup } from "./types.ts";
-export type { SenderView, SendingDomainView, TemplateView } from "./views.ts";
-export type { DnsCheckState, DnsRecordPurpose, DnsRecordView, DnsSettings, DomainDnsFacts } from "./dns-records.ts";
+export { domainStatus, type DomainStatus, type SenderView, type SendingDomainView, type TemplateView } from "./views.ts";
+export type { DnsCheckReport, DnsCheckState, DnsRecordCheck, DnsRecordPurpose, DnsRecordState, DnsRecordView, DnsSettings, DomainDnsFacts } from "./dns-records.ts";
 export type {
   CompanyDirectory,
   DnsVerifier,
+  DomainRemoval,
   DomainVerification,
   NewSendingDomain,
   SenderDraft,
@@ -23,13 +24,26 @@ export { DnsUnavailableError } from "./ports.ts";
 export type { TemplateInput } from "./validation.ts";
 export {
   SendingDomains,
+  type CheckSendingDomainCommand,
   type CreateSendingDomainCommand,
+  type DeleteSendingDomainCommand,
+  domainDegradedEmail,
+  type DomainDegradedAlert,
+  type DomainDegradedNotice,
+  type DomainLifecycle,
   type ListSendingDomainsCommand,
+  type OverrideDomainVerificationCommand,
   type SendingDomainCommand,
   type SendingDomainsDependencies,
-  type VerifySendingDomainCommand,
 } from "./domains.ts";
-export { Senders, type CreateSenderCommand, type ListSendersCommand, type SendersDependencies, type SetDefaultSenderCommand } from "./senders.ts";
+export {
+  Senders,
+  type CreateSenderCommand,
+  type ListSendersCommand,
+  type RemoveSenderCommand,
+  type SendersDependencies,
+  type SetDefaultSenderCommand,
+} from "./senders.ts";
 export { Templates, type ListTemplatesCommand, type PutTemplateCommand, type TemplatesDependencies } from "./templates.ts";
 export { createSecretSealer, type SecretSealer } from "./key-sealing.ts";
 

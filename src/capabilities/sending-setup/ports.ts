@@ -8,7 +8,7 @@
  * Ids that cannot be row ids find nothing either.
  */
 import type { AuditNote } from "../audit/types.ts";
-import type { DnsCheckState, DomainDnsFacts } from "./dns-records.ts";
+import type { DnsCheckReport, DnsRecordCheck, DomainDnsFacts } from "./dns-records.ts";
 
 export interface CompanyDirectory {
   /** The company's id as stored (its one spelling), or null when there is no such company. */
@@ -25,6 +25,10 @@ export interface SendingDomainRecord extends DomainDnsFacts {
   readonly dmarcVerified: boolean;
   readonly verificationOverridden: boolean;
   readonly lastCheckedAt: Date | null;
+  /** Each record as the last check saw it; null before the first check. */
+  readonly lastCheck: readonly DnsRecordCheck[] | null;
+  /** When it was first verified (every record found, or overridden); null while pending. Once set, its senders may send. */
+  readonly verifiedAt: Date | null;
   readonly createdAt: Date;
 }
 
@@ -33,7 +37,10 @@ export interface NewSendingDomain extends DomainDnsFacts {
 }
 
 /** What a verification stores: the outcome of a DNS check, or an operator's override. */
-export type DomainVerification = { readonly kind: "checked"; readonly state: DnsCheckState; readonly at: Date } | { readonly kind: "overridden" };
+export type DomainVerification = { readonly kind: "checked"; readonly report: DnsCheckReport; readonly at: Date } | { readonly kind: "overridden"; readonly at: Date };
+
+/** What deleting a domain came to. */
+export type DomainRemoval = "removed" | "not_found" | "has_senders";
 
 export interface SendingDomainStore {
   /** A new domain of the company; null when it has a domain of that name already (also when a concurrent add won). */
@@ -46,6 +53,11 @@ export interface SendingDomainStore {
   list(companyId: string): Promise<SendingDomainRecord[]>;
   /** Stores a verification; the domain as it is then, or null when the company has no such domain. */
   recordVerification(companyId: string, domainId: string, verification: DomainVerification, audit?: AuditNote): Promise<SendingDomainRecord | null>;
+  /**
+   * Deletes the domain unless it still has senders (checked under the
+   * company's default-sender lock, so a sender added meanwhile is seen).
+   */
+  remove(companyId: string, domainId: string, audit?: AuditNote): Promise<DomainRemoval>;
 }
 
 /** A sender as stored, with its domain (whether it may send depends on it). */
@@ -81,6 +93,12 @@ export interface SenderStore {
   add(companyId: string, domainId: string, plan: (senders: readonly SenderRecord[]) => SenderDraft, audit?: AuditNote): Promise<SenderRecord>;
   /** Makes the sender the company's one default, under the same lock; null when the company has no such sender. */
   makeDefault(companyId: string, senderId: string, audit?: AuditNote): Promise<SenderRecord | null>;
+  /**
+   * Removes a sender under the same lock: `allow` is handed the sender and
+   * the company's senders as they are under the lock, and throws to refuse.
+   * Null when the company has no such sender.
+   */
+  remove(companyId: string, senderId: string, allow: (sender: SenderRecord, senders: readonly SenderRecord[]) => void, audit?: AuditNote): Promise<SenderRecord | null>;
 }
 
 export interface TemplateRecord {
@@ -117,7 +135,7 @@ export interface TemplateStore {
 /** Checks a domain's published records against what we asked for. */
 export interface DnsVerifier {
   /** Throws DnsUnavailableError when DNS could not answer (as opposed to "no such record"). */
-  check(facts: DomainDnsFacts): Promise<DnsCheckState>;
+  check(facts: DomainDnsFacts): Promise<DnsCheckReport>;
 }
 
 /**

@@ -50,6 +50,12 @@ export interface SetDefaultSenderCommand {
   readonly audit: AuditContext;
 }
 
+export interface RemoveSenderCommand {
+  readonly companyId: string;
+  readonly senderId: string;
+  readonly audit: AuditContext;
+}
+
 /**
  * Sender addresses (administration) and the sender lookup of the send path
  * (`checkSender`, `resolveSender`: the messages capability's SenderDirectory
@@ -69,7 +75,7 @@ export class Senders implements SenderDirectory {
     const company = await requireCompany(this.#options.companies, command.companyId);
     const domain = await this.#options.domains.findByName(company, domainName);
     if (!domain) {
-      throw new ApiError("NOT_FOUND", `${domainName} is not a sending domain of this company; add it first (CreateSendingDomain).`);
+      throw new ApiError("NOT_FOUND", `${domainName} is not a sending domain of this company; add it first (POST /mail/v1/domains).`);
     }
     const sender = await this.#options.store.add(company, domain.id, (existing) => {
       // Local parts are case-sensitive in principle, but two senders that
@@ -93,6 +99,26 @@ export class Senders implements SenderDirectory {
     const sender = await this.#options.store.makeDefault(command.companyId, command.senderId, { context: command.audit, action: "sender.made_default", details: {} });
     this.#options.onSendersChanged?.();
     return senderView(orNotFound(sender, command.senderId));
+  }
+
+  /**
+   * Removes a sender. The default is refused while the company has other
+   * senders (a send without senderId would otherwise lose its From line by
+   * surprise); the last sender may go, default or not.
+   */
+  async remove(command: RemoveSenderCommand): Promise<SenderView> {
+    const removed = await this.#options.store.remove(
+      command.companyId,
+      command.senderId,
+      (sender, senders) => {
+        if (sender.isDefault && senders.length > 1) {
+          throw new ValidationError([{ field: "id", problem: `${sender.email} is the default sender; make another sender the default first` }]);
+        }
+      },
+      { context: command.audit, action: "sender.removed", details: {} },
+    );
+    this.#options.onSendersChanged?.();
+    return senderView(orNotFound(removed, command.senderId));
   }
 
   /**

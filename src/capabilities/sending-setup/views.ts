@@ -1,4 +1,4 @@
-import { requiredDnsRecords, type DnsRecordView, type DnsSettings } from "./dns-records.ts";
+import { requiredDnsRecords, type DnsRecordCheck, type DnsRecordView, type DnsSettings } from "./dns-records.ts";
 import type { SenderRecord, SendingDomainRecord, TemplateRecord } from "./ports.ts";
 
 /** A sending domain as the setup services hand it out (never the entity, never a key). */
@@ -8,6 +8,7 @@ export interface SendingDomainView {
   readonly domain: string;
   readonly returnPathDomain: string;
   readonly dkimSelector: string;
+  readonly status: DomainStatus;
   readonly dkimVerified: boolean;
   /** SPF through the return-path domain: its SPF TXT and its MX. */
   readonly spfVerified: boolean;
@@ -17,7 +18,22 @@ export interface SendingDomainView {
   readonly verificationOverridden: boolean;
   readonly dnsRecords: readonly DnsRecordView[];
   readonly lastCheckedAt: Date | null;
+  readonly verifiedAt: Date | null;
   readonly createdAt: Date;
+}
+
+/**
+ * `pending`: never verified. `verified`: every record found and correct at
+ * the last check, or overridden by an operator. `degraded`: verified once,
+ * and a record has since gone missing or changed (sending goes on).
+ */
+export type DomainStatus = "pending" | "verified" | "degraded";
+
+type VerificationFacts = Pick<SendingDomainRecord, "dkimVerified" | "spfVerified" | "dmarcVerified" | "verificationOverridden" | "verifiedAt">;
+
+export function domainStatus(domain: VerificationFacts): DomainStatus {
+  if (domain.verificationOverridden || (domain.dkimVerified && domain.spfVerified && domain.dmarcVerified)) return "verified";
+  return domain.verifiedAt ? "degraded" : "pending";
 }
 
 export interface SenderView {
@@ -43,9 +59,26 @@ export interface TemplateView {
   readonly updatedAt: Date;
 }
 
-/** The one definition of "verified" a domain (and thus a sender) has. */
-export function isDomainVerified(domain: Pick<SendingDomainRecord, "dkimVerified" | "spfVerified" | "dmarcVerified" | "verificationOverridden">): boolean {
-  return domain.verificationOverridden || (domain.dkimVerified && domain.spfVerified && domain.dmarcVerified);
+/**
+ * The one definition of "may send" a domain (and thus a sender) has: it was
+ * verified once (a degraded domain goes on sending: docs/domains.md), or an
+ * operator overrode the check.
+ */
+export function isDomainVerified(domain: VerificationFacts): boolean {
+  return domain.verificationOverridden || domain.verifiedAt !== null || (domain.dkimVerified && domain.spfVerified && domain.dmarcVerified);
+}
+
+/** Each record as last seen; a domain checked before records were kept answers its three verdicts. */
+function lastChecks(domain: SendingDomainRecord): readonly DnsRecordCheck[] | null {
+  if (domain.lastCheck) return domain.lastCheck;
+  if (!domain.lastCheckedAt) return null;
+  const state = (ok: boolean): "verified" | "missing" => (ok ? "verified" : "missing");
+  return [
+    { purpose: "dkim", state: state(domain.dkimVerified), found: [] },
+    { purpose: "spf", state: state(domain.spfVerified), found: [] },
+    { purpose: "return_path", state: state(domain.spfVerified), found: [] },
+    { purpose: "dmarc", state: state(domain.dmarcVerified), found: [] },
+  ];
 }
 
 export function sendingDomainView(domain: SendingDomainRecord, settings: DnsSettings): SendingDomainView {
@@ -55,13 +88,15 @@ export function sendingDomainView(domain: SendingDomainRecord, settings: DnsSett
     domain: domain.domain,
     returnPathDomain: domain.returnPathDomain,
     dkimSelector: domain.dkimSelector,
+    status: domainStatus(domain),
     dkimVerified: domain.dkimVerified,
     spfVerified: domain.spfVerified,
     dmarcVerified: domain.dmarcVerified,
     verified: isDomainVerified(domain),
     verificationOverridden: domain.verificationOverridden,
-    dnsRecords: requiredDnsRecords(domain, settings, { dkim: domain.dkimVerified, spf: domain.spfVerified, dmarc: domain.dmarcVerified }),
+    dnsRecords: requiredDnsRecords(domain, settings, lastChecks(domain)),
     lastCheckedAt: domain.lastCheckedAt,
+    verifiedAt: domain.verifiedAt,
     createdAt: domain.createdAt,
   };
 }

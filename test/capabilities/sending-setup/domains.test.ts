@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import type { SendingDomainView, SendingSetup } from "../../../src/capabilities/sending-setup/index.ts";
+import type { DomainDegradedNotice, SendingDomainView, SendingSetup } from "../../../src/capabilities/sending-setup/index.ts";
 import { createSecretSealer } from "../../../src/capabilities/sending-setup/key-sealing.ts";
 import { expectApiError, OPERATOR_AUDIT } from "../accounts/harness.ts";
 import { startTestDnsServer, type TestDnsServer } from "../../support/dns-server.ts";
@@ -53,9 +53,12 @@ describe("sending domains", () => {
         spfVerified: false,
         dmarcVerified: false,
         verified: false,
+        status: "pending",
         verificationOverridden: false,
         lastCheckedAt: null,
+        verifiedAt: null,
       });
+      expect(domain.dnsRecords.map((r) => [r.state, r.found])).toEqual(Array(4).fill(["unchecked", []]));
       expect(domain.dkimSelector).toMatch(/^tm[0-9a-f]{8}$/);
 
       const dkim = record(domain, "dkim");
@@ -135,12 +138,12 @@ describe("sending domains", () => {
     });
   });
 
-  describe("verify (real DNS lookups against a local authoritative server)", () => {
+  describe("check (real DNS lookups against a local authoritative server)", () => {
     it("verifies a domain whose DKIM, SPF, MX and DMARC records are all published", async () => {
       const companyId = await h.newCompany();
       const domain = await setup.domains.create({ companyId, domain: "ok.example", audit: OPERATOR_AUDIT });
       publish(dns, domain);
-      const verified = await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT });
+      const verified = await setup.domains.check({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT });
       expect(verified).toMatchObject({ dkimVerified: true, spfVerified: true, dmarcVerified: true, verified: true, verificationOverridden: false });
       expect(verified.lastCheckedAt).toBeInstanceOf(Date);
       expect(verified.dnsRecords.every((r) => r.verified)).toBe(true);
@@ -161,7 +164,7 @@ describe("sending domains", () => {
       const companyId = await h.newCompany();
       const domain = await setup.domains.create({ companyId, domain: "nodkim.example", audit: OPERATOR_AUDIT });
       publish(dns, domain, { dkim: true });
-      const result = await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT });
+      const result = await setup.domains.check({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT });
       expect(result).toMatchObject({ dkimVerified: false, spfVerified: true, dmarcVerified: true, verified: false });
       expect(record(result, "dkim")).toMatchObject({ verified: false });
     });
@@ -172,7 +175,7 @@ describe("sending domains", () => {
       publish(dns, domain, { dkim: true });
       const other = generateKeyPairSync("rsa", { modulusLength: 2048 }).publicKey.export({ type: "spki", format: "der" }).toString("base64");
       dns.addTxt(record(domain, "dkim").name, `v=DKIM1; k=rsa; p=${other}`);
-      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ dkimVerified: false, verified: false });
+      expect(await setup.domains.check({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ dkimVerified: false, verified: false });
     });
 
     it("accepts the DKIM key split into chunks and spread with whitespace, beside other TXT records", async () => {
@@ -181,7 +184,7 @@ describe("sending domains", () => {
       publish(dns, domain, { dkim: true });
       const key = /p=(.+)$/.exec(record(domain, "dkim").value)?.[1] ?? "";
       dns.addTxt(record(domain, "dkim").name, "unrelated=1", ["v=DKIM1;  k=rsa;\tp=", key.slice(0, 200), " ", key.slice(200)]);
-      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ dkimVerified: true, verified: true });
+      expect(await setup.domains.check({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ dkimVerified: true, verified: true });
     });
 
     it("needs the SPF include and the MX at the return-path domain, and exactly one DMARC record", async () => {
@@ -190,47 +193,64 @@ describe("sending domains", () => {
 
       publish(dns, domain, { spf: true });
       dns.addTxt("bounces.partial.example", "v=spf1 include:_spf.elsewhere.example -all");
-      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ spfVerified: false, verified: false });
+      expect(await setup.domains.check({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ spfVerified: false, verified: false });
 
       dns.clear();
       publish(dns, domain, { mx: true });
-      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ spfVerified: false, verified: false });
+      expect(await setup.domains.check({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ spfVerified: false, verified: false });
 
       dns.clear();
       publish(dns, domain);
       dns.addTxt("bounces.partial.example", "v=spf1 -all"); // two SPF records: a permanent error for receivers
-      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ spfVerified: false, dkimVerified: true });
+      expect(await setup.domains.check({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ spfVerified: false, dkimVerified: true });
 
       dns.clear();
       publish(dns, domain, { dmarc: true });
-      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ dmarcVerified: false, spfVerified: true, verified: false });
+      expect(await setup.domains.check({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ dmarcVerified: false, spfVerified: true, verified: false });
 
       dns.clear();
       publish(dns, domain);
-      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ verified: true });
+      expect(await setup.domains.check({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({ verified: true });
     });
 
-    it("unverifies a domain whose records were removed", async () => {
+    it("a verified domain whose records were removed is degraded: still sendable, its owners told once per fall", async () => {
       const companyId = await h.newCompany();
-      const domain = await setup.domains.create({ companyId, domain: "removed.example", audit: OPERATOR_AUDIT });
+      const told: DomainDegradedNotice[] = [];
+      const watched = h.setupWith({ dnsServers: [dns.address] }, { degradedAlert: { domainDegraded: async (notice) => void told.push(notice) } });
+      const domain = await watched.domains.create({ companyId, domain: "removed.example", audit: OPERATOR_AUDIT });
       publish(dns, domain);
-      expect((await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).verified).toBe(true);
+      const verified = await watched.domains.check({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT });
+      expect(verified).toMatchObject({ verified: true, status: "verified" });
+      expect(verified.verifiedAt).toBeInstanceOf(Date);
+      dns.clear(record(domain, "dkim").name);
+      const degraded = await watched.domains.check({ companyId, domainId: domain.id });
+      expect(degraded).toMatchObject({ status: "degraded", verified: true, dkimVerified: false, spfVerified: true, verifiedAt: verified.verifiedAt });
+      expect(told.map((notice) => [notice.companyId, notice.domainId, notice.records.map((r) => [r.purpose, r.state])])).toEqual([
+        [companyId, domain.id, [["dkim", "missing"]]],
+      ]);
+      // Still degraded: nobody is told again.
       dns.clear();
-      expect(await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT })).toMatchObject({
-        verified: false,
-        dkimVerified: false,
-        spfVerified: false,
-        dmarcVerified: false,
-      });
+      expect((await watched.domains.check({ companyId, domainId: domain.id })).status).toBe("degraded");
+      expect(told).toHaveLength(1);
+      // Back, and lost again: a new fall.
+      publish(dns, domain);
+      expect((await watched.domains.check({ companyId, domainId: domain.id })).status).toBe("verified");
+      dns.clear(record(domain, "return_path").name);
+      expect((await watched.domains.check({ companyId, domainId: domain.id })).status).toBe("degraded");
+      expect(told).toHaveLength(2);
+      expect(told[1]?.records.map((r) => [r.purpose, r.state])).toEqual([
+        ["spf", "missing"],
+        ["return_path", "missing"],
+      ]);
     });
 
     it("changes nothing and answers UNAVAILABLE when DNS cannot answer", async () => {
       const companyId = await h.newCompany();
       const domain = await setup.domains.create({ companyId, domain: "servfail.example", audit: OPERATOR_AUDIT });
       publish(dns, domain);
-      const verified = await setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT });
+      const verified = await setup.domains.check({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT });
       dns.failName("_dmarc.servfail.example");
-      const error = await expectApiError(setup.domains.verify({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT }), "SERVICE_UNAVAILABLE");
+      const error = await expectApiError(setup.domains.check({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT }), "SERVICE_UNAVAILABLE");
       expect(error.message).toContain("_dmarc.servfail.example");
       expect(await setup.domains.get({ companyId, domainId: domain.id })).toMatchObject({ verified: true, lastCheckedAt: verified.lastCheckedAt });
     });
@@ -239,7 +259,7 @@ describe("sending domains", () => {
       const companyId = await h.newCompany();
       const domain = await setup.domains.create({ companyId, domain: "override.example", audit: OPERATOR_AUDIT });
       const before = dns.queries.length;
-      const result = await setup.domains.verify({ companyId, domainId: domain.id, override: true, audit: OPERATOR_AUDIT });
+      const result = await setup.domains.overrideVerification({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT });
       expect(result).toMatchObject({ verified: true, verificationOverridden: true, dkimVerified: false, lastCheckedAt: null });
       expect(dns.queries.length).toBe(before);
       // Stored: a later read shows it.
@@ -250,7 +270,7 @@ describe("sending domains", () => {
       const companyId = await h.newCompany();
       const strict = h.setupWith({ allowVerificationOverride: false, dnsServers: [dns.address] });
       const domain = await strict.domains.create({ companyId, domain: "strict.example", audit: OPERATOR_AUDIT });
-      await expectApiError(strict.domains.verify({ companyId, domainId: domain.id, override: true, audit: OPERATOR_AUDIT }), "FORBIDDEN");
+      await expectApiError(strict.domains.overrideVerification({ companyId, domainId: domain.id, audit: OPERATOR_AUDIT }), "FORBIDDEN");
       expect((await strict.domains.get({ companyId, domainId: domain.id })).verified).toBe(false);
     });
   });
@@ -262,8 +282,8 @@ describe("sending domains", () => {
       const domain = await setup.domains.create({ companyId: a, domain: "mine.example", audit: OPERATOR_AUDIT });
       expect(await setup.domains.list({ companyId: b })).toEqual([]);
       await expectApiError(setup.domains.get({ companyId: b, domainId: domain.id }), "NOT_FOUND");
-      await expectApiError(setup.domains.verify({ companyId: b, domainId: domain.id, audit: OPERATOR_AUDIT }), "NOT_FOUND");
-      await expectApiError(setup.domains.verify({ companyId: b, domainId: domain.id, override: true, audit: OPERATOR_AUDIT }), "NOT_FOUND");
+      await expectApiError(setup.domains.check({ companyId: b, domainId: domain.id, audit: OPERATOR_AUDIT }), "NOT_FOUND");
+      await expectApiError(setup.domains.overrideVerification({ companyId: b, domainId: domain.id, audit: OPERATOR_AUDIT }), "NOT_FOUND");
       expect((await setup.domains.get({ companyId: a, domainId: domain.id })).verified).toBe(false);
       // B may add the same domain name: it gets its own key and selector.
       const theirs = await setup.domains.create({ companyId: b, domain: "mine.example", audit: OPERATOR_AUDIT });

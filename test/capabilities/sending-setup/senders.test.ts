@@ -18,7 +18,7 @@ describe("senders", () => {
   async function companyWithDomain(domain = "example.com", verified = true): Promise<{ companyId: string; domainId: string }> {
     const companyId = await h.newCompany();
     const created = await h.setup.domains.create({ companyId, domain: domain, audit: OPERATOR_AUDIT });
-    if (verified) await h.setup.domains.verify({ companyId, domainId: created.id, override: true, audit: OPERATOR_AUDIT });
+    if (verified) await h.setup.domains.overrideVerification({ companyId, domainId: created.id, audit: OPERATOR_AUDIT });
     return { companyId, domainId: created.id };
   }
 

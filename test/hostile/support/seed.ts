@@ -14,6 +14,8 @@ import { PUBLIC_HOOK_HOST, type HostileApi, type Tenant } from "./hostile-api.ts
 export interface SeededTenant extends Tenant {
   readonly name: string;
   readonly domainId: string;
+  /** The sending domain's name (its senders' addresses end with it). */
+  readonly domainName: string;
   readonly senderId: string;
   readonly templateId: string;
   /** Oldest first. */
@@ -86,6 +88,7 @@ export async function seedTenant(api: HostileApi, name: string, rows = 3): Promi
     ...tenant,
     name,
     domainId,
+    domainName,
     senderId: sender?.id ?? "",
     templateId: template?.id ?? "",
     messageIds,

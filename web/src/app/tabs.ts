@@ -12,6 +12,7 @@ const MembersPage = lazyPage(() => import("../pages/members/index.tsx"));
 const AuditPage = lazyPage(() => import("../pages/audit/index.tsx"));
 const SuppressionsPage = lazyPage(() => import("../pages/suppressions/index.tsx"));
 const CreditsPage = lazyPage(() => import("../pages/credits/index.tsx"));
+const DomainsPage = lazyPage(() => import("../pages/domains/index.tsx"));
 
 /** One section of the header. `admin`: shown to owners and admins only (scope mail.admin). */
 export interface Tab {
@@ -29,6 +30,7 @@ export const TABS: readonly Tab[] = [
   { path: "forms", label: "Forms", admin: false, page: FormsPage },
   { path: "suppressions", label: "Suppressions", admin: false, page: SuppressionsPage },
   { path: "credits", label: "Credits", admin: false, page: CreditsPage },
+  { path: "domains", label: "Domains", admin: false, page: DomainsPage },
   { path: "keys", label: "API keys", admin: true, page: KeysPage },
   { path: "webhooks", label: "Webhooks", admin: true, page: WebhooksPage },
   { path: "deliveries", label: "Deliveries", admin: true, page: DeliveriesPage },

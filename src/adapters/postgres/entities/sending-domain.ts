@@ -3,6 +3,7 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { CompanySchema } from "./company.ts";
 import { SENDERS_CHANNEL } from "../sending-setup/sender-changes.ts";
 import { notifyTrigger } from "./notify-trigger.ts";
+import type { DnsRecordCheck } from "../../../capabilities/sending-setup/dns-records.ts";
 
 /**
  * A company's sending domain (`example.com`) with its DKIM key and the state
@@ -30,6 +31,10 @@ export const SendingDomainSchema = defineEntity({
     dmarcVerified: p.boolean().default(false),
     verificationOverridden: p.boolean().default(false),
     lastCheckedAt: p.datetime().nullable(),
+    /** Each record as the last check saw it (purpose, state, what DNS returned); null before the first check. */
+    dnsCheck: p.json<DnsRecordCheck[]>().columnType("jsonb").nullable(),
+    /** First verified (every record found, or overridden); null while pending. Its senders may send from then on. */
+    verifiedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
   },
   uniques: [{ properties: ["company", "domain"], name: "sending_domain_company_id_domain_key" }],

@@ -27,6 +27,7 @@ import { Migration20261127040000_message_attachments } from "./Migration20261127
 import { Migration20261127043224_sending_guard } from "./Migration20261127043224_sending_guard.ts";
 import { Migration20261127043711_tracking } from "./Migration20261127043711_tracking.ts";
 import { Migration20261127044010_campaigns } from "./Migration20261127044010_campaigns.ts";
+import { Migration20261127050000_domain_checks } from "./Migration20261127050000_domain_checks.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -66,4 +67,5 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20261127043224_sending_guard", class: Migration20261127043224_sending_guard },
   { name: "Migration20261127043711_tracking", class: Migration20261127043711_tracking },
   { name: "Migration20261127044010_campaigns", class: Migration20261127044010_campaigns },
+  { name: "Migration20261127050000_domain_checks", class: Migration20261127050000_domain_checks },
 ];

@@ -9,6 +9,7 @@
  */
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { SenderDraft, SenderRecord, SenderStore } from "../../../capabilities/sending-setup/ports.ts";
+import type { DnsRecordCheck } from "../../../capabilities/sending-setup/dns-records.ts";
 import { CompanySchema, SenderSchema, type Sender } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
 import { poolOf, toDate, type Pool } from "../sql.ts";
@@ -74,6 +75,25 @@ export class PostgresSenderStore implements SenderStore {
     });
   }
 
+  async remove(
+    companyId: string,
+    senderId: string,
+    allow: (sender: SenderRecord, senders: readonly SenderRecord[]) => void,
+    audit?: AuditNote,
+  ): Promise<SenderRecord | null> {
+    return this.#em().transactional(async (em) => {
+      await lockDefault(em, companyId);
+      const sender = await findForCompany(em, companyId, senderId);
+      if (!sender) return null;
+      const record = senderRecord(sender);
+      allow(record, (await listForCompany(em, companyId)).map(senderRecord));
+      if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "sender", targetId: senderId, details: { ...audit.details, email: sender.email } });
+      em.remove(sender);
+      await em.flush();
+      return record;
+    });
+  }
+
   /** A fresh EntityManager per operation. */
   #em(): EntityManager {
     return this.#orm.em.fork();
@@ -98,6 +118,8 @@ interface SenderRow {
   dmarc_verified: boolean;
   verification_overridden: boolean;
   last_checked_at: string | Date | null;
+  dns_check: DnsRecordCheck[] | null;
+  verified_at: string | Date | null;
   domain_created_at: string | Date;
 }
 
@@ -105,7 +127,7 @@ interface SenderRow {
 const SENDER_WITH_DOMAIN = `
   select s.id, s.company_id, s.email, s.name, s.is_default, s.created_at,
          d.id as domain_id, d.domain, d.return_path_domain, d.dkim_selector, d.dkim_public_key, d.dkim_private_key_sealed,
-         d.dkim_verified, d.spf_verified, d.dmarc_verified, d.verification_overridden, d.last_checked_at,
+         d.dkim_verified, d.spf_verified, d.dmarc_verified, d.verification_overridden, d.last_checked_at, d.dns_check, d.verified_at,
          d.created_at as domain_created_at
     from sender s join sending_domain d on d.id = s.domain_id and d.company_id = s.company_id
    where s.company_id = $1`;
@@ -133,6 +155,8 @@ function senderFromRow(row: SenderRow): SenderRecord {
       dmarcVerified: row.dmarc_verified,
       verificationOverridden: row.verification_overridden,
       lastCheckedAt: toDate(row.last_checked_at),
+      lastCheck: row.dns_check,
+      verifiedAt: toDate(row.verified_at),
       createdAt: toDate(row.domain_created_at),
     },
   };

@@ -6,12 +6,13 @@
 import { UniqueConstraintViolationException } from "@mikro-orm/core";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type {
+  DomainRemoval,
   DomainVerification,
   NewSendingDomain,
   SendingDomainRecord,
   SendingDomainStore,
 } from "../../../capabilities/sending-setup/ports.ts";
-import { CompanySchema, SendingDomainSchema, type SendingDomain } from "../entities/index.ts";
+import { CompanySchema, SenderSchema, SendingDomainSchema, type SendingDomain } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
 import { sendingDomainRecord } from "./records.ts";
 import type { AuditNote } from "../../../capabilities/audit/types.ts";
@@ -66,14 +67,33 @@ export class PostgresSendingDomainStore implements SendingDomainStore {
     if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "sending_domain", targetId: domainId });
     if (verification.kind === "overridden") {
       domain.verificationOverridden = true;
+      domain.verifiedAt ??= verification.at;
     } else {
-      domain.dkimVerified = verification.state.dkim;
-      domain.spfVerified = verification.state.spf;
-      domain.dmarcVerified = verification.state.dmarc;
+      const { report } = verification;
+      domain.dkimVerified = report.dkim;
+      domain.spfVerified = report.spf;
+      domain.dmarcVerified = report.dmarc;
+      domain.dnsCheck = [...report.records];
       domain.lastCheckedAt = verification.at;
+      // Verified once stays sendable (a later loss makes it degraded, not pending).
+      if (report.dkim && report.spf && report.dmarc) domain.verifiedAt ??= verification.at;
     }
     await em.flush();
     return sendingDomainRecord(domain);
+  }
+
+  async remove(companyId: string, domainId: string, audit?: AuditNote): Promise<DomainRemoval> {
+    return this.#em().transactional(async (em) => {
+      // The senders' lock: a sender being added to this domain meanwhile is seen.
+      await em.execute(`select pg_advisory_xact_lock(hashtextextended('sender-default:' || ?, 0))`, [companyId]);
+      const domain = await findForCompany(em, companyId, domainId);
+      if (!domain) return "not_found";
+      if ((await em.count(SenderSchema, { company: companyId, domain: domainId })) > 0) return "has_senders";
+      if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "sending_domain", targetId: domainId });
+      em.remove(domain);
+      await em.flush();
+      return "removed";
+    });
   }
 
   /** A fresh EntityManager per operation. */

@@ -16,6 +16,8 @@ export function sendingDomainRecord(domain: SendingDomain): SendingDomainRecord 
     dmarcVerified: domain.dmarcVerified,
     verificationOverridden: domain.verificationOverridden,
     lastCheckedAt: domain.lastCheckedAt ?? null,
+    lastCheck: domain.dnsCheck ?? null,
+    verifiedAt: domain.verifiedAt ?? null,
     createdAt: domain.createdAt,
   };
 }

@@ -6,6 +6,7 @@ import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegen
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { Member } from "./members_pb.js";
+import type { Domain } from "./domains_pb.js";
 
 /**
  * Describes the file mail/v1/admin.proto.
@@ -222,170 +223,9 @@ export declare type CreateSignInLinkResponse = Message<"mail.v1.CreateSignInLink
 export declare const CreateSignInLinkResponseSchema: GenMessage<CreateSignInLinkResponse>;
 
 /**
- * A DNS record the company publishes for its sending domain.
- *
- * @generated from message mail.v1.DnsRecord
+ * @generated from message mail.v1.OverrideDomainVerificationRequest
  */
-export declare type DnsRecord = Message<"mail.v1.DnsRecord"> & {
-  /**
-   * TXT, CNAME or MX.
-   *
-   * @generated from field: string type = 1;
-   */
-  type: string;
-
-  /**
-   * Fully qualified record name.
-   *
-   * @generated from field: string name = 2;
-   */
-  name: string;
-
-  /**
-   * @generated from field: string value = 3;
-   */
-  value: string;
-
-  /**
-   * What the record proves: dkim, spf, dmarc, return_path.
-   *
-   * @generated from field: string purpose = 4;
-   */
-  purpose: string;
-
-  /**
-   * @generated from field: bool verified = 5;
-   */
-  verified: boolean;
-};
-
-/**
- * Describes the message mail.v1.DnsRecord.
- * Use `create(DnsRecordSchema)` to create a new message.
- */
-export declare const DnsRecordSchema: GenMessage<DnsRecord>;
-
-/**
- * @generated from message mail.v1.SendingDomain
- */
-export declare type SendingDomain = Message<"mail.v1.SendingDomain"> & {
-  /**
-   * @generated from field: string id = 1;
-   */
-  id: string;
-
-  /**
-   * @generated from field: string company_id = 2;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string domain = 3;
-   */
-  domain: string;
-
-  /**
-   * The custom MAIL FROM (return path) domain, e.g. `bounces.example.com`.
-   *
-   * @generated from field: string return_path_domain = 4;
-   */
-  returnPathDomain: string;
-
-  /**
-   * @generated from field: string dkim_selector = 5;
-   */
-  dkimSelector: string;
-
-  /**
-   * @generated from field: bool dkim_verified = 6;
-   */
-  dkimVerified: boolean;
-
-  /**
-   * @generated from field: bool spf_verified = 7;
-   */
-  spfVerified: boolean;
-
-  /**
-   * @generated from field: bool dmarc_verified = 8;
-   */
-  dmarcVerified: boolean;
-
-  /**
-   * True when DKIM, SPF and DMARC are verified, or an operator overrode the check.
-   *
-   * @generated from field: bool verified = 9;
-   */
-  verified: boolean;
-
-  /**
-   * @generated from field: bool verification_overridden = 10;
-   */
-  verificationOverridden: boolean;
-
-  /**
-   * @generated from field: repeated mail.v1.DnsRecord dns_records = 11;
-   */
-  dnsRecords: DnsRecord[];
-
-  /**
-   * @generated from field: google.protobuf.Timestamp last_checked_at = 12;
-   */
-  lastCheckedAt?: Timestamp | undefined;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 13;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message mail.v1.SendingDomain.
- * Use `create(SendingDomainSchema)` to create a new message.
- */
-export declare const SendingDomainSchema: GenMessage<SendingDomain>;
-
-/**
- * @generated from message mail.v1.CreateSendingDomainRequest
- */
-export declare type CreateSendingDomainRequest = Message<"mail.v1.CreateSendingDomainRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string domain = 2;
-   */
-  domain: string;
-};
-
-/**
- * Describes the message mail.v1.CreateSendingDomainRequest.
- * Use `create(CreateSendingDomainRequestSchema)` to create a new message.
- */
-export declare const CreateSendingDomainRequestSchema: GenMessage<CreateSendingDomainRequest>;
-
-/**
- * @generated from message mail.v1.CreateSendingDomainResponse
- */
-export declare type CreateSendingDomainResponse = Message<"mail.v1.CreateSendingDomainResponse"> & {
-  /**
-   * @generated from field: mail.v1.SendingDomain domain = 1;
-   */
-  domain?: SendingDomain | undefined;
-};
-
-/**
- * Describes the message mail.v1.CreateSendingDomainResponse.
- * Use `create(CreateSendingDomainResponseSchema)` to create a new message.
- */
-export declare const CreateSendingDomainResponseSchema: GenMessage<CreateSendingDomainResponse>;
-
-/**
- * @generated from message mail.v1.VerifySendingDomainRequest
- */
-export declare type VerifySendingDomainRequest = Message<"mail.v1.VerifySendingDomainRequest"> & {
+export declare type OverrideDomainVerificationRequest = Message<"mail.v1.OverrideDomainVerificationRequest"> & {
   /**
    * @generated from field: string company_id = 1;
    */
@@ -395,239 +235,29 @@ export declare type VerifySendingDomainRequest = Message<"mail.v1.VerifySendingD
    * @generated from field: string domain_id = 2;
    */
   domainId: string;
-
-  /**
-   * Mark verified without DNS checks (development only).
-   *
-   * @generated from field: bool override = 3;
-   */
-  override: boolean;
 };
 
 /**
- * Describes the message mail.v1.VerifySendingDomainRequest.
- * Use `create(VerifySendingDomainRequestSchema)` to create a new message.
+ * Describes the message mail.v1.OverrideDomainVerificationRequest.
+ * Use `create(OverrideDomainVerificationRequestSchema)` to create a new message.
  */
-export declare const VerifySendingDomainRequestSchema: GenMessage<VerifySendingDomainRequest>;
+export declare const OverrideDomainVerificationRequestSchema: GenMessage<OverrideDomainVerificationRequest>;
 
 /**
- * @generated from message mail.v1.VerifySendingDomainResponse
+ * @generated from message mail.v1.OverrideDomainVerificationResponse
  */
-export declare type VerifySendingDomainResponse = Message<"mail.v1.VerifySendingDomainResponse"> & {
+export declare type OverrideDomainVerificationResponse = Message<"mail.v1.OverrideDomainVerificationResponse"> & {
   /**
-   * @generated from field: mail.v1.SendingDomain domain = 1;
+   * @generated from field: mail.v1.Domain domain = 1;
    */
-  domain?: SendingDomain | undefined;
+  domain?: Domain | undefined;
 };
 
 /**
- * Describes the message mail.v1.VerifySendingDomainResponse.
- * Use `create(VerifySendingDomainResponseSchema)` to create a new message.
+ * Describes the message mail.v1.OverrideDomainVerificationResponse.
+ * Use `create(OverrideDomainVerificationResponseSchema)` to create a new message.
  */
-export declare const VerifySendingDomainResponseSchema: GenMessage<VerifySendingDomainResponse>;
-
-/**
- * @generated from message mail.v1.ListSendingDomainsRequest
- */
-export declare type ListSendingDomainsRequest = Message<"mail.v1.ListSendingDomainsRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-};
-
-/**
- * Describes the message mail.v1.ListSendingDomainsRequest.
- * Use `create(ListSendingDomainsRequestSchema)` to create a new message.
- */
-export declare const ListSendingDomainsRequestSchema: GenMessage<ListSendingDomainsRequest>;
-
-/**
- * @generated from message mail.v1.ListSendingDomainsResponse
- */
-export declare type ListSendingDomainsResponse = Message<"mail.v1.ListSendingDomainsResponse"> & {
-  /**
-   * @generated from field: repeated mail.v1.SendingDomain domains = 1;
-   */
-  domains: SendingDomain[];
-};
-
-/**
- * Describes the message mail.v1.ListSendingDomainsResponse.
- * Use `create(ListSendingDomainsResponseSchema)` to create a new message.
- */
-export declare const ListSendingDomainsResponseSchema: GenMessage<ListSendingDomainsResponse>;
-
-/**
- * @generated from message mail.v1.Sender
- */
-export declare type Sender = Message<"mail.v1.Sender"> & {
-  /**
-   * @generated from field: string id = 1;
-   */
-  id: string;
-
-  /**
-   * @generated from field: string company_id = 2;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string domain_id = 3;
-   */
-  domainId: string;
-
-  /**
-   * @generated from field: string email = 4;
-   */
-  email: string;
-
-  /**
-   * @generated from field: optional string name = 5;
-   */
-  name?: string | undefined;
-
-  /**
-   * @generated from field: bool is_default = 6;
-   */
-  isDefault: boolean;
-
-  /**
-   * The sender's domain is verified.
-   *
-   * @generated from field: bool verified = 7;
-   */
-  verified: boolean;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 8;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message mail.v1.Sender.
- * Use `create(SenderSchema)` to create a new message.
- */
-export declare const SenderSchema: GenMessage<Sender>;
-
-/**
- * @generated from message mail.v1.CreateSenderRequest
- */
-export declare type CreateSenderRequest = Message<"mail.v1.CreateSenderRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string email = 2;
-   */
-  email: string;
-
-  /**
-   * @generated from field: optional string name = 3;
-   */
-  name?: string | undefined;
-
-  /**
-   * Make it the default sender (the first sender always is).
-   *
-   * @generated from field: bool make_default = 4;
-   */
-  makeDefault: boolean;
-};
-
-/**
- * Describes the message mail.v1.CreateSenderRequest.
- * Use `create(CreateSenderRequestSchema)` to create a new message.
- */
-export declare const CreateSenderRequestSchema: GenMessage<CreateSenderRequest>;
-
-/**
- * @generated from message mail.v1.CreateSenderResponse
- */
-export declare type CreateSenderResponse = Message<"mail.v1.CreateSenderResponse"> & {
-  /**
-   * @generated from field: mail.v1.Sender sender = 1;
-   */
-  sender?: Sender | undefined;
-};
-
-/**
- * Describes the message mail.v1.CreateSenderResponse.
- * Use `create(CreateSenderResponseSchema)` to create a new message.
- */
-export declare const CreateSenderResponseSchema: GenMessage<CreateSenderResponse>;
-
-/**
- * @generated from message mail.v1.ListSendersRequest
- */
-export declare type ListSendersRequest = Message<"mail.v1.ListSendersRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-};
-
-/**
- * Describes the message mail.v1.ListSendersRequest.
- * Use `create(ListSendersRequestSchema)` to create a new message.
- */
-export declare const ListSendersRequestSchema: GenMessage<ListSendersRequest>;
-
-/**
- * @generated from message mail.v1.ListSendersResponse
- */
-export declare type ListSendersResponse = Message<"mail.v1.ListSendersResponse"> & {
-  /**
-   * @generated from field: repeated mail.v1.Sender senders = 1;
-   */
-  senders: Sender[];
-};
-
-/**
- * Describes the message mail.v1.ListSendersResponse.
- * Use `create(ListSendersResponseSchema)` to create a new message.
- */
-export declare const ListSendersResponseSchema: GenMessage<ListSendersResponse>;
-
-/**
- * @generated from message mail.v1.SetDefaultSenderRequest
- */
-export declare type SetDefaultSenderRequest = Message<"mail.v1.SetDefaultSenderRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string sender_id = 2;
-   */
-  senderId: string;
-};
-
-/**
- * Describes the message mail.v1.SetDefaultSenderRequest.
- * Use `create(SetDefaultSenderRequestSchema)` to create a new message.
- */
-export declare const SetDefaultSenderRequestSchema: GenMessage<SetDefaultSenderRequest>;
-
-/**
- * @generated from message mail.v1.SetDefaultSenderResponse
- */
-export declare type SetDefaultSenderResponse = Message<"mail.v1.SetDefaultSenderResponse"> & {
-  /**
-   * @generated from field: mail.v1.Sender sender = 1;
-   */
-  sender?: Sender | undefined;
-};
-
-/**
- * Describes the message mail.v1.SetDefaultSenderResponse.
- * Use `create(SetDefaultSenderResponseSchema)` to create a new message.
- */
-export declare const SetDefaultSenderResponseSchema: GenMessage<SetDefaultSenderResponse>;
+export declare const OverrideDomainVerificationResponseSchema: GenMessage<OverrideDomainVerificationResponse>;
 
 /**
  * @generated from message mail.v1.AdjustCreditsRequest
@@ -793,13 +423,14 @@ export declare const ReportProviderEventResponseSchema: GenMessage<ReportProvide
  * line wraps it. A field marked `(google.api.field_behavior) = REQUIRED`
  * must be sent and not empty (INVALID_ARGUMENT, VALIDATION_ERROR otherwise).
  * Only what is the operator's alone is here (companies, entitlements,
- * sign-in links handed over by hand, sending domains and senders, credit
- * grants and adjustments, provider events). A company's API keys, webhooks,
- * lists, forms, templates, reports, members, suppression list and credit
- * ledger are reached through the company services themselves
- * (ApiKeysService, WebhooksService, ListsService, SignupFormsService,
- * TemplatesService, ReportsService, MembersService, SuppressionsService,
- * CreditsService, ...), served on the
+ * sign-in links handed over by hand, the verification override of a sending
+ * domain, credit grants and adjustments, provider events). A company's API
+ * keys, webhooks, lists, forms, templates, reports, members, sending domains,
+ * senders, suppression list and credit ledger are reached through the company
+ * services themselves (ApiKeysService, WebhooksService, ListsService,
+ * SignupFormsService, TemplatesService, ReportsService, MembersService,
+ * DomainsService, SendersService, SuppressionsService, CreditsService, ...),
+ * served on the
  * operator listener too: the operator token plus `x-mail-company-id: <company id>`.
  * A company's first owner is invited with MembersService.InviteMember there
  * (an operator may grant any role, owner included).
@@ -849,63 +480,17 @@ export declare const AdminService: GenService<{
     output: typeof CreateSignInLinkResponseSchema;
   },
   /**
-   * Add a sending domain. The answer holds the DNS records to publish (DKIM
-   * key, SPF for the custom MAIL FROM domain, DMARC).
+   * Mark a company's sending domain verified without DNS (development
+   * only: refused with 403 FORBIDDEN unless ALLOW_VERIFICATION_OVERRIDE is
+   * on); audited. Companies add, list, check and delete their domains and
+   * senders themselves (DomainsService, SendersService).
    *
-   * @generated from rpc mail.v1.AdminService.CreateSendingDomain
+   * @generated from rpc mail.v1.AdminService.OverrideDomainVerification
    */
-  createSendingDomain: {
+  overrideDomainVerification: {
     methodKind: "unary";
-    input: typeof CreateSendingDomainRequestSchema;
-    output: typeof CreateSendingDomainResponseSchema;
-  },
-  /**
-   * Check the domain's DNS records now (DKIM, SPF through the custom MAIL
-   * FROM domain, DMARC). `override` marks it verified without DNS (operators,
-   * for development only).
-   *
-   * @generated from rpc mail.v1.AdminService.VerifySendingDomain
-   */
-  verifySendingDomain: {
-    methodKind: "unary";
-    input: typeof VerifySendingDomainRequestSchema;
-    output: typeof VerifySendingDomainResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.ListSendingDomains
-   */
-  listSendingDomains: {
-    methodKind: "unary";
-    input: typeof ListSendingDomainsRequestSchema;
-    output: typeof ListSendingDomainsResponseSchema;
-  },
-  /**
-   * Add a sender address on one of the company's domains.
-   *
-   * @generated from rpc mail.v1.AdminService.CreateSender
-   */
-  createSender: {
-    methodKind: "unary";
-    input: typeof CreateSenderRequestSchema;
-    output: typeof CreateSenderResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.ListSenders
-   */
-  listSenders: {
-    methodKind: "unary";
-    input: typeof ListSendersRequestSchema;
-    output: typeof ListSendersResponseSchema;
-  },
-  /**
-   * Make a sender the company's default.
-   *
-   * @generated from rpc mail.v1.AdminService.SetDefaultSender
-   */
-  setDefaultSender: {
-    methodKind: "unary";
-    input: typeof SetDefaultSenderRequestSchema;
-    output: typeof SetDefaultSenderResponseSchema;
+    input: typeof OverrideDomainVerificationRequestSchema;
+    output: typeof OverrideDomainVerificationResponseSchema;
   },
   /**
    * Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.

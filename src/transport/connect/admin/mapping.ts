@@ -6,37 +6,16 @@ import type { CompanyView, CreateCompanyCommand, GetCompanyCommand, SetEntitleme
 import { type AdjustCreditsCommand, MAX_ADJUSTMENT } from "../../../capabilities/credits/index.ts";
 import type { SignInLinkCommand, SignInLinkResult } from "../../../capabilities/members/index.ts";
 import type { ProviderEvent, ProviderEventType } from "../../../capabilities/messages/email-provider.ts";
-import type {
-  CreateSenderCommand,
-  CreateSendingDomainCommand,
-  ListSendersCommand,
-  ListSendingDomainsCommand,
-  SenderView,
-  SendingDomainView,
-  SetDefaultSenderCommand,
-  VerifySendingDomainCommand,
-} from "../../../capabilities/sending-setup/index.ts";
 import {
   type AdjustCreditsRequest,
   type Company,
   type CompanyEntitlements,
   CompanySchema,
   type CreateCompanyRequest,
-  type CreateSenderRequest,
-  type CreateSendingDomainRequest,
   type CreateSignInLinkRequest,
   type CreateSignInLinkResponseSchema,
-  DnsRecordSchema,
-  type ListSendersRequest,
-  type ListSendingDomainsRequest,
   type ReportProviderEventRequest,
-  type Sender,
-  SenderSchema,
-  type SendingDomain,
-  SendingDomainSchema,
-  type SetDefaultSenderRequest,
   type SetEntitlementsRequest,
-  type VerifySendingDomainRequest,
 } from "../../../gen/mail/v1/admin_pb.js";
 import { memberMessage } from "../members/mapping.ts";
 import { operatorAuditOf } from "../context.ts";
@@ -84,63 +63,6 @@ export function signInLinkCommand(req: CreateSignInLinkRequest, company: Company
 
 export function signInLinkResponse(link: SignInLinkResult): MessageInitShape<typeof CreateSignInLinkResponseSchema> {
   return { member: memberMessage(link.member), signInUrl: link.signInUrl, expiresAt: optionalTimestamp(link.expiresAt) };
-}
-
-// ---------------------------------------------------------------- sending domains and senders
-
-export function sendingDomainMessage(view: SendingDomainView): SendingDomain {
-  return create(SendingDomainSchema, {
-    id: view.id,
-    companyId: view.companyId,
-    domain: view.domain,
-    returnPathDomain: view.returnPathDomain,
-    dkimSelector: view.dkimSelector,
-    dkimVerified: view.dkimVerified,
-    spfVerified: view.spfVerified,
-    dmarcVerified: view.dmarcVerified,
-    verified: view.verified,
-    verificationOverridden: view.verificationOverridden,
-    dnsRecords: view.dnsRecords.map((record) => create(DnsRecordSchema, { ...record })),
-    lastCheckedAt: optionalTimestamp(view.lastCheckedAt),
-    createdAt: optionalTimestamp(view.createdAt),
-  });
-}
-
-export function senderMessage(view: SenderView): Sender {
-  return create(SenderSchema, {
-    id: view.id,
-    companyId: view.companyId,
-    domainId: view.domainId,
-    email: view.email,
-    name: view.name ?? undefined,
-    isDefault: view.isDefault,
-    verified: view.verified,
-    createdAt: optionalTimestamp(view.createdAt),
-  });
-}
-
-export function createSendingDomainCommand(req: CreateSendingDomainRequest, ctx: HandlerContext): CreateSendingDomainCommand {
-  return { companyId: req.companyId, domain: req.domain, audit: operatorAuditOf(ctx) };
-}
-
-export function verifySendingDomainCommand(req: VerifySendingDomainRequest, ctx: HandlerContext): VerifySendingDomainCommand {
-  return { companyId: req.companyId, domainId: req.domainId, override: req.override, audit: operatorAuditOf(ctx) };
-}
-
-export function listSendingDomainsCommand(req: ListSendingDomainsRequest): ListSendingDomainsCommand {
-  return { companyId: req.companyId };
-}
-
-export function createSenderCommand(req: CreateSenderRequest, ctx: HandlerContext): CreateSenderCommand {
-  return { companyId: req.companyId, email: req.email, name: req.name ?? null, makeDefault: req.makeDefault, audit: operatorAuditOf(ctx) };
-}
-
-export function listSendersCommand(req: ListSendersRequest): ListSendersCommand {
-  return { companyId: req.companyId };
-}
-
-export function setDefaultSenderCommand(req: SetDefaultSenderRequest, ctx: HandlerContext): SetDefaultSenderCommand {
-  return { companyId: req.companyId, senderId: req.senderId, audit: operatorAuditOf(ctx) };
 }
 
 // ---------------------------------------------------------------- credits

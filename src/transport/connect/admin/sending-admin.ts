@@ -1,52 +1,22 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { SendingSetup } from "../../../capabilities/sending-setup/index.ts";
 import type { AdminService } from "../../../gen/mail/v1/admin_pb.js";
-import {
-  createSenderCommand,
-  createSendingDomainCommand,
-  listSendersCommand,
-  listSendingDomainsCommand,
-  senderMessage,
-  sendingDomainMessage,
-  setDefaultSenderCommand,
-  verifySendingDomainCommand,
-} from "./mapping.ts";
+import { domainMessage } from "../domains/mapping.ts";
+import { operatorAuditOf } from "../context.ts";
 
 /**
- * AdminService handlers of sending domains and senders (a company's templates
- * are the TemplatesService's, src/transport/connect/templates). The
- * operator token is checked by the auth interceptor; the rules are in
- * src/capabilities/sending-setup. Served over gRPC and Connect only.
+ * The one AdminService handler of sending domains: the operator's
+ * verification override (development only). Companies add, check and
+ * delete their domains and senders through DomainsService and
+ * SendersService, which operators call with x-mail-company-id.
  */
-export type SendingAdmin = Pick<
-  ServiceImpl<typeof AdminService>,
-  | "createSendingDomain"
-  | "verifySendingDomain"
-  | "listSendingDomains"
-  | "createSender"
-  | "listSenders"
-  | "setDefaultSender"
->;
+export type SendingAdmin = Pick<ServiceImpl<typeof AdminService>, "overrideDomainVerification">;
 
 export function sendingAdmin(setup: SendingSetup): SendingAdmin {
   return {
-    async createSendingDomain(req, ctx) {
-      return { domain: sendingDomainMessage(await setup.domains.create(createSendingDomainCommand(req, ctx))) };
-    },
-    async verifySendingDomain(req, ctx) {
-      return { domain: sendingDomainMessage(await setup.domains.verify(verifySendingDomainCommand(req, ctx))) };
-    },
-    async listSendingDomains(req) {
-      return { domains: (await setup.domains.list(listSendingDomainsCommand(req))).map(sendingDomainMessage) };
-    },
-    async createSender(req, ctx) {
-      return { sender: senderMessage(await setup.senders.create(createSenderCommand(req, ctx))) };
-    },
-    async listSenders(req) {
-      return { senders: (await setup.senders.list(listSendersCommand(req))).map(senderMessage) };
-    },
-    async setDefaultSender(req, ctx) {
-      return { sender: senderMessage(await setup.senders.setDefault(setDefaultSenderCommand(req, ctx))) };
+    async overrideDomainVerification(req, ctx) {
+      const domain = await setup.domains.overrideVerification({ companyId: req.companyId, domainId: req.domainId, audit: operatorAuditOf(ctx) });
+      return { domain: domainMessage(domain) };
     },
   };
 }

@@ -40,6 +40,8 @@ describe("PostgresSendingDomainStore and PostgresCompanyDirectory", () => {
       dmarcVerified: false,
       verificationOverridden: false,
       lastCheckedAt: null,
+      lastCheck: null,
+      verifiedAt: null,
       createdAt: expect.any(Date),
     });
     const second = await store.add(companyId, newDomain("two.example"));
@@ -62,11 +64,19 @@ describe("PostgresSendingDomainStore and PostgresCompanyDirectory", () => {
     const companyId = await h.newCompany();
     const added = await store.add(companyId, newDomain("checked.example"));
     const at = new Date("2025-06-01T12:00:00.000Z");
-    const checked = await store.recordVerification(companyId, added?.id ?? "", { kind: "checked", state: { dkim: true, spf: false, dmarc: true }, at });
-    expect(checked).toMatchObject({ dkimVerified: true, spfVerified: false, dmarcVerified: true, verificationOverridden: false, lastCheckedAt: at });
+    const records = [
+      { purpose: "dkim", state: "verified", found: ["v=DKIM1; p=x"] },
+      { purpose: "spf", state: "wrong", found: ["v=spf1 -all"] },
+      { purpose: "return_path", state: "missing", found: [] },
+      { purpose: "dmarc", state: "verified", found: ["v=DMARC1; p=none"] },
+    ] as const;
+    const report = { dkim: true, spf: false, dmarc: true, records };
+    const checked = await store.recordVerification(companyId, added?.id ?? "", { kind: "checked", report, at });
+    expect(checked).toMatchObject({ dkimVerified: true, spfVerified: false, dmarcVerified: true, verificationOverridden: false, lastCheckedAt: at, lastCheck: records, verifiedAt: null });
 
-    const overridden = await store.recordVerification(companyId, added?.id ?? "", { kind: "overridden" });
-    expect(overridden).toMatchObject({ dkimVerified: true, spfVerified: false, verificationOverridden: true, lastCheckedAt: at });
+    const later = new Date("2025-06-02T12:00:00.000Z");
+    const overridden = await store.recordVerification(companyId, added?.id ?? "", { kind: "overridden", at: later });
+    expect(overridden).toMatchObject({ dkimVerified: true, spfVerified: false, verificationOverridden: true, lastCheckedAt: at, verifiedAt: later });
     const { rows } = await h.db.query<{ verification_overridden: boolean; spf_verified: boolean; last_checked_at: Date }>(
       `select verification_overridden, spf_verified, last_checked_at from sending_domain where id = $1`,
       [added?.id],
@@ -82,7 +92,7 @@ describe("PostgresSendingDomainStore and PostgresCompanyDirectory", () => {
     expect(await store.find(b, id)).toBeNull();
     expect(await store.findByName(b, "mine.example")).toBeNull();
     expect(await store.list(b)).toEqual([]);
-    expect(await store.recordVerification(b, id, { kind: "overridden" })).toBeNull();
+    expect(await store.recordVerification(b, id, { kind: "overridden", at: new Date() })).toBeNull();
     expect((await store.find(a, id))?.verificationOverridden).toBe(false);
     // B may have a domain of the same name.
     expect((await store.add(b, newDomain("mine.example")))?.id).not.toBe(id);
@@ -92,7 +102,7 @@ describe("PostgresSendingDomainStore and PostgresCompanyDirectory", () => {
       expect(await store.find(a, bad)).toBeNull();
       expect(await store.findByName(bad, "mine.example")).toBeNull();
       expect(await store.list(bad)).toEqual([]);
-      expect(await store.recordVerification(a, bad, { kind: "overridden" })).toBeNull();
+      expect(await store.recordVerification(a, bad, { kind: "overridden", at: new Date() })).toBeNull();
     }
   });
 

@@ -532,35 +532,28 @@ func (x *CreateSignInLinkResponse) GetExpiresAt() *timestamppb.Timestamp {
 	return nil
 }
 
-// A DNS record the company publishes for its sending domain.
-type DnsRecord struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// TXT, CNAME or MX.
-	Type string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
-	// Fully qualified record name.
-	Name  string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Value string `protobuf:"bytes,3,opt,name=value,proto3" json:"value,omitempty"`
-	// What the record proves: dkim, spf, dmarc, return_path.
-	Purpose       string `protobuf:"bytes,4,opt,name=purpose,proto3" json:"purpose,omitempty"`
-	Verified      bool   `protobuf:"varint,5,opt,name=verified,proto3" json:"verified,omitempty"`
+type OverrideDomainVerificationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CompanyId     string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
+	DomainId      string                 `protobuf:"bytes,2,opt,name=domain_id,json=domainId,proto3" json:"domain_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *DnsRecord) Reset() {
-	*x = DnsRecord{}
+func (x *OverrideDomainVerificationRequest) Reset() {
+	*x = OverrideDomainVerificationRequest{}
 	mi := &file_mail_v1_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *DnsRecord) String() string {
+func (x *OverrideDomainVerificationRequest) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*DnsRecord) ProtoMessage() {}
+func (*OverrideDomainVerificationRequest) ProtoMessage() {}
 
-func (x *DnsRecord) ProtoReflect() protoreflect.Message {
+func (x *OverrideDomainVerificationRequest) ProtoReflect() protoreflect.Message {
 	mi := &file_mail_v1_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -572,81 +565,46 @@ func (x *DnsRecord) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use DnsRecord.ProtoReflect.Descriptor instead.
-func (*DnsRecord) Descriptor() ([]byte, []int) {
+// Deprecated: Use OverrideDomainVerificationRequest.ProtoReflect.Descriptor instead.
+func (*OverrideDomainVerificationRequest) Descriptor() ([]byte, []int) {
 	return file_mail_v1_admin_proto_rawDescGZIP(), []int{10}
 }
 
-func (x *DnsRecord) GetType() string {
+func (x *OverrideDomainVerificationRequest) GetCompanyId() string {
 	if x != nil {
-		return x.Type
+		return x.CompanyId
 	}
 	return ""
 }
 
-func (x *DnsRecord) GetName() string {
+func (x *OverrideDomainVerificationRequest) GetDomainId() string {
 	if x != nil {
-		return x.Name
+		return x.DomainId
 	}
 	return ""
 }
 
-func (x *DnsRecord) GetValue() string {
-	if x != nil {
-		return x.Value
-	}
-	return ""
+type OverrideDomainVerificationResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Domain        *Domain                `protobuf:"bytes,1,opt,name=domain,proto3" json:"domain,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
-func (x *DnsRecord) GetPurpose() string {
-	if x != nil {
-		return x.Purpose
-	}
-	return ""
-}
-
-func (x *DnsRecord) GetVerified() bool {
-	if x != nil {
-		return x.Verified
-	}
-	return false
-}
-
-type SendingDomain struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	Id        string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	CompanyId string                 `protobuf:"bytes,2,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	Domain    string                 `protobuf:"bytes,3,opt,name=domain,proto3" json:"domain,omitempty"`
-	// The custom MAIL FROM (return path) domain, e.g. `bounces.example.com`.
-	ReturnPathDomain string `protobuf:"bytes,4,opt,name=return_path_domain,json=returnPathDomain,proto3" json:"return_path_domain,omitempty"`
-	DkimSelector     string `protobuf:"bytes,5,opt,name=dkim_selector,json=dkimSelector,proto3" json:"dkim_selector,omitempty"`
-	DkimVerified     bool   `protobuf:"varint,6,opt,name=dkim_verified,json=dkimVerified,proto3" json:"dkim_verified,omitempty"`
-	SpfVerified      bool   `protobuf:"varint,7,opt,name=spf_verified,json=spfVerified,proto3" json:"spf_verified,omitempty"`
-	DmarcVerified    bool   `protobuf:"varint,8,opt,name=dmarc_verified,json=dmarcVerified,proto3" json:"dmarc_verified,omitempty"`
-	// True when DKIM, SPF and DMARC are verified, or an operator overrode the check.
-	Verified               bool                   `protobuf:"varint,9,opt,name=verified,proto3" json:"verified,omitempty"`
-	VerificationOverridden bool                   `protobuf:"varint,10,opt,name=verification_overridden,json=verificationOverridden,proto3" json:"verification_overridden,omitempty"`
-	DnsRecords             []*DnsRecord           `protobuf:"bytes,11,rep,name=dns_records,json=dnsRecords,proto3" json:"dns_records,omitempty"`
-	LastCheckedAt          *timestamppb.Timestamp `protobuf:"bytes,12,opt,name=last_checked_at,json=lastCheckedAt,proto3" json:"last_checked_at,omitempty"`
-	CreatedAt              *timestamppb.Timestamp `protobuf:"bytes,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields          protoimpl.UnknownFields
-	sizeCache              protoimpl.SizeCache
-}
-
-func (x *SendingDomain) Reset() {
-	*x = SendingDomain{}
+func (x *OverrideDomainVerificationResponse) Reset() {
+	*x = OverrideDomainVerificationResponse{}
 	mi := &file_mail_v1_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *SendingDomain) String() string {
+func (x *OverrideDomainVerificationResponse) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*SendingDomain) ProtoMessage() {}
+func (*OverrideDomainVerificationResponse) ProtoMessage() {}
 
-func (x *SendingDomain) ProtoReflect() protoreflect.Message {
+func (x *OverrideDomainVerificationResponse) ProtoReflect() protoreflect.Message {
 	mi := &file_mail_v1_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -658,785 +616,14 @@ func (x *SendingDomain) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use SendingDomain.ProtoReflect.Descriptor instead.
-func (*SendingDomain) Descriptor() ([]byte, []int) {
+// Deprecated: Use OverrideDomainVerificationResponse.ProtoReflect.Descriptor instead.
+func (*OverrideDomainVerificationResponse) Descriptor() ([]byte, []int) {
 	return file_mail_v1_admin_proto_rawDescGZIP(), []int{11}
 }
 
-func (x *SendingDomain) GetId() string {
-	if x != nil {
-		return x.Id
-	}
-	return ""
-}
-
-func (x *SendingDomain) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-func (x *SendingDomain) GetDomain() string {
+func (x *OverrideDomainVerificationResponse) GetDomain() *Domain {
 	if x != nil {
 		return x.Domain
-	}
-	return ""
-}
-
-func (x *SendingDomain) GetReturnPathDomain() string {
-	if x != nil {
-		return x.ReturnPathDomain
-	}
-	return ""
-}
-
-func (x *SendingDomain) GetDkimSelector() string {
-	if x != nil {
-		return x.DkimSelector
-	}
-	return ""
-}
-
-func (x *SendingDomain) GetDkimVerified() bool {
-	if x != nil {
-		return x.DkimVerified
-	}
-	return false
-}
-
-func (x *SendingDomain) GetSpfVerified() bool {
-	if x != nil {
-		return x.SpfVerified
-	}
-	return false
-}
-
-func (x *SendingDomain) GetDmarcVerified() bool {
-	if x != nil {
-		return x.DmarcVerified
-	}
-	return false
-}
-
-func (x *SendingDomain) GetVerified() bool {
-	if x != nil {
-		return x.Verified
-	}
-	return false
-}
-
-func (x *SendingDomain) GetVerificationOverridden() bool {
-	if x != nil {
-		return x.VerificationOverridden
-	}
-	return false
-}
-
-func (x *SendingDomain) GetDnsRecords() []*DnsRecord {
-	if x != nil {
-		return x.DnsRecords
-	}
-	return nil
-}
-
-func (x *SendingDomain) GetLastCheckedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.LastCheckedAt
-	}
-	return nil
-}
-
-func (x *SendingDomain) GetCreatedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.CreatedAt
-	}
-	return nil
-}
-
-type CreateSendingDomainRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId     string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	Domain        string                 `protobuf:"bytes,2,opt,name=domain,proto3" json:"domain,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *CreateSendingDomainRequest) Reset() {
-	*x = CreateSendingDomainRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[12]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *CreateSendingDomainRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*CreateSendingDomainRequest) ProtoMessage() {}
-
-func (x *CreateSendingDomainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[12]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use CreateSendingDomainRequest.ProtoReflect.Descriptor instead.
-func (*CreateSendingDomainRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{12}
-}
-
-func (x *CreateSendingDomainRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-func (x *CreateSendingDomainRequest) GetDomain() string {
-	if x != nil {
-		return x.Domain
-	}
-	return ""
-}
-
-type CreateSendingDomainResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Domain        *SendingDomain         `protobuf:"bytes,1,opt,name=domain,proto3" json:"domain,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *CreateSendingDomainResponse) Reset() {
-	*x = CreateSendingDomainResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[13]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *CreateSendingDomainResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*CreateSendingDomainResponse) ProtoMessage() {}
-
-func (x *CreateSendingDomainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[13]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use CreateSendingDomainResponse.ProtoReflect.Descriptor instead.
-func (*CreateSendingDomainResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{13}
-}
-
-func (x *CreateSendingDomainResponse) GetDomain() *SendingDomain {
-	if x != nil {
-		return x.Domain
-	}
-	return nil
-}
-
-type VerifySendingDomainRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	DomainId  string                 `protobuf:"bytes,2,opt,name=domain_id,json=domainId,proto3" json:"domain_id,omitempty"`
-	// Mark verified without DNS checks (development only).
-	Override      bool `protobuf:"varint,3,opt,name=override,proto3" json:"override,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *VerifySendingDomainRequest) Reset() {
-	*x = VerifySendingDomainRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[14]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *VerifySendingDomainRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*VerifySendingDomainRequest) ProtoMessage() {}
-
-func (x *VerifySendingDomainRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[14]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use VerifySendingDomainRequest.ProtoReflect.Descriptor instead.
-func (*VerifySendingDomainRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{14}
-}
-
-func (x *VerifySendingDomainRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-func (x *VerifySendingDomainRequest) GetDomainId() string {
-	if x != nil {
-		return x.DomainId
-	}
-	return ""
-}
-
-func (x *VerifySendingDomainRequest) GetOverride() bool {
-	if x != nil {
-		return x.Override
-	}
-	return false
-}
-
-type VerifySendingDomainResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Domain        *SendingDomain         `protobuf:"bytes,1,opt,name=domain,proto3" json:"domain,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *VerifySendingDomainResponse) Reset() {
-	*x = VerifySendingDomainResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[15]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *VerifySendingDomainResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*VerifySendingDomainResponse) ProtoMessage() {}
-
-func (x *VerifySendingDomainResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[15]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use VerifySendingDomainResponse.ProtoReflect.Descriptor instead.
-func (*VerifySendingDomainResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{15}
-}
-
-func (x *VerifySendingDomainResponse) GetDomain() *SendingDomain {
-	if x != nil {
-		return x.Domain
-	}
-	return nil
-}
-
-type ListSendingDomainsRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId     string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ListSendingDomainsRequest) Reset() {
-	*x = ListSendingDomainsRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[16]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ListSendingDomainsRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ListSendingDomainsRequest) ProtoMessage() {}
-
-func (x *ListSendingDomainsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[16]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ListSendingDomainsRequest.ProtoReflect.Descriptor instead.
-func (*ListSendingDomainsRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{16}
-}
-
-func (x *ListSendingDomainsRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-type ListSendingDomainsResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Domains       []*SendingDomain       `protobuf:"bytes,1,rep,name=domains,proto3" json:"domains,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ListSendingDomainsResponse) Reset() {
-	*x = ListSendingDomainsResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[17]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ListSendingDomainsResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ListSendingDomainsResponse) ProtoMessage() {}
-
-func (x *ListSendingDomainsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[17]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ListSendingDomainsResponse.ProtoReflect.Descriptor instead.
-func (*ListSendingDomainsResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{17}
-}
-
-func (x *ListSendingDomainsResponse) GetDomains() []*SendingDomain {
-	if x != nil {
-		return x.Domains
-	}
-	return nil
-}
-
-type Sender struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	Id        string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	CompanyId string                 `protobuf:"bytes,2,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	DomainId  string                 `protobuf:"bytes,3,opt,name=domain_id,json=domainId,proto3" json:"domain_id,omitempty"`
-	Email     string                 `protobuf:"bytes,4,opt,name=email,proto3" json:"email,omitempty"`
-	Name      *string                `protobuf:"bytes,5,opt,name=name,proto3,oneof" json:"name,omitempty"`
-	IsDefault bool                   `protobuf:"varint,6,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
-	// The sender's domain is verified.
-	Verified      bool                   `protobuf:"varint,7,opt,name=verified,proto3" json:"verified,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *Sender) Reset() {
-	*x = Sender{}
-	mi := &file_mail_v1_admin_proto_msgTypes[18]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *Sender) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*Sender) ProtoMessage() {}
-
-func (x *Sender) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[18]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use Sender.ProtoReflect.Descriptor instead.
-func (*Sender) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{18}
-}
-
-func (x *Sender) GetId() string {
-	if x != nil {
-		return x.Id
-	}
-	return ""
-}
-
-func (x *Sender) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-func (x *Sender) GetDomainId() string {
-	if x != nil {
-		return x.DomainId
-	}
-	return ""
-}
-
-func (x *Sender) GetEmail() string {
-	if x != nil {
-		return x.Email
-	}
-	return ""
-}
-
-func (x *Sender) GetName() string {
-	if x != nil && x.Name != nil {
-		return *x.Name
-	}
-	return ""
-}
-
-func (x *Sender) GetIsDefault() bool {
-	if x != nil {
-		return x.IsDefault
-	}
-	return false
-}
-
-func (x *Sender) GetVerified() bool {
-	if x != nil {
-		return x.Verified
-	}
-	return false
-}
-
-func (x *Sender) GetCreatedAt() *timestamppb.Timestamp {
-	if x != nil {
-		return x.CreatedAt
-	}
-	return nil
-}
-
-type CreateSenderRequest struct {
-	state     protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	Email     string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
-	Name      *string                `protobuf:"bytes,3,opt,name=name,proto3,oneof" json:"name,omitempty"`
-	// Make it the default sender (the first sender always is).
-	MakeDefault   bool `protobuf:"varint,4,opt,name=make_default,json=makeDefault,proto3" json:"make_default,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *CreateSenderRequest) Reset() {
-	*x = CreateSenderRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[19]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *CreateSenderRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*CreateSenderRequest) ProtoMessage() {}
-
-func (x *CreateSenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[19]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use CreateSenderRequest.ProtoReflect.Descriptor instead.
-func (*CreateSenderRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{19}
-}
-
-func (x *CreateSenderRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-func (x *CreateSenderRequest) GetEmail() string {
-	if x != nil {
-		return x.Email
-	}
-	return ""
-}
-
-func (x *CreateSenderRequest) GetName() string {
-	if x != nil && x.Name != nil {
-		return *x.Name
-	}
-	return ""
-}
-
-func (x *CreateSenderRequest) GetMakeDefault() bool {
-	if x != nil {
-		return x.MakeDefault
-	}
-	return false
-}
-
-type CreateSenderResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Sender        *Sender                `protobuf:"bytes,1,opt,name=sender,proto3" json:"sender,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *CreateSenderResponse) Reset() {
-	*x = CreateSenderResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[20]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *CreateSenderResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*CreateSenderResponse) ProtoMessage() {}
-
-func (x *CreateSenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[20]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use CreateSenderResponse.ProtoReflect.Descriptor instead.
-func (*CreateSenderResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{20}
-}
-
-func (x *CreateSenderResponse) GetSender() *Sender {
-	if x != nil {
-		return x.Sender
-	}
-	return nil
-}
-
-type ListSendersRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId     string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ListSendersRequest) Reset() {
-	*x = ListSendersRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[21]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ListSendersRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ListSendersRequest) ProtoMessage() {}
-
-func (x *ListSendersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[21]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ListSendersRequest.ProtoReflect.Descriptor instead.
-func (*ListSendersRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{21}
-}
-
-func (x *ListSendersRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-type ListSendersResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Senders       []*Sender              `protobuf:"bytes,1,rep,name=senders,proto3" json:"senders,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ListSendersResponse) Reset() {
-	*x = ListSendersResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[22]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ListSendersResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ListSendersResponse) ProtoMessage() {}
-
-func (x *ListSendersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[22]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ListSendersResponse.ProtoReflect.Descriptor instead.
-func (*ListSendersResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{22}
-}
-
-func (x *ListSendersResponse) GetSenders() []*Sender {
-	if x != nil {
-		return x.Senders
-	}
-	return nil
-}
-
-type SetDefaultSenderRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	CompanyId     string                 `protobuf:"bytes,1,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
-	SenderId      string                 `protobuf:"bytes,2,opt,name=sender_id,json=senderId,proto3" json:"sender_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *SetDefaultSenderRequest) Reset() {
-	*x = SetDefaultSenderRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[23]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *SetDefaultSenderRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*SetDefaultSenderRequest) ProtoMessage() {}
-
-func (x *SetDefaultSenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[23]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use SetDefaultSenderRequest.ProtoReflect.Descriptor instead.
-func (*SetDefaultSenderRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{23}
-}
-
-func (x *SetDefaultSenderRequest) GetCompanyId() string {
-	if x != nil {
-		return x.CompanyId
-	}
-	return ""
-}
-
-func (x *SetDefaultSenderRequest) GetSenderId() string {
-	if x != nil {
-		return x.SenderId
-	}
-	return ""
-}
-
-type SetDefaultSenderResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Sender        *Sender                `protobuf:"bytes,1,opt,name=sender,proto3" json:"sender,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *SetDefaultSenderResponse) Reset() {
-	*x = SetDefaultSenderResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[24]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *SetDefaultSenderResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*SetDefaultSenderResponse) ProtoMessage() {}
-
-func (x *SetDefaultSenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[24]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use SetDefaultSenderResponse.ProtoReflect.Descriptor instead.
-func (*SetDefaultSenderResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{24}
-}
-
-func (x *SetDefaultSenderResponse) GetSender() *Sender {
-	if x != nil {
-		return x.Sender
 	}
 	return nil
 }
@@ -1454,7 +641,7 @@ type AdjustCreditsRequest struct {
 
 func (x *AdjustCreditsRequest) Reset() {
 	*x = AdjustCreditsRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[25]
+	mi := &file_mail_v1_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1466,7 +653,7 @@ func (x *AdjustCreditsRequest) String() string {
 func (*AdjustCreditsRequest) ProtoMessage() {}
 
 func (x *AdjustCreditsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[25]
+	mi := &file_mail_v1_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1479,7 +666,7 @@ func (x *AdjustCreditsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdjustCreditsRequest.ProtoReflect.Descriptor instead.
 func (*AdjustCreditsRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{25}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AdjustCreditsRequest) GetCompanyId() string {
@@ -1512,7 +699,7 @@ type AdjustCreditsResponse struct {
 
 func (x *AdjustCreditsResponse) Reset() {
 	*x = AdjustCreditsResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[26]
+	mi := &file_mail_v1_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1524,7 +711,7 @@ func (x *AdjustCreditsResponse) String() string {
 func (*AdjustCreditsResponse) ProtoMessage() {}
 
 func (x *AdjustCreditsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[26]
+	mi := &file_mail_v1_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1537,7 +724,7 @@ func (x *AdjustCreditsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AdjustCreditsResponse.ProtoReflect.Descriptor instead.
 func (*AdjustCreditsResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{26}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AdjustCreditsResponse) GetBalance() int64 {
@@ -1558,7 +745,7 @@ type LiftSendingSuspensionRequest struct {
 
 func (x *LiftSendingSuspensionRequest) Reset() {
 	*x = LiftSendingSuspensionRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[27]
+	mi := &file_mail_v1_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1570,7 +757,7 @@ func (x *LiftSendingSuspensionRequest) String() string {
 func (*LiftSendingSuspensionRequest) ProtoMessage() {}
 
 func (x *LiftSendingSuspensionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[27]
+	mi := &file_mail_v1_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1583,7 +770,7 @@ func (x *LiftSendingSuspensionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiftSendingSuspensionRequest.ProtoReflect.Descriptor instead.
 func (*LiftSendingSuspensionRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{27}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *LiftSendingSuspensionRequest) GetCompanyId() string {
@@ -1610,7 +797,7 @@ type LiftSendingSuspensionResponse struct {
 
 func (x *LiftSendingSuspensionResponse) Reset() {
 	*x = LiftSendingSuspensionResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[28]
+	mi := &file_mail_v1_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1622,7 +809,7 @@ func (x *LiftSendingSuspensionResponse) String() string {
 func (*LiftSendingSuspensionResponse) ProtoMessage() {}
 
 func (x *LiftSendingSuspensionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[28]
+	mi := &file_mail_v1_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1635,7 +822,7 @@ func (x *LiftSendingSuspensionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LiftSendingSuspensionResponse.ProtoReflect.Descriptor instead.
 func (*LiftSendingSuspensionResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{28}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *LiftSendingSuspensionResponse) GetLifted() bool {
@@ -1662,7 +849,7 @@ type ReportProviderEventRequest struct {
 
 func (x *ReportProviderEventRequest) Reset() {
 	*x = ReportProviderEventRequest{}
-	mi := &file_mail_v1_admin_proto_msgTypes[29]
+	mi := &file_mail_v1_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1674,7 +861,7 @@ func (x *ReportProviderEventRequest) String() string {
 func (*ReportProviderEventRequest) ProtoMessage() {}
 
 func (x *ReportProviderEventRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[29]
+	mi := &file_mail_v1_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1687,7 +874,7 @@ func (x *ReportProviderEventRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportProviderEventRequest.ProtoReflect.Descriptor instead.
 func (*ReportProviderEventRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{29}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ReportProviderEventRequest) GetProviderEventId() string {
@@ -1737,7 +924,7 @@ type ReportProviderEventResponse struct {
 
 func (x *ReportProviderEventResponse) Reset() {
 	*x = ReportProviderEventResponse{}
-	mi := &file_mail_v1_admin_proto_msgTypes[30]
+	mi := &file_mail_v1_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1749,7 +936,7 @@ func (x *ReportProviderEventResponse) String() string {
 func (*ReportProviderEventResponse) ProtoMessage() {}
 
 func (x *ReportProviderEventResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_admin_proto_msgTypes[30]
+	mi := &file_mail_v1_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1762,7 +949,7 @@ func (x *ReportProviderEventResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ReportProviderEventResponse.ProtoReflect.Descriptor instead.
 func (*ReportProviderEventResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_admin_proto_rawDescGZIP(), []int{30}
+	return file_mail_v1_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *ReportProviderEventResponse) GetApplied() bool {
@@ -1783,7 +970,7 @@ var File_mail_v1_admin_proto protoreflect.FileDescriptor
 
 const file_mail_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x13mail/v1/admin.proto\x12\amail.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15mail/v1/members.proto\x1a\x15mail/v1/options.proto\";\n" +
+	"\x13mail/v1/admin.proto\x12\amail.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15mail/v1/domains.proto\x1a\x15mail/v1/members.proto\x1a\x15mail/v1/options.proto\";\n" +
 	"\x13CompanyEntitlements\x12\x10\n" +
 	"\x03api\x18\x01 \x01(\bR\x03api\x12\x12\n" +
 	"\x04smtp\x18\x02 \x01(\bR\x04smtp\"\xaa\x01\n" +
@@ -1816,82 +1003,13 @@ const file_mail_v1_admin_proto_rawDesc = "" +
 	"\x06member\x18\x01 \x01(\v2\x0f.mail.v1.MemberR\x06member\x12#\n" +
 	"\vsign_in_url\x18\x02 \x01(\tB\x03\x80\x01\x01R\tsignInUrl\x129\n" +
 	"\n" +
-	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"\x7f\n" +
-	"\tDnsRecord\x12\x12\n" +
-	"\x04type\x18\x01 \x01(\tR\x04type\x12\x12\n" +
-	"\x04name\x18\x02 \x01(\tR\x04name\x12\x14\n" +
-	"\x05value\x18\x03 \x01(\tR\x05value\x12\x18\n" +
-	"\apurpose\x18\x04 \x01(\tR\apurpose\x12\x1a\n" +
-	"\bverified\x18\x05 \x01(\bR\bverified\"\xa1\x04\n" +
-	"\rSendingDomain\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
-	"\n" +
-	"company_id\x18\x02 \x01(\tR\tcompanyId\x12\x16\n" +
-	"\x06domain\x18\x03 \x01(\tR\x06domain\x12,\n" +
-	"\x12return_path_domain\x18\x04 \x01(\tR\x10returnPathDomain\x12#\n" +
-	"\rdkim_selector\x18\x05 \x01(\tR\fdkimSelector\x12#\n" +
-	"\rdkim_verified\x18\x06 \x01(\bR\fdkimVerified\x12!\n" +
-	"\fspf_verified\x18\a \x01(\bR\vspfVerified\x12%\n" +
-	"\x0edmarc_verified\x18\b \x01(\bR\rdmarcVerified\x12\x1a\n" +
-	"\bverified\x18\t \x01(\bR\bverified\x127\n" +
-	"\x17verification_overridden\x18\n" +
-	" \x01(\bR\x16verificationOverridden\x123\n" +
-	"\vdns_records\x18\v \x03(\v2\x12.mail.v1.DnsRecordR\n" +
-	"dnsRecords\x12B\n" +
-	"\x0flast_checked_at\x18\f \x01(\v2\x1a.google.protobuf.TimestampR\rlastCheckedAt\x129\n" +
-	"\n" +
-	"created_at\x18\r \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\"]\n" +
-	"\x1aCreateSendingDomainRequest\x12\"\n" +
-	"\n" +
-	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\x12\x1b\n" +
-	"\x06domain\x18\x02 \x01(\tB\x03\xe0A\x02R\x06domain\"M\n" +
-	"\x1bCreateSendingDomainResponse\x12.\n" +
-	"\x06domain\x18\x01 \x01(\v2\x16.mail.v1.SendingDomainR\x06domain\"~\n" +
-	"\x1aVerifySendingDomainRequest\x12\"\n" +
+	"expires_at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\texpiresAt\"i\n" +
+	"!OverrideDomainVerificationRequest\x12\"\n" +
 	"\n" +
 	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\x12 \n" +
-	"\tdomain_id\x18\x02 \x01(\tB\x03\xe0A\x02R\bdomainId\x12\x1a\n" +
-	"\boverride\x18\x03 \x01(\bR\boverride\"M\n" +
-	"\x1bVerifySendingDomainResponse\x12.\n" +
-	"\x06domain\x18\x01 \x01(\v2\x16.mail.v1.SendingDomainR\x06domain\"?\n" +
-	"\x19ListSendingDomainsRequest\x12\"\n" +
-	"\n" +
-	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\"N\n" +
-	"\x1aListSendingDomainsResponse\x120\n" +
-	"\adomains\x18\x01 \x03(\v2\x16.mail.v1.SendingDomainR\adomains\"\x82\x02\n" +
-	"\x06Sender\x12\x0e\n" +
-	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
-	"\n" +
-	"company_id\x18\x02 \x01(\tR\tcompanyId\x12\x1b\n" +
-	"\tdomain_id\x18\x03 \x01(\tR\bdomainId\x12\x14\n" +
-	"\x05email\x18\x04 \x01(\tR\x05email\x12\x17\n" +
-	"\x04name\x18\x05 \x01(\tH\x00R\x04name\x88\x01\x01\x12\x1d\n" +
-	"\n" +
-	"is_default\x18\x06 \x01(\bR\tisDefault\x12\x1a\n" +
-	"\bverified\x18\a \x01(\bR\bverified\x129\n" +
-	"\n" +
-	"created_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAtB\a\n" +
-	"\x05_name\"\x99\x01\n" +
-	"\x13CreateSenderRequest\x12\"\n" +
-	"\n" +
-	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\x12\x19\n" +
-	"\x05email\x18\x02 \x01(\tB\x03\xe0A\x02R\x05email\x12\x17\n" +
-	"\x04name\x18\x03 \x01(\tH\x00R\x04name\x88\x01\x01\x12!\n" +
-	"\fmake_default\x18\x04 \x01(\bR\vmakeDefaultB\a\n" +
-	"\x05_name\"?\n" +
-	"\x14CreateSenderResponse\x12'\n" +
-	"\x06sender\x18\x01 \x01(\v2\x0f.mail.v1.SenderR\x06sender\"8\n" +
-	"\x12ListSendersRequest\x12\"\n" +
-	"\n" +
-	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\"@\n" +
-	"\x13ListSendersResponse\x12)\n" +
-	"\asenders\x18\x01 \x03(\v2\x0f.mail.v1.SenderR\asenders\"_\n" +
-	"\x17SetDefaultSenderRequest\x12\"\n" +
-	"\n" +
-	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\x12 \n" +
-	"\tsender_id\x18\x02 \x01(\tB\x03\xe0A\x02R\bsenderId\"C\n" +
-	"\x18SetDefaultSenderResponse\x12'\n" +
-	"\x06sender\x18\x01 \x01(\v2\x0f.mail.v1.SenderR\x06sender\"p\n" +
+	"\tdomain_id\x18\x02 \x01(\tB\x03\xe0A\x02R\bdomainId\"M\n" +
+	"\"OverrideDomainVerificationResponse\x12'\n" +
+	"\x06domain\x18\x01 \x01(\v2\x0f.mail.v1.DomainR\x06domain\"p\n" +
 	"\x14AdjustCreditsRequest\x12\"\n" +
 	"\n" +
 	"company_id\x18\x01 \x01(\tB\x03\xe0A\x02R\tcompanyId\x12\x16\n" +
@@ -1916,18 +1034,13 @@ const file_mail_v1_admin_proto_rawDesc = "" +
 	"\x1bReportProviderEventResponse\x12\x18\n" +
 	"\aapplied\x18\x01 \x01(\bR\aapplied\x12\x1d\n" +
 	"\n" +
-	"message_id\x18\x02 \x01(\tR\tmessageId2\xaa\t\n" +
+	"message_id\x18\x02 \x01(\tR\tmessageId2\x84\x06\n" +
 	"\fAdminService\x12P\n" +
 	"\rCreateCompany\x12\x1d.mail.v1.CreateCompanyRequest\x1a\x1e.mail.v1.CreateCompanyResponse\"\x00\x12V\n" +
 	"\x0fSetEntitlements\x12\x1f.mail.v1.SetEntitlementsRequest\x1a .mail.v1.SetEntitlementsResponse\"\x00\x12P\n" +
 	"\rListCompanies\x12\x1d.mail.v1.ListCompaniesRequest\x1a\x1e.mail.v1.ListCompaniesResponse\"\x00\x12Y\n" +
-	"\x10CreateSignInLink\x12 .mail.v1.CreateSignInLinkRequest\x1a!.mail.v1.CreateSignInLinkResponse\"\x00\x12b\n" +
-	"\x13CreateSendingDomain\x12#.mail.v1.CreateSendingDomainRequest\x1a$.mail.v1.CreateSendingDomainResponse\"\x00\x12b\n" +
-	"\x13VerifySendingDomain\x12#.mail.v1.VerifySendingDomainRequest\x1a$.mail.v1.VerifySendingDomainResponse\"\x00\x12_\n" +
-	"\x12ListSendingDomains\x12\".mail.v1.ListSendingDomainsRequest\x1a#.mail.v1.ListSendingDomainsResponse\"\x00\x12M\n" +
-	"\fCreateSender\x12\x1c.mail.v1.CreateSenderRequest\x1a\x1d.mail.v1.CreateSenderResponse\"\x00\x12J\n" +
-	"\vListSenders\x12\x1b.mail.v1.ListSendersRequest\x1a\x1c.mail.v1.ListSendersResponse\"\x00\x12Y\n" +
-	"\x10SetDefaultSender\x12 .mail.v1.SetDefaultSenderRequest\x1a!.mail.v1.SetDefaultSenderResponse\"\x00\x12P\n" +
+	"\x10CreateSignInLink\x12 .mail.v1.CreateSignInLinkRequest\x1a!.mail.v1.CreateSignInLinkResponse\"\x00\x12w\n" +
+	"\x1aOverrideDomainVerification\x12*.mail.v1.OverrideDomainVerificationRequest\x1a+.mail.v1.OverrideDomainVerificationResponse\"\x00\x12P\n" +
 	"\rAdjustCredits\x12\x1d.mail.v1.AdjustCreditsRequest\x1a\x1e.mail.v1.AdjustCreditsResponse\"\x00\x12h\n" +
 	"\x15LiftSendingSuspension\x12%.mail.v1.LiftSendingSuspensionRequest\x1a&.mail.v1.LiftSendingSuspensionResponse\"\x00\x12b\n" +
 	"\x13ReportProviderEvent\x12#.mail.v1.ReportProviderEventRequest\x1a$.mail.v1.ReportProviderEventResponse\"\x00\x1a\x04\xb0\xf5\x18\x01B\x89\x01\n" +
@@ -1946,94 +1059,63 @@ func file_mail_v1_admin_proto_rawDescGZIP() []byte {
 	return file_mail_v1_admin_proto_rawDescData
 }
 
-var file_mail_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 31)
+var file_mail_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_mail_v1_admin_proto_goTypes = []any{
-	(*CompanyEntitlements)(nil),           // 0: mail.v1.CompanyEntitlements
-	(*Company)(nil),                       // 1: mail.v1.Company
-	(*CreateCompanyRequest)(nil),          // 2: mail.v1.CreateCompanyRequest
-	(*CreateCompanyResponse)(nil),         // 3: mail.v1.CreateCompanyResponse
-	(*SetEntitlementsRequest)(nil),        // 4: mail.v1.SetEntitlementsRequest
-	(*SetEntitlementsResponse)(nil),       // 5: mail.v1.SetEntitlementsResponse
-	(*ListCompaniesRequest)(nil),          // 6: mail.v1.ListCompaniesRequest
-	(*ListCompaniesResponse)(nil),         // 7: mail.v1.ListCompaniesResponse
-	(*CreateSignInLinkRequest)(nil),       // 8: mail.v1.CreateSignInLinkRequest
-	(*CreateSignInLinkResponse)(nil),      // 9: mail.v1.CreateSignInLinkResponse
-	(*DnsRecord)(nil),                     // 10: mail.v1.DnsRecord
-	(*SendingDomain)(nil),                 // 11: mail.v1.SendingDomain
-	(*CreateSendingDomainRequest)(nil),    // 12: mail.v1.CreateSendingDomainRequest
-	(*CreateSendingDomainResponse)(nil),   // 13: mail.v1.CreateSendingDomainResponse
-	(*VerifySendingDomainRequest)(nil),    // 14: mail.v1.VerifySendingDomainRequest
-	(*VerifySendingDomainResponse)(nil),   // 15: mail.v1.VerifySendingDomainResponse
-	(*ListSendingDomainsRequest)(nil),     // 16: mail.v1.ListSendingDomainsRequest
-	(*ListSendingDomainsResponse)(nil),    // 17: mail.v1.ListSendingDomainsResponse
-	(*Sender)(nil),                        // 18: mail.v1.Sender
-	(*CreateSenderRequest)(nil),           // 19: mail.v1.CreateSenderRequest
-	(*CreateSenderResponse)(nil),          // 20: mail.v1.CreateSenderResponse
-	(*ListSendersRequest)(nil),            // 21: mail.v1.ListSendersRequest
-	(*ListSendersResponse)(nil),           // 22: mail.v1.ListSendersResponse
-	(*SetDefaultSenderRequest)(nil),       // 23: mail.v1.SetDefaultSenderRequest
-	(*SetDefaultSenderResponse)(nil),      // 24: mail.v1.SetDefaultSenderResponse
-	(*AdjustCreditsRequest)(nil),          // 25: mail.v1.AdjustCreditsRequest
-	(*AdjustCreditsResponse)(nil),         // 26: mail.v1.AdjustCreditsResponse
-	(*LiftSendingSuspensionRequest)(nil),  // 27: mail.v1.LiftSendingSuspensionRequest
-	(*LiftSendingSuspensionResponse)(nil), // 28: mail.v1.LiftSendingSuspensionResponse
-	(*ReportProviderEventRequest)(nil),    // 29: mail.v1.ReportProviderEventRequest
-	(*ReportProviderEventResponse)(nil),   // 30: mail.v1.ReportProviderEventResponse
-	(*timestamppb.Timestamp)(nil),         // 31: google.protobuf.Timestamp
-	(*Member)(nil),                        // 32: mail.v1.Member
+	(*CompanyEntitlements)(nil),                // 0: mail.v1.CompanyEntitlements
+	(*Company)(nil),                            // 1: mail.v1.Company
+	(*CreateCompanyRequest)(nil),               // 2: mail.v1.CreateCompanyRequest
+	(*CreateCompanyResponse)(nil),              // 3: mail.v1.CreateCompanyResponse
+	(*SetEntitlementsRequest)(nil),             // 4: mail.v1.SetEntitlementsRequest
+	(*SetEntitlementsResponse)(nil),            // 5: mail.v1.SetEntitlementsResponse
+	(*ListCompaniesRequest)(nil),               // 6: mail.v1.ListCompaniesRequest
+	(*ListCompaniesResponse)(nil),              // 7: mail.v1.ListCompaniesResponse
+	(*CreateSignInLinkRequest)(nil),            // 8: mail.v1.CreateSignInLinkRequest
+	(*CreateSignInLinkResponse)(nil),           // 9: mail.v1.CreateSignInLinkResponse
+	(*OverrideDomainVerificationRequest)(nil),  // 10: mail.v1.OverrideDomainVerificationRequest
+	(*OverrideDomainVerificationResponse)(nil), // 11: mail.v1.OverrideDomainVerificationResponse
+	(*AdjustCreditsRequest)(nil),               // 12: mail.v1.AdjustCreditsRequest
+	(*AdjustCreditsResponse)(nil),              // 13: mail.v1.AdjustCreditsResponse
+	(*LiftSendingSuspensionRequest)(nil),       // 14: mail.v1.LiftSendingSuspensionRequest
+	(*LiftSendingSuspensionResponse)(nil),      // 15: mail.v1.LiftSendingSuspensionResponse
+	(*ReportProviderEventRequest)(nil),         // 16: mail.v1.ReportProviderEventRequest
+	(*ReportProviderEventResponse)(nil),        // 17: mail.v1.ReportProviderEventResponse
+	(*timestamppb.Timestamp)(nil),              // 18: google.protobuf.Timestamp
+	(*Member)(nil),                             // 19: mail.v1.Member
+	(*Domain)(nil),                             // 20: mail.v1.Domain
 }
 var file_mail_v1_admin_proto_depIdxs = []int32{
 	0,  // 0: mail.v1.Company.entitlements:type_name -> mail.v1.CompanyEntitlements
-	31, // 1: mail.v1.Company.created_at:type_name -> google.protobuf.Timestamp
+	18, // 1: mail.v1.Company.created_at:type_name -> google.protobuf.Timestamp
 	0,  // 2: mail.v1.CreateCompanyRequest.entitlements:type_name -> mail.v1.CompanyEntitlements
 	1,  // 3: mail.v1.CreateCompanyResponse.company:type_name -> mail.v1.Company
 	0,  // 4: mail.v1.SetEntitlementsRequest.entitlements:type_name -> mail.v1.CompanyEntitlements
 	1,  // 5: mail.v1.SetEntitlementsResponse.company:type_name -> mail.v1.Company
 	1,  // 6: mail.v1.ListCompaniesResponse.companies:type_name -> mail.v1.Company
-	32, // 7: mail.v1.CreateSignInLinkResponse.member:type_name -> mail.v1.Member
-	31, // 8: mail.v1.CreateSignInLinkResponse.expires_at:type_name -> google.protobuf.Timestamp
-	10, // 9: mail.v1.SendingDomain.dns_records:type_name -> mail.v1.DnsRecord
-	31, // 10: mail.v1.SendingDomain.last_checked_at:type_name -> google.protobuf.Timestamp
-	31, // 11: mail.v1.SendingDomain.created_at:type_name -> google.protobuf.Timestamp
-	11, // 12: mail.v1.CreateSendingDomainResponse.domain:type_name -> mail.v1.SendingDomain
-	11, // 13: mail.v1.VerifySendingDomainResponse.domain:type_name -> mail.v1.SendingDomain
-	11, // 14: mail.v1.ListSendingDomainsResponse.domains:type_name -> mail.v1.SendingDomain
-	31, // 15: mail.v1.Sender.created_at:type_name -> google.protobuf.Timestamp
-	18, // 16: mail.v1.CreateSenderResponse.sender:type_name -> mail.v1.Sender
-	18, // 17: mail.v1.ListSendersResponse.senders:type_name -> mail.v1.Sender
-	18, // 18: mail.v1.SetDefaultSenderResponse.sender:type_name -> mail.v1.Sender
-	31, // 19: mail.v1.ReportProviderEventRequest.occurred_at:type_name -> google.protobuf.Timestamp
-	2,  // 20: mail.v1.AdminService.CreateCompany:input_type -> mail.v1.CreateCompanyRequest
-	4,  // 21: mail.v1.AdminService.SetEntitlements:input_type -> mail.v1.SetEntitlementsRequest
-	6,  // 22: mail.v1.AdminService.ListCompanies:input_type -> mail.v1.ListCompaniesRequest
-	8,  // 23: mail.v1.AdminService.CreateSignInLink:input_type -> mail.v1.CreateSignInLinkRequest
-	12, // 24: mail.v1.AdminService.CreateSendingDomain:input_type -> mail.v1.CreateSendingDomainRequest
-	14, // 25: mail.v1.AdminService.VerifySendingDomain:input_type -> mail.v1.VerifySendingDomainRequest
-	16, // 26: mail.v1.AdminService.ListSendingDomains:input_type -> mail.v1.ListSendingDomainsRequest
-	19, // 27: mail.v1.AdminService.CreateSender:input_type -> mail.v1.CreateSenderRequest
-	21, // 28: mail.v1.AdminService.ListSenders:input_type -> mail.v1.ListSendersRequest
-	23, // 29: mail.v1.AdminService.SetDefaultSender:input_type -> mail.v1.SetDefaultSenderRequest
-	25, // 30: mail.v1.AdminService.AdjustCredits:input_type -> mail.v1.AdjustCreditsRequest
-	27, // 31: mail.v1.AdminService.LiftSendingSuspension:input_type -> mail.v1.LiftSendingSuspensionRequest
-	29, // 32: mail.v1.AdminService.ReportProviderEvent:input_type -> mail.v1.ReportProviderEventRequest
-	3,  // 33: mail.v1.AdminService.CreateCompany:output_type -> mail.v1.CreateCompanyResponse
-	5,  // 34: mail.v1.AdminService.SetEntitlements:output_type -> mail.v1.SetEntitlementsResponse
-	7,  // 35: mail.v1.AdminService.ListCompanies:output_type -> mail.v1.ListCompaniesResponse
-	9,  // 36: mail.v1.AdminService.CreateSignInLink:output_type -> mail.v1.CreateSignInLinkResponse
-	13, // 37: mail.v1.AdminService.CreateSendingDomain:output_type -> mail.v1.CreateSendingDomainResponse
-	15, // 38: mail.v1.AdminService.VerifySendingDomain:output_type -> mail.v1.VerifySendingDomainResponse
-	17, // 39: mail.v1.AdminService.ListSendingDomains:output_type -> mail.v1.ListSendingDomainsResponse
-	20, // 40: mail.v1.AdminService.CreateSender:output_type -> mail.v1.CreateSenderResponse
-	22, // 41: mail.v1.AdminService.ListSenders:output_type -> mail.v1.ListSendersResponse
-	24, // 42: mail.v1.AdminService.SetDefaultSender:output_type -> mail.v1.SetDefaultSenderResponse
-	26, // 43: mail.v1.AdminService.AdjustCredits:output_type -> mail.v1.AdjustCreditsResponse
-	28, // 44: mail.v1.AdminService.LiftSendingSuspension:output_type -> mail.v1.LiftSendingSuspensionResponse
-	30, // 45: mail.v1.AdminService.ReportProviderEvent:output_type -> mail.v1.ReportProviderEventResponse
-	33, // [33:46] is the sub-list for method output_type
-	20, // [20:33] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	19, // 7: mail.v1.CreateSignInLinkResponse.member:type_name -> mail.v1.Member
+	18, // 8: mail.v1.CreateSignInLinkResponse.expires_at:type_name -> google.protobuf.Timestamp
+	20, // 9: mail.v1.OverrideDomainVerificationResponse.domain:type_name -> mail.v1.Domain
+	18, // 10: mail.v1.ReportProviderEventRequest.occurred_at:type_name -> google.protobuf.Timestamp
+	2,  // 11: mail.v1.AdminService.CreateCompany:input_type -> mail.v1.CreateCompanyRequest
+	4,  // 12: mail.v1.AdminService.SetEntitlements:input_type -> mail.v1.SetEntitlementsRequest
+	6,  // 13: mail.v1.AdminService.ListCompanies:input_type -> mail.v1.ListCompaniesRequest
+	8,  // 14: mail.v1.AdminService.CreateSignInLink:input_type -> mail.v1.CreateSignInLinkRequest
+	10, // 15: mail.v1.AdminService.OverrideDomainVerification:input_type -> mail.v1.OverrideDomainVerificationRequest
+	12, // 16: mail.v1.AdminService.AdjustCredits:input_type -> mail.v1.AdjustCreditsRequest
+	14, // 17: mail.v1.AdminService.LiftSendingSuspension:input_type -> mail.v1.LiftSendingSuspensionRequest
+	16, // 18: mail.v1.AdminService.ReportProviderEvent:input_type -> mail.v1.ReportProviderEventRequest
+	3,  // 19: mail.v1.AdminService.CreateCompany:output_type -> mail.v1.CreateCompanyResponse
+	5,  // 20: mail.v1.AdminService.SetEntitlements:output_type -> mail.v1.SetEntitlementsResponse
+	7,  // 21: mail.v1.AdminService.ListCompanies:output_type -> mail.v1.ListCompaniesResponse
+	9,  // 22: mail.v1.AdminService.CreateSignInLink:output_type -> mail.v1.CreateSignInLinkResponse
+	11, // 23: mail.v1.AdminService.OverrideDomainVerification:output_type -> mail.v1.OverrideDomainVerificationResponse
+	13, // 24: mail.v1.AdminService.AdjustCredits:output_type -> mail.v1.AdjustCreditsResponse
+	15, // 25: mail.v1.AdminService.LiftSendingSuspension:output_type -> mail.v1.LiftSendingSuspensionResponse
+	17, // 26: mail.v1.AdminService.ReportProviderEvent:output_type -> mail.v1.ReportProviderEventResponse
+	19, // [19:27] is the sub-list for method output_type
+	11, // [11:19] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_mail_v1_admin_proto_init() }
@@ -2041,19 +1123,18 @@ func file_mail_v1_admin_proto_init() {
 	if File_mail_v1_admin_proto != nil {
 		return
 	}
+	file_mail_v1_domains_proto_init()
 	file_mail_v1_members_proto_init()
 	file_mail_v1_options_proto_init()
 	file_mail_v1_admin_proto_msgTypes[2].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[18].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[19].OneofWrappers = []any{}
-	file_mail_v1_admin_proto_msgTypes[29].OneofWrappers = []any{}
+	file_mail_v1_admin_proto_msgTypes[16].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_admin_proto_rawDesc), len(file_mail_v1_admin_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   31,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -45,24 +45,9 @@ const (
 	// AdminServiceCreateSignInLinkProcedure is the fully-qualified name of the AdminService's
 	// CreateSignInLink RPC.
 	AdminServiceCreateSignInLinkProcedure = "/mail.v1.AdminService/CreateSignInLink"
-	// AdminServiceCreateSendingDomainProcedure is the fully-qualified name of the AdminService's
-	// CreateSendingDomain RPC.
-	AdminServiceCreateSendingDomainProcedure = "/mail.v1.AdminService/CreateSendingDomain"
-	// AdminServiceVerifySendingDomainProcedure is the fully-qualified name of the AdminService's
-	// VerifySendingDomain RPC.
-	AdminServiceVerifySendingDomainProcedure = "/mail.v1.AdminService/VerifySendingDomain"
-	// AdminServiceListSendingDomainsProcedure is the fully-qualified name of the AdminService's
-	// ListSendingDomains RPC.
-	AdminServiceListSendingDomainsProcedure = "/mail.v1.AdminService/ListSendingDomains"
-	// AdminServiceCreateSenderProcedure is the fully-qualified name of the AdminService's CreateSender
-	// RPC.
-	AdminServiceCreateSenderProcedure = "/mail.v1.AdminService/CreateSender"
-	// AdminServiceListSendersProcedure is the fully-qualified name of the AdminService's ListSenders
-	// RPC.
-	AdminServiceListSendersProcedure = "/mail.v1.AdminService/ListSenders"
-	// AdminServiceSetDefaultSenderProcedure is the fully-qualified name of the AdminService's
-	// SetDefaultSender RPC.
-	AdminServiceSetDefaultSenderProcedure = "/mail.v1.AdminService/SetDefaultSender"
+	// AdminServiceOverrideDomainVerificationProcedure is the fully-qualified name of the AdminService's
+	// OverrideDomainVerification RPC.
+	AdminServiceOverrideDomainVerificationProcedure = "/mail.v1.AdminService/OverrideDomainVerification"
 	// AdminServiceAdjustCreditsProcedure is the fully-qualified name of the AdminService's
 	// AdjustCredits RPC.
 	AdminServiceAdjustCreditsProcedure = "/mail.v1.AdminService/AdjustCredits"
@@ -85,19 +70,11 @@ type AdminServiceClient interface {
 	// Mint a one-time sign-in link for an existing member (single use, valid
 	// 15 minutes): `{PUBLIC_BASE_URL}/admin/sign-in#token=...`.
 	CreateSignInLink(context.Context, *connect.Request[v1.CreateSignInLinkRequest]) (*connect.Response[v1.CreateSignInLinkResponse], error)
-	// Add a sending domain. The answer holds the DNS records to publish (DKIM
-	// key, SPF for the custom MAIL FROM domain, DMARC).
-	CreateSendingDomain(context.Context, *connect.Request[v1.CreateSendingDomainRequest]) (*connect.Response[v1.CreateSendingDomainResponse], error)
-	// Check the domain's DNS records now (DKIM, SPF through the custom MAIL
-	// FROM domain, DMARC). `override` marks it verified without DNS (operators,
-	// for development only).
-	VerifySendingDomain(context.Context, *connect.Request[v1.VerifySendingDomainRequest]) (*connect.Response[v1.VerifySendingDomainResponse], error)
-	ListSendingDomains(context.Context, *connect.Request[v1.ListSendingDomainsRequest]) (*connect.Response[v1.ListSendingDomainsResponse], error)
-	// Add a sender address on one of the company's domains.
-	CreateSender(context.Context, *connect.Request[v1.CreateSenderRequest]) (*connect.Response[v1.CreateSenderResponse], error)
-	ListSenders(context.Context, *connect.Request[v1.ListSendersRequest]) (*connect.Response[v1.ListSendersResponse], error)
-	// Make a sender the company's default.
-	SetDefaultSender(context.Context, *connect.Request[v1.SetDefaultSenderRequest]) (*connect.Response[v1.SetDefaultSenderResponse], error)
+	// Mark a company's sending domain verified without DNS (development
+	// only: refused with 403 FORBIDDEN unless ALLOW_VERIFICATION_OVERRIDE is
+	// on); audited. Companies add, list, check and delete their domains and
+	// senders themselves (DomainsService, SendersService).
+	OverrideDomainVerification(context.Context, *connect.Request[v1.OverrideDomainVerificationRequest]) (*connect.Response[v1.OverrideDomainVerificationResponse], error)
 	// Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.
 	// A company reads its balance and ledger through CreditsService.
 	AdjustCredits(context.Context, *connect.Request[v1.AdjustCreditsRequest]) (*connect.Response[v1.AdjustCreditsResponse], error)
@@ -147,40 +124,10 @@ func NewAdminServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 			connect.WithSchema(adminServiceMethods.ByName("CreateSignInLink")),
 			connect.WithClientOptions(opts...),
 		),
-		createSendingDomain: connect.NewClient[v1.CreateSendingDomainRequest, v1.CreateSendingDomainResponse](
+		overrideDomainVerification: connect.NewClient[v1.OverrideDomainVerificationRequest, v1.OverrideDomainVerificationResponse](
 			httpClient,
-			baseURL+AdminServiceCreateSendingDomainProcedure,
-			connect.WithSchema(adminServiceMethods.ByName("CreateSendingDomain")),
-			connect.WithClientOptions(opts...),
-		),
-		verifySendingDomain: connect.NewClient[v1.VerifySendingDomainRequest, v1.VerifySendingDomainResponse](
-			httpClient,
-			baseURL+AdminServiceVerifySendingDomainProcedure,
-			connect.WithSchema(adminServiceMethods.ByName("VerifySendingDomain")),
-			connect.WithClientOptions(opts...),
-		),
-		listSendingDomains: connect.NewClient[v1.ListSendingDomainsRequest, v1.ListSendingDomainsResponse](
-			httpClient,
-			baseURL+AdminServiceListSendingDomainsProcedure,
-			connect.WithSchema(adminServiceMethods.ByName("ListSendingDomains")),
-			connect.WithClientOptions(opts...),
-		),
-		createSender: connect.NewClient[v1.CreateSenderRequest, v1.CreateSenderResponse](
-			httpClient,
-			baseURL+AdminServiceCreateSenderProcedure,
-			connect.WithSchema(adminServiceMethods.ByName("CreateSender")),
-			connect.WithClientOptions(opts...),
-		),
-		listSenders: connect.NewClient[v1.ListSendersRequest, v1.ListSendersResponse](
-			httpClient,
-			baseURL+AdminServiceListSendersProcedure,
-			connect.WithSchema(adminServiceMethods.ByName("ListSenders")),
-			connect.WithClientOptions(opts...),
-		),
-		setDefaultSender: connect.NewClient[v1.SetDefaultSenderRequest, v1.SetDefaultSenderResponse](
-			httpClient,
-			baseURL+AdminServiceSetDefaultSenderProcedure,
-			connect.WithSchema(adminServiceMethods.ByName("SetDefaultSender")),
+			baseURL+AdminServiceOverrideDomainVerificationProcedure,
+			connect.WithSchema(adminServiceMethods.ByName("OverrideDomainVerification")),
 			connect.WithClientOptions(opts...),
 		),
 		adjustCredits: connect.NewClient[v1.AdjustCreditsRequest, v1.AdjustCreditsResponse](
@@ -206,19 +153,14 @@ func NewAdminServiceClient(httpClient connect.HTTPClient, baseURL string, opts .
 
 // adminServiceClient implements AdminServiceClient.
 type adminServiceClient struct {
-	createCompany         *connect.Client[v1.CreateCompanyRequest, v1.CreateCompanyResponse]
-	setEntitlements       *connect.Client[v1.SetEntitlementsRequest, v1.SetEntitlementsResponse]
-	listCompanies         *connect.Client[v1.ListCompaniesRequest, v1.ListCompaniesResponse]
-	createSignInLink      *connect.Client[v1.CreateSignInLinkRequest, v1.CreateSignInLinkResponse]
-	createSendingDomain   *connect.Client[v1.CreateSendingDomainRequest, v1.CreateSendingDomainResponse]
-	verifySendingDomain   *connect.Client[v1.VerifySendingDomainRequest, v1.VerifySendingDomainResponse]
-	listSendingDomains    *connect.Client[v1.ListSendingDomainsRequest, v1.ListSendingDomainsResponse]
-	createSender          *connect.Client[v1.CreateSenderRequest, v1.CreateSenderResponse]
-	listSenders           *connect.Client[v1.ListSendersRequest, v1.ListSendersResponse]
-	setDefaultSender      *connect.Client[v1.SetDefaultSenderRequest, v1.SetDefaultSenderResponse]
-	adjustCredits         *connect.Client[v1.AdjustCreditsRequest, v1.AdjustCreditsResponse]
-	liftSendingSuspension *connect.Client[v1.LiftSendingSuspensionRequest, v1.LiftSendingSuspensionResponse]
-	reportProviderEvent   *connect.Client[v1.ReportProviderEventRequest, v1.ReportProviderEventResponse]
+	createCompany              *connect.Client[v1.CreateCompanyRequest, v1.CreateCompanyResponse]
+	setEntitlements            *connect.Client[v1.SetEntitlementsRequest, v1.SetEntitlementsResponse]
+	listCompanies              *connect.Client[v1.ListCompaniesRequest, v1.ListCompaniesResponse]
+	createSignInLink           *connect.Client[v1.CreateSignInLinkRequest, v1.CreateSignInLinkResponse]
+	overrideDomainVerification *connect.Client[v1.OverrideDomainVerificationRequest, v1.OverrideDomainVerificationResponse]
+	adjustCredits              *connect.Client[v1.AdjustCreditsRequest, v1.AdjustCreditsResponse]
+	liftSendingSuspension      *connect.Client[v1.LiftSendingSuspensionRequest, v1.LiftSendingSuspensionResponse]
+	reportProviderEvent        *connect.Client[v1.ReportProviderEventRequest, v1.ReportProviderEventResponse]
 }
 
 // CreateCompany calls mail.v1.AdminService.CreateCompany.
@@ -241,34 +183,9 @@ func (c *adminServiceClient) CreateSignInLink(ctx context.Context, req *connect.
 	return c.createSignInLink.CallUnary(ctx, req)
 }
 
-// CreateSendingDomain calls mail.v1.AdminService.CreateSendingDomain.
-func (c *adminServiceClient) CreateSendingDomain(ctx context.Context, req *connect.Request[v1.CreateSendingDomainRequest]) (*connect.Response[v1.CreateSendingDomainResponse], error) {
-	return c.createSendingDomain.CallUnary(ctx, req)
-}
-
-// VerifySendingDomain calls mail.v1.AdminService.VerifySendingDomain.
-func (c *adminServiceClient) VerifySendingDomain(ctx context.Context, req *connect.Request[v1.VerifySendingDomainRequest]) (*connect.Response[v1.VerifySendingDomainResponse], error) {
-	return c.verifySendingDomain.CallUnary(ctx, req)
-}
-
-// ListSendingDomains calls mail.v1.AdminService.ListSendingDomains.
-func (c *adminServiceClient) ListSendingDomains(ctx context.Context, req *connect.Request[v1.ListSendingDomainsRequest]) (*connect.Response[v1.ListSendingDomainsResponse], error) {
-	return c.listSendingDomains.CallUnary(ctx, req)
-}
-
-// CreateSender calls mail.v1.AdminService.CreateSender.
-func (c *adminServiceClient) CreateSender(ctx context.Context, req *connect.Request[v1.CreateSenderRequest]) (*connect.Response[v1.CreateSenderResponse], error) {
-	return c.createSender.CallUnary(ctx, req)
-}
-
-// ListSenders calls mail.v1.AdminService.ListSenders.
-func (c *adminServiceClient) ListSenders(ctx context.Context, req *connect.Request[v1.ListSendersRequest]) (*connect.Response[v1.ListSendersResponse], error) {
-	return c.listSenders.CallUnary(ctx, req)
-}
-
-// SetDefaultSender calls mail.v1.AdminService.SetDefaultSender.
-func (c *adminServiceClient) SetDefaultSender(ctx context.Context, req *connect.Request[v1.SetDefaultSenderRequest]) (*connect.Response[v1.SetDefaultSenderResponse], error) {
-	return c.setDefaultSender.CallUnary(ctx, req)
+// OverrideDomainVerification calls mail.v1.AdminService.OverrideDomainVerification.
+func (c *adminServiceClient) OverrideDomainVerification(ctx context.Context, req *connect.Request[v1.OverrideDomainVerificationRequest]) (*connect.Response[v1.OverrideDomainVerificationResponse], error) {
+	return c.overrideDomainVerification.CallUnary(ctx, req)
 }
 
 // AdjustCredits calls mail.v1.AdminService.AdjustCredits.
@@ -297,19 +214,11 @@ type AdminServiceHandler interface {
 	// Mint a one-time sign-in link for an existing member (single use, valid
 	// 15 minutes): `{PUBLIC_BASE_URL}/admin/sign-in#token=...`.
 	CreateSignInLink(context.Context, *connect.Request[v1.CreateSignInLinkRequest]) (*connect.Response[v1.CreateSignInLinkResponse], error)
-	// Add a sending domain. The answer holds the DNS records to publish (DKIM
-	// key, SPF for the custom MAIL FROM domain, DMARC).
-	CreateSendingDomain(context.Context, *connect.Request[v1.CreateSendingDomainRequest]) (*connect.Response[v1.CreateSendingDomainResponse], error)
-	// Check the domain's DNS records now (DKIM, SPF through the custom MAIL
-	// FROM domain, DMARC). `override` marks it verified without DNS (operators,
-	// for development only).
-	VerifySendingDomain(context.Context, *connect.Request[v1.VerifySendingDomainRequest]) (*connect.Response[v1.VerifySendingDomainResponse], error)
-	ListSendingDomains(context.Context, *connect.Request[v1.ListSendingDomainsRequest]) (*connect.Response[v1.ListSendingDomainsResponse], error)
-	// Add a sender address on one of the company's domains.
-	CreateSender(context.Context, *connect.Request[v1.CreateSenderRequest]) (*connect.Response[v1.CreateSenderResponse], error)
-	ListSenders(context.Context, *connect.Request[v1.ListSendersRequest]) (*connect.Response[v1.ListSendersResponse], error)
-	// Make a sender the company's default.
-	SetDefaultSender(context.Context, *connect.Request[v1.SetDefaultSenderRequest]) (*connect.Response[v1.SetDefaultSenderResponse], error)
+	// Mark a company's sending domain verified without DNS (development
+	// only: refused with 403 FORBIDDEN unless ALLOW_VERIFICATION_OVERRIDE is
+	// on); audited. Companies add, list, check and delete their domains and
+	// senders themselves (DomainsService, SendersService).
+	OverrideDomainVerification(context.Context, *connect.Request[v1.OverrideDomainVerificationRequest]) (*connect.Response[v1.OverrideDomainVerificationResponse], error)
 	// Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.
 	// A company reads its balance and ledger through CreditsService.
 	AdjustCredits(context.Context, *connect.Request[v1.AdjustCreditsRequest]) (*connect.Response[v1.AdjustCreditsResponse], error)
@@ -355,40 +264,10 @@ func NewAdminServiceHandler(svc AdminServiceHandler, opts ...connect.HandlerOpti
 		connect.WithSchema(adminServiceMethods.ByName("CreateSignInLink")),
 		connect.WithHandlerOptions(opts...),
 	)
-	adminServiceCreateSendingDomainHandler := connect.NewUnaryHandler(
-		AdminServiceCreateSendingDomainProcedure,
-		svc.CreateSendingDomain,
-		connect.WithSchema(adminServiceMethods.ByName("CreateSendingDomain")),
-		connect.WithHandlerOptions(opts...),
-	)
-	adminServiceVerifySendingDomainHandler := connect.NewUnaryHandler(
-		AdminServiceVerifySendingDomainProcedure,
-		svc.VerifySendingDomain,
-		connect.WithSchema(adminServiceMethods.ByName("VerifySendingDomain")),
-		connect.WithHandlerOptions(opts...),
-	)
-	adminServiceListSendingDomainsHandler := connect.NewUnaryHandler(
-		AdminServiceListSendingDomainsProcedure,
-		svc.ListSendingDomains,
-		connect.WithSchema(adminServiceMethods.ByName("ListSendingDomains")),
-		connect.WithHandlerOptions(opts...),
-	)
-	adminServiceCreateSenderHandler := connect.NewUnaryHandler(
-		AdminServiceCreateSenderProcedure,
-		svc.CreateSender,
-		connect.WithSchema(adminServiceMethods.ByName("CreateSender")),
-		connect.WithHandlerOptions(opts...),
-	)
-	adminServiceListSendersHandler := connect.NewUnaryHandler(
-		AdminServiceListSendersProcedure,
-		svc.ListSenders,
-		connect.WithSchema(adminServiceMethods.ByName("ListSenders")),
-		connect.WithHandlerOptions(opts...),
-	)
-	adminServiceSetDefaultSenderHandler := connect.NewUnaryHandler(
-		AdminServiceSetDefaultSenderProcedure,
-		svc.SetDefaultSender,
-		connect.WithSchema(adminServiceMethods.ByName("SetDefaultSender")),
+	adminServiceOverrideDomainVerificationHandler := connect.NewUnaryHandler(
+		AdminServiceOverrideDomainVerificationProcedure,
+		svc.OverrideDomainVerification,
+		connect.WithSchema(adminServiceMethods.ByName("OverrideDomainVerification")),
 		connect.WithHandlerOptions(opts...),
 	)
 	adminServiceAdjustCreditsHandler := connect.NewUnaryHandler(
@@ -419,18 +298,8 @@ func NewAdminServiceHandler(svc AdminServiceHandler, opts ...connect.HandlerOpti
 			adminServiceListCompaniesHandler.ServeHTTP(w, r)
 		case AdminServiceCreateSignInLinkProcedure:
 			adminServiceCreateSignInLinkHandler.ServeHTTP(w, r)
-		case AdminServiceCreateSendingDomainProcedure:
-			adminServiceCreateSendingDomainHandler.ServeHTTP(w, r)
-		case AdminServiceVerifySendingDomainProcedure:
-			adminServiceVerifySendingDomainHandler.ServeHTTP(w, r)
-		case AdminServiceListSendingDomainsProcedure:
-			adminServiceListSendingDomainsHandler.ServeHTTP(w, r)
-		case AdminServiceCreateSenderProcedure:
-			adminServiceCreateSenderHandler.ServeHTTP(w, r)
-		case AdminServiceListSendersProcedure:
-			adminServiceListSendersHandler.ServeHTTP(w, r)
-		case AdminServiceSetDefaultSenderProcedure:
-			adminServiceSetDefaultSenderHandler.ServeHTTP(w, r)
+		case AdminServiceOverrideDomainVerificationProcedure:
+			adminServiceOverrideDomainVerificationHandler.ServeHTTP(w, r)
 		case AdminServiceAdjustCreditsProcedure:
 			adminServiceAdjustCreditsHandler.ServeHTTP(w, r)
 		case AdminServiceLiftSendingSuspensionProcedure:
@@ -462,28 +331,8 @@ func (UnimplementedAdminServiceHandler) CreateSignInLink(context.Context, *conne
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.CreateSignInLink is not implemented"))
 }
 
-func (UnimplementedAdminServiceHandler) CreateSendingDomain(context.Context, *connect.Request[v1.CreateSendingDomainRequest]) (*connect.Response[v1.CreateSendingDomainResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.CreateSendingDomain is not implemented"))
-}
-
-func (UnimplementedAdminServiceHandler) VerifySendingDomain(context.Context, *connect.Request[v1.VerifySendingDomainRequest]) (*connect.Response[v1.VerifySendingDomainResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.VerifySendingDomain is not implemented"))
-}
-
-func (UnimplementedAdminServiceHandler) ListSendingDomains(context.Context, *connect.Request[v1.ListSendingDomainsRequest]) (*connect.Response[v1.ListSendingDomainsResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.ListSendingDomains is not implemented"))
-}
-
-func (UnimplementedAdminServiceHandler) CreateSender(context.Context, *connect.Request[v1.CreateSenderRequest]) (*connect.Response[v1.CreateSenderResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.CreateSender is not implemented"))
-}
-
-func (UnimplementedAdminServiceHandler) ListSenders(context.Context, *connect.Request[v1.ListSendersRequest]) (*connect.Response[v1.ListSendersResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.ListSenders is not implemented"))
-}
-
-func (UnimplementedAdminServiceHandler) SetDefaultSender(context.Context, *connect.Request[v1.SetDefaultSenderRequest]) (*connect.Response[v1.SetDefaultSenderResponse], error) {
-	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.SetDefaultSender is not implemented"))
+func (UnimplementedAdminServiceHandler) OverrideDomainVerification(context.Context, *connect.Request[v1.OverrideDomainVerificationRequest]) (*connect.Response[v1.OverrideDomainVerificationResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.AdminService.OverrideDomainVerification is not implemented"))
 }
 
 func (UnimplementedAdminServiceHandler) AdjustCredits(context.Context, *connect.Request[v1.AdjustCreditsRequest]) (*connect.Response[v1.AdjustCreditsResponse], error) {

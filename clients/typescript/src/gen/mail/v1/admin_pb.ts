@@ -8,6 +8,8 @@ import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { Domain } from "./domains_pb.js";
+import { file_mail_v1_domains } from "./domains_pb.js";
 import type { Member } from "./members_pb.js";
 import { file_mail_v1_members } from "./members_pb.js";
 import { file_mail_v1_options } from "./options_pb.js";
@@ -17,7 +19,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file mail/v1/admin.proto.
  */
 export const file_mail_v1_admin: GenFile = /*@__PURE__*/
-  fileDesc("ChNtYWlsL3YxL2FkbWluLnByb3RvEgdtYWlsLnYxIjAKE0NvbXBhbnlFbnRpdGxlbWVudHMSCwoDYXBpGAEgASgIEgwKBHNtdHAYAiABKAgihwEKB0NvbXBhbnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIyCgxlbnRpdGxlbWVudHMYAyABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiewoUQ3JlYXRlQ29tcGFueVJlcXVlc3QSGQoEbmFtZRgBIAEoCUIL4EECukgFcgMYyAESNwoMZW50aXRsZW1lbnRzGAIgASgLMhwubWFpbC52MS5Db21wYW55RW50aXRsZW1lbnRzSACIAQFCDwoNX2VudGl0bGVtZW50cyI6ChVDcmVhdGVDb21wYW55UmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSJlChZTZXRFbnRpdGxlbWVudHNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIyCgxlbnRpdGxlbWVudHMYAiABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMiPAoXU2V0RW50aXRsZW1lbnRzUmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSIWChRMaXN0Q29tcGFuaWVzUmVxdWVzdCI8ChVMaXN0Q29tcGFuaWVzUmVzcG9uc2USIwoJY29tcGFuaWVzGAEgAygLMhAubWFpbC52MS5Db21wYW55IkYKF0NyZWF0ZVNpZ25JbkxpbmtSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhISCgVlbWFpbBgCIAEoCUID4EECIoUBChhDcmVhdGVTaWduSW5MaW5rUmVzcG9uc2USHwoGbWVtYmVyGAEgASgLMg8ubWFpbC52MS5NZW1iZXISGAoLc2lnbl9pbl91cmwYAiABKAlCA4ABARIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJZCglEbnNSZWNvcmQSDAoEdHlwZRgBIAEoCRIMCgRuYW1lGAIgASgJEg0KBXZhbHVlGAMgASgJEg8KB3B1cnBvc2UYBCABKAkSEAoIdmVyaWZpZWQYBSABKAgi+AIKDVNlbmRpbmdEb21haW4SCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIOCgZkb21haW4YAyABKAkSGgoScmV0dXJuX3BhdGhfZG9tYWluGAQgASgJEhUKDWRraW1fc2VsZWN0b3IYBSABKAkSFQoNZGtpbV92ZXJpZmllZBgGIAEoCBIUCgxzcGZfdmVyaWZpZWQYByABKAgSFgoOZG1hcmNfdmVyaWZpZWQYCCABKAgSEAoIdmVyaWZpZWQYCSABKAgSHwoXdmVyaWZpY2F0aW9uX292ZXJyaWRkZW4YCiABKAgSJwoLZG5zX3JlY29yZHMYCyADKAsyEi5tYWlsLnYxLkRuc1JlY29yZBIzCg9sYXN0X2NoZWNrZWRfYXQYDCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi4KCmNyZWF0ZWRfYXQYDSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIkoKGkNyZWF0ZVNlbmRpbmdEb21haW5SZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhITCgZkb21haW4YAiABKAlCA+BBAiJFChtDcmVhdGVTZW5kaW5nRG9tYWluUmVzcG9uc2USJgoGZG9tYWluGAEgASgLMhYubWFpbC52MS5TZW5kaW5nRG9tYWluIl8KGlZlcmlmeVNlbmRpbmdEb21haW5SZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIWCglkb21haW5faWQYAiABKAlCA+BBAhIQCghvdmVycmlkZRgDIAEoCCJFChtWZXJpZnlTZW5kaW5nRG9tYWluUmVzcG9uc2USJgoGZG9tYWluGAEgASgLMhYubWFpbC52MS5TZW5kaW5nRG9tYWluIjQKGUxpc3RTZW5kaW5nRG9tYWluc1JlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECIkUKGkxpc3RTZW5kaW5nRG9tYWluc1Jlc3BvbnNlEicKB2RvbWFpbnMYASADKAsyFi5tYWlsLnYxLlNlbmRpbmdEb21haW4ivAEKBlNlbmRlchIKCgJpZBgBIAEoCRISCgpjb21wYW55X2lkGAIgASgJEhEKCWRvbWFpbl9pZBgDIAEoCRINCgVlbWFpbBgEIAEoCRIRCgRuYW1lGAUgASgJSACIAQESEgoKaXNfZGVmYXVsdBgGIAEoCBIQCgh2ZXJpZmllZBgHIAEoCBIuCgpjcmVhdGVkX2F0GAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcEIHCgVfbmFtZSJ0ChNDcmVhdGVTZW5kZXJSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhISCgVlbWFpbBgCIAEoCUID4EECEhEKBG5hbWUYAyABKAlIAIgBARIUCgxtYWtlX2RlZmF1bHQYBCABKAhCBwoFX25hbWUiNwoUQ3JlYXRlU2VuZGVyUmVzcG9uc2USHwoGc2VuZGVyGAEgASgLMg8ubWFpbC52MS5TZW5kZXIiLQoSTGlzdFNlbmRlcnNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAiI3ChNMaXN0U2VuZGVyc1Jlc3BvbnNlEiAKB3NlbmRlcnMYASADKAsyDy5tYWlsLnYxLlNlbmRlciJKChdTZXREZWZhdWx0U2VuZGVyUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISFgoJc2VuZGVyX2lkGAIgASgJQgPgQQIiOwoYU2V0RGVmYXVsdFNlbmRlclJlc3BvbnNlEh8KBnNlbmRlchgBIAEoCzIPLm1haWwudjEuU2VuZGVyIlcKFEFkanVzdENyZWRpdHNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIOCgZhbW91bnQYAiABKAMSFgoEbm90ZRgDIAEoCUIIukgFcgMY9AMiKAoVQWRqdXN0Q3JlZGl0c1Jlc3BvbnNlEg8KB2JhbGFuY2UYASABKAMiVAocTGlmdFNlbmRpbmdTdXNwZW5zaW9uUmVxdWVzdBIXCgpjb21wYW55X2lkGAEgASgJQgPgQQISGwoGcmVhc29uGAIgASgJQgvgQQK6SAVyAxj0AyIvCh1MaWZ0U2VuZGluZ1N1c3BlbnNpb25SZXNwb25zZRIOCgZsaWZ0ZWQYASABKAgiwgEKGlJlcG9ydFByb3ZpZGVyRXZlbnRSZXF1ZXN0Eh4KEXByb3ZpZGVyX2V2ZW50X2lkGAEgASgJQgPgQQISIAoTcHJvdmlkZXJfbWVzc2FnZV9pZBgCIAEoCUID4EECEhEKBHR5cGUYAyABKAlCA+BBAhIvCgtvY2N1cnJlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEwoGZGV0YWlsGAUgASgJSACIAQFCCQoHX2RldGFpbCJCChtSZXBvcnRQcm92aWRlckV2ZW50UmVzcG9uc2USDwoHYXBwbGllZBgBIAEoCBISCgptZXNzYWdlX2lkGAIgASgJMqoJCgxBZG1pblNlcnZpY2USUAoNQ3JlYXRlQ29tcGFueRIdLm1haWwudjEuQ3JlYXRlQ29tcGFueVJlcXVlc3QaHi5tYWlsLnYxLkNyZWF0ZUNvbXBhbnlSZXNwb25zZSIAElYKD1NldEVudGl0bGVtZW50cxIfLm1haWwudjEuU2V0RW50aXRsZW1lbnRzUmVxdWVzdBogLm1haWwudjEuU2V0RW50aXRsZW1lbnRzUmVzcG9uc2UiABJQCg1MaXN0Q29tcGFuaWVzEh0ubWFpbC52MS5MaXN0Q29tcGFuaWVzUmVxdWVzdBoeLm1haWwudjEuTGlzdENvbXBhbmllc1Jlc3BvbnNlIgASWQoQQ3JlYXRlU2lnbkluTGluaxIgLm1haWwudjEuQ3JlYXRlU2lnbkluTGlua1JlcXVlc3QaIS5tYWlsLnYxLkNyZWF0ZVNpZ25JbkxpbmtSZXNwb25zZSIAEmIKE0NyZWF0ZVNlbmRpbmdEb21haW4SIy5tYWlsLnYxLkNyZWF0ZVNlbmRpbmdEb21haW5SZXF1ZXN0GiQubWFpbC52MS5DcmVhdGVTZW5kaW5nRG9tYWluUmVzcG9uc2UiABJiChNWZXJpZnlTZW5kaW5nRG9tYWluEiMubWFpbC52MS5WZXJpZnlTZW5kaW5nRG9tYWluUmVxdWVzdBokLm1haWwudjEuVmVyaWZ5U2VuZGluZ0RvbWFpblJlc3BvbnNlIgASXwoSTGlzdFNlbmRpbmdEb21haW5zEiIubWFpbC52MS5MaXN0U2VuZGluZ0RvbWFpbnNSZXF1ZXN0GiMubWFpbC52MS5MaXN0U2VuZGluZ0RvbWFpbnNSZXNwb25zZSIAEk0KDENyZWF0ZVNlbmRlchIcLm1haWwudjEuQ3JlYXRlU2VuZGVyUmVxdWVzdBodLm1haWwudjEuQ3JlYXRlU2VuZGVyUmVzcG9uc2UiABJKCgtMaXN0U2VuZGVycxIbLm1haWwudjEuTGlzdFNlbmRlcnNSZXF1ZXN0GhwubWFpbC52MS5MaXN0U2VuZGVyc1Jlc3BvbnNlIgASWQoQU2V0RGVmYXVsdFNlbmRlchIgLm1haWwudjEuU2V0RGVmYXVsdFNlbmRlclJlcXVlc3QaIS5tYWlsLnYxLlNldERlZmF1bHRTZW5kZXJSZXNwb25zZSIAElAKDUFkanVzdENyZWRpdHMSHS5tYWlsLnYxLkFkanVzdENyZWRpdHNSZXF1ZXN0Gh4ubWFpbC52MS5BZGp1c3RDcmVkaXRzUmVzcG9uc2UiABJoChVMaWZ0U2VuZGluZ1N1c3BlbnNpb24SJS5tYWlsLnYxLkxpZnRTZW5kaW5nU3VzcGVuc2lvblJlcXVlc3QaJi5tYWlsLnYxLkxpZnRTZW5kaW5nU3VzcGVuc2lvblJlc3BvbnNlIgASYgoTUmVwb3J0UHJvdmlkZXJFdmVudBIjLm1haWwudjEuUmVwb3J0UHJvdmlkZXJFdmVudFJlcXVlc3QaJC5tYWlsLnYxLlJlcG9ydFByb3ZpZGVyRXZlbnRSZXNwb25zZSIAGgSw9RgBYgZwcm90bzM", [file_buf_validate_validate, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_members, file_mail_v1_options]);
+  fileDesc("ChNtYWlsL3YxL2FkbWluLnByb3RvEgdtYWlsLnYxIjAKE0NvbXBhbnlFbnRpdGxlbWVudHMSCwoDYXBpGAEgASgIEgwKBHNtdHAYAiABKAgihwEKB0NvbXBhbnkSCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIyCgxlbnRpdGxlbWVudHMYAyABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMSLgoKY3JlYXRlZF9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiewoUQ3JlYXRlQ29tcGFueVJlcXVlc3QSGQoEbmFtZRgBIAEoCUIL4EECukgFcgMYyAESNwoMZW50aXRsZW1lbnRzGAIgASgLMhwubWFpbC52MS5Db21wYW55RW50aXRsZW1lbnRzSACIAQFCDwoNX2VudGl0bGVtZW50cyI6ChVDcmVhdGVDb21wYW55UmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSJlChZTZXRFbnRpdGxlbWVudHNSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIyCgxlbnRpdGxlbWVudHMYAiABKAsyHC5tYWlsLnYxLkNvbXBhbnlFbnRpdGxlbWVudHMiPAoXU2V0RW50aXRsZW1lbnRzUmVzcG9uc2USIQoHY29tcGFueRgBIAEoCzIQLm1haWwudjEuQ29tcGFueSIWChRMaXN0Q29tcGFuaWVzUmVxdWVzdCI8ChVMaXN0Q29tcGFuaWVzUmVzcG9uc2USIwoJY29tcGFuaWVzGAEgAygLMhAubWFpbC52MS5Db21wYW55IkYKF0NyZWF0ZVNpZ25JbkxpbmtSZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhISCgVlbWFpbBgCIAEoCUID4EECIoUBChhDcmVhdGVTaWduSW5MaW5rUmVzcG9uc2USHwoGbWVtYmVyGAEgASgLMg8ubWFpbC52MS5NZW1iZXISGAoLc2lnbl9pbl91cmwYAiABKAlCA4ABARIuCgpleHBpcmVzX2F0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJUCiFPdmVycmlkZURvbWFpblZlcmlmaWNhdGlvblJlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECEhYKCWRvbWFpbl9pZBgCIAEoCUID4EECIkUKIk92ZXJyaWRlRG9tYWluVmVyaWZpY2F0aW9uUmVzcG9uc2USHwoGZG9tYWluGAEgASgLMg8ubWFpbC52MS5Eb21haW4iVwoUQWRqdXN0Q3JlZGl0c1JlcXVlc3QSFwoKY29tcGFueV9pZBgBIAEoCUID4EECEg4KBmFtb3VudBgCIAEoAxIWCgRub3RlGAMgASgJQgi6SAVyAxj0AyIoChVBZGp1c3RDcmVkaXRzUmVzcG9uc2USDwoHYmFsYW5jZRgBIAEoAyJUChxMaWZ0U2VuZGluZ1N1c3BlbnNpb25SZXF1ZXN0EhcKCmNvbXBhbnlfaWQYASABKAlCA+BBAhIbCgZyZWFzb24YAiABKAlCC+BBArpIBXIDGPQDIi8KHUxpZnRTZW5kaW5nU3VzcGVuc2lvblJlc3BvbnNlEg4KBmxpZnRlZBgBIAEoCCLCAQoaUmVwb3J0UHJvdmlkZXJFdmVudFJlcXVlc3QSHgoRcHJvdmlkZXJfZXZlbnRfaWQYASABKAlCA+BBAhIgChNwcm92aWRlcl9tZXNzYWdlX2lkGAIgASgJQgPgQQISEQoEdHlwZRgDIAEoCUID4EECEi8KC29jY3VycmVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBITCgZkZXRhaWwYBSABKAlIAIgBAUIJCgdfZGV0YWlsIkIKG1JlcG9ydFByb3ZpZGVyRXZlbnRSZXNwb25zZRIPCgdhcHBsaWVkGAEgASgIEhIKCm1lc3NhZ2VfaWQYAiABKAkyhAYKDEFkbWluU2VydmljZRJQCg1DcmVhdGVDb21wYW55Eh0ubWFpbC52MS5DcmVhdGVDb21wYW55UmVxdWVzdBoeLm1haWwudjEuQ3JlYXRlQ29tcGFueVJlc3BvbnNlIgASVgoPU2V0RW50aXRsZW1lbnRzEh8ubWFpbC52MS5TZXRFbnRpdGxlbWVudHNSZXF1ZXN0GiAubWFpbC52MS5TZXRFbnRpdGxlbWVudHNSZXNwb25zZSIAElAKDUxpc3RDb21wYW5pZXMSHS5tYWlsLnYxLkxpc3RDb21wYW5pZXNSZXF1ZXN0Gh4ubWFpbC52MS5MaXN0Q29tcGFuaWVzUmVzcG9uc2UiABJZChBDcmVhdGVTaWduSW5MaW5rEiAubWFpbC52MS5DcmVhdGVTaWduSW5MaW5rUmVxdWVzdBohLm1haWwudjEuQ3JlYXRlU2lnbkluTGlua1Jlc3BvbnNlIgASdwoaT3ZlcnJpZGVEb21haW5WZXJpZmljYXRpb24SKi5tYWlsLnYxLk92ZXJyaWRlRG9tYWluVmVyaWZpY2F0aW9uUmVxdWVzdBorLm1haWwudjEuT3ZlcnJpZGVEb21haW5WZXJpZmljYXRpb25SZXNwb25zZSIAElAKDUFkanVzdENyZWRpdHMSHS5tYWlsLnYxLkFkanVzdENyZWRpdHNSZXF1ZXN0Gh4ubWFpbC52MS5BZGp1c3RDcmVkaXRzUmVzcG9uc2UiABJoChVMaWZ0U2VuZGluZ1N1c3BlbnNpb24SJS5tYWlsLnYxLkxpZnRTZW5kaW5nU3VzcGVuc2lvblJlcXVlc3QaJi5tYWlsLnYxLkxpZnRTZW5kaW5nU3VzcGVuc2lvblJlc3BvbnNlIgASYgoTUmVwb3J0UHJvdmlkZXJFdmVudBIjLm1haWwudjEuUmVwb3J0UHJvdmlkZXJFdmVudFJlcXVlc3QaJC5tYWlsLnYxLlJlcG9ydFByb3ZpZGVyRXZlbnRSZXNwb25zZSIAGgSw9RgBYgZwcm90bzM", [file_buf_validate_validate, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_domains, file_mail_v1_members, file_mail_v1_options]);
 
 /**
  * @generated from message mail.v1.CompanyEntitlements
@@ -239,174 +241,9 @@ export const CreateSignInLinkResponseSchema: GenMessage<CreateSignInLinkResponse
   messageDesc(file_mail_v1_admin, 9);
 
 /**
- * A DNS record the company publishes for its sending domain.
- *
- * @generated from message mail.v1.DnsRecord
+ * @generated from message mail.v1.OverrideDomainVerificationRequest
  */
-export type DnsRecord = Message<"mail.v1.DnsRecord"> & {
-  /**
-   * TXT, CNAME or MX.
-   *
-   * @generated from field: string type = 1;
-   */
-  type: string;
-
-  /**
-   * Fully qualified record name.
-   *
-   * @generated from field: string name = 2;
-   */
-  name: string;
-
-  /**
-   * @generated from field: string value = 3;
-   */
-  value: string;
-
-  /**
-   * What the record proves: dkim, spf, dmarc, return_path.
-   *
-   * @generated from field: string purpose = 4;
-   */
-  purpose: string;
-
-  /**
-   * @generated from field: bool verified = 5;
-   */
-  verified: boolean;
-};
-
-/**
- * Describes the message mail.v1.DnsRecord.
- * Use `create(DnsRecordSchema)` to create a new message.
- */
-export const DnsRecordSchema: GenMessage<DnsRecord> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 10);
-
-/**
- * @generated from message mail.v1.SendingDomain
- */
-export type SendingDomain = Message<"mail.v1.SendingDomain"> & {
-  /**
-   * @generated from field: string id = 1;
-   */
-  id: string;
-
-  /**
-   * @generated from field: string company_id = 2;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string domain = 3;
-   */
-  domain: string;
-
-  /**
-   * The custom MAIL FROM (return path) domain, e.g. `bounces.example.com`.
-   *
-   * @generated from field: string return_path_domain = 4;
-   */
-  returnPathDomain: string;
-
-  /**
-   * @generated from field: string dkim_selector = 5;
-   */
-  dkimSelector: string;
-
-  /**
-   * @generated from field: bool dkim_verified = 6;
-   */
-  dkimVerified: boolean;
-
-  /**
-   * @generated from field: bool spf_verified = 7;
-   */
-  spfVerified: boolean;
-
-  /**
-   * @generated from field: bool dmarc_verified = 8;
-   */
-  dmarcVerified: boolean;
-
-  /**
-   * True when DKIM, SPF and DMARC are verified, or an operator overrode the check.
-   *
-   * @generated from field: bool verified = 9;
-   */
-  verified: boolean;
-
-  /**
-   * @generated from field: bool verification_overridden = 10;
-   */
-  verificationOverridden: boolean;
-
-  /**
-   * @generated from field: repeated mail.v1.DnsRecord dns_records = 11;
-   */
-  dnsRecords: DnsRecord[];
-
-  /**
-   * @generated from field: google.protobuf.Timestamp last_checked_at = 12;
-   */
-  lastCheckedAt?: Timestamp | undefined;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 13;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message mail.v1.SendingDomain.
- * Use `create(SendingDomainSchema)` to create a new message.
- */
-export const SendingDomainSchema: GenMessage<SendingDomain> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 11);
-
-/**
- * @generated from message mail.v1.CreateSendingDomainRequest
- */
-export type CreateSendingDomainRequest = Message<"mail.v1.CreateSendingDomainRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string domain = 2;
-   */
-  domain: string;
-};
-
-/**
- * Describes the message mail.v1.CreateSendingDomainRequest.
- * Use `create(CreateSendingDomainRequestSchema)` to create a new message.
- */
-export const CreateSendingDomainRequestSchema: GenMessage<CreateSendingDomainRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 12);
-
-/**
- * @generated from message mail.v1.CreateSendingDomainResponse
- */
-export type CreateSendingDomainResponse = Message<"mail.v1.CreateSendingDomainResponse"> & {
-  /**
-   * @generated from field: mail.v1.SendingDomain domain = 1;
-   */
-  domain?: SendingDomain | undefined;
-};
-
-/**
- * Describes the message mail.v1.CreateSendingDomainResponse.
- * Use `create(CreateSendingDomainResponseSchema)` to create a new message.
- */
-export const CreateSendingDomainResponseSchema: GenMessage<CreateSendingDomainResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 13);
-
-/**
- * @generated from message mail.v1.VerifySendingDomainRequest
- */
-export type VerifySendingDomainRequest = Message<"mail.v1.VerifySendingDomainRequest"> & {
+export type OverrideDomainVerificationRequest = Message<"mail.v1.OverrideDomainVerificationRequest"> & {
   /**
    * @generated from field: string company_id = 1;
    */
@@ -416,250 +253,31 @@ export type VerifySendingDomainRequest = Message<"mail.v1.VerifySendingDomainReq
    * @generated from field: string domain_id = 2;
    */
   domainId: string;
-
-  /**
-   * Mark verified without DNS checks (development only).
-   *
-   * @generated from field: bool override = 3;
-   */
-  override: boolean;
 };
 
 /**
- * Describes the message mail.v1.VerifySendingDomainRequest.
- * Use `create(VerifySendingDomainRequestSchema)` to create a new message.
+ * Describes the message mail.v1.OverrideDomainVerificationRequest.
+ * Use `create(OverrideDomainVerificationRequestSchema)` to create a new message.
  */
-export const VerifySendingDomainRequestSchema: GenMessage<VerifySendingDomainRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 14);
+export const OverrideDomainVerificationRequestSchema: GenMessage<OverrideDomainVerificationRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 10);
 
 /**
- * @generated from message mail.v1.VerifySendingDomainResponse
+ * @generated from message mail.v1.OverrideDomainVerificationResponse
  */
-export type VerifySendingDomainResponse = Message<"mail.v1.VerifySendingDomainResponse"> & {
+export type OverrideDomainVerificationResponse = Message<"mail.v1.OverrideDomainVerificationResponse"> & {
   /**
-   * @generated from field: mail.v1.SendingDomain domain = 1;
+   * @generated from field: mail.v1.Domain domain = 1;
    */
-  domain?: SendingDomain | undefined;
+  domain?: Domain | undefined;
 };
 
 /**
- * Describes the message mail.v1.VerifySendingDomainResponse.
- * Use `create(VerifySendingDomainResponseSchema)` to create a new message.
+ * Describes the message mail.v1.OverrideDomainVerificationResponse.
+ * Use `create(OverrideDomainVerificationResponseSchema)` to create a new message.
  */
-export const VerifySendingDomainResponseSchema: GenMessage<VerifySendingDomainResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 15);
-
-/**
- * @generated from message mail.v1.ListSendingDomainsRequest
- */
-export type ListSendingDomainsRequest = Message<"mail.v1.ListSendingDomainsRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-};
-
-/**
- * Describes the message mail.v1.ListSendingDomainsRequest.
- * Use `create(ListSendingDomainsRequestSchema)` to create a new message.
- */
-export const ListSendingDomainsRequestSchema: GenMessage<ListSendingDomainsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 16);
-
-/**
- * @generated from message mail.v1.ListSendingDomainsResponse
- */
-export type ListSendingDomainsResponse = Message<"mail.v1.ListSendingDomainsResponse"> & {
-  /**
-   * @generated from field: repeated mail.v1.SendingDomain domains = 1;
-   */
-  domains: SendingDomain[];
-};
-
-/**
- * Describes the message mail.v1.ListSendingDomainsResponse.
- * Use `create(ListSendingDomainsResponseSchema)` to create a new message.
- */
-export const ListSendingDomainsResponseSchema: GenMessage<ListSendingDomainsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 17);
-
-/**
- * @generated from message mail.v1.Sender
- */
-export type Sender = Message<"mail.v1.Sender"> & {
-  /**
-   * @generated from field: string id = 1;
-   */
-  id: string;
-
-  /**
-   * @generated from field: string company_id = 2;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string domain_id = 3;
-   */
-  domainId: string;
-
-  /**
-   * @generated from field: string email = 4;
-   */
-  email: string;
-
-  /**
-   * @generated from field: optional string name = 5;
-   */
-  name?: string | undefined;
-
-  /**
-   * @generated from field: bool is_default = 6;
-   */
-  isDefault: boolean;
-
-  /**
-   * The sender's domain is verified.
-   *
-   * @generated from field: bool verified = 7;
-   */
-  verified: boolean;
-
-  /**
-   * @generated from field: google.protobuf.Timestamp created_at = 8;
-   */
-  createdAt?: Timestamp | undefined;
-};
-
-/**
- * Describes the message mail.v1.Sender.
- * Use `create(SenderSchema)` to create a new message.
- */
-export const SenderSchema: GenMessage<Sender> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 18);
-
-/**
- * @generated from message mail.v1.CreateSenderRequest
- */
-export type CreateSenderRequest = Message<"mail.v1.CreateSenderRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string email = 2;
-   */
-  email: string;
-
-  /**
-   * @generated from field: optional string name = 3;
-   */
-  name?: string | undefined;
-
-  /**
-   * Make it the default sender (the first sender always is).
-   *
-   * @generated from field: bool make_default = 4;
-   */
-  makeDefault: boolean;
-};
-
-/**
- * Describes the message mail.v1.CreateSenderRequest.
- * Use `create(CreateSenderRequestSchema)` to create a new message.
- */
-export const CreateSenderRequestSchema: GenMessage<CreateSenderRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 19);
-
-/**
- * @generated from message mail.v1.CreateSenderResponse
- */
-export type CreateSenderResponse = Message<"mail.v1.CreateSenderResponse"> & {
-  /**
-   * @generated from field: mail.v1.Sender sender = 1;
-   */
-  sender?: Sender | undefined;
-};
-
-/**
- * Describes the message mail.v1.CreateSenderResponse.
- * Use `create(CreateSenderResponseSchema)` to create a new message.
- */
-export const CreateSenderResponseSchema: GenMessage<CreateSenderResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 20);
-
-/**
- * @generated from message mail.v1.ListSendersRequest
- */
-export type ListSendersRequest = Message<"mail.v1.ListSendersRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-};
-
-/**
- * Describes the message mail.v1.ListSendersRequest.
- * Use `create(ListSendersRequestSchema)` to create a new message.
- */
-export const ListSendersRequestSchema: GenMessage<ListSendersRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 21);
-
-/**
- * @generated from message mail.v1.ListSendersResponse
- */
-export type ListSendersResponse = Message<"mail.v1.ListSendersResponse"> & {
-  /**
-   * @generated from field: repeated mail.v1.Sender senders = 1;
-   */
-  senders: Sender[];
-};
-
-/**
- * Describes the message mail.v1.ListSendersResponse.
- * Use `create(ListSendersResponseSchema)` to create a new message.
- */
-export const ListSendersResponseSchema: GenMessage<ListSendersResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 22);
-
-/**
- * @generated from message mail.v1.SetDefaultSenderRequest
- */
-export type SetDefaultSenderRequest = Message<"mail.v1.SetDefaultSenderRequest"> & {
-  /**
-   * @generated from field: string company_id = 1;
-   */
-  companyId: string;
-
-  /**
-   * @generated from field: string sender_id = 2;
-   */
-  senderId: string;
-};
-
-/**
- * Describes the message mail.v1.SetDefaultSenderRequest.
- * Use `create(SetDefaultSenderRequestSchema)` to create a new message.
- */
-export const SetDefaultSenderRequestSchema: GenMessage<SetDefaultSenderRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 23);
-
-/**
- * @generated from message mail.v1.SetDefaultSenderResponse
- */
-export type SetDefaultSenderResponse = Message<"mail.v1.SetDefaultSenderResponse"> & {
-  /**
-   * @generated from field: mail.v1.Sender sender = 1;
-   */
-  sender?: Sender | undefined;
-};
-
-/**
- * Describes the message mail.v1.SetDefaultSenderResponse.
- * Use `create(SetDefaultSenderResponseSchema)` to create a new message.
- */
-export const SetDefaultSenderResponseSchema: GenMessage<SetDefaultSenderResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 24);
+export const OverrideDomainVerificationResponseSchema: GenMessage<OverrideDomainVerificationResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_admin, 11);
 
 /**
  * @generated from message mail.v1.AdjustCreditsRequest
@@ -690,7 +308,7 @@ export type AdjustCreditsRequest = Message<"mail.v1.AdjustCreditsRequest"> & {
  * Use `create(AdjustCreditsRequestSchema)` to create a new message.
  */
 export const AdjustCreditsRequestSchema: GenMessage<AdjustCreditsRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 25);
+  messageDesc(file_mail_v1_admin, 12);
 
 /**
  * @generated from message mail.v1.AdjustCreditsResponse
@@ -707,7 +325,7 @@ export type AdjustCreditsResponse = Message<"mail.v1.AdjustCreditsResponse"> & {
  * Use `create(AdjustCreditsResponseSchema)` to create a new message.
  */
 export const AdjustCreditsResponseSchema: GenMessage<AdjustCreditsResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 26);
+  messageDesc(file_mail_v1_admin, 13);
 
 /**
  * @generated from message mail.v1.LiftSendingSuspensionRequest
@@ -731,7 +349,7 @@ export type LiftSendingSuspensionRequest = Message<"mail.v1.LiftSendingSuspensio
  * Use `create(LiftSendingSuspensionRequestSchema)` to create a new message.
  */
 export const LiftSendingSuspensionRequestSchema: GenMessage<LiftSendingSuspensionRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 27);
+  messageDesc(file_mail_v1_admin, 14);
 
 /**
  * @generated from message mail.v1.LiftSendingSuspensionResponse
@@ -750,7 +368,7 @@ export type LiftSendingSuspensionResponse = Message<"mail.v1.LiftSendingSuspensi
  * Use `create(LiftSendingSuspensionResponseSchema)` to create a new message.
  */
 export const LiftSendingSuspensionResponseSchema: GenMessage<LiftSendingSuspensionResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 28);
+  messageDesc(file_mail_v1_admin, 15);
 
 /**
  * @generated from message mail.v1.ReportProviderEventRequest
@@ -795,7 +413,7 @@ export type ReportProviderEventRequest = Message<"mail.v1.ReportProviderEventReq
  * Use `create(ReportProviderEventRequestSchema)` to create a new message.
  */
 export const ReportProviderEventRequestSchema: GenMessage<ReportProviderEventRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 29);
+  messageDesc(file_mail_v1_admin, 16);
 
 /**
  * @generated from message mail.v1.ReportProviderEventResponse
@@ -821,7 +439,7 @@ export type ReportProviderEventResponse = Message<"mail.v1.ReportProviderEventRe
  * Use `create(ReportProviderEventResponseSchema)` to create a new message.
  */
 export const ReportProviderEventResponseSchema: GenMessage<ReportProviderEventResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_admin, 30);
+  messageDesc(file_mail_v1_admin, 17);
 
 /**
  * Administration for operators and internal services. Served over gRPC and
@@ -831,13 +449,14 @@ export const ReportProviderEventResponseSchema: GenMessage<ReportProviderEventRe
  * line wraps it. A field marked `(google.api.field_behavior) = REQUIRED`
  * must be sent and not empty (INVALID_ARGUMENT, VALIDATION_ERROR otherwise).
  * Only what is the operator's alone is here (companies, entitlements,
- * sign-in links handed over by hand, sending domains and senders, credit
- * grants and adjustments, provider events). A company's API keys, webhooks,
- * lists, forms, templates, reports, members, suppression list and credit
- * ledger are reached through the company services themselves
- * (ApiKeysService, WebhooksService, ListsService, SignupFormsService,
- * TemplatesService, ReportsService, MembersService, SuppressionsService,
- * CreditsService, ...), served on the
+ * sign-in links handed over by hand, the verification override of a sending
+ * domain, credit grants and adjustments, provider events). A company's API
+ * keys, webhooks, lists, forms, templates, reports, members, sending domains,
+ * senders, suppression list and credit ledger are reached through the company
+ * services themselves (ApiKeysService, WebhooksService, ListsService,
+ * SignupFormsService, TemplatesService, ReportsService, MembersService,
+ * DomainsService, SendersService, SuppressionsService, CreditsService, ...),
+ * served on the
  * operator listener too: the operator token plus `x-mail-company-id: <company id>`.
  * A company's first owner is invited with MembersService.InviteMember there
  * (an operator may grant any role, owner included).
@@ -887,63 +506,17 @@ export const AdminService: GenService<{
     output: typeof CreateSignInLinkResponseSchema;
   },
   /**
-   * Add a sending domain. The answer holds the DNS records to publish (DKIM
-   * key, SPF for the custom MAIL FROM domain, DMARC).
+   * Mark a company's sending domain verified without DNS (development
+   * only: refused with 403 FORBIDDEN unless ALLOW_VERIFICATION_OVERRIDE is
+   * on); audited. Companies add, list, check and delete their domains and
+   * senders themselves (DomainsService, SendersService).
    *
-   * @generated from rpc mail.v1.AdminService.CreateSendingDomain
+   * @generated from rpc mail.v1.AdminService.OverrideDomainVerification
    */
-  createSendingDomain: {
+  overrideDomainVerification: {
     methodKind: "unary";
-    input: typeof CreateSendingDomainRequestSchema;
-    output: typeof CreateSendingDomainResponseSchema;
-  },
-  /**
-   * Check the domain's DNS records now (DKIM, SPF through the custom MAIL
-   * FROM domain, DMARC). `override` marks it verified without DNS (operators,
-   * for development only).
-   *
-   * @generated from rpc mail.v1.AdminService.VerifySendingDomain
-   */
-  verifySendingDomain: {
-    methodKind: "unary";
-    input: typeof VerifySendingDomainRequestSchema;
-    output: typeof VerifySendingDomainResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.ListSendingDomains
-   */
-  listSendingDomains: {
-    methodKind: "unary";
-    input: typeof ListSendingDomainsRequestSchema;
-    output: typeof ListSendingDomainsResponseSchema;
-  },
-  /**
-   * Add a sender address on one of the company's domains.
-   *
-   * @generated from rpc mail.v1.AdminService.CreateSender
-   */
-  createSender: {
-    methodKind: "unary";
-    input: typeof CreateSenderRequestSchema;
-    output: typeof CreateSenderResponseSchema;
-  },
-  /**
-   * @generated from rpc mail.v1.AdminService.ListSenders
-   */
-  listSenders: {
-    methodKind: "unary";
-    input: typeof ListSendersRequestSchema;
-    output: typeof ListSendersResponseSchema;
-  },
-  /**
-   * Make a sender the company's default.
-   *
-   * @generated from rpc mail.v1.AdminService.SetDefaultSender
-   */
-  setDefaultSender: {
-    methodKind: "unary";
-    input: typeof SetDefaultSenderRequestSchema;
-    output: typeof SetDefaultSenderResponseSchema;
+    input: typeof OverrideDomainVerificationRequestSchema;
+    output: typeof OverrideDomainVerificationResponseSchema;
   },
   /**
    * Add (or, with a negative amount, remove) Mail credits; every change is in the ledger.
