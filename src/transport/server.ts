@@ -19,6 +19,7 @@ import { ReportsService } from "../gen/mail/v1/reports_pb.js";
 import { TemplatesService } from "../gen/mail/v1/templates_pb.js";
 import { SuppressionsService } from "../gen/mail/v1/suppressions_pb.js";
 import { CreditsService } from "../gen/mail/v1/credits_pb.js";
+import { StatsService } from "../gen/mail/v1/stats_pb.js";
 import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
 import { registerSesNotifications, type SesNotificationsDependencies } from "./http/ses-notifications.ts";
 import { EventsService } from "../gen/mail/v1/events_pb.js";
@@ -105,6 +106,7 @@ export interface ApiDependencies {
   readonly suppressionsService?: ServiceImpl<typeof SuppressionsService>;
   /** The company's balance and credit ledger (mail.events.read). Not served when absent. */
   readonly creditsService?: ServiceImpl<typeof CreditsService>;
+  readonly statsService?: ServiceImpl<typeof StatsService>;
   /** The hosted sign-up pages (GET/POST /mail/v1/forms/{publicId}), on the public HTTP listeners. */
   readonly hostedForms?: HostedFormsDependencies;
   /** POST /mail/v1/providers/ses/notifications (SNS-signed, no API key), on the public HTTP listeners. Not served when absent. */
@@ -188,6 +190,7 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
         if (deps.templatesService) router.service(TemplatesService, deps.templatesService);
         if (deps.suppressionsService) router.service(SuppressionsService, deps.suppressionsService);
         if (deps.creditsService) router.service(CreditsService, deps.creditsService);
+        if (deps.statsService) router.service(StatsService, deps.statsService);
         serveWithBodyLimits(router, MailService, mail, deps.config.maxBodyBytes);
         if (deps.messageContentService) router.service(MessageContentService, deps.messageContentService);
       }
@@ -218,6 +221,7 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
       router.service(SuppressionsService, withIdempotency(SuppressionsService, deps.suppressionsService, deps.idempotency));
     }
     if (deps.creditsService) router.service(CreditsService, deps.creditsService);
+    if (deps.statsService) router.service(StatsService, deps.statsService);
   };
 }
 
@@ -303,6 +307,7 @@ async function registerApi(
     if (deps.templatesService) await restBridge(scope, { service: TemplatesService, transport, authorize });
     if (deps.suppressionsService) await restBridge(scope, { service: SuppressionsService, transport, authorize });
     if (deps.creditsService) await restBridge(scope, { service: CreditsService, transport, authorize });
+    if (deps.statsService) await restBridge(scope, { service: StatsService, transport, authorize });
     if (deps.people) {
       await restBridge(scope, { service: MembersService, transport, authorize });
       await restBridge(scope, { service: ApiKeysService, transport, authorize });

@@ -22,6 +22,8 @@ import { sessionServiceImpl } from "../transport/connect/sessions/index.ts";
 import { membersServiceImpl } from "../transport/connect/members/index.ts";
 import { suppressionsServiceImpl } from "../transport/connect/suppressions/index.ts";
 import { creditsServiceImpl } from "../transport/connect/credits/index.ts";
+import { statsServiceImpl } from "../transport/connect/stats/index.ts";
+import { createMailStatistics } from "./stats.ts";
 import { apiKeysServiceImpl } from "../transport/connect/api-keys/index.ts";
 import { auditServiceImpl } from "../transport/connect/audit/index.ts";
 import { messageContentServiceImpl } from "../transport/connect/mail/message-content.ts";
@@ -140,6 +142,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     templatesService: templatesServiceImpl(sendingSetup.templates),
     suppressionsService: suppressionsServiceImpl(suppressions),
     creditsService: creditsServiceImpl(credits),
+    statsService: statsServiceImpl(createMailStatistics(services.orm)),
     // The sign-up pages and their double opt-in (confirmation emails through the normal send path).
     ...(deliveryReports.sesNotifications ? { sesNotifications: deliveryReports.sesNotifications } : {}),
     deliveryReportsService: deliveryReportsServiceImpl(deliveryReports.reports),

@@ -32,6 +32,7 @@ import { MemberSessionSchema } from "./member-session.ts";
 import { AuditEventSchema } from "./audit-event.ts";
 import { DeliveryReportSchema } from "./delivery-report.ts";
 import { SendingPaceCompanySchema, SignupConfirmationHourSchema, SignupFormTokenUseSchema } from "./signup-door.ts";
+import { MessageStatsHourSchema } from "./message-stats-hour.ts";
 
 export { ApiKeySchema, type ApiKey } from "./api-key.ts";
 export { CompanySchema, type Company } from "./company.ts";
@@ -46,6 +47,7 @@ export { TemplateSchema, type Template } from "./template.ts";
 export { MessageSchema, type Message } from "./message.ts";
 export { MessageEventSchema, type MessageEvent } from "./message-event.ts";
 export { MessageAttachmentSchema, type MessageAttachment } from "./message-attachment.ts";
+export { MessageStatsHourSchema, type MessageStatsHour } from "./message-stats-hour.ts";
 export { WebhookEventSchema, type WebhookEvent } from "./webhook-event.ts";
 export { WebhookEndpointSchema, type WebhookEndpoint } from "./webhook-endpoint.ts";
 export { WebhookDeliverySchema, type WebhookDelivery } from "./webhook-delivery.ts";
@@ -113,4 +115,5 @@ export const ENTITIES = [
   SignupFormTokenUseSchema,
   SignupConfirmationHourSchema,
   SendingPaceCompanySchema,
+  MessageStatsHourSchema,
 ] as const;
