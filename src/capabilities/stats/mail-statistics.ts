@@ -99,7 +99,9 @@ function rangeOf(since: Date | undefined, until: Date | undefined, now: Date, st
   const end = ceilTo(until ?? now, stepMs);
   const start = floorTo(since ?? new Date(end.getTime() - defaultMs), stepMs);
   const problems: FieldProblem[] = [];
-  if (start.getTime() >= end.getTime()) problems.push({ field: "since", problem: "must be before until" });
+  if (start.getTime() >= end.getTime() || (since !== undefined && since.getTime() >= (until ?? now).getTime())) {
+    problems.push({ field: "since", problem: "must be before until" });
+  }
   else if (end.getTime() - start.getTime() > maxDays * DAY_MS) problems.push({ field: "until", problem: `must be at most ${maxDays} days after since` });
   if (problems.length > 0) throw new ValidationError(problems);
   return { since: start, until: end };
