@@ -5,7 +5,8 @@
  *    1,000,000) of one company over the last 180 days, and of two other
  *    companies (a tenth as many each), exactly as the send path would have
  *    counted them (grouped by PostgreSQL from generated messages: outcomes,
- *    tags and templates below). Then reads, READS times each (default 300),
+ *    tags and templates below), and in the order it writes them: hour after
+ *    hour, every company's rows of an hour side by side. Then reads, READS times each (default 300),
  *    through the use case (MailStatistics over PostgresStatsStore: the
  *    statement, the rows' mapping, the empty buckets filled, the rates) and
  *    as the bare statement on a plain pg client, both on the same aggregate:
@@ -36,6 +37,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { mkdir, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
@@ -60,31 +62,37 @@ function setting(name: string, fallback: number): number {
   return value;
 }
 
-/** The aggregates of `count` generated messages of one company, as the send path counts them. */
+/**
+ * The aggregates of generated messages of several companies ($1, $2: their
+ * ids and message counts), as the send path counts them, written hour by
+ * hour as the send path writes them (all companies' rows of an hour side by side).
+ */
 const SEED = `
   insert into message_stats_hour (company_id, dimension, dimension_value, hour, shard,
                                   accepted, sent, delivered, bounced, complained, rejected, failed, suppressed, deferred)
-  select $1::uuid, d.dimension, d.value, date_bin('1 hour', m.at, timestamptz '2000-01-01 00:00:00+00'), (hashtext(m.i::text) & 7)::smallint,
+  select m.company_id, d.dimension, d.value, date_bin('1 hour', m.at, timestamptz '2000-01-01 00:00:00+00') as hour, (hashtext(m.i::text) & 7)::smallint,
          count(*), count(*) filter (where m.b < 9700), count(*) filter (where m.b < 9100 or m.b between 9690 and 9694),
          count(*) filter (where m.b between 9100 and 9399 or m.b = 9695), count(*) filter (where m.b between 9690 and 9694),
          count(*) filter (where m.b between 9700 and 9799), count(*) filter (where m.b between 9800 and 9949),
          count(*) filter (where m.b >= 9950), count(*) filter (where m.i % 50 = 0)
     from (
-      select g.i, (g.i * 7919) % 10000 as b,
-             now() - (g.i::double precision * $3::double precision / $2::double precision) * interval '1 second' as at,
+      select c.company_id, g.i, (g.i * 7919) % 10000 as b,
+             now() - (g.i::double precision * $3::double precision / c.n::double precision) * interval '1 second' as at,
              case when g.i % 10 < 3 then '{"campaign": "spring"}'::jsonb
                   when g.i % 10 < 5 then jsonb_build_object('order', g.i::text)
                   else '{}'::jsonb end
              || case when g.i % 20 < 10 then jsonb_build_object('tag-' || (g.i % 20), 'x') else '{}'::jsonb end as tags,
              case when g.i % 5 < 2 then ('00000000-0000-4000-8000-00000000000' || (g.i % 8))::uuid end as template_id
-        from generate_series(1, $2::bigint) as g(i)
+        from unnest($1::uuid[], $2::bigint[]) as c(company_id, n)
+        cross join lateral generate_series(1, c.n) as g(i)
     ) m
     cross join lateral (
       select 0::smallint, ''::text
       union all select 1::smallint, k from jsonb_object_keys(m.tags) k
       union all select 2::smallint, m.template_id::text where m.template_id is not null
     ) d(dimension, value)
-   group by 1, 2, 3, 4, 5`;
+   group by 1, 2, 3, 4, 5
+   order by 4, 1, 2, 3, 5`;
 
 interface Timing {
   readonly p50: number;
@@ -104,19 +112,27 @@ async function timed(times: number, run: () => Promise<unknown>): Promise<Timing
 
 const ms = (value: number): string => `${value.toFixed(2)} ms`;
 
-async function seedCompany(pool: pg.Pool, name: string, count: number): Promise<string> {
-  const { rows } = await pool.query<{ id: string }>(`insert into company (name) values ($1) returning id`, [name]);
-  const companyId = rows[0]?.id ?? "";
+/** The companies (name, messages) and their aggregates, in one statement; answers their ids. */
+async function seedCompanies(pool: pg.Pool, companies: readonly (readonly [string, number])[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const [name] of companies) {
+    const { rows } = await pool.query<{ id: string }>(`insert into company (name) values ($1) returning id`, [name]);
+    ids.push(rows[0]?.id ?? "");
+  }
   const started = performance.now();
-  const seeded = await pool.query(SEED, [companyId, count, SPAN_DAYS * 86_400]);
-  console.log(`  ${name}: aggregates of ${count} messages, ${seeded.rowCount} rows, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  return companyId;
+  const seeded = await pool.query(SEED, [ids, companies.map(([, count]) => count), SPAN_DAYS * 86_400]);
+  console.log(`  ${companies.map(([name, count]) => `${name} ${count}`).join(", ")} messages: ${seeded.rowCount} rows in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  return ids;
 }
 
 async function readPart(pool: pg.Pool, url: string, messages: number, reads: number): Promise<Record<string, unknown>> {
   console.log(`\n--- the read: aggregates of ${messages} messages over ${SPAN_DAYS} days`);
-  const companyId = await seedCompany(pool, "bench-main", messages);
-  for (const n of [1, 2]) await seedCompany(pool, `bench-other-${n}`, Math.max(1, Math.floor(messages / 10)));
+  const other = Math.max(1, Math.floor(messages / 10));
+  const [companyId = ""] = await seedCompanies(pool, [
+    ["bench-main", messages],
+    ["bench-other-1", other],
+    ["bench-other-2", other],
+  ]);
   await pool.query("vacuum (analyze) message_stats_hour");
   const { rows: size } = await pool.query<{ rows: string; size: string }>(
     `select (select count(*) from message_stats_hour) as rows, pg_size_pretty(pg_total_relation_size('message_stats_hour')) as size`,
@@ -262,7 +278,7 @@ async function main(): Promise<void> {
   const seconds = setting("SECONDS", 8);
   const runs = setting("RUNS", 3);
   const scratch: ScratchDatabase = await createScratchDatabase("mail_bench_stats");
-  console.log(`scratch database ${scratch.name}`);
+  console.log(`scratch database ${scratch.name}; ${os.cpus().length} CPUs, load ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
   try {
     const orm = await openOrm(scratch.url, { poolMax: 2 });
     try {
@@ -274,6 +290,7 @@ async function main(): Promise<void> {
     try {
       const read = await readPart(pool, scratch.url, messages, reads);
       const send = await sendPart(pool, connections, seconds, runs);
+      console.log(`load at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
       await mkdir(path.dirname(RESULTS), { recursive: true });
       await writeFile(RESULTS, `${JSON.stringify({ at: new Date().toISOString(), read, send }, null, 2)}\n`);
       console.log(`\nwrote ${path.relative(process.cwd(), RESULTS)}`);

@@ -67,7 +67,11 @@ describe.skipIf(!chromiumInstalled)("the Overview page", { timeout: 240_000 }, (
     // Today's stacked bars: delivered, bounced, complained (Recharts' SVG, coloured by the stylesheet).
     await expect.poll(() => volume.locator(".chart-delivered path").count()).toBeGreaterThan(0);
     expect(await volume.locator(".chart-bounced path").count()).toBeGreaterThan(0);
-    const fill = await volume.locator(".chart-delivered path").first().evaluate((element) => getComputedStyle(element).fill);
+    // Browser code: this project's TypeScript has no DOM types.
+    const fill = await volume
+      .locator(".chart-delivered path")
+      .first()
+      .evaluate((element) => (globalThis as unknown as { getComputedStyle(e: unknown): { fill: string } }).getComputedStyle(element).fill);
     expect(fill).toBe("rgb(26, 127, 55)");
     const bounce = page.getByRole("figure", { name: "Bounce rate" });
     expect(await bounce.locator(".chart-threshold-label").allTextContents()).toEqual(["5 % review", "10 % pause"]);
