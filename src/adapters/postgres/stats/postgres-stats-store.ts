@@ -56,8 +56,8 @@ export class PostgresStatsStore implements StatsStore {
   async series(query: StatsSeriesQuery): Promise<StoredBucket[]> {
     const pool = await this.#db();
     const [dimension, value] = dimensionOf(query.segment);
+    // Unnamed: planned for its own values each time (a generic plan cannot tell a rare tag from the company's whole mail).
     const { rows } = await pool.query<CountsRow & { start: string | Date }>({
-      name: "stats_series",
       text: STATS_SERIES_SQL,
       values: [query.companyId, dimension, value, query.since, query.until, query.intervalHours],
     });
@@ -72,7 +72,6 @@ export class PostgresStatsStore implements StatsStore {
   async leaders(query: StatsLeadersQuery): Promise<StoredLeader[]> {
     const pool = await this.#db();
     const { rows } = await pool.query<CountsRow & { dimension: number; dimension_value: string; volume_rank: string; bounce_rank: string | null }>({
-      name: "stats_leaders",
       text: `with summed as (
                select dimension, dimension_value, ${SUMS}
                  from message_stats_hour

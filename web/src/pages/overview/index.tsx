@@ -348,7 +348,7 @@ function RateChart({
               label={{ value: `${formatNumber(threshold.percent)} % ${threshold.short}`, position: "insideTopLeft", className: "chart-threshold-label" }}
             />
           ))}
-          <Line type="linear" dataKey="rate" name={title} className={className} dot={false} connectNulls isAnimationActive={false} />
+          <Line type="linear" dataKey="rate" name={title} className={className} dot={{ r: 3 }} connectNulls isAnimationActive={false} />
         </LineChart>
       </ResponsiveContainer>
     </Figure>
