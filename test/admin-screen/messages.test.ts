@@ -220,6 +220,8 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     const shared = page.url();
     const colleague = await screen.signIn(shop.companyId, { email: "colleague@shop.test", role: MemberRole.ADMIN });
     await colleague.page.goto(shared);
+    // Signed in on the overview, then the shared link: the log loads afresh.
+    await colleague.page.getByRole("region", { name: "Message log" }).getByRole("link").first().waitFor();
     expect(await colleague.page.getByLabel("Tag").inputValue()).toBe("campaign");
     await expect.poll(() => colleague.page.getByRole("region", { name: "Message log" }).getByRole("link").allTextContents()).toEqual(["filters@customer.test"]);
     screen.assertClean(colleague);
@@ -262,6 +264,7 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     const { page } = reader;
     await reader.goto("/messages");
     const links = page.getByRole("region", { name: "Message log" }).getByRole("link");
+    await links.first().waitFor();
     await expect.poll(() => links.count()).toBe(25);
     expect((await links.allTextContents())[0]).toBe("reader29@customer.test");
     await page.getByRole("button", { name: "Load more messages" }).scrollIntoViewIfNeeded();
@@ -294,7 +297,7 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     const member = await screen.signIn(shop.companyId, { email: "mia@shop.test", displayName: "Mia Member", role: MemberRole.MEMBER });
     const { page } = member;
     const tabs = page.getByRole("navigation", { name: "Sections" }).getByRole("link");
-    expect(await tabs.allTextContents()).toEqual(["Messages", "Contacts", "Forms", "Suppressions", "Credits"]);
+    expect(await tabs.allTextContents()).toEqual(["Overview", "Messages", "Contacts", "Forms", "Suppressions", "Credits"]);
     expect(await page.getByRole("banner").getByText("Mia Member").isVisible()).toBe(true);
 
     await page.getByRole("link", { name: "member-view@customer.test" }).click();
