@@ -300,6 +300,7 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     expect(await tabs.allTextContents()).toEqual(["Overview", "Messages", "Contacts", "Forms", "Suppressions", "Credits"]);
     expect(await page.getByRole("banner").getByText("Mia Member").isVisible()).toBe(true);
 
+    await member.goto("/messages");
     await page.getByRole("link", { name: "member-view@customer.test" }).click();
     await page.getByRole("heading", { name: "For the member", level: 1 }).waitFor();
     // No webhook deliveries section for a member: WebhooksService is for Mail administrators.
