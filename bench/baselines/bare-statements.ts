@@ -10,6 +10,7 @@
  * comparing the same database work. A statement of the service that no
  * kind recognises is reported: add its kind here.
  */
+import { COUNT_ACCEPTED } from "../../src/adapters/postgres/messages/message-stats.ts";
 
 export const STATEMENT_KINDS = ["key", "rate", "sender", "balance", "insert", "message", "page", "events"] as const;
 export type StatementKind = (typeof STATEMENT_KINDS)[number];
@@ -20,7 +21,8 @@ const SIGNATURES: Readonly<Record<StatementKind, RegExp>> = {
   rate: /^insert into "?rate_limit"?/i,
   sender: /\bfrom "?sender"? (as )?"?s0"?\b.*\bis_default\b/i,
   balance: /\bfrom "?credit_wallet"?\b/i,
-  insert: /^insert into "?message"? /i,
+  // The acceptance counts itself in the statistics: a CTE around the insert.
+  insert: /^(with "?inserted"? as \( ?)?insert into "?message"? /i,
   message: /\bfrom "?message"? (as )?"?m"? where .*\bm"?\."?id"? = \$\d/i,
   page: /\bfrom "?message"? (as )?"?m"? where .*\border by\b/i,
   events: /\bfrom "?message_event"? (as )?"?e"?\b/i,
@@ -63,12 +65,16 @@ export const BALANCE = `select balance from credit_wallet where company_id = $1`
 
 // workflow_started_at is set so that the service's outbox relay, which
 // shares the database, does not start workflows for the baseline's rows.
-export const INSERT_MESSAGE = `insert into message (id, company_id, api_key_id, idempotency_key, recipient, recipient_name,
-         recipient_domain, sender_id, from_email, from_name, reply_to, subject, html, text_body, template_id, tags, status,
-         request_fingerprint, workflow_started_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', $17, now())
-       on conflict (company_id, idempotency_key) do nothing
-       returning *`;
+// The statistics are counted in the same statement, as the service does.
+export const INSERT_MESSAGE = `with inserted as (
+         insert into message (id, company_id, api_key_id, idempotency_key, recipient, recipient_name,
+           recipient_domain, sender_id, from_email, from_name, reply_to, subject, html, text_body, template_id, tags, status,
+           request_fingerprint, workflow_started_at)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', $17, now())
+         on conflict (company_id, idempotency_key) do nothing
+         returning *
+       )${COUNT_ACCEPTED}
+       select * from inserted`;
 
 const MESSAGE_COLUMNS = `m.id, m.recipient, m.subject, m.template_id, m.status, m.provider_message_id, m.error_code, m.created_at,
        m.sent_at, m.last_event_at, m.tags, to_char(m.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at`;

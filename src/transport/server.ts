@@ -22,6 +22,7 @@ import { CampaignsService } from "../gen/mail/v1/campaigns_pb.js";
 import { CreditsService } from "../gen/mail/v1/credits_pb.js";
 import { SendingStatusService } from "../gen/mail/v1/sending_status_pb.js";
 import { DomainsService, SendersService } from "../gen/mail/v1/domains_pb.js";
+import { StatsService } from "../gen/mail/v1/stats_pb.js";
 import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
 import { registerSesNotifications, type SesNotificationsDependencies } from "./http/ses-notifications.ts";
 import { registerTrackingRoutes, type TrackingRoutesDependencies } from "./http/tracking-routes.ts";
@@ -117,6 +118,7 @@ export interface ApiDependencies {
   readonly domainsService?: ServiceImpl<typeof DomainsService>;
   /** The company's sender addresses (members read, mail.admin changes). Not served when absent. */
   readonly sendersService?: ServiceImpl<typeof SendersService>;
+  readonly statsService?: ServiceImpl<typeof StatsService>;
   /** The hosted sign-up pages (GET/POST /mail/v1/forms/{publicId}), on the public HTTP listeners. */
   readonly hostedForms?: HostedFormsDependencies;
   /** Campaign tracking and unsubscribe (/t/c, /t/o, /u; no API key), on the public HTTP listeners. Not served when absent. */
@@ -207,6 +209,7 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
         if (deps.sendingStatusService) router.service(SendingStatusService, deps.sendingStatusService);
         if (deps.domainsService) router.service(DomainsService, deps.domainsService);
         if (deps.sendersService) router.service(SendersService, deps.sendersService);
+        if (deps.statsService) router.service(StatsService, deps.statsService);
         serveWithBodyLimits(router, MailService, mail, deps.config.maxBodyBytes);
         if (deps.messageContentService) router.service(MessageContentService, deps.messageContentService);
       }
@@ -243,6 +246,7 @@ function routesFor(deps: ApiDependencies, listener: Listener): (router: ConnectR
     if (deps.sendingStatusService) router.service(SendingStatusService, deps.sendingStatusService);
     if (deps.domainsService) router.service(DomainsService, withIdempotency(DomainsService, deps.domainsService, deps.idempotency));
     if (deps.sendersService) router.service(SendersService, withIdempotency(SendersService, deps.sendersService, deps.idempotency));
+    if (deps.statsService) router.service(StatsService, deps.statsService);
   };
 }
 
@@ -332,6 +336,7 @@ async function registerApi(
     if (deps.sendingStatusService) await restBridge(scope, { service: SendingStatusService, transport, authorize });
     if (deps.domainsService) await restBridge(scope, { service: DomainsService, transport, authorize });
     if (deps.sendersService) await restBridge(scope, { service: SendersService, transport, authorize });
+    if (deps.statsService) await restBridge(scope, { service: StatsService, transport, authorize });
     if (deps.people) {
       await restBridge(scope, { service: MembersService, transport, authorize });
       await restBridge(scope, { service: ApiKeysService, transport, authorize });

@@ -25,6 +25,8 @@ import { campaignsServiceImpl } from "../transport/connect/campaigns/index.ts";
 import { creditsServiceImpl } from "../transport/connect/credits/index.ts";
 import { sendingStatusServiceImpl } from "../transport/connect/sending-status/index.ts";
 import { domainsServiceImpl, sendersServiceImpl } from "../transport/connect/domains/index.ts";
+import { statsServiceImpl } from "../transport/connect/stats/index.ts";
+import { createMailStatistics } from "./stats.ts";
 import { apiKeysServiceImpl } from "../transport/connect/api-keys/index.ts";
 import { auditServiceImpl } from "../transport/connect/audit/index.ts";
 import { messageContentServiceImpl } from "../transport/connect/mail/message-content.ts";
@@ -150,6 +152,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     sendingStatusService: sendingStatusServiceImpl(services.sendingGuard),
     domainsService: domainsServiceImpl(sendingSetup),
     sendersService: sendersServiceImpl(sendingSetup),
+    statsService: statsServiceImpl(createMailStatistics(services.orm)),
     // The sign-up pages and their double opt-in (confirmation emails through the normal send path).
     ...(deliveryReports.sesNotifications ? { sesNotifications: deliveryReports.sesNotifications } : {}),
     deliveryReportsService: deliveryReportsServiceImpl(deliveryReports.reports),

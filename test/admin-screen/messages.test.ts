@@ -82,17 +82,17 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
       if (frame === page.mainFrame()) addresses.push(frame.url());
     });
     await page.goto(`${screen.origin}/admin/sign-in${hash}`);
-    await page.getByRole("heading", { name: "Messages", level: 1 }).waitFor();
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
 
-    expect(page.url()).toBe(`${screen.origin}/admin/messages`);
+    expect(page.url()).toBe(`${screen.origin}/admin/overview`);
     expect(await page.evaluate("location.hash")).toBe("");
     // Only the navigation that opened the link showed the token; it was replaced, so Back does not bring it back.
     expect(addresses.filter((a) => a.includes("token="))).toEqual([`${screen.origin}/admin/sign-in${hash}`]);
     await page.goBack();
     expect(page.url()).toBe("about:blank");
     await page.goForward();
-    await page.waitForURL(`${screen.origin}/admin/messages`);
-    await page.getByRole("heading", { name: "Messages", level: 1 }).waitFor();
+    await page.waitForURL(`${screen.origin}/admin/overview`);
+    await page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
     // The session cookie is HttpOnly: no script of the page can read it.
     expect(await page.evaluate("document.cookie")).toBe("");
     const cookies = await owner.context.cookies();
@@ -102,8 +102,8 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     expect(await header.getByText("Olivia Owner").isVisible()).toBe(true);
     expect(await header.getByText(/^Shop [0-9a-f]{6}$/).isVisible()).toBe(true);
     const tabs = page.getByRole("navigation", { name: "Sections" }).getByRole("link");
-    expect(await tabs.allTextContents()).toEqual(["Messages", "Contacts", "Lists", "Forms", "Suppressions", "Credits", "API keys", "Webhooks", "Deliveries", "Members", "Audit"]);
-    expect(await page.getByRole("link", { name: "Messages" }).getAttribute("aria-current")).toBe("page");
+    expect(await tabs.allTextContents()).toEqual(["Overview", "Messages", "Contacts", "Lists", "Forms", "Suppressions", "Credits", "API keys", "Webhooks", "Deliveries", "Members", "Audit"]);
+    expect(await page.getByRole("link", { name: "Overview" }).getAttribute("aria-current")).toBe("page");
     screen.assertClean(owner);
   });
 
@@ -111,8 +111,8 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     const hash = await screen.signInLink(shop.companyId, { email: "twice@shop.test", role: MemberRole.MEMBER });
     const first = await screen.openPage();
     await first.page.goto(`${screen.origin}/admin/sign-in${hash}`);
-    await first.page.getByRole("heading", { name: "Messages", level: 1 }).waitFor();
-    expect(first.page.url()).toBe(`${screen.origin}/admin/messages`);
+    await first.page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+    expect(first.page.url()).toBe(`${screen.origin}/admin/overview`);
     await first.close();
 
     const second = await screen.openPage();
@@ -220,6 +220,8 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     const shared = page.url();
     const colleague = await screen.signIn(shop.companyId, { email: "colleague@shop.test", role: MemberRole.ADMIN });
     await colleague.page.goto(shared);
+    // Signed in on the overview, then the shared link: the log loads afresh.
+    await colleague.page.getByRole("region", { name: "Message log" }).getByRole("link").first().waitFor();
     expect(await colleague.page.getByLabel("Tag").inputValue()).toBe("campaign");
     await expect.poll(() => colleague.page.getByRole("region", { name: "Message log" }).getByRole("link").allTextContents()).toEqual(["filters@customer.test"]);
     screen.assertClean(colleague);
@@ -260,7 +262,9 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     }
     const reader = await screen.signIn(paging.companyId, { email: "reader@paging.test", role: MemberRole.MEMBER });
     const { page } = reader;
+    await reader.goto("/messages");
     const links = page.getByRole("region", { name: "Message log" }).getByRole("link");
+    await links.first().waitFor();
     await expect.poll(() => links.count()).toBe(25);
     expect((await links.allTextContents())[0]).toBe("reader29@customer.test");
     await page.getByRole("button", { name: "Load more messages" }).scrollIntoViewIfNeeded();
@@ -293,9 +297,10 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     const member = await screen.signIn(shop.companyId, { email: "mia@shop.test", displayName: "Mia Member", role: MemberRole.MEMBER });
     const { page } = member;
     const tabs = page.getByRole("navigation", { name: "Sections" }).getByRole("link");
-    expect(await tabs.allTextContents()).toEqual(["Messages", "Contacts", "Forms", "Suppressions", "Credits"]);
+    expect(await tabs.allTextContents()).toEqual(["Overview", "Messages", "Contacts", "Forms", "Suppressions", "Credits"]);
     expect(await page.getByRole("banner").getByText("Mia Member").isVisible()).toBe(true);
 
+    await member.goto("/messages");
     await page.getByRole("link", { name: "member-view@customer.test" }).click();
     await page.getByRole("heading", { name: "For the member", level: 1 }).waitFor();
     // No webhook deliveries section for a member: WebhooksService is for Mail administrators.

@@ -60,7 +60,7 @@ describe("the API process at SIGTERM", { timeout: 120_000 }, () => {
     await eventually(
       async () => {
         const { rows } = await db.query<{ n: string }>(
-          `select count(*) as n from pg_stat_activity where datname = $1 and wait_event_type = 'Lock' and query ilike 'insert into message%'`,
+          `select count(*) as n from pg_stat_activity where datname = $1 and wait_event_type = 'Lock' and query ilike '%insert into message (%'`,
           [db.name],
         );
         return Number(rows[0]?.n);

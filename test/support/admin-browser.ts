@@ -343,8 +343,9 @@ export async function startAdminScreen(overrides: Partial<Config> = {}, options:
       const hash = await signInLink(companyId, member);
       const screen = await openPage();
       await screen.page.goto(`${origin}/admin/sign-in${hash}`);
-      await screen.page.getByRole("heading", { name: "Messages", level: 1 }).waitFor();
-      if (screen.page.url() !== `${origin}/admin/messages`) throw new Error(`signed in, but the screen shows ${screen.page.url()}`);
+      // The screen's first page is the overview.
+      await screen.page.getByRole("heading", { name: "Overview", level: 1 }).waitFor();
+      if (screen.page.url() !== `${origin}/admin/overview`) throw new Error(`signed in, but the screen shows ${screen.page.url()}`);
       return screen;
     },
     async checkPage(screen, name, checkOptions = {}) {

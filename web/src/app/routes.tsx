@@ -55,7 +55,7 @@ export function AppRoutes() {
           </RequireSession>
         }
       >
-        <Route index element={<Navigate to="messages" replace />} />
+        <Route index element={<Navigate to="overview" replace />} />
         {TABS.map((tab) => (
           <Route key={tab.path} path={`${tab.path}/*`} element={<SectionPage tab={tab} />} />
         ))}

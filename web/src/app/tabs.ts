@@ -1,7 +1,8 @@
 import { lazyPage, type RoutedPage } from "./RouteBoundary.tsx";
 import MessagesPage from "../pages/messages/index.tsx";
 
-// Every page but the message log is loaded when first opened: a member never downloads the administrators' pages.
+// Every page but the message log is loaded when first opened (the overview's charts too): a member never downloads the administrators' pages.
+const OverviewPage = lazyPage(() => import("../pages/overview/index.tsx"));
 const ContactsPage = lazyPage(() => import("../pages/contacts/index.tsx"));
 const ListsPage = lazyPage(() => import("../pages/lists/index.tsx"));
 const FormsPage = lazyPage(() => import("../pages/forms/index.tsx"));
@@ -24,6 +25,7 @@ export interface Tab {
 
 /** The sections, in the header's order; each is a route of its own. */
 export const TABS: readonly Tab[] = [
+  { path: "overview", label: "Overview", admin: false, page: OverviewPage },
   { path: "messages", label: "Messages", admin: false, page: MessagesPage },
   { path: "contacts", label: "Contacts", admin: false, page: ContactsPage },
   { path: "lists", label: "Lists", admin: true, page: ListsPage },

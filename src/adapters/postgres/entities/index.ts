@@ -36,6 +36,7 @@ import { DeliveryReportSchema } from "./delivery-report.ts";
 import { SendingGuardSchema } from "./sending-guard.ts";
 import { SendingPaceCompanySchema, SignupConfirmationHourSchema, SignupFormTokenUseSchema } from "./signup-door.ts";
 import { TrackingFirstSchema, TrackingHitSchema, TrackingLinkSchema, TrackingRecipientSchema } from "./tracking.ts";
+import { MessageStatsHourSchema } from "./message-stats-hour.ts";
 
 export { ApiKeySchema, type ApiKey } from "./api-key.ts";
 export { CompanySchema, type Company } from "./company.ts";
@@ -50,6 +51,7 @@ export { TemplateSchema, type Template } from "./template.ts";
 export { MessageSchema, type Message } from "./message.ts";
 export { MessageEventSchema, type MessageEvent } from "./message-event.ts";
 export { MessageAttachmentSchema, type MessageAttachment } from "./message-attachment.ts";
+export { MessageStatsHourSchema, type MessageStatsHour } from "./message-stats-hour.ts";
 export { WebhookEventSchema, type WebhookEvent } from "./webhook-event.ts";
 export { WebhookEndpointSchema, type WebhookEndpoint } from "./webhook-endpoint.ts";
 export { WebhookDeliverySchema, type WebhookDelivery } from "./webhook-delivery.ts";
@@ -137,4 +139,5 @@ export const ENTITIES = [
   TrackingFirstSchema,
   CampaignSchema,
   CampaignRecipientSchema,
+  MessageStatsHourSchema,
 ] as const;

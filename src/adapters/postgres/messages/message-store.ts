@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "../sql.ts";
 import { toDate } from "../sql.ts";
 import { inTransaction } from "../transaction.ts";
+import { COUNT_ACCEPTED, COUNT_MOVED } from "./message-stats.ts";
 import type { SecretSealer } from "../../../capabilities/sending-setup/key-sealing.ts";
 import type { MessageStatusName } from "../../../capabilities/messages/statuses.ts";
 import { BEFORE_HANDOFF, statusesBefore } from "../../../capabilities/messages/statuses.ts";
@@ -119,6 +120,41 @@ export function recipientDomainOf(address: string): string {
   return address.slice(address.lastIndexOf("@") + 1).toLowerCase();
 }
 
+const INSERT_QUEUED = `insert into message (id, company_id, api_key_id, idempotency_key, recipient, recipient_name,
+           recipient_domain, sender_id, from_email, from_name, reply_to, subject, html, text_body, template_id, tags, status,
+           request_fingerprint, system)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', $17, $18)
+         on conflict (company_id, idempotency_key) do nothing
+         returning *`;
+
+/** The acceptance, counted in the statistics by the same statement (a replay inserts nothing and counts nothing). */
+const INSERT_QUEUED_SQL = `with inserted as (${INSERT_QUEUED})${COUNT_ACCEPTED}
+         select * from inserted`;
+
+/** The parameters of the acceptance statement; `html` and `text` as stored (sealed for system mail). */
+export function insertQueuedValues(message: NewMessage, html: string | null, text: string | null): unknown[] {
+  return [
+    message.id,
+    message.companyId,
+    message.apiKeyId,
+    message.idempotencyKey,
+    message.recipient,
+    message.recipientName,
+    recipientDomainOf(message.recipient),
+    message.senderId,
+    message.fromEmail,
+    message.fromName,
+    message.replyTo,
+    message.subject,
+    html,
+    text,
+    message.templateId,
+    JSON.stringify(message.tags),
+    message.requestFingerprint ? Buffer.from(message.requestFingerprint) : null,
+    message.system === true,
+  ];
+}
+
 export interface MessageStoreOptions {
   /**
    * Seals the bodies of the service's own mail (NewMessage.system): their
@@ -212,32 +248,8 @@ export class PostgresMessageStore implements MessageStore {
     return db.query<MessageRow>({
       // Named: each pooled connection parses and plans it once (it runs for every accepted send).
       name: "message_insert_queued",
-      text: `insert into message (id, company_id, api_key_id, idempotency_key, recipient, recipient_name,
-               recipient_domain, sender_id, from_email, from_name, reply_to, subject, html, text_body, template_id, tags, status,
-               request_fingerprint, system)
-             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', $17, $18)
-             on conflict (company_id, idempotency_key) do nothing
-             returning *`,
-      values: [
-        message.id,
-        message.companyId,
-        message.apiKeyId,
-        message.idempotencyKey,
-        message.recipient,
-        message.recipientName,
-        recipientDomainOf(message.recipient),
-        message.senderId,
-        message.fromEmail,
-        message.fromName,
-        message.replyTo,
-        message.subject,
-        this.#storedBody(message, message.html),
-        this.#storedBody(message, message.text),
-        message.templateId,
-        JSON.stringify(message.tags),
-        message.requestFingerprint ? Buffer.from(message.requestFingerprint) : null,
-        message.system === true,
-      ],
+      text: INSERT_QUEUED_SQL,
+      values: insertQueuedValues(message, this.#storedBody(message, message.html), this.#storedBody(message, message.text)),
     });
   }
 
@@ -480,7 +492,8 @@ interface MoveRow {
  *   advances last_event_at (only when `moved` did not update the row, so
  *   the row is never updated twice in the statement);
  * - `event`: the move's event ($10), kept even when the status did not move;
- * - `webhooks`: the webhook events ($13, $14), only with a move.
+ * - `webhooks`: the webhook events ($13, $14), only with a move;
+ * - `counted`: the move's outcome in the statistics (message-stats.ts), only with a move.
  */
 const MOVE = {
   name: "message_move",
@@ -496,7 +509,7 @@ const MOVE = {
              sent_at = case when $3 = 'sent' then $4 else sent_at end,
              last_event_at = case when $8 then greatest(coalesce(last_event_at, $4), $4) else last_event_at end
            where company_id = $1 and id = $2 and status = any($9::text[]) and not exists (select 1 from seen)
-           returning status
+           returning id, company_id, status, tags, template_id
          ),
          touched as (
            update message set last_event_at = greatest(coalesce(last_event_at, $4), $4)
@@ -516,12 +529,21 @@ const MOVE = {
              from unnest($13::text[], $14::jsonb[]) as w(event, data)
             where exists (select 1 from moved)
            on conflict (dedupe_key) do nothing
-         )
+         )${COUNT_MOVED}
          select (select status from moved) as moved_status, exists (select 1 from seen) as seen,
                 exists (select 1 from event) as recorded`,
 };
 
-function moveValues(companyId: string, messageId: string, move: Move, providerEventId: string | null): unknown[] {
+/**
+ * The acceptance and move statements with and without the statistics'
+ * counting, for bench/stats.ts: the same-run cost of the aggregates.
+ */
+export const MESSAGE_STATEMENTS = {
+  counted: { insert: INSERT_QUEUED_SQL, move: MOVE.text },
+  uncounted: { insert: INSERT_QUEUED, move: MOVE.text.replace(COUNT_MOVED, "") },
+} as const;
+
+export function moveValues(companyId: string, messageId: string, move: Move, providerEventId: string | null): unknown[] {
   const webhooks = move.webhooks ?? [];
   return [
     companyId,

@@ -28,6 +28,7 @@ import { Migration20261127043224_sending_guard } from "./Migration20261127043224
 import { Migration20261127043711_tracking } from "./Migration20261127043711_tracking.ts";
 import { Migration20261127044010_campaigns } from "./Migration20261127044010_campaigns.ts";
 import { Migration20261127050000_domain_checks } from "./Migration20261127050000_domain_checks.ts";
+import { Migration20261127050000_message_stats } from "./Migration20261127050000_message_stats.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -68,4 +69,5 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20261127043711_tracking", class: Migration20261127043711_tracking },
   { name: "Migration20261127044010_campaigns", class: Migration20261127044010_campaigns },
   { name: "Migration20261127050000_domain_checks", class: Migration20261127050000_domain_checks },
+  { name: "Migration20261127050000_message_stats", class: Migration20261127050000_message_stats },
 ];

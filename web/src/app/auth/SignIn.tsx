@@ -24,7 +24,7 @@ export function SignIn() {
     onSuccess: (answer) => {
       client.removeQueries();
       client.setQueryData(createConnectQueryKey({ schema: SessionService.method.getSession, input: {}, cardinality: "finite", transport }), create(GetSessionResponseSchema, { session: answer.session }));
-      navigate("/messages", { replace: true });
+      navigate("/overview", { replace: true });
     },
   });
   const { mutate } = exchange;
@@ -38,7 +38,7 @@ export function SignIn() {
 
   if (!started.current && !token.current) {
     // No token in the link (or opened again from the history): nothing to exchange.
-    return exchange.isIdle ? <Navigate to="/messages" replace /> : null;
+    return exchange.isIdle ? <Navigate to="/overview" replace /> : null;
   }
   if (exchange.isError) {
     const code = errorCode(exchange.error);
