@@ -12,6 +12,7 @@ import { listsServiceImpl } from "../transport/connect/contacts/index.ts";
 import { signupFormsServiceImpl } from "../transport/connect/forms/index.ts";
 import { reportsServiceImpl } from "../transport/connect/conversions/index.ts";
 import { templatesServiceImpl } from "../transport/connect/templates/index.ts";
+import { createTemplateTestSends } from "./sending-setup.ts";
 import { integrationsServiceImpl } from "../transport/connect/integrations/index.ts";
 import { createHostedForms } from "./forms.ts";
 import { eventsServiceImpl } from "../transport/connect/events/index.ts";
@@ -137,7 +138,10 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     integrationsService: integrationsServiceImpl(services.integrations),
     signupFormsService: signupFormsServiceImpl(services.forms),
     reportsService: reportsServiceImpl(services.conversions),
-    templatesService: templatesServiceImpl(sendingSetup.templates),
+    templatesService: templatesServiceImpl({
+      templates: sendingSetup.templates,
+      testSends: createTemplateTestSends(services.orm, sendingSetup.templates, messaging.acceptance),
+    }),
     suppressionsService: suppressionsServiceImpl(suppressions),
     creditsService: creditsServiceImpl(credits),
     // The sign-up pages and their double opt-in (confirmation emails through the normal send path).

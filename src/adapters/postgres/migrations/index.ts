@@ -24,6 +24,7 @@ import { Migration20261127030109_crm_screen_reads } from "./Migration20261127030
 import { Migration20261127031500_suppression_list_index } from "./Migration20261127031500_suppression_list_index.ts";
 import { Migration20261127032000_webhook_live_notices } from "./Migration20261127032000_webhook_live_notices.ts";
 import { Migration20261127040000_message_attachments } from "./Migration20261127040000_message_attachments.ts";
+import { Migration20261127044355_template_versions } from "./Migration20261127044355_template_versions.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -60,4 +61,5 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20261127031500_suppression_list_index", class: Migration20261127031500_suppression_list_index },
   { name: "Migration20261127032000_webhook_live_notices", class: Migration20261127032000_webhook_live_notices },
   { name: "Migration20261127040000_message_attachments", class: Migration20261127040000_message_attachments },
+  { name: "Migration20261127044355_template_versions", class: Migration20261127044355_template_versions },
 ];

@@ -7,6 +7,11 @@ export type SendOrigin =
   /** A company's API key (POST /mail/v1/send). */
   | { readonly kind: "api_key"; readonly apiKeyId: string }
   /**
+   * A member's test send of a template to their own address (sending-setup's
+   * TemplateTestSends): a normal message with no API key behind it.
+   */
+  | { readonly kind: "member"; readonly memberId: string }
+  /**
    * The service's own mail (sign-in links, invitations, double opt-in
    * confirmations): no API key makes it, and its one-time links must reach
    * the recipient only, so its content is sealed at rest and withheld from
