@@ -321,7 +321,7 @@ export declare type RestoreTemplateVersionRequest = Message<"mail.v1.RestoreTemp
   templateId: string;
 
   /**
-   * A kept version's number.
+   * A kept version's number (in the JSON body on REST).
    *
    * @generated from field: int32 version = 2;
    */
@@ -556,9 +556,8 @@ export declare const TemplatesService: GenService<{
   },
   /**
    * Makes a kept version the template's content again, as a new version
-   * (the versions in between stay). A version no longer kept, or of another
-   * template: 404 NOT_FOUND. Restoring a version under another name than
-   * the template's keeps the template's current name.
+   * (the versions in between stay). A version no longer kept: 404
+   * NOT_FOUND.
    *
    * @generated from rpc mail.v1.TemplatesService.RestoreTemplateVersion
    */

@@ -697,7 +697,7 @@ type RestoreTemplateVersionRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The template's id or name.
 	TemplateId string `protobuf:"bytes,1,opt,name=template_id,json=templateId,proto3" json:"template_id,omitempty"`
-	// A kept version's number.
+	// A kept version's number (in the JSON body on REST).
 	Version       int32 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1140,7 +1140,7 @@ const file_mail_v1_templates_proto_rawDesc = "" +
 	"\x18SendTestTemplateResponse\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x0e\n" +
-	"\x02to\x18\x02 \x01(\tR\x02to2\xe1\t\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to2\xce\t\n" +
 	"\x10TemplatesService\x12|\n" +
 	"\vPutTemplate\x12\x1b.mail.v1.PutTemplateRequest\x1a\x1c.mail.v1.PutTemplateResponse\"2\xca\xf3\x18\n" +
 	"mail.admin\x82\xd3\xe4\x93\x02\x1e:\x01*\x1a\x19/mail/v1/templates/{name}\x12\x81\x01\n" +
@@ -1148,9 +1148,9 @@ const file_mail_v1_templates_proto_rawDesc = "" +
 	"\vGetTemplate\x12\x1b.mail.v1.GetTemplateRequest\x1a\x1c.mail.v1.GetTemplateResponse\"I\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02,b\btemplate\x12 /mail/v1/templates/{template_id}\x90\x02\x01\x12\x89\x01\n" +
 	"\x0eDeleteTemplate\x12\x1e.mail.v1.DeleteTemplateRequest\x1a\x1f.mail.v1.DeleteTemplateResponse\"6\xca\xf3\x18\n" +
 	"mail.admin\x82\xd3\xe4\x93\x02\"* /mail/v1/templates/{template_id}\x12\xad\x01\n" +
-	"\x14ListTemplateVersions\x12$.mail.v1.ListTemplateVersionsRequest\x1a%.mail.v1.ListTemplateVersionsResponse\"H\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02+\x12)/mail/v1/templates/{template_id}/versions\x90\x02\x01\x12\xbf\x01\n" +
-	"\x16RestoreTemplateVersion\x12&.mail.v1.RestoreTemplateVersionRequest\x1a'.mail.v1.RestoreTemplateVersionResponse\"T\xca\xf3\x18\n" +
-	"mail.admin\x82\xd3\xe4\x93\x02@:\x01*\";/mail/v1/templates/{template_id}/versions/{version}/restore\x12\x92\x01\n" +
+	"\x14ListTemplateVersions\x12$.mail.v1.ListTemplateVersionsRequest\x1a%.mail.v1.ListTemplateVersionsResponse\"H\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02+\x12)/mail/v1/templates/{template_id}/versions\x90\x02\x01\x12\xac\x01\n" +
+	"\x16RestoreTemplateVersion\x12&.mail.v1.RestoreTemplateVersionRequest\x1a'.mail.v1.RestoreTemplateVersionResponse\"A\xca\xf3\x18\n" +
+	"mail.admin\x82\xd3\xe4\x93\x02-:\x01*\"(/mail/v1/templates/{template_id}/restore\x12\x92\x01\n" +
 	"\x0fPreviewTemplate\x12\x1f.mail.v1.PreviewTemplateRequest\x1a .mail.v1.PreviewTemplateResponse\"<\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/mail/v1/templates/preview\x90\x02\x01\x12\xa1\x01\n" +
 	"\x10SendTestTemplate\x12 .mail.v1.SendTestTemplateRequest\x1a!.mail.v1.SendTestTemplateResponse\"H\xca\xf3\x18\n" +
 	"mail.admin\xd0\xf3\x18\xca\x01\x82\xd3\xe4\x93\x02/:\x01*\"*/mail/v1/templates/{template_id}/send-testB\x8d\x01\n" +

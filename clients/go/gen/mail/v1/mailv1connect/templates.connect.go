@@ -74,9 +74,8 @@ type TemplatesServiceClient interface {
 	// The template's kept versions (at most 20), newest first.
 	ListTemplateVersions(context.Context, *connect.Request[v1.ListTemplateVersionsRequest]) (*connect.Response[v1.ListTemplateVersionsResponse], error)
 	// Makes a kept version the template's content again, as a new version
-	// (the versions in between stay). A version no longer kept, or of another
-	// template: 404 NOT_FOUND. Restoring a version under another name than
-	// the template's keeps the template's current name.
+	// (the versions in between stay). A version no longer kept: 404
+	// NOT_FOUND.
 	RestoreTemplateVersion(context.Context, *connect.Request[v1.RestoreTemplateVersionRequest]) (*connect.Response[v1.RestoreTemplateVersionResponse], error)
 	// Renders a template with sample variables exactly as a send would
 	// (the same renderer, values HTML-escaped, the HTML then sanitised), and
@@ -228,9 +227,8 @@ type TemplatesServiceHandler interface {
 	// The template's kept versions (at most 20), newest first.
 	ListTemplateVersions(context.Context, *connect.Request[v1.ListTemplateVersionsRequest]) (*connect.Response[v1.ListTemplateVersionsResponse], error)
 	// Makes a kept version the template's content again, as a new version
-	// (the versions in between stay). A version no longer kept, or of another
-	// template: 404 NOT_FOUND. Restoring a version under another name than
-	// the template's keeps the template's current name.
+	// (the versions in between stay). A version no longer kept: 404
+	// NOT_FOUND.
 	RestoreTemplateVersion(context.Context, *connect.Request[v1.RestoreTemplateVersionRequest]) (*connect.Response[v1.RestoreTemplateVersionResponse], error)
 	// Renders a template with sample variables exactly as a send would
 	// (the same renderer, values HTML-escaped, the HTML then sanitised), and
