@@ -18,6 +18,9 @@ import { type AdminScreen, type ScreenPage, startAdminScreen } from "../support/
  */
 const chromiumInstalled = await chromiumAvailable("the templates screen test");
 
+/** The preview waits for typing to pause, then for the server: generous on a shared machine. */
+const POLL = { timeout: 20_000 };
+
 describe.skipIf(!chromiumInstalled)("the Templates tab and its editor", { timeout: 240_000 }, () => {
   let ui: AdminScreen;
   let company: ReadySender;
@@ -56,7 +59,7 @@ describe.skipIf(!chromiumInstalled)("the Templates tab and its editor", { timeou
   it("lists the templates; a row opens the editor", async () => {
     await open(owner, "/templates", "Templates");
     const rows = owner.page.getByRole("region", { name: "Table of templates" }).locator("tbody tr");
-    await expect.poll(() => rows.count()).toBe(1);
+    await expect.poll(() => rows.count(), POLL).toBe(1);
     expect(await rows.first().textContent()).toContain("Order {{ orderId }} confirmed");
     await ui.checkPage(owner, "templates");
     await ui.checkPhone(owner, "templates", [{ region: "Table of templates", columns: ["Subject", "Version", "Updated"] }]);
@@ -69,13 +72,13 @@ describe.skipIf(!chromiumInstalled)("the Templates tab and its editor", { timeou
     const page = owner.page;
     await open(owner, `/templates/${templateId}`, "order-confirmed");
     // The server's rendering: the fallback shows until a sample value is typed.
-    await expect.poll(() => previewBody(owner).textContent()).toContain("Thanks, there!");
+    await expect.poll(() => previewBody(owner).textContent(), POLL).toContain("Thanks, there!");
     const frame = page.locator('iframe[title="Preview of the HTML"]');
     expect(await frame.getAttribute("sandbox")).toBe("");
 
     await page.getByRole("textbox", { name: "firstName" }).fill("Ann <b>");
     await page.getByRole("textbox", { name: "orderId" }).fill("1001");
-    await expect.poll(() => previewBody(owner).textContent()).toContain("Thanks, Ann <b>!");
+    await expect.poll(() => previewBody(owner).textContent(), POLL).toContain("Thanks, Ann <b>!");
     expect(await page.getByTestId("preview-subject").textContent()).toBe("Order 1001 confirmed");
     // A value is text: escaped, never markup.
     expect(await previewBody(owner).locator("b").count()).toBe(0);
@@ -88,7 +91,7 @@ describe.skipIf(!chromiumInstalled)("the Templates tab and its editor", { timeou
     const coupon = page.getByRole("textbox", { name: "coupon" });
     await coupon.waitFor();
     await coupon.fill("SAVE10");
-    await expect.poll(() => previewBody(owner).textContent()).toContain("Your code: SAVE10");
+    await expect.poll(() => previewBody(owner).textContent(), POLL).toContain("Your code: SAVE10");
     expect(await previewBody(owner).locator("script").count()).toBe(0);
     await ui.checkPage(owner, "template-editor");
     await ui.checkPhone(owner, "template-editor");
@@ -96,7 +99,7 @@ describe.skipIf(!chromiumInstalled)("the Templates tab and its editor", { timeou
     await page.getByRole("button", { name: "Save as a new version" }).click();
     await page.getByText("Saved (version 2).").waitFor();
     const versions = page.getByRole("region", { name: "Table of versions" }).locator("tbody tr");
-    await expect.poll(() => versions.count()).toBe(2);
+    await expect.poll(() => versions.count(), POLL).toBe(2);
     const stored = await ui.h.forCompany(TemplatesService, company.companyId).getTemplate({ templateId });
     expect(stored.template?.html).toContain("Your code: {{ coupon }}");
   });
@@ -108,7 +111,7 @@ describe.skipIf(!chromiumInstalled)("the Templates tab and its editor", { timeou
     const dialog = page.getByRole("dialog", { name: "Restore version 1 of order-confirmed?" });
     await dialog.getByRole("button", { name: "Restore version" }).click();
     await page.getByText("Saved (version 3).").waitFor();
-    await expect.poll(() => page.getByRole("textbox", { name: "HTML" }).textContent()).not.toContain("coupon");
+    await expect.poll(() => page.getByRole("textbox", { name: "HTML" }).textContent(), POLL).not.toContain("coupon");
     const stored = await ui.h.forCompany(TemplatesService, company.companyId).getTemplate({ templateId });
     expect(stored.template?.version).toBe(3);
     expect(stored.template?.html).not.toContain("coupon");
@@ -128,9 +131,9 @@ describe.skipIf(!chromiumInstalled)("the Templates tab and its editor", { timeou
     const member = await ui.signIn(company.companyId, { email: "mia@templates.example", displayName: "Mia Member", role: MemberRole.MEMBER });
     opened.push(member);
     await open(member, `/templates/${templateId}`, "order-confirmed");
-    await expect.poll(() => previewBody(member).textContent()).toContain("Thanks, there!");
+    await expect.poll(() => previewBody(member).textContent(), POLL).toContain("Thanks, there!");
     await member.page.getByRole("textbox", { name: "firstName" }).fill("Mia");
-    await expect.poll(() => previewBody(member).textContent()).toContain("Thanks, Mia!");
+    await expect.poll(() => previewBody(member).textContent(), POLL).toContain("Thanks, Mia!");
     for (const name of ["Save as a new version", "Delete order-confirmed", "Send a test to me", "Restore version 1"]) {
       expect(await member.page.getByRole("button", { name }).count(), name).toBe(0);
     }

@@ -156,14 +156,15 @@ function Editor({ template }: { template?: Template }) {
   );
 }
 
-/** `value` once it has stopped changing for `delay` ms. */
+/** `value` once it has stopped changing for `delay` ms (compared as JSON, so a new object with the same content is no change). */
 function useSettled<T>(value: T, delay: number): T {
-  const [settled, setSettled] = useState(value);
+  const text = JSON.stringify(value);
+  const [settled, setSettled] = useState(text);
   useEffect(() => {
-    const timer = window.setTimeout(() => setSettled(value), delay);
+    const timer = window.setTimeout(() => setSettled(text), delay);
     return () => window.clearTimeout(timer);
-  }, [value, delay]);
-  return settled;
+  }, [text, delay]);
+  return JSON.parse(settled) as T;
 }
 
 /**
