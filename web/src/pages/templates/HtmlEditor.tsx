@@ -1,4 +1,6 @@
 import { html } from "@codemirror/lang-html";
+import { HighlightStyle, syntaxHighlighting } from "@codemirror/language";
+import { tags } from "@lezer/highlight";
 import { basicSetup, EditorView } from "codemirror";
 import { useEffect, useRef } from "react";
 
@@ -14,6 +16,19 @@ const SCREEN_THEME = EditorView.theme({
   ".cm-gutters": { backgroundColor: "var(--color-raised)", color: "var(--color-muted)", borderRight: "1px solid var(--color-border)" },
   ".cm-activeLine, .cm-activeLineGutter": { backgroundColor: "var(--color-raised)" },
 });
+
+/**
+ * Syntax colours from the screen's text colours, which meet the contrast
+ * rules in the light and the dark theme (CodeMirror's default style does
+ * not, on either).
+ */
+const SCREEN_HIGHLIGHT = HighlightStyle.define([
+  { tag: [tags.tagName, tags.angleBracket, tags.keyword], color: "var(--color-link)" },
+  { tag: [tags.attributeName, tags.propertyName], color: "var(--color-ok)" },
+  { tag: [tags.attributeValue, tags.string, tags.number, tags.atom], color: "var(--color-danger)" },
+  { tag: [tags.comment, tags.meta, tags.processingInstruction, tags.documentMeta], color: "var(--color-muted)", fontStyle: "italic" },
+  { tag: tags.invalid, color: "var(--color-danger)", textDecoration: "underline" },
+]);
 
 /**
  * The template's HTML in CodeMirror 6 (syntax highlighting, brackets,
@@ -43,6 +58,7 @@ export function HtmlEditor(props: { label: string; value: string; resetKey: stri
         basicSetup,
         html(),
         SCREEN_THEME,
+        syntaxHighlighting(SCREEN_HIGHLIGHT),
         EditorView.lineWrapping,
         EditorView.editable.of(!readOnly),
         EditorView.contentAttributes.of({ "aria-label": label, ...(readOnly ? { "aria-readonly": "true" } : {}) }),
