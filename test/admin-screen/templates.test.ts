@@ -108,7 +108,7 @@ describe.skipIf(!chromiumInstalled)("the Templates tab and its editor", { timeou
     const page = owner.page;
     await open(owner, `/templates/${templateId}`, "order-confirmed");
     await page.getByRole("button", { name: "Restore version 1" }).click();
-    const dialog = page.getByRole("dialog", { name: "Restore version 1 of order-confirmed?" });
+    const dialog = page.getByRole("alertdialog", { name: "Restore version 1 of order-confirmed?" });
     await dialog.getByRole("button", { name: "Restore version" }).click();
     await page.getByText("Saved (version 3).").waitFor();
     await expect.poll(() => page.getByRole("textbox", { name: "HTML" }).textContent(), POLL).not.toContain("coupon");
