@@ -100,7 +100,7 @@ describe.skipIf(!chromiumInstalled)("the Templates tab and its editor", { timeou
     await page.getByText("Saved (version 2).").waitFor();
     const versions = page.getByRole("region", { name: "Table of versions" }).locator("tbody tr");
     await expect.poll(() => versions.count(), POLL).toBe(2);
-    const stored = await ui.h.forCompany(TemplatesService, company.companyId).getTemplate({ templateId });
+    const stored = await ui.h.forCompany(TemplatesService, company.companyId).getTemplate({ name: templateId });
     expect(stored.template?.html).toContain("Your code: {{ coupon }}");
   });
 
@@ -112,7 +112,7 @@ describe.skipIf(!chromiumInstalled)("the Templates tab and its editor", { timeou
     await dialog.getByRole("button", { name: "Restore version" }).click();
     await page.getByText("Saved (version 3).").waitFor();
     await expect.poll(() => page.getByRole("textbox", { name: "HTML" }).textContent(), POLL).not.toContain("coupon");
-    const stored = await ui.h.forCompany(TemplatesService, company.companyId).getTemplate({ templateId });
+    const stored = await ui.h.forCompany(TemplatesService, company.companyId).getTemplate({ name: templateId });
     expect(stored.template?.version).toBe(3);
     expect(stored.template?.html).not.toContain("coupon");
 

@@ -93,12 +93,12 @@ describe("the company's templates (TemplatesService, /mail/v1/templates)", () =>
     const byName = await h.fetch("/mail/v1/templates/welcome", bearer(reader.secret));
     expect(((await byName.json()) as TemplateJson).id).toBe(created.id);
 
-    const byGrpc = await grpc().getTemplate({ templateId: created.id }, auth(reader.secret));
+    const byGrpc = await grpc().getTemplate({ name: created.id }, auth(reader.secret));
     expect(byGrpc.template?.subject).toBe("Hi {{ name }}");
     const listed = await grpc().listTemplates({}, auth(reader.secret));
     expect(listed.templates.map((t) => t.name)).toContain("welcome");
 
-    const bySession = await member.call("mail.v1.TemplatesService", "GetTemplate", { templateId: created.id });
+    const bySession = await member.call("mail.v1.TemplatesService", "GetTemplate", { name: created.id });
     expect(bySession.status).toBe(200);
     expect((bySession.body.template as TemplateJson).html).toBe("<p>Hello {{ name | default:there }}</p>");
     const listBySession = await member.call("mail.v1.TemplatesService", "ListTemplates", {});
@@ -217,7 +217,7 @@ describe("the company's templates (TemplatesService, /mail/v1/templates)", () =>
     expect((await h.fetch(`/mail/v1/templates/${t.id}`, json(admin.secret, "DELETE"))).status).toBe(404);
     // By name, by the session door.
     const named = await put(admin.secret, "by-name", { subject: "s", html: "<p>h</p>" });
-    const bySession = await owner.call("mail.v1.TemplatesService", "DeleteTemplate", { templateId: "by-name" });
+    const bySession = await owner.call("mail.v1.TemplatesService", "DeleteTemplate", { name: "by-name" });
     expect(bySession.status).toBe(200);
     const audit = await owner.call("mail.v1.AuditService", "ListAuditEvents", { action: "template.deleted" });
     expect((audit.body.items as Array<{ actor: string; targetId: string }>).map((row) => [row.targetId, row.actor])).toEqual([
@@ -230,7 +230,7 @@ describe("the company's templates (TemplatesService, /mail/v1/templates)", () =>
     const t = await put(admin.secret, "guarded", { subject: "s", html: "<p>h</p>" });
     for (const [method, body] of [
       ["PutTemplate", { name: "guarded", subject: "taken", html: "<p>x</p>" }],
-      ["DeleteTemplate", { templateId: t.id }],
+      ["DeleteTemplate", { name: t.id }],
       ["RestoreTemplateVersion", { templateId: t.id, version: 1 }],
       ["SendTestTemplate", { templateId: t.id }],
     ] as const) {
@@ -283,8 +283,8 @@ describe("the company's templates (TemplatesService, /mail/v1/templates)", () =>
       expect(((await response.json()) as ErrorJson).error.code).toBe("NOT_FOUND");
     }
     for (const call of [
-      () => grpc().getTemplate({ templateId: theirs.id }, auth(admin.secret)),
-      () => grpc().deleteTemplate({ templateId: theirs.id }, auth(admin.secret)),
+      () => grpc().getTemplate({ name: theirs.id }, auth(admin.secret)),
+      () => grpc().deleteTemplate({ name: theirs.id }, auth(admin.secret)),
       () => grpc().listTemplateVersions({ templateId: theirs.id }, auth(admin.secret)),
       () => grpc().restoreTemplateVersion({ templateId: theirs.id, version: 1 }, auth(admin.secret)),
       () => grpc().previewTemplate({ templateId: theirs.id }, auth(admin.secret)),
@@ -293,8 +293,8 @@ describe("the company's templates (TemplatesService, /mail/v1/templates)", () =>
       expect((error as ConnectError).code).toBe(Code.NotFound);
     }
     for (const [method, body] of [
-      ["GetTemplate", { templateId: theirs.id }],
-      ["DeleteTemplate", { templateId: theirs.id }],
+      ["GetTemplate", { name: theirs.id }],
+      ["DeleteTemplate", { name: theirs.id }],
       ["ListTemplateVersions", { templateId: theirs.id }],
       ["RestoreTemplateVersion", { templateId: theirs.id, version: 1 }],
       ["PreviewTemplate", { templateId: theirs.id }],

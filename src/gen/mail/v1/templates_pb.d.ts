@@ -214,11 +214,11 @@ export declare const ListTemplatesResponseSchema: GenMessage<ListTemplatesRespon
  */
 export declare type GetTemplateRequest = Message<"mail.v1.GetTemplateRequest"> & {
   /**
-   * The template's id or name.
+   * The template's name or its id (the path is shared with PutTemplate's).
    *
-   * @generated from field: string template_id = 1;
+   * @generated from field: string name = 1;
    */
-  templateId: string;
+  name: string;
 };
 
 /**
@@ -248,11 +248,11 @@ export declare const GetTemplateResponseSchema: GenMessage<GetTemplateResponse>;
  */
 export declare type DeleteTemplateRequest = Message<"mail.v1.DeleteTemplateRequest"> & {
   /**
-   * The template's id or name.
+   * The template's name or its id (the path is shared with PutTemplate's).
    *
-   * @generated from field: string template_id = 1;
+   * @generated from field: string name = 1;
    */
-  templateId: string;
+  name: string;
 };
 
 /**

@@ -85,7 +85,7 @@ export function listTemplatesResponse(templates: readonly TemplateView[]): Messa
 }
 
 export function templateCommand(req: GetTemplateRequest | ListTemplateVersionsRequest, ctx: HandlerContext): TemplateCommand {
-  return { companyId: callerOf(ctx).companyId, templateId: req.templateId };
+  return { companyId: callerOf(ctx).companyId, templateId: "name" in req ? req.name : req.templateId };
 }
 
 export function getTemplateResponse(template: TemplateView): MessageInitShape<typeof GetTemplateResponseSchema> {
@@ -93,7 +93,7 @@ export function getTemplateResponse(template: TemplateView): MessageInitShape<ty
 }
 
 export function deleteTemplateCommand(req: DeleteTemplateRequest, ctx: HandlerContext): DeleteTemplateCommand {
-  return { companyId: callerOf(ctx).companyId, templateId: req.templateId, audit: auditContextOf(ctx) };
+  return { companyId: callerOf(ctx).companyId, templateId: req.name, audit: auditContextOf(ctx) };
 }
 
 export function templateVersionsResponse(versions: readonly TemplateVersionView[]): MessageInitShape<typeof ListTemplateVersionsResponseSchema> {

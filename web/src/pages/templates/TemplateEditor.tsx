@@ -44,7 +44,7 @@ function Breadcrumb({ current }: { current: string }) {
 /** /admin/templates/:templateId (or /new): the editor of one template, with its preview, versions and test send. */
 export function TemplateEditor() {
   const { templateId } = useParams();
-  const query = useQuery(TemplatesService.method.getTemplate, { templateId: templateId ?? "" }, { enabled: templateId !== undefined });
+  const query = useQuery(TemplatesService.method.getTemplate, { name: templateId ?? "" }, { enabled: templateId !== undefined });
   if (templateId === undefined) return <Editor key="new" />;
   if (query.isPending) return <p role="status">Loading the template…</p>;
   if (query.isError) {
@@ -94,7 +94,7 @@ function Editor({ template }: { template?: Template }) {
             confirmLabel="Delete template"
             destructive
             onConfirm={async () => {
-              await remove.mutateAsync({ templateId: template.id });
+              await remove.mutateAsync({ name: template.id });
               await refresh();
               await navigate("/templates");
             }}

@@ -435,8 +435,8 @@ func (x *ListTemplatesResponse) GetTemplates() []*Template {
 
 type GetTemplateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The template's id or name.
-	TemplateId    string `protobuf:"bytes,1,opt,name=template_id,json=templateId,proto3" json:"template_id,omitempty"`
+	// The template's name or its id (the path is shared with PutTemplate's).
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -471,9 +471,9 @@ func (*GetTemplateRequest) Descriptor() ([]byte, []int) {
 	return file_mail_v1_templates_proto_rawDescGZIP(), []int{6}
 }
 
-func (x *GetTemplateRequest) GetTemplateId() string {
+func (x *GetTemplateRequest) GetName() string {
 	if x != nil {
-		return x.TemplateId
+		return x.Name
 	}
 	return ""
 }
@@ -524,8 +524,8 @@ func (x *GetTemplateResponse) GetTemplate() *Template {
 
 type DeleteTemplateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The template's id or name.
-	TemplateId    string `protobuf:"bytes,1,opt,name=template_id,json=templateId,proto3" json:"template_id,omitempty"`
+	// The template's name or its id (the path is shared with PutTemplate's).
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -560,9 +560,9 @@ func (*DeleteTemplateRequest) Descriptor() ([]byte, []int) {
 	return file_mail_v1_templates_proto_rawDescGZIP(), []int{8}
 }
 
-func (x *DeleteTemplateRequest) GetTemplateId() string {
+func (x *DeleteTemplateRequest) GetName() string {
 	if x != nil {
-		return x.TemplateId
+		return x.Name
 	}
 	return ""
 }
@@ -1093,15 +1093,13 @@ const file_mail_v1_templates_proto_rawDesc = "" +
 	"\btemplate\x18\x01 \x01(\v2\x11.mail.v1.TemplateR\btemplate\"\x16\n" +
 	"\x14ListTemplatesRequest\"H\n" +
 	"\x15ListTemplatesResponse\x12/\n" +
-	"\ttemplates\x18\x01 \x03(\v2\x11.mail.v1.TemplateR\ttemplates\"B\n" +
-	"\x12GetTemplateRequest\x12,\n" +
-	"\vtemplate_id\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\n" +
-	"templateId\"D\n" +
+	"\ttemplates\x18\x01 \x03(\v2\x11.mail.v1.TemplateR\ttemplates\"5\n" +
+	"\x12GetTemplateRequest\x12\x1f\n" +
+	"\x04name\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\x04name\"D\n" +
 	"\x13GetTemplateResponse\x12-\n" +
-	"\btemplate\x18\x01 \x01(\v2\x11.mail.v1.TemplateR\btemplate\"E\n" +
-	"\x15DeleteTemplateRequest\x12,\n" +
-	"\vtemplate_id\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\n" +
-	"templateId\"\x18\n" +
+	"\btemplate\x18\x01 \x01(\v2\x11.mail.v1.TemplateR\btemplate\"8\n" +
+	"\x15DeleteTemplateRequest\x12\x1f\n" +
+	"\x04name\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\x04name\"\x18\n" +
 	"\x16DeleteTemplateResponse\"K\n" +
 	"\x1bListTemplateVersionsRequest\x12,\n" +
 	"\vtemplate_id\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\n" +
@@ -1140,14 +1138,14 @@ const file_mail_v1_templates_proto_rawDesc = "" +
 	"\x18SendTestTemplateResponse\x12\x1d\n" +
 	"\n" +
 	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x0e\n" +
-	"\x02to\x18\x02 \x01(\tR\x02to2\xce\t\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to2\xc0\t\n" +
 	"\x10TemplatesService\x12|\n" +
 	"\vPutTemplate\x12\x1b.mail.v1.PutTemplateRequest\x1a\x1c.mail.v1.PutTemplateResponse\"2\xca\xf3\x18\n" +
 	"mail.admin\x82\xd3\xe4\x93\x02\x1e:\x01*\x1a\x19/mail/v1/templates/{name}\x12\x81\x01\n" +
-	"\rListTemplates\x12\x1d.mail.v1.ListTemplatesRequest\x1a\x1e.mail.v1.ListTemplatesResponse\"1\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02\x14\x12\x12/mail/v1/templates\x90\x02\x01\x12\x93\x01\n" +
-	"\vGetTemplate\x12\x1b.mail.v1.GetTemplateRequest\x1a\x1c.mail.v1.GetTemplateResponse\"I\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02,b\btemplate\x12 /mail/v1/templates/{template_id}\x90\x02\x01\x12\x89\x01\n" +
-	"\x0eDeleteTemplate\x12\x1e.mail.v1.DeleteTemplateRequest\x1a\x1f.mail.v1.DeleteTemplateResponse\"6\xca\xf3\x18\n" +
-	"mail.admin\x82\xd3\xe4\x93\x02\"* /mail/v1/templates/{template_id}\x12\xad\x01\n" +
+	"\rListTemplates\x12\x1d.mail.v1.ListTemplatesRequest\x1a\x1e.mail.v1.ListTemplatesResponse\"1\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02\x14\x12\x12/mail/v1/templates\x90\x02\x01\x12\x8c\x01\n" +
+	"\vGetTemplate\x12\x1b.mail.v1.GetTemplateRequest\x1a\x1c.mail.v1.GetTemplateResponse\"B\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02%b\btemplate\x12\x19/mail/v1/templates/{name}\x90\x02\x01\x12\x82\x01\n" +
+	"\x0eDeleteTemplate\x12\x1e.mail.v1.DeleteTemplateRequest\x1a\x1f.mail.v1.DeleteTemplateResponse\"/\xca\xf3\x18\n" +
+	"mail.admin\x82\xd3\xe4\x93\x02\x1b*\x19/mail/v1/templates/{name}\x12\xad\x01\n" +
 	"\x14ListTemplateVersions\x12$.mail.v1.ListTemplateVersionsRequest\x1a%.mail.v1.ListTemplateVersionsResponse\"H\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02+\x12)/mail/v1/templates/{template_id}/versions\x90\x02\x01\x12\xac\x01\n" +
 	"\x16RestoreTemplateVersion\x12&.mail.v1.RestoreTemplateVersionRequest\x1a'.mail.v1.RestoreTemplateVersionResponse\"A\xca\xf3\x18\n" +
 	"mail.admin\x82\xd3\xe4\x93\x02-:\x01*\"(/mail/v1/templates/{template_id}/restore\x12\x92\x01\n" +
