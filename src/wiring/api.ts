@@ -12,6 +12,7 @@ import { listsServiceImpl } from "../transport/connect/contacts/index.ts";
 import { signupFormsServiceImpl } from "../transport/connect/forms/index.ts";
 import { reportsServiceImpl } from "../transport/connect/conversions/index.ts";
 import { templatesServiceImpl } from "../transport/connect/templates/index.ts";
+import { createTemplateTestSends } from "./sending-setup.ts";
 import { integrationsServiceImpl } from "../transport/connect/integrations/index.ts";
 import { createHostedForms } from "./forms.ts";
 import { eventsServiceImpl } from "../transport/connect/events/index.ts";
@@ -145,7 +146,10 @@ export async function startApp(options: StartAppOptions): Promise<App> {
     integrationsService: integrationsServiceImpl(services.integrations),
     signupFormsService: signupFormsServiceImpl(services.forms),
     reportsService: reportsServiceImpl(services.conversions),
-    templatesService: templatesServiceImpl(sendingSetup.templates),
+    templatesService: templatesServiceImpl({
+      templates: sendingSetup.templates,
+      testSends: createTemplateTestSends(services.orm, sendingSetup.templates, messaging.acceptance),
+    }),
     suppressionsService: suppressionsServiceImpl(suppressions),
     campaignsService: campaignsServiceImpl(services.campaigns.campaigns),
     creditsService: creditsServiceImpl(credits),

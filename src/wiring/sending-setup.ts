@@ -16,7 +16,9 @@ import {
   SendingDomains,
   type SendingSetup,
   Templates,
+  TemplateTestSends,
 } from "../capabilities/sending-setup/index.ts";
+import type { MessageAcceptance } from "../capabilities/messages/accept/message-acceptance.ts";
 
 export type SendingSetupConfig = Pick<
   Config,
@@ -93,4 +95,24 @@ export function createSendingSetup(orm: MikroORM, config: SendingSetupConfig, op
     }),
     templates: new Templates({ companies, store: new PostgresTemplateStore(orm) }),
   };
+}
+
+/** Test sends of templates on the process's send path: a normal message with the member as its origin. */
+export function createTemplateTestSends(orm: MikroORM, templates: Templates, messages: Pick<MessageAcceptance, "send">): TemplateTestSends {
+  return new TemplateTestSends({
+    templates,
+    store: new PostgresTemplateStore(orm),
+    mailer: {
+      async send(mail) {
+        const sent = await messages.send({
+          companyId: mail.companyId,
+          origin: { kind: "member", memberId: mail.memberId },
+          to: mail.to,
+          templateId: mail.templateId,
+          variables: mail.variables,
+        });
+        return { messageId: sent.id };
+      },
+    },
+  });
 }

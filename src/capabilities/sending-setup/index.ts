@@ -3,7 +3,7 @@ import type { Senders } from "./senders.ts";
 import type { Templates } from "./templates.ts";
 
 export type { ResolvedSender, SendableSender, SenderDirectory, StoredTemplate, TemplateLookup } from "./types.ts";
-export { domainStatus, type DomainStatus, type SenderView, type SendingDomainView, type TemplateView } from "./views.ts";
+export { domainStatus, type DomainStatus, type SenderView, type SendingDomainView, type TemplateVersionView, type TemplateView } from "./views.ts";
 export type { DnsCheckReport, DnsCheckState, DnsRecordCheck, DnsRecordPurpose, DnsRecordState, DnsRecordView, DnsSettings, DomainDnsFacts } from "./dns-records.ts";
 export type {
   CompanyDirectory,
@@ -19,8 +19,9 @@ export type {
   TemplateContent,
   TemplateRecord,
   TemplateStore,
+  TemplateVersionRecord,
 } from "./ports.ts";
-export { DnsUnavailableError } from "./ports.ts";
+export { DnsUnavailableError, KEPT_TEMPLATE_VERSIONS } from "./ports.ts";
 export type { TemplateInput } from "./validation.ts";
 export {
   SendingDomains,
@@ -44,7 +45,26 @@ export {
   type SendersDependencies,
   type SetDefaultSenderCommand,
 } from "./senders.ts";
-export { Templates, type ListTemplatesCommand, type PutTemplateCommand, type TemplatesDependencies } from "./templates.ts";
+export {
+  Templates,
+  type DeleteTemplateCommand,
+  type ListTemplatesCommand,
+  type PreviewTemplateCommand,
+  type PutTemplateCommand,
+  type RestoreTemplateVersionCommand,
+  type TemplateCommand,
+  type TemplatePreview,
+  type TemplatesDependencies,
+} from "./templates.ts";
+export {
+  TemplateTestSends,
+  type SendTestTemplateCommand,
+  type TemplateTestMail,
+  type TemplateTestMailer,
+  type TemplateTestSendsDependencies,
+  type TemplateTestSent,
+  type TestSendRequester,
+} from "./template-test-sends.ts";
 export { createSecretSealer, type SecretSealer } from "./key-sealing.ts";
 
 /** Sending domains, senders and templates of companies. */

@@ -108,6 +108,8 @@ export interface TemplateRecord {
   readonly subject: string;
   readonly html: string;
   readonly text: string | null;
+  /** The number of its latest version. */
+  readonly version: number;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -119,6 +121,19 @@ export interface TemplateContent {
   readonly text: string | null;
 }
 
+/** A kept version: the content one change left, by whom. */
+export interface TemplateVersionRecord extends TemplateContent {
+  readonly version: number;
+  /** The audit actor's label (a member's email, a key's prefix, `operator`). */
+  readonly createdBy: string;
+  readonly createdAt: Date;
+  /** The version a restore copied; null for an edit. */
+  readonly restoredFrom: number | null;
+}
+
+/** How many versions of a template are kept: every change adds one and prunes the oldest beyond this. */
+export const KEPT_TEMPLATE_VERSIONS = 20;
+
 export interface TemplateStore {
   /** By name. */
   list(companyId: string): Promise<TemplateRecord[]>;
@@ -127,9 +142,22 @@ export interface TemplateStore {
   /**
    * Creates the company's template of that name or replaces its content,
    * atomically: concurrent puts of a new name make one template. A replaced
-   * template keeps its id and createdAt.
+   * template keeps its id and createdAt. Each put adds a version (keeping
+   * the last KEPT_TEMPLATE_VERSIONS) and the audit row, in one transaction.
    */
-  put(companyId: string, content: TemplateContent, audit?: AuditNote): Promise<TemplateRecord>;
+  put(companyId: string, content: TemplateContent, audit: AuditNote): Promise<TemplateRecord>;
+  /**
+   * Makes version `version` of the template its content again, as a new
+   * version (the template keeps its name); null when the company has no such
+   * template or the version is not kept.
+   */
+  restore(companyId: string, templateId: string, version: number, audit: AuditNote): Promise<TemplateRecord | null>;
+  /** Deletes the template and its versions; false when the company has no such template. */
+  delete(companyId: string, templateId: string, audit: AuditNote): Promise<boolean>;
+  /** Writes the audit row of a test send of the template (the message itself is the send path's). */
+  noteTestSend(companyId: string, templateId: string, audit: AuditNote): Promise<void>;
+  /** The kept versions, newest first. */
+  versions(companyId: string, templateId: string): Promise<TemplateVersionRecord[]>;
 }
 
 /** Checks a domain's published records against what we asked for. */

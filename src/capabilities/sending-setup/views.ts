@@ -1,5 +1,5 @@
 import { requiredDnsRecords, type DnsRecordCheck, type DnsRecordView, type DnsSettings } from "./dns-records.ts";
-import type { SenderRecord, SendingDomainRecord, TemplateRecord } from "./ports.ts";
+import type { SenderRecord, SendingDomainRecord, TemplateRecord, TemplateVersionRecord } from "./ports.ts";
 
 /** A sending domain as the setup services hand it out (never the entity, never a key). */
 export interface SendingDomainView {
@@ -55,6 +55,8 @@ export interface TemplateView {
   readonly subject: string;
   readonly html: string;
   readonly text: string | null;
+  /** The number of its latest version. */
+  readonly version: number;
   readonly createdAt: Date;
   readonly updatedAt: Date;
 }
@@ -80,6 +82,9 @@ function lastChecks(domain: SendingDomainRecord): readonly DnsRecordCheck[] | nu
     { purpose: "dmarc", state: state(domain.dmarcVerified), found: [] },
   ];
 }
+
+/** A kept version of a template, as the versions list hands it out. */
+export type TemplateVersionView = TemplateVersionRecord;
 
 export function sendingDomainView(domain: SendingDomainRecord, settings: DnsSettings): SendingDomainView {
   return {
@@ -122,7 +127,12 @@ export function templateView(template: TemplateRecord): TemplateView {
     subject: template.subject,
     html: template.html,
     text: template.text,
+    version: template.version,
     createdAt: template.createdAt,
     updatedAt: template.updatedAt,
   };
+}
+
+export function templateVersionView(version: TemplateVersionRecord): TemplateVersionView {
+  return { ...version };
 }

@@ -14,6 +14,7 @@ const AuditPage = lazyPage(() => import("../pages/audit/index.tsx"));
 const SuppressionsPage = lazyPage(() => import("../pages/suppressions/index.tsx"));
 const CreditsPage = lazyPage(() => import("../pages/credits/index.tsx"));
 const DomainsPage = lazyPage(() => import("../pages/domains/index.tsx"));
+const TemplatesPage = lazyPage(() => import("../pages/templates/index.tsx"));
 
 /** One section of the header. `admin`: shown to owners and admins only (scope mail.admin). */
 export interface Tab {
@@ -30,6 +31,7 @@ export const TABS: readonly Tab[] = [
   { path: "contacts", label: "Contacts", admin: false, page: ContactsPage },
   { path: "lists", label: "Lists", admin: true, page: ListsPage },
   { path: "forms", label: "Forms", admin: false, page: FormsPage },
+  { path: "templates", label: "Templates", admin: false, page: TemplatesPage },
   { path: "suppressions", label: "Suppressions", admin: false, page: SuppressionsPage },
   { path: "credits", label: "Credits", admin: false, page: CreditsPage },
   { path: "domains", label: "Domains", admin: false, page: DomainsPage },

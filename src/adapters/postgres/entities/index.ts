@@ -8,6 +8,7 @@ import { SenderSchema } from "./sender.ts";
 import { SendingDomainSchema } from "./sending-domain.ts";
 import { SuppressionSchema } from "./suppression.ts";
 import { TemplateSchema } from "./template.ts";
+import { TemplateVersionSchema } from "./template-version.ts";
 import { MessageSchema } from "./message.ts";
 import { MessageEventSchema } from "./message-event.ts";
 import { MessageAttachmentSchema } from "./message-attachment.ts";
@@ -48,6 +49,7 @@ export { SenderSchema, type Sender } from "./sender.ts";
 export { SendingDomainSchema, type SendingDomain } from "./sending-domain.ts";
 export { SuppressionSchema, type Suppression } from "./suppression.ts";
 export { TemplateSchema, type Template } from "./template.ts";
+export { TemplateVersionSchema, type TemplateVersion } from "./template-version.ts";
 export { MessageSchema, type Message } from "./message.ts";
 export { MessageEventSchema, type MessageEvent } from "./message-event.ts";
 export { MessageAttachmentSchema, type MessageAttachment } from "./message-attachment.ts";
@@ -103,6 +105,7 @@ export const ENTITIES = [
   SendingDomainSchema,
   SenderSchema,
   TemplateSchema,
+  TemplateVersionSchema,
   CreditWalletSchema,
   CreditLedgerSchema,
   SuppressionSchema,

@@ -15,6 +15,8 @@ export const TemplateSchema = defineEntity({
     // `text` would read as a column type in SQL; the column is text_body.
     text: p.text().nullable().fieldName("text_body"),
     createdAt: p.datetime().onCreate(() => new Date()).defaultRaw("now()"),
+    // The number of its latest version (template_version keeps the last 20).
+    version: p.integer().default(1),
     updatedAt: p
       .datetime()
       .onCreate(() => new Date())

@@ -29,6 +29,7 @@ import { Migration20261127043711_tracking } from "./Migration20261127043711_trac
 import { Migration20261127044010_campaigns } from "./Migration20261127044010_campaigns.ts";
 import { Migration20261127050000_domain_checks } from "./Migration20261127050000_domain_checks.ts";
 import { Migration20261127050000_message_stats } from "./Migration20261127050000_message_stats.ts";
+import { Migration20261127044355_template_versions } from "./Migration20261127044355_template_versions.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -70,4 +71,5 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20261127044010_campaigns", class: Migration20261127044010_campaigns },
   { name: "Migration20261127050000_domain_checks", class: Migration20261127050000_domain_checks },
   { name: "Migration20261127050000_message_stats", class: Migration20261127050000_message_stats },
+  { name: "Migration20261127044355_template_versions", class: Migration20261127044355_template_versions },
 ];

@@ -1,5 +1,5 @@
-import type { SenderRecord, SendingDomainRecord, TemplateRecord } from "../../../capabilities/sending-setup/ports.ts";
-import type { Sender, SendingDomain, Template } from "../entities/index.ts";
+import type { SenderRecord, SendingDomainRecord, TemplateRecord, TemplateVersionRecord } from "../../../capabilities/sending-setup/ports.ts";
+import type { Sender, SendingDomain, Template, TemplateVersion } from "../entities/index.ts";
 
 /** Entities never leave the adapter: the capability gets plain records. */
 export function sendingDomainRecord(domain: SendingDomain): SendingDomainRecord {
@@ -43,7 +43,21 @@ export function templateRecord(template: Template): TemplateRecord {
     subject: template.subject,
     html: template.html,
     text: template.text ?? null,
+    version: template.version,
     createdAt: template.createdAt,
     updatedAt: template.updatedAt,
+  };
+}
+
+export function templateVersionRecord(version: TemplateVersion): TemplateVersionRecord {
+  return {
+    version: version.version,
+    name: version.name,
+    subject: version.subject,
+    html: version.html,
+    text: version.text ?? null,
+    createdBy: version.createdBy,
+    createdAt: version.createdAt,
+    restoredFrom: version.restoredFrom ?? null,
   };
 }

@@ -6,8 +6,13 @@ import type { MessageStatusName } from "../statuses.ts";
 export type SendOrigin =
   /** A company's API key (POST /mail/v1/send). */
   | { readonly kind: "api_key"; readonly apiKeyId: string }
-  /** A member or an operator acting for the company: a message of the company's log with no API key behind it. */
-  | { readonly kind: "signed_in" }
+  /**
+   * A signed-in member (a template's test send to their own address, a send
+   * over the session door): a normal message with no API key behind it.
+   */
+  | { readonly kind: "member"; readonly memberId: string }
+  /** An operator acting for the company (x-mail-company-id): a normal message with no API key behind it. */
+  | { readonly kind: "operator" }
   /**
    * The service's own mail (sign-in links, invitations, double opt-in
    * confirmations): no API key makes it, and its one-time links must reach

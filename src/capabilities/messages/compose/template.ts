@@ -68,6 +68,21 @@ export type TemplateContext = "html" | "text" | "subject";
 const PLACEHOLDER =
   /\{\{\s*([A-Za-z0-9_.-]+)\s*(?:\}\}|\|\s*default\s*:(?:\s*(?:"([^"]*)"|'([^']*)')\s*\}\}|([^}|]*)\}\}))/g;
 
+/**
+ * The variable names a template part uses, in order of first use, each
+ * once: the placeholders renderTemplate would fill (text that only looks
+ * like one is left out, as rendering leaves it alone).
+ */
+export function templateVariableNames(...sources: readonly string[]): string[] {
+  const names = new Set<string>();
+  for (const source of sources) {
+    for (const match of source.matchAll(PLACEHOLDER)) {
+      if (match[1] !== undefined) names.add(match[1]);
+    }
+  }
+  return [...names];
+}
+
 export function renderTemplate(source: string, variables: TemplateVariables, context: TemplateContext): string {
   return render(source, variables, context, Number.POSITIVE_INFINITY);
 }

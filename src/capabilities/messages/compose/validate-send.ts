@@ -265,6 +265,18 @@ function validateContent(req: SendCommand, report: Report): ContentFields {
 
 // ------------------------------------------------------------ variables, tags
 
+/**
+ * A send's variables checked alone, with the same rules and field names
+ * (`variables.<key>`): a template's preview and test send take sample
+ * values the way a send takes real ones. Throws one ValidationError.
+ */
+export function validVariables(variables: JsonObject | undefined): Readonly<Record<string, VariableValue>> {
+  const problems: FieldProblem[] = [];
+  const checked = validateVariables(variables, (field, problem) => problems.push({ field, problem }));
+  if (problems.length > 0) throw new ValidationError(problems);
+  return checked;
+}
+
 function validateVariables(
   variables: JsonObject | undefined,
   report: Report,

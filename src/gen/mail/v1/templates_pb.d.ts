@@ -3,7 +3,7 @@
 /* eslint-disable */
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 
 /**
@@ -56,6 +56,13 @@ export declare type Template = Message<"mail.v1.Template"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 8;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * The number of the template's latest version (1 for a new template).
+   *
+   * @generated from field: int32 version = 9;
+   */
+  version: number;
 };
 
 /**
@@ -63,6 +70,65 @@ export declare type Template = Message<"mail.v1.Template"> & {
  * Use `create(TemplateSchema)` to create a new message.
  */
 export declare const TemplateSchema: GenMessage<Template>;
+
+/**
+ * A kept version of a template: its content as a change left it.
+ *
+ * @generated from message mail.v1.TemplateVersion
+ */
+export declare type TemplateVersion = Message<"mail.v1.TemplateVersion"> & {
+  /**
+   * 1, 2, 3... per template; never reused.
+   *
+   * @generated from field: int32 version = 1;
+   */
+  version: number;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string subject = 3;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: string html = 4;
+   */
+  html: string;
+
+  /**
+   * @generated from field: optional string text = 5;
+   */
+  text?: string | undefined;
+
+  /**
+   * Who made the change (a member's email, a key's prefix, or `operator`).
+   *
+   * @generated from field: string created_by = 6;
+   */
+  createdBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * The version this one restored; null for an edit.
+   *
+   * @generated from field: optional int32 restored_from = 8;
+   */
+  restoredFrom?: number | undefined;
+};
+
+/**
+ * Describes the message mail.v1.TemplateVersion.
+ * Use `create(TemplateVersionSchema)` to create a new message.
+ */
+export declare const TemplateVersionSchema: GenMessage<TemplateVersion>;
 
 /**
  * The limits of a send's subject, html and text apply.
@@ -144,12 +210,294 @@ export declare type ListTemplatesResponse = Message<"mail.v1.ListTemplatesRespon
 export declare const ListTemplatesResponseSchema: GenMessage<ListTemplatesResponse>;
 
 /**
+ * @generated from message mail.v1.GetTemplateRequest
+ */
+export declare type GetTemplateRequest = Message<"mail.v1.GetTemplateRequest"> & {
+  /**
+   * The template's name or its id (the path is shared with PutTemplate's).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message mail.v1.GetTemplateRequest.
+ * Use `create(GetTemplateRequestSchema)` to create a new message.
+ */
+export declare const GetTemplateRequestSchema: GenMessage<GetTemplateRequest>;
+
+/**
+ * @generated from message mail.v1.GetTemplateResponse
+ */
+export declare type GetTemplateResponse = Message<"mail.v1.GetTemplateResponse"> & {
+  /**
+   * @generated from field: mail.v1.Template template = 1;
+   */
+  template?: Template | undefined;
+};
+
+/**
+ * Describes the message mail.v1.GetTemplateResponse.
+ * Use `create(GetTemplateResponseSchema)` to create a new message.
+ */
+export declare const GetTemplateResponseSchema: GenMessage<GetTemplateResponse>;
+
+/**
+ * @generated from message mail.v1.DeleteTemplateRequest
+ */
+export declare type DeleteTemplateRequest = Message<"mail.v1.DeleteTemplateRequest"> & {
+  /**
+   * The template's name or its id (the path is shared with PutTemplate's).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message mail.v1.DeleteTemplateRequest.
+ * Use `create(DeleteTemplateRequestSchema)` to create a new message.
+ */
+export declare const DeleteTemplateRequestSchema: GenMessage<DeleteTemplateRequest>;
+
+/**
+ * @generated from message mail.v1.DeleteTemplateResponse
+ */
+export declare type DeleteTemplateResponse = Message<"mail.v1.DeleteTemplateResponse"> & {
+};
+
+/**
+ * Describes the message mail.v1.DeleteTemplateResponse.
+ * Use `create(DeleteTemplateResponseSchema)` to create a new message.
+ */
+export declare const DeleteTemplateResponseSchema: GenMessage<DeleteTemplateResponse>;
+
+/**
+ * @generated from message mail.v1.ListTemplateVersionsRequest
+ */
+export declare type ListTemplateVersionsRequest = Message<"mail.v1.ListTemplateVersionsRequest"> & {
+  /**
+   * The template's id or name.
+   *
+   * @generated from field: string template_id = 1;
+   */
+  templateId: string;
+};
+
+/**
+ * Describes the message mail.v1.ListTemplateVersionsRequest.
+ * Use `create(ListTemplateVersionsRequestSchema)` to create a new message.
+ */
+export declare const ListTemplateVersionsRequestSchema: GenMessage<ListTemplateVersionsRequest>;
+
+/**
+ * @generated from message mail.v1.ListTemplateVersionsResponse
+ */
+export declare type ListTemplateVersionsResponse = Message<"mail.v1.ListTemplateVersionsResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated mail.v1.TemplateVersion versions = 1;
+   */
+  versions: TemplateVersion[];
+};
+
+/**
+ * Describes the message mail.v1.ListTemplateVersionsResponse.
+ * Use `create(ListTemplateVersionsResponseSchema)` to create a new message.
+ */
+export declare const ListTemplateVersionsResponseSchema: GenMessage<ListTemplateVersionsResponse>;
+
+/**
+ * @generated from message mail.v1.RestoreTemplateVersionRequest
+ */
+export declare type RestoreTemplateVersionRequest = Message<"mail.v1.RestoreTemplateVersionRequest"> & {
+  /**
+   * The template's id or name.
+   *
+   * @generated from field: string template_id = 1;
+   */
+  templateId: string;
+
+  /**
+   * A kept version's number (in the JSON body on REST).
+   *
+   * @generated from field: int32 version = 2;
+   */
+  version: number;
+};
+
+/**
+ * Describes the message mail.v1.RestoreTemplateVersionRequest.
+ * Use `create(RestoreTemplateVersionRequestSchema)` to create a new message.
+ */
+export declare const RestoreTemplateVersionRequestSchema: GenMessage<RestoreTemplateVersionRequest>;
+
+/**
+ * @generated from message mail.v1.RestoreTemplateVersionResponse
+ */
+export declare type RestoreTemplateVersionResponse = Message<"mail.v1.RestoreTemplateVersionResponse"> & {
+  /**
+   * The template with the restored content, at its new version.
+   *
+   * @generated from field: mail.v1.Template template = 1;
+   */
+  template?: Template | undefined;
+};
+
+/**
+ * Describes the message mail.v1.RestoreTemplateVersionResponse.
+ * Use `create(RestoreTemplateVersionResponseSchema)` to create a new message.
+ */
+export declare const RestoreTemplateVersionResponseSchema: GenMessage<RestoreTemplateVersionResponse>;
+
+/**
+ * @generated from message mail.v1.PreviewTemplateRequest
+ */
+export declare type PreviewTemplateRequest = Message<"mail.v1.PreviewTemplateRequest"> & {
+  /**
+   * A stored template's id or name; absent: render `subject`, `html` and `text`.
+   *
+   * @generated from field: optional string template_id = 1;
+   */
+  templateId?: string | undefined;
+
+  /**
+   * Unsaved content (with no `template_id`): `html` is required then.
+   *
+   * @generated from field: optional string subject = 2;
+   */
+  subject?: string | undefined;
+
+  /**
+   * @generated from field: optional string html = 3;
+   */
+  html?: string | undefined;
+
+  /**
+   * @generated from field: optional string text = 4;
+   */
+  text?: string | undefined;
+
+  /**
+   * Sample values for the template's variables: strings, numbers, booleans or null.
+   *
+   * @generated from field: google.protobuf.Struct variables = 5;
+   */
+  variables?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message mail.v1.PreviewTemplateRequest.
+ * Use `create(PreviewTemplateRequestSchema)` to create a new message.
+ */
+export declare const PreviewTemplateRequestSchema: GenMessage<PreviewTemplateRequest>;
+
+/**
+ * @generated from message mail.v1.PreviewTemplateResponse
+ */
+export declare type PreviewTemplateResponse = Message<"mail.v1.PreviewTemplateResponse"> & {
+  /**
+   * The rendered subject (one line).
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * The rendered HTML after the send's sanitiser: what a recipient would get.
+   *
+   * @generated from field: string html = 2;
+   */
+  html: string;
+
+  /**
+   * The rendered text part; null when the template has none.
+   *
+   * @generated from field: optional string text = 3;
+   */
+  text?: string | undefined;
+
+  /**
+   * The variable names the subject, HTML and text use, in order of first use.
+   *
+   * @generated from field: repeated string variables = 4;
+   */
+  variables: string[];
+};
+
+/**
+ * Describes the message mail.v1.PreviewTemplateResponse.
+ * Use `create(PreviewTemplateResponseSchema)` to create a new message.
+ */
+export declare const PreviewTemplateResponseSchema: GenMessage<PreviewTemplateResponse>;
+
+/**
+ * @generated from message mail.v1.SendTestTemplateRequest
+ */
+export declare type SendTestTemplateRequest = Message<"mail.v1.SendTestTemplateRequest"> & {
+  /**
+   * The template's id or name.
+   *
+   * @generated from field: string template_id = 1;
+   */
+  templateId: string;
+
+  /**
+   * Sample values for the template's variables, as a send's `variables`.
+   *
+   * @generated from field: google.protobuf.Struct variables = 2;
+   */
+  variables?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message mail.v1.SendTestTemplateRequest.
+ * Use `create(SendTestTemplateRequestSchema)` to create a new message.
+ */
+export declare const SendTestTemplateRequestSchema: GenMessage<SendTestTemplateRequest>;
+
+/**
+ * @generated from message mail.v1.SendTestTemplateResponse
+ */
+export declare type SendTestTemplateResponse = Message<"mail.v1.SendTestTemplateResponse"> & {
+  /**
+   * The message, as in GET /mail/v1/messages/{id}.
+   *
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * The address it was sent to: the member's own.
+   *
+   * @generated from field: string to = 2;
+   */
+  to: string;
+};
+
+/**
+ * Describes the message mail.v1.SendTestTemplateResponse.
+ * Use `create(SendTestTemplateResponseSchema)` to create a new message.
+ */
+export declare const SendTestTemplateResponseSchema: GenMessage<SendTestTemplateResponse>;
+
+/**
  * The company's templates (by name; a send names one with `templateId`
- * or `templateName`). Mail administration (scope `mail.admin`): an API key
+ * or `templateName`). Every member reads them and previews them
+ * (`mail.events.read`); Mail administration (`mail.admin`: an API key
  * holding it, an owner/admin member session, or an operator acting for the
- * company (operator listener, operator token and `x-mail-company-id`).
- * Every change is written to the audit log (`template.put`). Served over
- * gRPC, Connect and gRPC-Web, and as JSON under `/mail/v1/templates`.
+ * company) creates, updates, deletes, restores and sends tests.
+ *
+ * Every change keeps a version: the last 20 versions of each template are
+ * kept (older ones are pruned), and restoring one makes a new version with
+ * its content. Every change is written to the audit log (`template.put`,
+ * `template.restored`, `template.deleted`, `template.test_sent`).
+ *
+ * `{template_id}` in a path is the template's id or its name, as a send's
+ * `templateId`. Served over gRPC, Connect and gRPC-Web, and as JSON under
+ * `/mail/v1/templates`.
  *
  * @generated from service mail.v1.TemplatesService
  */
@@ -174,6 +522,80 @@ export declare const TemplatesService: GenService<{
     methodKind: "unary";
     input: typeof ListTemplatesRequestSchema;
     output: typeof ListTemplatesResponseSchema;
+  },
+  /**
+   * One template. Not a template of this company: 404 NOT_FOUND.
+   *
+   * @generated from rpc mail.v1.TemplatesService.GetTemplate
+   */
+  getTemplate: {
+    methodKind: "unary";
+    input: typeof GetTemplateRequestSchema;
+    output: typeof GetTemplateResponseSchema;
+  },
+  /**
+   * Deletes a template with its versions. Messages sent with it keep their
+   * content (the message log does not depend on the template).
+   *
+   * @generated from rpc mail.v1.TemplatesService.DeleteTemplate
+   */
+  deleteTemplate: {
+    methodKind: "unary";
+    input: typeof DeleteTemplateRequestSchema;
+    output: typeof DeleteTemplateResponseSchema;
+  },
+  /**
+   * The template's kept versions (at most 20), newest first.
+   *
+   * @generated from rpc mail.v1.TemplatesService.ListTemplateVersions
+   */
+  listTemplateVersions: {
+    methodKind: "unary";
+    input: typeof ListTemplateVersionsRequestSchema;
+    output: typeof ListTemplateVersionsResponseSchema;
+  },
+  /**
+   * Makes a kept version the template's content again, as a new version
+   * (the versions in between stay). A version no longer kept: 404
+   * NOT_FOUND.
+   *
+   * @generated from rpc mail.v1.TemplatesService.RestoreTemplateVersion
+   */
+  restoreTemplateVersion: {
+    methodKind: "unary";
+    input: typeof RestoreTemplateVersionRequestSchema;
+    output: typeof RestoreTemplateVersionResponseSchema;
+  },
+  /**
+   * Renders a template with sample variables exactly as a send would
+   * (the same renderer, values HTML-escaped, the HTML then sanitised), and
+   * answers the subject, HTML and text with the variables the template
+   * uses. Renders the stored template named by `template_id`, or the
+   * unsaved `subject`, `html` and `text` of the request (an editor's draft);
+   * nothing is stored or sent.
+   *
+   * @generated from rpc mail.v1.TemplatesService.PreviewTemplate
+   */
+  previewTemplate: {
+    methodKind: "unary";
+    input: typeof PreviewTemplateRequestSchema;
+    output: typeof PreviewTemplateResponseSchema;
+  },
+  /**
+   * Sends the stored template, rendered with the sample variables, to the
+   * signed-in member's own address, as a normal message: from the company's
+   * default sender, charged one credit, in the message log, with its
+   * webhooks. Only a member session can: an API key or an operator has no
+   * address of its own and gets 403 FORBIDDEN (send with
+   * POST /mail/v1/send instead). The send's rules apply (409
+   * SENDER_NOT_VERIFIED, 402 INSUFFICIENT_CREDITS).
+   *
+   * @generated from rpc mail.v1.TemplatesService.SendTestTemplate
+   */
+  sendTestTemplate: {
+    methodKind: "unary";
+    input: typeof SendTestTemplateRequestSchema;
+    output: typeof SendTestTemplateResponseSchema;
   },
 }>;
 

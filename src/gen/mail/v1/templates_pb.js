@@ -6,14 +6,14 @@ import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2
 import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_mail_v1_options } from "./options_pb.js";
 
 /**
  * Describes the file mail/v1/templates.proto.
  */
 export const file_mail_v1_templates = /*@__PURE__*/
-  fileDesc("ChdtYWlsL3YxL3RlbXBsYXRlcy5wcm90bxIHbWFpbC52MSLTAQoIVGVtcGxhdGUSCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3N1YmplY3QYBCABKAkSDAoEaHRtbBgFIAEoCRIRCgR0ZXh0GAYgASgJSACIAQESLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX3RleHQikAEKElB1dFRlbXBsYXRlUmVxdWVzdBIZCgRuYW1lGAEgASgJQgvgQQK6SAVyAxjIARIcCgdzdWJqZWN0GAIgASgJQgvgQQK6SAVyAxj0AxIaCgRodG1sGAMgASgJQgzgQQK6SAZyBBiAtRgSHAoEdGV4dBgEIAEoCUIJukgGcgQYoI0GSACIAQFCBwoFX3RleHQiOgoTUHV0VGVtcGxhdGVSZXNwb25zZRIjCgh0ZW1wbGF0ZRgBIAEoCzIRLm1haWwudjEuVGVtcGxhdGUiFgoUTGlzdFRlbXBsYXRlc1JlcXVlc3QiPQoVTGlzdFRlbXBsYXRlc1Jlc3BvbnNlEiQKCXRlbXBsYXRlcxgBIAMoCzIRLm1haWwudjEuVGVtcGxhdGUyjQIKEFRlbXBsYXRlc1NlcnZpY2USfAoLUHV0VGVtcGxhdGUSGy5tYWlsLnYxLlB1dFRlbXBsYXRlUmVxdWVzdBocLm1haWwudjEuUHV0VGVtcGxhdGVSZXNwb25zZSIyyvMYCm1haWwuYWRtaW6C0+STAh46ASoaGS9tYWlsL3YxL3RlbXBsYXRlcy97bmFtZX0SewoNTGlzdFRlbXBsYXRlcxIdLm1haWwudjEuTGlzdFRlbXBsYXRlc1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RUZW1wbGF0ZXNSZXNwb25zZSIrkAIByvMYCm1haWwuYWRtaW6C0+STAhQSEi9tYWlsL3YxL3RlbXBsYXRlc2IGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_options]);
+  fileDesc("ChdtYWlsL3YxL3RlbXBsYXRlcy5wcm90bxIHbWFpbC52MSLkAQoIVGVtcGxhdGUSCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3N1YmplY3QYBCABKAkSDAoEaHRtbBgFIAEoCRIRCgR0ZXh0GAYgASgJSACIAQESLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdmVyc2lvbhgJIAEoBUIHCgVfdGV4dCLdAQoPVGVtcGxhdGVWZXJzaW9uEg8KB3ZlcnNpb24YASABKAUSDAoEbmFtZRgCIAEoCRIPCgdzdWJqZWN0GAMgASgJEgwKBGh0bWwYBCABKAkSEQoEdGV4dBgFIAEoCUgAiAEBEhIKCmNyZWF0ZWRfYnkYBiABKAkSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoNcmVzdG9yZWRfZnJvbRgIIAEoBUgBiAEBQgcKBV90ZXh0QhAKDl9yZXN0b3JlZF9mcm9tIpABChJQdXRUZW1wbGF0ZVJlcXVlc3QSGQoEbmFtZRgBIAEoCUIL4EECukgFcgMYyAESHAoHc3ViamVjdBgCIAEoCUIL4EECukgFcgMY9AMSGgoEaHRtbBgDIAEoCUIM4EECukgGcgQYgLUYEhwKBHRleHQYBCABKAlCCbpIBnIEGKCNBkgAiAEBQgcKBV90ZXh0IjoKE1B1dFRlbXBsYXRlUmVzcG9uc2USIwoIdGVtcGxhdGUYASABKAsyES5tYWlsLnYxLlRlbXBsYXRlIhYKFExpc3RUZW1wbGF0ZXNSZXF1ZXN0Ij0KFUxpc3RUZW1wbGF0ZXNSZXNwb25zZRIkCgl0ZW1wbGF0ZXMYASADKAsyES5tYWlsLnYxLlRlbXBsYXRlIi8KEkdldFRlbXBsYXRlUmVxdWVzdBIZCgRuYW1lGAEgASgJQgvgQQK6SAVyAxjIASI6ChNHZXRUZW1wbGF0ZVJlc3BvbnNlEiMKCHRlbXBsYXRlGAEgASgLMhEubWFpbC52MS5UZW1wbGF0ZSIyChVEZWxldGVUZW1wbGF0ZVJlcXVlc3QSGQoEbmFtZRgBIAEoCUIL4EECukgFcgMYyAEiGAoWRGVsZXRlVGVtcGxhdGVSZXNwb25zZSI/ChtMaXN0VGVtcGxhdGVWZXJzaW9uc1JlcXVlc3QSIAoLdGVtcGxhdGVfaWQYASABKAlCC+BBArpIBXIDGMgBIkoKHExpc3RUZW1wbGF0ZVZlcnNpb25zUmVzcG9uc2USKgoIdmVyc2lvbnMYASADKAsyGC5tYWlsLnYxLlRlbXBsYXRlVmVyc2lvbiJeCh1SZXN0b3JlVGVtcGxhdGVWZXJzaW9uUmVxdWVzdBIgCgt0ZW1wbGF0ZV9pZBgBIAEoCUIL4EECukgFcgMYyAESGwoHdmVyc2lvbhgCIAEoBUIK4EECukgEGgIoASJFCh5SZXN0b3JlVGVtcGxhdGVWZXJzaW9uUmVzcG9uc2USIwoIdGVtcGxhdGUYASABKAsyES5tYWlsLnYxLlRlbXBsYXRlIvQCChZQcmV2aWV3VGVtcGxhdGVSZXF1ZXN0EiIKC3RlbXBsYXRlX2lkGAEgASgJQgi6SAVyAxjIAUgAiAEBEh4KB3N1YmplY3QYAiABKAlCCLpIBXIDGPQDSAGIAQESHAoEaHRtbBgDIAEoCUIJukgGcgQYgLUYSAKIAQESHAoEdGV4dBgEIAEoCUIJukgGcgQYoI0GSAOIAQESqwEKCXZhcmlhYmxlcxgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCf+L0GHt7InR5cGUiOiJvYmplY3QiLCJhZGRpdGlvbmFsUHJvcGVydGllcyI6eyJvbmVPZiI6W3sidHlwZSI6InN0cmluZyIsIm51bGxhYmxlIjp0cnVlfSx7InR5cGUiOiJudW1iZXIifSx7InR5cGUiOiJib29sZWFuIn1dfX1CDgoMX3RlbXBsYXRlX2lkQgoKCF9zdWJqZWN0QgcKBV9odG1sQgcKBV90ZXh0ImcKF1ByZXZpZXdUZW1wbGF0ZVJlc3BvbnNlEg8KB3N1YmplY3QYASABKAkSDAoEaHRtbBgCIAEoCRIRCgR0ZXh0GAMgASgJSACIAQESEQoJdmFyaWFibGVzGAQgAygJQgcKBV90ZXh0IukBChdTZW5kVGVzdFRlbXBsYXRlUmVxdWVzdBIgCgt0ZW1wbGF0ZV9pZBgBIAEoCUIL4EECukgFcgMYyAESqwEKCXZhcmlhYmxlcxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCf+L0GHt7InR5cGUiOiJvYmplY3QiLCJhZGRpdGlvbmFsUHJvcGVydGllcyI6eyJvbmVPZiI6W3sidHlwZSI6InN0cmluZyIsIm51bGxhYmxlIjp0cnVlfSx7InR5cGUiOiJudW1iZXIifSx7InR5cGUiOiJib29sZWFuIn1dfX0iOgoYU2VuZFRlc3RUZW1wbGF0ZVJlc3BvbnNlEhIKCm1lc3NhZ2VfaWQYASABKAkSCgoCdG8YAiABKAkywAkKEFRlbXBsYXRlc1NlcnZpY2USfAoLUHV0VGVtcGxhdGUSGy5tYWlsLnYxLlB1dFRlbXBsYXRlUmVxdWVzdBocLm1haWwudjEuUHV0VGVtcGxhdGVSZXNwb25zZSIyyvMYCm1haWwuYWRtaW6C0+STAh46ASoaGS9tYWlsL3YxL3RlbXBsYXRlcy97bmFtZX0SgQEKDUxpc3RUZW1wbGF0ZXMSHS5tYWlsLnYxLkxpc3RUZW1wbGF0ZXNSZXF1ZXN0Gh4ubWFpbC52MS5MaXN0VGVtcGxhdGVzUmVzcG9uc2UiMZACAcrzGBBtYWlsLmV2ZW50cy5yZWFkgtPkkwIUEhIvbWFpbC92MS90ZW1wbGF0ZXMSjAEKC0dldFRlbXBsYXRlEhsubWFpbC52MS5HZXRUZW1wbGF0ZVJlcXVlc3QaHC5tYWlsLnYxLkdldFRlbXBsYXRlUmVzcG9uc2UiQpACAcrzGBBtYWlsLmV2ZW50cy5yZWFkgtPkkwIlYgh0ZW1wbGF0ZRIZL21haWwvdjEvdGVtcGxhdGVzL3tuYW1lfRKCAQoORGVsZXRlVGVtcGxhdGUSHi5tYWlsLnYxLkRlbGV0ZVRlbXBsYXRlUmVxdWVzdBofLm1haWwudjEuRGVsZXRlVGVtcGxhdGVSZXNwb25zZSIvyvMYCm1haWwuYWRtaW6C0+STAhsqGS9tYWlsL3YxL3RlbXBsYXRlcy97bmFtZX0SrQEKFExpc3RUZW1wbGF0ZVZlcnNpb25zEiQubWFpbC52MS5MaXN0VGVtcGxhdGVWZXJzaW9uc1JlcXVlc3QaJS5tYWlsLnYxLkxpc3RUZW1wbGF0ZVZlcnNpb25zUmVzcG9uc2UiSJACAcrzGBBtYWlsLmV2ZW50cy5yZWFkgtPkkwIrEikvbWFpbC92MS90ZW1wbGF0ZXMve3RlbXBsYXRlX2lkfS92ZXJzaW9ucxKsAQoWUmVzdG9yZVRlbXBsYXRlVmVyc2lvbhImLm1haWwudjEuUmVzdG9yZVRlbXBsYXRlVmVyc2lvblJlcXVlc3QaJy5tYWlsLnYxLlJlc3RvcmVUZW1wbGF0ZVZlcnNpb25SZXNwb25zZSJByvMYCm1haWwuYWRtaW6C0+STAi06ASoiKC9tYWlsL3YxL3RlbXBsYXRlcy97dGVtcGxhdGVfaWR9L3Jlc3RvcmUSkgEKD1ByZXZpZXdUZW1wbGF0ZRIfLm1haWwudjEuUHJldmlld1RlbXBsYXRlUmVxdWVzdBogLm1haWwudjEuUHJldmlld1RlbXBsYXRlUmVzcG9uc2UiPJACAcrzGBBtYWlsLmV2ZW50cy5yZWFkgtPkkwIfOgEqIhovbWFpbC92MS90ZW1wbGF0ZXMvcHJldmlldxKhAQoQU2VuZFRlc3RUZW1wbGF0ZRIgLm1haWwudjEuU2VuZFRlc3RUZW1wbGF0ZVJlcXVlc3QaIS5tYWlsLnYxLlNlbmRUZXN0VGVtcGxhdGVSZXNwb25zZSJIyvMYCm1haWwuYWRtaW7Q8xjKAYLT5JMCLzoBKiIqL21haWwvdjEvdGVtcGxhdGVzL3t0ZW1wbGF0ZV9pZH0vc2VuZC10ZXN0YgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_mail_v1_options]);
 
 /**
  * Describes the message mail.v1.Template.
@@ -23,40 +23,139 @@ export const TemplateSchema = /*@__PURE__*/
   messageDesc(file_mail_v1_templates, 0);
 
 /**
+ * Describes the message mail.v1.TemplateVersion.
+ * Use `create(TemplateVersionSchema)` to create a new message.
+ */
+export const TemplateVersionSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 1);
+
+/**
  * Describes the message mail.v1.PutTemplateRequest.
  * Use `create(PutTemplateRequestSchema)` to create a new message.
  */
 export const PutTemplateRequestSchema = /*@__PURE__*/
-  messageDesc(file_mail_v1_templates, 1);
+  messageDesc(file_mail_v1_templates, 2);
 
 /**
  * Describes the message mail.v1.PutTemplateResponse.
  * Use `create(PutTemplateResponseSchema)` to create a new message.
  */
 export const PutTemplateResponseSchema = /*@__PURE__*/
-  messageDesc(file_mail_v1_templates, 2);
+  messageDesc(file_mail_v1_templates, 3);
 
 /**
  * Describes the message mail.v1.ListTemplatesRequest.
  * Use `create(ListTemplatesRequestSchema)` to create a new message.
  */
 export const ListTemplatesRequestSchema = /*@__PURE__*/
-  messageDesc(file_mail_v1_templates, 3);
+  messageDesc(file_mail_v1_templates, 4);
 
 /**
  * Describes the message mail.v1.ListTemplatesResponse.
  * Use `create(ListTemplatesResponseSchema)` to create a new message.
  */
 export const ListTemplatesResponseSchema = /*@__PURE__*/
-  messageDesc(file_mail_v1_templates, 4);
+  messageDesc(file_mail_v1_templates, 5);
+
+/**
+ * Describes the message mail.v1.GetTemplateRequest.
+ * Use `create(GetTemplateRequestSchema)` to create a new message.
+ */
+export const GetTemplateRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 6);
+
+/**
+ * Describes the message mail.v1.GetTemplateResponse.
+ * Use `create(GetTemplateResponseSchema)` to create a new message.
+ */
+export const GetTemplateResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 7);
+
+/**
+ * Describes the message mail.v1.DeleteTemplateRequest.
+ * Use `create(DeleteTemplateRequestSchema)` to create a new message.
+ */
+export const DeleteTemplateRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 8);
+
+/**
+ * Describes the message mail.v1.DeleteTemplateResponse.
+ * Use `create(DeleteTemplateResponseSchema)` to create a new message.
+ */
+export const DeleteTemplateResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 9);
+
+/**
+ * Describes the message mail.v1.ListTemplateVersionsRequest.
+ * Use `create(ListTemplateVersionsRequestSchema)` to create a new message.
+ */
+export const ListTemplateVersionsRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 10);
+
+/**
+ * Describes the message mail.v1.ListTemplateVersionsResponse.
+ * Use `create(ListTemplateVersionsResponseSchema)` to create a new message.
+ */
+export const ListTemplateVersionsResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 11);
+
+/**
+ * Describes the message mail.v1.RestoreTemplateVersionRequest.
+ * Use `create(RestoreTemplateVersionRequestSchema)` to create a new message.
+ */
+export const RestoreTemplateVersionRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 12);
+
+/**
+ * Describes the message mail.v1.RestoreTemplateVersionResponse.
+ * Use `create(RestoreTemplateVersionResponseSchema)` to create a new message.
+ */
+export const RestoreTemplateVersionResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 13);
+
+/**
+ * Describes the message mail.v1.PreviewTemplateRequest.
+ * Use `create(PreviewTemplateRequestSchema)` to create a new message.
+ */
+export const PreviewTemplateRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 14);
+
+/**
+ * Describes the message mail.v1.PreviewTemplateResponse.
+ * Use `create(PreviewTemplateResponseSchema)` to create a new message.
+ */
+export const PreviewTemplateResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 15);
+
+/**
+ * Describes the message mail.v1.SendTestTemplateRequest.
+ * Use `create(SendTestTemplateRequestSchema)` to create a new message.
+ */
+export const SendTestTemplateRequestSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 16);
+
+/**
+ * Describes the message mail.v1.SendTestTemplateResponse.
+ * Use `create(SendTestTemplateResponseSchema)` to create a new message.
+ */
+export const SendTestTemplateResponseSchema = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 17);
 
 /**
  * The company's templates (by name; a send names one with `templateId`
- * or `templateName`). Mail administration (scope `mail.admin`): an API key
+ * or `templateName`). Every member reads them and previews them
+ * (`mail.events.read`); Mail administration (`mail.admin`: an API key
  * holding it, an owner/admin member session, or an operator acting for the
- * company (operator listener, operator token and `x-mail-company-id`).
- * Every change is written to the audit log (`template.put`). Served over
- * gRPC, Connect and gRPC-Web, and as JSON under `/mail/v1/templates`.
+ * company) creates, updates, deletes, restores and sends tests.
+ *
+ * Every change keeps a version: the last 20 versions of each template are
+ * kept (older ones are pruned), and restoring one makes a new version with
+ * its content. Every change is written to the audit log (`template.put`,
+ * `template.restored`, `template.deleted`, `template.test_sent`).
+ *
+ * `{template_id}` in a path is the template's id or its name, as a send's
+ * `templateId`. Served over gRPC, Connect and gRPC-Web, and as JSON under
+ * `/mail/v1/templates`.
  *
  * @generated from service mail.v1.TemplatesService
  */

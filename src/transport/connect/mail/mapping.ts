@@ -57,6 +57,17 @@ export function jsonOfValue(value: Value | undefined): JsonValue | undefined {
   }
 }
 
+function sendOriginOf(caller: Pick<Principal, "keyId" | "actor">): SendCommand["origin"] {
+  switch (caller.actor.kind) {
+    case "key":
+      return { kind: "api_key", apiKeyId: caller.keyId };
+    case "member":
+      return { kind: "member", memberId: caller.actor.memberId };
+    case "operator":
+      return { kind: "operator" };
+  }
+}
+
 /**
  * A send as the messages capability takes it, from the caller's API key (or
  * a member or operator, who sends with no key).
@@ -66,7 +77,7 @@ export function jsonOfValue(value: Value | undefined): JsonValue | undefined {
 export function sendCommandOf(req: SendMessageRequest, caller: Pick<Principal, "companyId" | "keyId" | "actor">, keyHeader: string | null): SendCommand {
   return {
     companyId: caller.companyId,
-    origin: caller.actor.kind === "key" ? { kind: "api_key", apiKeyId: caller.keyId } : { kind: "signed_in" },
+    origin: sendOriginOf(caller),
     to: jsonOfValue(req.to),
     templateId: req.templateId,
     variables: req.variables,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../../../src/contract/api-error.ts";
-import { renderMessageContent, renderTemplate } from "../../../../src/capabilities/messages/compose/template.ts";
+import { renderMessageContent, renderTemplate, templateVariableNames } from "../../../../src/capabilities/messages/compose/template.ts";
 
 describe("renderTemplate: substitution", () => {
   it("replaces variables with or without whitespace inside the braces", () => {
@@ -223,5 +223,23 @@ describe("renderMessageContent: limits of the rendered parts", () => {
       subject: "Welcome",
       html: `<p>${"a".repeat(600)}</p>`,
     });
+  });
+});
+
+describe("templateVariableNames: the variables a template uses", () => {
+  it("lists each name once, in order of first use across the parts, fallbacks or not", () => {
+    expect(templateVariableNames("Order {{ order.id }}", "<p>{{name|default:there}} {{ order.id }}</p>", "{{ coupon | default:'a|b' }} {{name}}")).toEqual([
+      "order.id",
+      "name",
+      "coupon",
+    ]);
+  });
+
+  it("leaves out what rendering leaves alone (bad names, unknown filters, an unclosed brace)", () => {
+    expect(templateVariableNames("{{ bad name }} {{ x | upper }} {{ open", "{{}}", "")).toEqual([]);
+    // The same placeholders renderTemplate fills.
+    const source = "{{ a }} {{ b | default:\"}\" }} {{ c d }}";
+    expect(templateVariableNames(source)).toEqual(["a", "b"]);
+    expect(renderTemplate(source, { a: "1", b: "2" }, "text")).toBe("1 2 {{ c d }}");
   });
 });

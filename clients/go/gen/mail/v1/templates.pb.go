@@ -11,6 +11,7 @@ import (
 	_ "example.com/mailapi/clients/go/gen/google/api"
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	structpb "google.golang.org/protobuf/types/known/structpb"
 	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
@@ -29,12 +30,14 @@ type Template struct {
 	Id        string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	CompanyId string                 `protobuf:"bytes,2,opt,name=company_id,json=companyId,proto3" json:"company_id,omitempty"`
 	// Unique per company.
-	Name          string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
-	Subject       string                 `protobuf:"bytes,4,opt,name=subject,proto3" json:"subject,omitempty"`
-	Html          string                 `protobuf:"bytes,5,opt,name=html,proto3" json:"html,omitempty"`
-	Text          *string                `protobuf:"bytes,6,opt,name=text,proto3,oneof" json:"text,omitempty"`
-	CreatedAt     *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	Name      string                 `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	Subject   string                 `protobuf:"bytes,4,opt,name=subject,proto3" json:"subject,omitempty"`
+	Html      string                 `protobuf:"bytes,5,opt,name=html,proto3" json:"html,omitempty"`
+	Text      *string                `protobuf:"bytes,6,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// The number of the template's latest version (1 for a new template).
+	Version       int32 `protobuf:"varint,9,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -125,6 +128,117 @@ func (x *Template) GetUpdatedAt() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Template) GetVersion() int32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+// A kept version of a template: its content as a change left it.
+type TemplateVersion struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 1, 2, 3... per template; never reused.
+	Version int32   `protobuf:"varint,1,opt,name=version,proto3" json:"version,omitempty"`
+	Name    string  `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Subject string  `protobuf:"bytes,3,opt,name=subject,proto3" json:"subject,omitempty"`
+	Html    string  `protobuf:"bytes,4,opt,name=html,proto3" json:"html,omitempty"`
+	Text    *string `protobuf:"bytes,5,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	// Who made the change (a member's email, a key's prefix, or `operator`).
+	CreatedBy string                 `protobuf:"bytes,6,opt,name=created_by,json=createdBy,proto3" json:"created_by,omitempty"`
+	CreatedAt *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	// The version this one restored; null for an edit.
+	RestoredFrom  *int32 `protobuf:"varint,8,opt,name=restored_from,json=restoredFrom,proto3,oneof" json:"restored_from,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TemplateVersion) Reset() {
+	*x = TemplateVersion{}
+	mi := &file_mail_v1_templates_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TemplateVersion) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TemplateVersion) ProtoMessage() {}
+
+func (x *TemplateVersion) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TemplateVersion.ProtoReflect.Descriptor instead.
+func (*TemplateVersion) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *TemplateVersion) GetVersion() int32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *TemplateVersion) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *TemplateVersion) GetSubject() string {
+	if x != nil {
+		return x.Subject
+	}
+	return ""
+}
+
+func (x *TemplateVersion) GetHtml() string {
+	if x != nil {
+		return x.Html
+	}
+	return ""
+}
+
+func (x *TemplateVersion) GetText() string {
+	if x != nil && x.Text != nil {
+		return *x.Text
+	}
+	return ""
+}
+
+func (x *TemplateVersion) GetCreatedBy() string {
+	if x != nil {
+		return x.CreatedBy
+	}
+	return ""
+}
+
+func (x *TemplateVersion) GetCreatedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return nil
+}
+
+func (x *TemplateVersion) GetRestoredFrom() int32 {
+	if x != nil && x.RestoredFrom != nil {
+		return *x.RestoredFrom
+	}
+	return 0
+}
+
 // The limits of a send's subject, html and text apply.
 type PutTemplateRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -139,7 +253,7 @@ type PutTemplateRequest struct {
 
 func (x *PutTemplateRequest) Reset() {
 	*x = PutTemplateRequest{}
-	mi := &file_mail_v1_templates_proto_msgTypes[1]
+	mi := &file_mail_v1_templates_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -151,7 +265,7 @@ func (x *PutTemplateRequest) String() string {
 func (*PutTemplateRequest) ProtoMessage() {}
 
 func (x *PutTemplateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_templates_proto_msgTypes[1]
+	mi := &file_mail_v1_templates_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -164,7 +278,7 @@ func (x *PutTemplateRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutTemplateRequest.ProtoReflect.Descriptor instead.
 func (*PutTemplateRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_templates_proto_rawDescGZIP(), []int{1}
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *PutTemplateRequest) GetName() string {
@@ -204,7 +318,7 @@ type PutTemplateResponse struct {
 
 func (x *PutTemplateResponse) Reset() {
 	*x = PutTemplateResponse{}
-	mi := &file_mail_v1_templates_proto_msgTypes[2]
+	mi := &file_mail_v1_templates_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -216,7 +330,7 @@ func (x *PutTemplateResponse) String() string {
 func (*PutTemplateResponse) ProtoMessage() {}
 
 func (x *PutTemplateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_templates_proto_msgTypes[2]
+	mi := &file_mail_v1_templates_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -229,7 +343,7 @@ func (x *PutTemplateResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PutTemplateResponse.ProtoReflect.Descriptor instead.
 func (*PutTemplateResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_templates_proto_rawDescGZIP(), []int{2}
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *PutTemplateResponse) GetTemplate() *Template {
@@ -247,7 +361,7 @@ type ListTemplatesRequest struct {
 
 func (x *ListTemplatesRequest) Reset() {
 	*x = ListTemplatesRequest{}
-	mi := &file_mail_v1_templates_proto_msgTypes[3]
+	mi := &file_mail_v1_templates_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -259,7 +373,7 @@ func (x *ListTemplatesRequest) String() string {
 func (*ListTemplatesRequest) ProtoMessage() {}
 
 func (x *ListTemplatesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_templates_proto_msgTypes[3]
+	mi := &file_mail_v1_templates_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -272,7 +386,7 @@ func (x *ListTemplatesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTemplatesRequest.ProtoReflect.Descriptor instead.
 func (*ListTemplatesRequest) Descriptor() ([]byte, []int) {
-	return file_mail_v1_templates_proto_rawDescGZIP(), []int{3}
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{4}
 }
 
 type ListTemplatesResponse struct {
@@ -284,7 +398,7 @@ type ListTemplatesResponse struct {
 
 func (x *ListTemplatesResponse) Reset() {
 	*x = ListTemplatesResponse{}
-	mi := &file_mail_v1_templates_proto_msgTypes[4]
+	mi := &file_mail_v1_templates_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -296,7 +410,7 @@ func (x *ListTemplatesResponse) String() string {
 func (*ListTemplatesResponse) ProtoMessage() {}
 
 func (x *ListTemplatesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_mail_v1_templates_proto_msgTypes[4]
+	mi := &file_mail_v1_templates_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -309,7 +423,7 @@ func (x *ListTemplatesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTemplatesResponse.ProtoReflect.Descriptor instead.
 func (*ListTemplatesResponse) Descriptor() ([]byte, []int) {
-	return file_mail_v1_templates_proto_rawDescGZIP(), []int{4}
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListTemplatesResponse) GetTemplates() []*Template {
@@ -319,11 +433,629 @@ func (x *ListTemplatesResponse) GetTemplates() []*Template {
 	return nil
 }
 
+type GetTemplateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The template's name or its id (the path is shared with PutTemplate's).
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTemplateRequest) Reset() {
+	*x = GetTemplateRequest{}
+	mi := &file_mail_v1_templates_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTemplateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTemplateRequest) ProtoMessage() {}
+
+func (x *GetTemplateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTemplateRequest.ProtoReflect.Descriptor instead.
+func (*GetTemplateRequest) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *GetTemplateRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type GetTemplateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Template      *Template              `protobuf:"bytes,1,opt,name=template,proto3" json:"template,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetTemplateResponse) Reset() {
+	*x = GetTemplateResponse{}
+	mi := &file_mail_v1_templates_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetTemplateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetTemplateResponse) ProtoMessage() {}
+
+func (x *GetTemplateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetTemplateResponse.ProtoReflect.Descriptor instead.
+func (*GetTemplateResponse) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetTemplateResponse) GetTemplate() *Template {
+	if x != nil {
+		return x.Template
+	}
+	return nil
+}
+
+type DeleteTemplateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The template's name or its id (the path is shared with PutTemplate's).
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteTemplateRequest) Reset() {
+	*x = DeleteTemplateRequest{}
+	mi := &file_mail_v1_templates_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteTemplateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteTemplateRequest) ProtoMessage() {}
+
+func (x *DeleteTemplateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteTemplateRequest.ProtoReflect.Descriptor instead.
+func (*DeleteTemplateRequest) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *DeleteTemplateRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type DeleteTemplateResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteTemplateResponse) Reset() {
+	*x = DeleteTemplateResponse{}
+	mi := &file_mail_v1_templates_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteTemplateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteTemplateResponse) ProtoMessage() {}
+
+func (x *DeleteTemplateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteTemplateResponse.ProtoReflect.Descriptor instead.
+func (*DeleteTemplateResponse) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{9}
+}
+
+type ListTemplateVersionsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The template's id or name.
+	TemplateId    string `protobuf:"bytes,1,opt,name=template_id,json=templateId,proto3" json:"template_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTemplateVersionsRequest) Reset() {
+	*x = ListTemplateVersionsRequest{}
+	mi := &file_mail_v1_templates_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTemplateVersionsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTemplateVersionsRequest) ProtoMessage() {}
+
+func (x *ListTemplateVersionsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTemplateVersionsRequest.ProtoReflect.Descriptor instead.
+func (*ListTemplateVersionsRequest) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ListTemplateVersionsRequest) GetTemplateId() string {
+	if x != nil {
+		return x.TemplateId
+	}
+	return ""
+}
+
+type ListTemplateVersionsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Newest first.
+	Versions      []*TemplateVersion `protobuf:"bytes,1,rep,name=versions,proto3" json:"versions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListTemplateVersionsResponse) Reset() {
+	*x = ListTemplateVersionsResponse{}
+	mi := &file_mail_v1_templates_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListTemplateVersionsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListTemplateVersionsResponse) ProtoMessage() {}
+
+func (x *ListTemplateVersionsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListTemplateVersionsResponse.ProtoReflect.Descriptor instead.
+func (*ListTemplateVersionsResponse) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *ListTemplateVersionsResponse) GetVersions() []*TemplateVersion {
+	if x != nil {
+		return x.Versions
+	}
+	return nil
+}
+
+type RestoreTemplateVersionRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The template's id or name.
+	TemplateId string `protobuf:"bytes,1,opt,name=template_id,json=templateId,proto3" json:"template_id,omitempty"`
+	// A kept version's number (in the JSON body on REST).
+	Version       int32 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreTemplateVersionRequest) Reset() {
+	*x = RestoreTemplateVersionRequest{}
+	mi := &file_mail_v1_templates_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreTemplateVersionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreTemplateVersionRequest) ProtoMessage() {}
+
+func (x *RestoreTemplateVersionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreTemplateVersionRequest.ProtoReflect.Descriptor instead.
+func (*RestoreTemplateVersionRequest) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *RestoreTemplateVersionRequest) GetTemplateId() string {
+	if x != nil {
+		return x.TemplateId
+	}
+	return ""
+}
+
+func (x *RestoreTemplateVersionRequest) GetVersion() int32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+type RestoreTemplateVersionResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The template with the restored content, at its new version.
+	Template      *Template `protobuf:"bytes,1,opt,name=template,proto3" json:"template,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreTemplateVersionResponse) Reset() {
+	*x = RestoreTemplateVersionResponse{}
+	mi := &file_mail_v1_templates_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreTemplateVersionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreTemplateVersionResponse) ProtoMessage() {}
+
+func (x *RestoreTemplateVersionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreTemplateVersionResponse.ProtoReflect.Descriptor instead.
+func (*RestoreTemplateVersionResponse) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *RestoreTemplateVersionResponse) GetTemplate() *Template {
+	if x != nil {
+		return x.Template
+	}
+	return nil
+}
+
+type PreviewTemplateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A stored template's id or name; absent: render `subject`, `html` and `text`.
+	TemplateId *string `protobuf:"bytes,1,opt,name=template_id,json=templateId,proto3,oneof" json:"template_id,omitempty"`
+	// Unsaved content (with no `template_id`): `html` is required then.
+	Subject *string `protobuf:"bytes,2,opt,name=subject,proto3,oneof" json:"subject,omitempty"`
+	Html    *string `protobuf:"bytes,3,opt,name=html,proto3,oneof" json:"html,omitempty"`
+	Text    *string `protobuf:"bytes,4,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	// Sample values for the template's variables: strings, numbers, booleans or null.
+	Variables     *structpb.Struct `protobuf:"bytes,5,opt,name=variables,proto3" json:"variables,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreviewTemplateRequest) Reset() {
+	*x = PreviewTemplateRequest{}
+	mi := &file_mail_v1_templates_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreviewTemplateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreviewTemplateRequest) ProtoMessage() {}
+
+func (x *PreviewTemplateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreviewTemplateRequest.ProtoReflect.Descriptor instead.
+func (*PreviewTemplateRequest) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *PreviewTemplateRequest) GetTemplateId() string {
+	if x != nil && x.TemplateId != nil {
+		return *x.TemplateId
+	}
+	return ""
+}
+
+func (x *PreviewTemplateRequest) GetSubject() string {
+	if x != nil && x.Subject != nil {
+		return *x.Subject
+	}
+	return ""
+}
+
+func (x *PreviewTemplateRequest) GetHtml() string {
+	if x != nil && x.Html != nil {
+		return *x.Html
+	}
+	return ""
+}
+
+func (x *PreviewTemplateRequest) GetText() string {
+	if x != nil && x.Text != nil {
+		return *x.Text
+	}
+	return ""
+}
+
+func (x *PreviewTemplateRequest) GetVariables() *structpb.Struct {
+	if x != nil {
+		return x.Variables
+	}
+	return nil
+}
+
+type PreviewTemplateResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The rendered subject (one line).
+	Subject string `protobuf:"bytes,1,opt,name=subject,proto3" json:"subject,omitempty"`
+	// The rendered HTML after the send's sanitiser: what a recipient would get.
+	Html string `protobuf:"bytes,2,opt,name=html,proto3" json:"html,omitempty"`
+	// The rendered text part; null when the template has none.
+	Text *string `protobuf:"bytes,3,opt,name=text,proto3,oneof" json:"text,omitempty"`
+	// The variable names the subject, HTML and text use, in order of first use.
+	Variables     []string `protobuf:"bytes,4,rep,name=variables,proto3" json:"variables,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreviewTemplateResponse) Reset() {
+	*x = PreviewTemplateResponse{}
+	mi := &file_mail_v1_templates_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreviewTemplateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreviewTemplateResponse) ProtoMessage() {}
+
+func (x *PreviewTemplateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreviewTemplateResponse.ProtoReflect.Descriptor instead.
+func (*PreviewTemplateResponse) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *PreviewTemplateResponse) GetSubject() string {
+	if x != nil {
+		return x.Subject
+	}
+	return ""
+}
+
+func (x *PreviewTemplateResponse) GetHtml() string {
+	if x != nil {
+		return x.Html
+	}
+	return ""
+}
+
+func (x *PreviewTemplateResponse) GetText() string {
+	if x != nil && x.Text != nil {
+		return *x.Text
+	}
+	return ""
+}
+
+func (x *PreviewTemplateResponse) GetVariables() []string {
+	if x != nil {
+		return x.Variables
+	}
+	return nil
+}
+
+type SendTestTemplateRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The template's id or name.
+	TemplateId string `protobuf:"bytes,1,opt,name=template_id,json=templateId,proto3" json:"template_id,omitempty"`
+	// Sample values for the template's variables, as a send's `variables`.
+	Variables     *structpb.Struct `protobuf:"bytes,2,opt,name=variables,proto3" json:"variables,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendTestTemplateRequest) Reset() {
+	*x = SendTestTemplateRequest{}
+	mi := &file_mail_v1_templates_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendTestTemplateRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendTestTemplateRequest) ProtoMessage() {}
+
+func (x *SendTestTemplateRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendTestTemplateRequest.ProtoReflect.Descriptor instead.
+func (*SendTestTemplateRequest) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *SendTestTemplateRequest) GetTemplateId() string {
+	if x != nil {
+		return x.TemplateId
+	}
+	return ""
+}
+
+func (x *SendTestTemplateRequest) GetVariables() *structpb.Struct {
+	if x != nil {
+		return x.Variables
+	}
+	return nil
+}
+
+type SendTestTemplateResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The message, as in GET /mail/v1/messages/{id}.
+	MessageId string `protobuf:"bytes,1,opt,name=message_id,json=messageId,proto3" json:"message_id,omitempty"`
+	// The address it was sent to: the member's own.
+	To            string `protobuf:"bytes,2,opt,name=to,proto3" json:"to,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SendTestTemplateResponse) Reset() {
+	*x = SendTestTemplateResponse{}
+	mi := &file_mail_v1_templates_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SendTestTemplateResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SendTestTemplateResponse) ProtoMessage() {}
+
+func (x *SendTestTemplateResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_templates_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SendTestTemplateResponse.ProtoReflect.Descriptor instead.
+func (*SendTestTemplateResponse) Descriptor() ([]byte, []int) {
+	return file_mail_v1_templates_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *SendTestTemplateResponse) GetMessageId() string {
+	if x != nil {
+		return x.MessageId
+	}
+	return ""
+}
+
+func (x *SendTestTemplateResponse) GetTo() string {
+	if x != nil {
+		return x.To
+	}
+	return ""
+}
+
 var File_mail_v1_templates_proto protoreflect.FileDescriptor
 
 const file_mail_v1_templates_proto_rawDesc = "" +
 	"\n" +
-	"\x17mail/v1/templates.proto\x12\amail.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15mail/v1/options.proto\"\x93\x02\n" +
+	"\x17mail/v1/templates.proto\x12\amail.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15mail/v1/options.proto\"\xad\x02\n" +
 	"\bTemplate\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1d\n" +
 	"\n" +
@@ -335,8 +1067,22 @@ const file_mail_v1_templates_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x129\n" +
 	"\n" +
-	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAtB\a\n" +
-	"\x05_text\"\xab\x01\n" +
+	"updated_at\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\tupdatedAt\x12\x18\n" +
+	"\aversion\x18\t \x01(\x05R\aversionB\a\n" +
+	"\x05_text\"\xa5\x02\n" +
+	"\x0fTemplateVersion\x12\x18\n" +
+	"\aversion\x18\x01 \x01(\x05R\aversion\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x18\n" +
+	"\asubject\x18\x03 \x01(\tR\asubject\x12\x12\n" +
+	"\x04html\x18\x04 \x01(\tR\x04html\x12\x17\n" +
+	"\x04text\x18\x05 \x01(\tH\x00R\x04text\x88\x01\x01\x12\x1d\n" +
+	"\n" +
+	"created_by\x18\x06 \x01(\tR\tcreatedBy\x129\n" +
+	"\n" +
+	"created_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12(\n" +
+	"\rrestored_from\x18\b \x01(\x05H\x01R\frestoredFrom\x88\x01\x01B\a\n" +
+	"\x05_textB\x10\n" +
+	"\x0e_restored_from\"\xab\x01\n" +
 	"\x12PutTemplateRequest\x12\x1f\n" +
 	"\x04name\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\x04name\x12%\n" +
 	"\asubject\x18\x02 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xf4\x03R\asubject\x12 \n" +
@@ -347,12 +1093,65 @@ const file_mail_v1_templates_proto_rawDesc = "" +
 	"\btemplate\x18\x01 \x01(\v2\x11.mail.v1.TemplateR\btemplate\"\x16\n" +
 	"\x14ListTemplatesRequest\"H\n" +
 	"\x15ListTemplatesResponse\x12/\n" +
-	"\ttemplates\x18\x01 \x03(\v2\x11.mail.v1.TemplateR\ttemplates2\x8d\x02\n" +
+	"\ttemplates\x18\x01 \x03(\v2\x11.mail.v1.TemplateR\ttemplates\"5\n" +
+	"\x12GetTemplateRequest\x12\x1f\n" +
+	"\x04name\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\x04name\"D\n" +
+	"\x13GetTemplateResponse\x12-\n" +
+	"\btemplate\x18\x01 \x01(\v2\x11.mail.v1.TemplateR\btemplate\"8\n" +
+	"\x15DeleteTemplateRequest\x12\x1f\n" +
+	"\x04name\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\x04name\"\x18\n" +
+	"\x16DeleteTemplateResponse\"K\n" +
+	"\x1bListTemplateVersionsRequest\x12,\n" +
+	"\vtemplate_id\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\n" +
+	"templateId\"T\n" +
+	"\x1cListTemplateVersionsResponse\x124\n" +
+	"\bversions\x18\x01 \x03(\v2\x18.mail.v1.TemplateVersionR\bversions\"s\n" +
+	"\x1dRestoreTemplateVersionRequest\x12,\n" +
+	"\vtemplate_id\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\n" +
+	"templateId\x12$\n" +
+	"\aversion\x18\x02 \x01(\x05B\n" +
+	"\xe0A\x02\xbaH\x04\x1a\x02(\x01R\aversion\"O\n" +
+	"\x1eRestoreTemplateVersionResponse\x12-\n" +
+	"\btemplate\x18\x01 \x01(\v2\x11.mail.v1.TemplateR\btemplate\"\xa0\x03\n" +
+	"\x16PreviewTemplateRequest\x12.\n" +
+	"\vtemplate_id\x18\x01 \x01(\tB\b\xbaH\x05r\x03\x18\xc8\x01H\x00R\n" +
+	"templateId\x88\x01\x01\x12'\n" +
+	"\asubject\x18\x02 \x01(\tB\b\xbaH\x05r\x03\x18\xf4\x03H\x01R\asubject\x88\x01\x01\x12\"\n" +
+	"\x04html\x18\x03 \x01(\tB\t\xbaH\x06r\x04\x18\x80\xb5\x18H\x02R\x04html\x88\x01\x01\x12\"\n" +
+	"\x04text\x18\x04 \x01(\tB\t\xbaH\x06r\x04\x18\xa0\x8d\x06H\x03R\x04text\x88\x01\x01\x12\xb6\x01\n" +
+	"\tvariables\x18\x05 \x01(\v2\x17.google.protobuf.StructB\x7f\xe2\xf4\x18{{\"type\":\"object\",\"additionalProperties\":{\"oneOf\":[{\"type\":\"string\",\"nullable\":true},{\"type\":\"number\"},{\"type\":\"boolean\"}]}}R\tvariablesB\x0e\n" +
+	"\f_template_idB\n" +
+	"\n" +
+	"\b_subjectB\a\n" +
+	"\x05_htmlB\a\n" +
+	"\x05_text\"\x87\x01\n" +
+	"\x17PreviewTemplateResponse\x12\x18\n" +
+	"\asubject\x18\x01 \x01(\tR\asubject\x12\x12\n" +
+	"\x04html\x18\x02 \x01(\tR\x04html\x12\x17\n" +
+	"\x04text\x18\x03 \x01(\tH\x00R\x04text\x88\x01\x01\x12\x1c\n" +
+	"\tvariables\x18\x04 \x03(\tR\tvariablesB\a\n" +
+	"\x05_text\"\x80\x02\n" +
+	"\x17SendTestTemplateRequest\x12,\n" +
+	"\vtemplate_id\x18\x01 \x01(\tB\v\xe0A\x02\xbaH\x05r\x03\x18\xc8\x01R\n" +
+	"templateId\x12\xb6\x01\n" +
+	"\tvariables\x18\x02 \x01(\v2\x17.google.protobuf.StructB\x7f\xe2\xf4\x18{{\"type\":\"object\",\"additionalProperties\":{\"oneOf\":[{\"type\":\"string\",\"nullable\":true},{\"type\":\"number\"},{\"type\":\"boolean\"}]}}R\tvariables\"I\n" +
+	"\x18SendTestTemplateResponse\x12\x1d\n" +
+	"\n" +
+	"message_id\x18\x01 \x01(\tR\tmessageId\x12\x0e\n" +
+	"\x02to\x18\x02 \x01(\tR\x02to2\xc0\t\n" +
 	"\x10TemplatesService\x12|\n" +
 	"\vPutTemplate\x12\x1b.mail.v1.PutTemplateRequest\x1a\x1c.mail.v1.PutTemplateResponse\"2\xca\xf3\x18\n" +
-	"mail.admin\x82\xd3\xe4\x93\x02\x1e:\x01*\x1a\x19/mail/v1/templates/{name}\x12{\n" +
-	"\rListTemplates\x12\x1d.mail.v1.ListTemplatesRequest\x1a\x1e.mail.v1.ListTemplatesResponse\"+\xca\xf3\x18\n" +
-	"mail.admin\x82\xd3\xe4\x93\x02\x14\x12\x12/mail/v1/templates\x90\x02\x01B\x8d\x01\n" +
+	"mail.admin\x82\xd3\xe4\x93\x02\x1e:\x01*\x1a\x19/mail/v1/templates/{name}\x12\x81\x01\n" +
+	"\rListTemplates\x12\x1d.mail.v1.ListTemplatesRequest\x1a\x1e.mail.v1.ListTemplatesResponse\"1\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02\x14\x12\x12/mail/v1/templates\x90\x02\x01\x12\x8c\x01\n" +
+	"\vGetTemplate\x12\x1b.mail.v1.GetTemplateRequest\x1a\x1c.mail.v1.GetTemplateResponse\"B\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02%b\btemplate\x12\x19/mail/v1/templates/{name}\x90\x02\x01\x12\x82\x01\n" +
+	"\x0eDeleteTemplate\x12\x1e.mail.v1.DeleteTemplateRequest\x1a\x1f.mail.v1.DeleteTemplateResponse\"/\xca\xf3\x18\n" +
+	"mail.admin\x82\xd3\xe4\x93\x02\x1b*\x19/mail/v1/templates/{name}\x12\xad\x01\n" +
+	"\x14ListTemplateVersions\x12$.mail.v1.ListTemplateVersionsRequest\x1a%.mail.v1.ListTemplateVersionsResponse\"H\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02+\x12)/mail/v1/templates/{template_id}/versions\x90\x02\x01\x12\xac\x01\n" +
+	"\x16RestoreTemplateVersion\x12&.mail.v1.RestoreTemplateVersionRequest\x1a'.mail.v1.RestoreTemplateVersionResponse\"A\xca\xf3\x18\n" +
+	"mail.admin\x82\xd3\xe4\x93\x02-:\x01*\"(/mail/v1/templates/{template_id}/restore\x12\x92\x01\n" +
+	"\x0fPreviewTemplate\x12\x1f.mail.v1.PreviewTemplateRequest\x1a .mail.v1.PreviewTemplateResponse\"<\xca\xf3\x18\x10mail.events.read\x82\xd3\xe4\x93\x02\x1f:\x01*\"\x1a/mail/v1/templates/preview\x90\x02\x01\x12\xa1\x01\n" +
+	"\x10SendTestTemplate\x12 .mail.v1.SendTestTemplateRequest\x1a!.mail.v1.SendTestTemplateResponse\"H\xca\xf3\x18\n" +
+	"mail.admin\xd0\xf3\x18\xca\x01\x82\xd3\xe4\x93\x02/:\x01*\"*/mail/v1/templates/{template_id}/send-testB\x8d\x01\n" +
 	"\vcom.mail.v1B\x0eTemplatesProtoP\x01Z1example.com/mailapi/clients/go/gen/mail/v1;mailv1\xa2\x02\x03MXX\xaa\x02\aMail.V1\xca\x02\aMail\\V1\xe2\x02\x13Mail\\V1\\GPBMetadata\xea\x02\bMail::V1b\x06proto3"
 
 var (
@@ -367,29 +1166,61 @@ func file_mail_v1_templates_proto_rawDescGZIP() []byte {
 	return file_mail_v1_templates_proto_rawDescData
 }
 
-var file_mail_v1_templates_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_mail_v1_templates_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_mail_v1_templates_proto_goTypes = []any{
-	(*Template)(nil),              // 0: mail.v1.Template
-	(*PutTemplateRequest)(nil),    // 1: mail.v1.PutTemplateRequest
-	(*PutTemplateResponse)(nil),   // 2: mail.v1.PutTemplateResponse
-	(*ListTemplatesRequest)(nil),  // 3: mail.v1.ListTemplatesRequest
-	(*ListTemplatesResponse)(nil), // 4: mail.v1.ListTemplatesResponse
-	(*timestamppb.Timestamp)(nil), // 5: google.protobuf.Timestamp
+	(*Template)(nil),                       // 0: mail.v1.Template
+	(*TemplateVersion)(nil),                // 1: mail.v1.TemplateVersion
+	(*PutTemplateRequest)(nil),             // 2: mail.v1.PutTemplateRequest
+	(*PutTemplateResponse)(nil),            // 3: mail.v1.PutTemplateResponse
+	(*ListTemplatesRequest)(nil),           // 4: mail.v1.ListTemplatesRequest
+	(*ListTemplatesResponse)(nil),          // 5: mail.v1.ListTemplatesResponse
+	(*GetTemplateRequest)(nil),             // 6: mail.v1.GetTemplateRequest
+	(*GetTemplateResponse)(nil),            // 7: mail.v1.GetTemplateResponse
+	(*DeleteTemplateRequest)(nil),          // 8: mail.v1.DeleteTemplateRequest
+	(*DeleteTemplateResponse)(nil),         // 9: mail.v1.DeleteTemplateResponse
+	(*ListTemplateVersionsRequest)(nil),    // 10: mail.v1.ListTemplateVersionsRequest
+	(*ListTemplateVersionsResponse)(nil),   // 11: mail.v1.ListTemplateVersionsResponse
+	(*RestoreTemplateVersionRequest)(nil),  // 12: mail.v1.RestoreTemplateVersionRequest
+	(*RestoreTemplateVersionResponse)(nil), // 13: mail.v1.RestoreTemplateVersionResponse
+	(*PreviewTemplateRequest)(nil),         // 14: mail.v1.PreviewTemplateRequest
+	(*PreviewTemplateResponse)(nil),        // 15: mail.v1.PreviewTemplateResponse
+	(*SendTestTemplateRequest)(nil),        // 16: mail.v1.SendTestTemplateRequest
+	(*SendTestTemplateResponse)(nil),       // 17: mail.v1.SendTestTemplateResponse
+	(*timestamppb.Timestamp)(nil),          // 18: google.protobuf.Timestamp
+	(*structpb.Struct)(nil),                // 19: google.protobuf.Struct
 }
 var file_mail_v1_templates_proto_depIdxs = []int32{
-	5, // 0: mail.v1.Template.created_at:type_name -> google.protobuf.Timestamp
-	5, // 1: mail.v1.Template.updated_at:type_name -> google.protobuf.Timestamp
-	0, // 2: mail.v1.PutTemplateResponse.template:type_name -> mail.v1.Template
-	0, // 3: mail.v1.ListTemplatesResponse.templates:type_name -> mail.v1.Template
-	1, // 4: mail.v1.TemplatesService.PutTemplate:input_type -> mail.v1.PutTemplateRequest
-	3, // 5: mail.v1.TemplatesService.ListTemplates:input_type -> mail.v1.ListTemplatesRequest
-	2, // 6: mail.v1.TemplatesService.PutTemplate:output_type -> mail.v1.PutTemplateResponse
-	4, // 7: mail.v1.TemplatesService.ListTemplates:output_type -> mail.v1.ListTemplatesResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	18, // 0: mail.v1.Template.created_at:type_name -> google.protobuf.Timestamp
+	18, // 1: mail.v1.Template.updated_at:type_name -> google.protobuf.Timestamp
+	18, // 2: mail.v1.TemplateVersion.created_at:type_name -> google.protobuf.Timestamp
+	0,  // 3: mail.v1.PutTemplateResponse.template:type_name -> mail.v1.Template
+	0,  // 4: mail.v1.ListTemplatesResponse.templates:type_name -> mail.v1.Template
+	0,  // 5: mail.v1.GetTemplateResponse.template:type_name -> mail.v1.Template
+	1,  // 6: mail.v1.ListTemplateVersionsResponse.versions:type_name -> mail.v1.TemplateVersion
+	0,  // 7: mail.v1.RestoreTemplateVersionResponse.template:type_name -> mail.v1.Template
+	19, // 8: mail.v1.PreviewTemplateRequest.variables:type_name -> google.protobuf.Struct
+	19, // 9: mail.v1.SendTestTemplateRequest.variables:type_name -> google.protobuf.Struct
+	2,  // 10: mail.v1.TemplatesService.PutTemplate:input_type -> mail.v1.PutTemplateRequest
+	4,  // 11: mail.v1.TemplatesService.ListTemplates:input_type -> mail.v1.ListTemplatesRequest
+	6,  // 12: mail.v1.TemplatesService.GetTemplate:input_type -> mail.v1.GetTemplateRequest
+	8,  // 13: mail.v1.TemplatesService.DeleteTemplate:input_type -> mail.v1.DeleteTemplateRequest
+	10, // 14: mail.v1.TemplatesService.ListTemplateVersions:input_type -> mail.v1.ListTemplateVersionsRequest
+	12, // 15: mail.v1.TemplatesService.RestoreTemplateVersion:input_type -> mail.v1.RestoreTemplateVersionRequest
+	14, // 16: mail.v1.TemplatesService.PreviewTemplate:input_type -> mail.v1.PreviewTemplateRequest
+	16, // 17: mail.v1.TemplatesService.SendTestTemplate:input_type -> mail.v1.SendTestTemplateRequest
+	3,  // 18: mail.v1.TemplatesService.PutTemplate:output_type -> mail.v1.PutTemplateResponse
+	5,  // 19: mail.v1.TemplatesService.ListTemplates:output_type -> mail.v1.ListTemplatesResponse
+	7,  // 20: mail.v1.TemplatesService.GetTemplate:output_type -> mail.v1.GetTemplateResponse
+	9,  // 21: mail.v1.TemplatesService.DeleteTemplate:output_type -> mail.v1.DeleteTemplateResponse
+	11, // 22: mail.v1.TemplatesService.ListTemplateVersions:output_type -> mail.v1.ListTemplateVersionsResponse
+	13, // 23: mail.v1.TemplatesService.RestoreTemplateVersion:output_type -> mail.v1.RestoreTemplateVersionResponse
+	15, // 24: mail.v1.TemplatesService.PreviewTemplate:output_type -> mail.v1.PreviewTemplateResponse
+	17, // 25: mail.v1.TemplatesService.SendTestTemplate:output_type -> mail.v1.SendTestTemplateResponse
+	18, // [18:26] is the sub-list for method output_type
+	10, // [10:18] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_mail_v1_templates_proto_init() }
@@ -400,13 +1231,16 @@ func file_mail_v1_templates_proto_init() {
 	file_mail_v1_options_proto_init()
 	file_mail_v1_templates_proto_msgTypes[0].OneofWrappers = []any{}
 	file_mail_v1_templates_proto_msgTypes[1].OneofWrappers = []any{}
+	file_mail_v1_templates_proto_msgTypes[2].OneofWrappers = []any{}
+	file_mail_v1_templates_proto_msgTypes[14].OneofWrappers = []any{}
+	file_mail_v1_templates_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_templates_proto_rawDesc), len(file_mail_v1_templates_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   5,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

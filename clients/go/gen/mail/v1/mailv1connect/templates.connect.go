@@ -39,6 +39,24 @@ const (
 	// TemplatesServiceListTemplatesProcedure is the fully-qualified name of the TemplatesService's
 	// ListTemplates RPC.
 	TemplatesServiceListTemplatesProcedure = "/mail.v1.TemplatesService/ListTemplates"
+	// TemplatesServiceGetTemplateProcedure is the fully-qualified name of the TemplatesService's
+	// GetTemplate RPC.
+	TemplatesServiceGetTemplateProcedure = "/mail.v1.TemplatesService/GetTemplate"
+	// TemplatesServiceDeleteTemplateProcedure is the fully-qualified name of the TemplatesService's
+	// DeleteTemplate RPC.
+	TemplatesServiceDeleteTemplateProcedure = "/mail.v1.TemplatesService/DeleteTemplate"
+	// TemplatesServiceListTemplateVersionsProcedure is the fully-qualified name of the
+	// TemplatesService's ListTemplateVersions RPC.
+	TemplatesServiceListTemplateVersionsProcedure = "/mail.v1.TemplatesService/ListTemplateVersions"
+	// TemplatesServiceRestoreTemplateVersionProcedure is the fully-qualified name of the
+	// TemplatesService's RestoreTemplateVersion RPC.
+	TemplatesServiceRestoreTemplateVersionProcedure = "/mail.v1.TemplatesService/RestoreTemplateVersion"
+	// TemplatesServicePreviewTemplateProcedure is the fully-qualified name of the TemplatesService's
+	// PreviewTemplate RPC.
+	TemplatesServicePreviewTemplateProcedure = "/mail.v1.TemplatesService/PreviewTemplate"
+	// TemplatesServiceSendTestTemplateProcedure is the fully-qualified name of the TemplatesService's
+	// SendTestTemplate RPC.
+	TemplatesServiceSendTestTemplateProcedure = "/mail.v1.TemplatesService/SendTestTemplate"
 )
 
 // TemplatesServiceClient is a client for the mail.v1.TemplatesService service.
@@ -48,6 +66,32 @@ type TemplatesServiceClient interface {
 	PutTemplate(context.Context, *connect.Request[v1.PutTemplateRequest]) (*connect.Response[v1.PutTemplateResponse], error)
 	// The company's templates, by name.
 	ListTemplates(context.Context, *connect.Request[v1.ListTemplatesRequest]) (*connect.Response[v1.ListTemplatesResponse], error)
+	// One template. Not a template of this company: 404 NOT_FOUND.
+	GetTemplate(context.Context, *connect.Request[v1.GetTemplateRequest]) (*connect.Response[v1.GetTemplateResponse], error)
+	// Deletes a template with its versions. Messages sent with it keep their
+	// content (the message log does not depend on the template).
+	DeleteTemplate(context.Context, *connect.Request[v1.DeleteTemplateRequest]) (*connect.Response[v1.DeleteTemplateResponse], error)
+	// The template's kept versions (at most 20), newest first.
+	ListTemplateVersions(context.Context, *connect.Request[v1.ListTemplateVersionsRequest]) (*connect.Response[v1.ListTemplateVersionsResponse], error)
+	// Makes a kept version the template's content again, as a new version
+	// (the versions in between stay). A version no longer kept: 404
+	// NOT_FOUND.
+	RestoreTemplateVersion(context.Context, *connect.Request[v1.RestoreTemplateVersionRequest]) (*connect.Response[v1.RestoreTemplateVersionResponse], error)
+	// Renders a template with sample variables exactly as a send would
+	// (the same renderer, values HTML-escaped, the HTML then sanitised), and
+	// answers the subject, HTML and text with the variables the template
+	// uses. Renders the stored template named by `template_id`, or the
+	// unsaved `subject`, `html` and `text` of the request (an editor's draft);
+	// nothing is stored or sent.
+	PreviewTemplate(context.Context, *connect.Request[v1.PreviewTemplateRequest]) (*connect.Response[v1.PreviewTemplateResponse], error)
+	// Sends the stored template, rendered with the sample variables, to the
+	// signed-in member's own address, as a normal message: from the company's
+	// default sender, charged one credit, in the message log, with its
+	// webhooks. Only a member session can: an API key or an operator has no
+	// address of its own and gets 403 FORBIDDEN (send with
+	// POST /mail/v1/send instead). The send's rules apply (409
+	// SENDER_NOT_VERIFIED, 402 INSUFFICIENT_CREDITS).
+	SendTestTemplate(context.Context, *connect.Request[v1.SendTestTemplateRequest]) (*connect.Response[v1.SendTestTemplateResponse], error)
 }
 
 // NewTemplatesServiceClient constructs a client for the mail.v1.TemplatesService service. By
@@ -74,13 +118,58 @@ func NewTemplatesServiceClient(httpClient connect.HTTPClient, baseURL string, op
 			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 			connect.WithClientOptions(opts...),
 		),
+		getTemplate: connect.NewClient[v1.GetTemplateRequest, v1.GetTemplateResponse](
+			httpClient,
+			baseURL+TemplatesServiceGetTemplateProcedure,
+			connect.WithSchema(templatesServiceMethods.ByName("GetTemplate")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		deleteTemplate: connect.NewClient[v1.DeleteTemplateRequest, v1.DeleteTemplateResponse](
+			httpClient,
+			baseURL+TemplatesServiceDeleteTemplateProcedure,
+			connect.WithSchema(templatesServiceMethods.ByName("DeleteTemplate")),
+			connect.WithClientOptions(opts...),
+		),
+		listTemplateVersions: connect.NewClient[v1.ListTemplateVersionsRequest, v1.ListTemplateVersionsResponse](
+			httpClient,
+			baseURL+TemplatesServiceListTemplateVersionsProcedure,
+			connect.WithSchema(templatesServiceMethods.ByName("ListTemplateVersions")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		restoreTemplateVersion: connect.NewClient[v1.RestoreTemplateVersionRequest, v1.RestoreTemplateVersionResponse](
+			httpClient,
+			baseURL+TemplatesServiceRestoreTemplateVersionProcedure,
+			connect.WithSchema(templatesServiceMethods.ByName("RestoreTemplateVersion")),
+			connect.WithClientOptions(opts...),
+		),
+		previewTemplate: connect.NewClient[v1.PreviewTemplateRequest, v1.PreviewTemplateResponse](
+			httpClient,
+			baseURL+TemplatesServicePreviewTemplateProcedure,
+			connect.WithSchema(templatesServiceMethods.ByName("PreviewTemplate")),
+			connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+			connect.WithClientOptions(opts...),
+		),
+		sendTestTemplate: connect.NewClient[v1.SendTestTemplateRequest, v1.SendTestTemplateResponse](
+			httpClient,
+			baseURL+TemplatesServiceSendTestTemplateProcedure,
+			connect.WithSchema(templatesServiceMethods.ByName("SendTestTemplate")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // templatesServiceClient implements TemplatesServiceClient.
 type templatesServiceClient struct {
-	putTemplate   *connect.Client[v1.PutTemplateRequest, v1.PutTemplateResponse]
-	listTemplates *connect.Client[v1.ListTemplatesRequest, v1.ListTemplatesResponse]
+	putTemplate            *connect.Client[v1.PutTemplateRequest, v1.PutTemplateResponse]
+	listTemplates          *connect.Client[v1.ListTemplatesRequest, v1.ListTemplatesResponse]
+	getTemplate            *connect.Client[v1.GetTemplateRequest, v1.GetTemplateResponse]
+	deleteTemplate         *connect.Client[v1.DeleteTemplateRequest, v1.DeleteTemplateResponse]
+	listTemplateVersions   *connect.Client[v1.ListTemplateVersionsRequest, v1.ListTemplateVersionsResponse]
+	restoreTemplateVersion *connect.Client[v1.RestoreTemplateVersionRequest, v1.RestoreTemplateVersionResponse]
+	previewTemplate        *connect.Client[v1.PreviewTemplateRequest, v1.PreviewTemplateResponse]
+	sendTestTemplate       *connect.Client[v1.SendTestTemplateRequest, v1.SendTestTemplateResponse]
 }
 
 // PutTemplate calls mail.v1.TemplatesService.PutTemplate.
@@ -93,6 +182,36 @@ func (c *templatesServiceClient) ListTemplates(ctx context.Context, req *connect
 	return c.listTemplates.CallUnary(ctx, req)
 }
 
+// GetTemplate calls mail.v1.TemplatesService.GetTemplate.
+func (c *templatesServiceClient) GetTemplate(ctx context.Context, req *connect.Request[v1.GetTemplateRequest]) (*connect.Response[v1.GetTemplateResponse], error) {
+	return c.getTemplate.CallUnary(ctx, req)
+}
+
+// DeleteTemplate calls mail.v1.TemplatesService.DeleteTemplate.
+func (c *templatesServiceClient) DeleteTemplate(ctx context.Context, req *connect.Request[v1.DeleteTemplateRequest]) (*connect.Response[v1.DeleteTemplateResponse], error) {
+	return c.deleteTemplate.CallUnary(ctx, req)
+}
+
+// ListTemplateVersions calls mail.v1.TemplatesService.ListTemplateVersions.
+func (c *templatesServiceClient) ListTemplateVersions(ctx context.Context, req *connect.Request[v1.ListTemplateVersionsRequest]) (*connect.Response[v1.ListTemplateVersionsResponse], error) {
+	return c.listTemplateVersions.CallUnary(ctx, req)
+}
+
+// RestoreTemplateVersion calls mail.v1.TemplatesService.RestoreTemplateVersion.
+func (c *templatesServiceClient) RestoreTemplateVersion(ctx context.Context, req *connect.Request[v1.RestoreTemplateVersionRequest]) (*connect.Response[v1.RestoreTemplateVersionResponse], error) {
+	return c.restoreTemplateVersion.CallUnary(ctx, req)
+}
+
+// PreviewTemplate calls mail.v1.TemplatesService.PreviewTemplate.
+func (c *templatesServiceClient) PreviewTemplate(ctx context.Context, req *connect.Request[v1.PreviewTemplateRequest]) (*connect.Response[v1.PreviewTemplateResponse], error) {
+	return c.previewTemplate.CallUnary(ctx, req)
+}
+
+// SendTestTemplate calls mail.v1.TemplatesService.SendTestTemplate.
+func (c *templatesServiceClient) SendTestTemplate(ctx context.Context, req *connect.Request[v1.SendTestTemplateRequest]) (*connect.Response[v1.SendTestTemplateResponse], error) {
+	return c.sendTestTemplate.CallUnary(ctx, req)
+}
+
 // TemplatesServiceHandler is an implementation of the mail.v1.TemplatesService service.
 type TemplatesServiceHandler interface {
 	// Create or replace the template with this name (names are unique per
@@ -100,6 +219,32 @@ type TemplatesServiceHandler interface {
 	PutTemplate(context.Context, *connect.Request[v1.PutTemplateRequest]) (*connect.Response[v1.PutTemplateResponse], error)
 	// The company's templates, by name.
 	ListTemplates(context.Context, *connect.Request[v1.ListTemplatesRequest]) (*connect.Response[v1.ListTemplatesResponse], error)
+	// One template. Not a template of this company: 404 NOT_FOUND.
+	GetTemplate(context.Context, *connect.Request[v1.GetTemplateRequest]) (*connect.Response[v1.GetTemplateResponse], error)
+	// Deletes a template with its versions. Messages sent with it keep their
+	// content (the message log does not depend on the template).
+	DeleteTemplate(context.Context, *connect.Request[v1.DeleteTemplateRequest]) (*connect.Response[v1.DeleteTemplateResponse], error)
+	// The template's kept versions (at most 20), newest first.
+	ListTemplateVersions(context.Context, *connect.Request[v1.ListTemplateVersionsRequest]) (*connect.Response[v1.ListTemplateVersionsResponse], error)
+	// Makes a kept version the template's content again, as a new version
+	// (the versions in between stay). A version no longer kept: 404
+	// NOT_FOUND.
+	RestoreTemplateVersion(context.Context, *connect.Request[v1.RestoreTemplateVersionRequest]) (*connect.Response[v1.RestoreTemplateVersionResponse], error)
+	// Renders a template with sample variables exactly as a send would
+	// (the same renderer, values HTML-escaped, the HTML then sanitised), and
+	// answers the subject, HTML and text with the variables the template
+	// uses. Renders the stored template named by `template_id`, or the
+	// unsaved `subject`, `html` and `text` of the request (an editor's draft);
+	// nothing is stored or sent.
+	PreviewTemplate(context.Context, *connect.Request[v1.PreviewTemplateRequest]) (*connect.Response[v1.PreviewTemplateResponse], error)
+	// Sends the stored template, rendered with the sample variables, to the
+	// signed-in member's own address, as a normal message: from the company's
+	// default sender, charged one credit, in the message log, with its
+	// webhooks. Only a member session can: an API key or an operator has no
+	// address of its own and gets 403 FORBIDDEN (send with
+	// POST /mail/v1/send instead). The send's rules apply (409
+	// SENDER_NOT_VERIFIED, 402 INSUFFICIENT_CREDITS).
+	SendTestTemplate(context.Context, *connect.Request[v1.SendTestTemplateRequest]) (*connect.Response[v1.SendTestTemplateResponse], error)
 }
 
 // NewTemplatesServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -122,12 +267,63 @@ func NewTemplatesServiceHandler(svc TemplatesServiceHandler, opts ...connect.Han
 		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
 		connect.WithHandlerOptions(opts...),
 	)
+	templatesServiceGetTemplateHandler := connect.NewUnaryHandler(
+		TemplatesServiceGetTemplateProcedure,
+		svc.GetTemplate,
+		connect.WithSchema(templatesServiceMethods.ByName("GetTemplate")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	templatesServiceDeleteTemplateHandler := connect.NewUnaryHandler(
+		TemplatesServiceDeleteTemplateProcedure,
+		svc.DeleteTemplate,
+		connect.WithSchema(templatesServiceMethods.ByName("DeleteTemplate")),
+		connect.WithHandlerOptions(opts...),
+	)
+	templatesServiceListTemplateVersionsHandler := connect.NewUnaryHandler(
+		TemplatesServiceListTemplateVersionsProcedure,
+		svc.ListTemplateVersions,
+		connect.WithSchema(templatesServiceMethods.ByName("ListTemplateVersions")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	templatesServiceRestoreTemplateVersionHandler := connect.NewUnaryHandler(
+		TemplatesServiceRestoreTemplateVersionProcedure,
+		svc.RestoreTemplateVersion,
+		connect.WithSchema(templatesServiceMethods.ByName("RestoreTemplateVersion")),
+		connect.WithHandlerOptions(opts...),
+	)
+	templatesServicePreviewTemplateHandler := connect.NewUnaryHandler(
+		TemplatesServicePreviewTemplateProcedure,
+		svc.PreviewTemplate,
+		connect.WithSchema(templatesServiceMethods.ByName("PreviewTemplate")),
+		connect.WithIdempotency(connect.IdempotencyNoSideEffects),
+		connect.WithHandlerOptions(opts...),
+	)
+	templatesServiceSendTestTemplateHandler := connect.NewUnaryHandler(
+		TemplatesServiceSendTestTemplateProcedure,
+		svc.SendTestTemplate,
+		connect.WithSchema(templatesServiceMethods.ByName("SendTestTemplate")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/mail.v1.TemplatesService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case TemplatesServicePutTemplateProcedure:
 			templatesServicePutTemplateHandler.ServeHTTP(w, r)
 		case TemplatesServiceListTemplatesProcedure:
 			templatesServiceListTemplatesHandler.ServeHTTP(w, r)
+		case TemplatesServiceGetTemplateProcedure:
+			templatesServiceGetTemplateHandler.ServeHTTP(w, r)
+		case TemplatesServiceDeleteTemplateProcedure:
+			templatesServiceDeleteTemplateHandler.ServeHTTP(w, r)
+		case TemplatesServiceListTemplateVersionsProcedure:
+			templatesServiceListTemplateVersionsHandler.ServeHTTP(w, r)
+		case TemplatesServiceRestoreTemplateVersionProcedure:
+			templatesServiceRestoreTemplateVersionHandler.ServeHTTP(w, r)
+		case TemplatesServicePreviewTemplateProcedure:
+			templatesServicePreviewTemplateHandler.ServeHTTP(w, r)
+		case TemplatesServiceSendTestTemplateProcedure:
+			templatesServiceSendTestTemplateHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -143,4 +339,28 @@ func (UnimplementedTemplatesServiceHandler) PutTemplate(context.Context, *connec
 
 func (UnimplementedTemplatesServiceHandler) ListTemplates(context.Context, *connect.Request[v1.ListTemplatesRequest]) (*connect.Response[v1.ListTemplatesResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.TemplatesService.ListTemplates is not implemented"))
+}
+
+func (UnimplementedTemplatesServiceHandler) GetTemplate(context.Context, *connect.Request[v1.GetTemplateRequest]) (*connect.Response[v1.GetTemplateResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.TemplatesService.GetTemplate is not implemented"))
+}
+
+func (UnimplementedTemplatesServiceHandler) DeleteTemplate(context.Context, *connect.Request[v1.DeleteTemplateRequest]) (*connect.Response[v1.DeleteTemplateResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.TemplatesService.DeleteTemplate is not implemented"))
+}
+
+func (UnimplementedTemplatesServiceHandler) ListTemplateVersions(context.Context, *connect.Request[v1.ListTemplateVersionsRequest]) (*connect.Response[v1.ListTemplateVersionsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.TemplatesService.ListTemplateVersions is not implemented"))
+}
+
+func (UnimplementedTemplatesServiceHandler) RestoreTemplateVersion(context.Context, *connect.Request[v1.RestoreTemplateVersionRequest]) (*connect.Response[v1.RestoreTemplateVersionResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.TemplatesService.RestoreTemplateVersion is not implemented"))
+}
+
+func (UnimplementedTemplatesServiceHandler) PreviewTemplate(context.Context, *connect.Request[v1.PreviewTemplateRequest]) (*connect.Response[v1.PreviewTemplateResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.TemplatesService.PreviewTemplate is not implemented"))
+}
+
+func (UnimplementedTemplatesServiceHandler) SendTestTemplate(context.Context, *connect.Request[v1.SendTestTemplateRequest]) (*connect.Response[v1.SendTestTemplateResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("mail.v1.TemplatesService.SendTestTemplate is not implemented"))
 }

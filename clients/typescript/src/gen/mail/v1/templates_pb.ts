@@ -8,15 +8,15 @@ import { file_buf_validate_validate } from "../../buf/validate/validate_pb.js";
 import { file_google_api_annotations } from "../../google/api/annotations_pb.js";
 import { file_google_api_field_behavior } from "../../google/api/field_behavior_pb.js";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import { file_mail_v1_options } from "./options_pb.js";
-import type { Message } from "@bufbuild/protobuf";
+import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file mail/v1/templates.proto.
  */
 export const file_mail_v1_templates: GenFile = /*@__PURE__*/
-  fileDesc("ChdtYWlsL3YxL3RlbXBsYXRlcy5wcm90bxIHbWFpbC52MSLTAQoIVGVtcGxhdGUSCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3N1YmplY3QYBCABKAkSDAoEaHRtbBgFIAEoCRIRCgR0ZXh0GAYgASgJSACIAQESLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXBCBwoFX3RleHQikAEKElB1dFRlbXBsYXRlUmVxdWVzdBIZCgRuYW1lGAEgASgJQgvgQQK6SAVyAxjIARIcCgdzdWJqZWN0GAIgASgJQgvgQQK6SAVyAxj0AxIaCgRodG1sGAMgASgJQgzgQQK6SAZyBBiAtRgSHAoEdGV4dBgEIAEoCUIJukgGcgQYoI0GSACIAQFCBwoFX3RleHQiOgoTUHV0VGVtcGxhdGVSZXNwb25zZRIjCgh0ZW1wbGF0ZRgBIAEoCzIRLm1haWwudjEuVGVtcGxhdGUiFgoUTGlzdFRlbXBsYXRlc1JlcXVlc3QiPQoVTGlzdFRlbXBsYXRlc1Jlc3BvbnNlEiQKCXRlbXBsYXRlcxgBIAMoCzIRLm1haWwudjEuVGVtcGxhdGUyjQIKEFRlbXBsYXRlc1NlcnZpY2USfAoLUHV0VGVtcGxhdGUSGy5tYWlsLnYxLlB1dFRlbXBsYXRlUmVxdWVzdBocLm1haWwudjEuUHV0VGVtcGxhdGVSZXNwb25zZSIyyvMYCm1haWwuYWRtaW6C0+STAh46ASoaGS9tYWlsL3YxL3RlbXBsYXRlcy97bmFtZX0SewoNTGlzdFRlbXBsYXRlcxIdLm1haWwudjEuTGlzdFRlbXBsYXRlc1JlcXVlc3QaHi5tYWlsLnYxLkxpc3RUZW1wbGF0ZXNSZXNwb25zZSIrkAIByvMYCm1haWwuYWRtaW6C0+STAhQSEi9tYWlsL3YxL3RlbXBsYXRlc2IGcHJvdG8z", [file_buf_validate_validate, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_timestamp, file_mail_v1_options]);
+  fileDesc("ChdtYWlsL3YxL3RlbXBsYXRlcy5wcm90bxIHbWFpbC52MSLkAQoIVGVtcGxhdGUSCgoCaWQYASABKAkSEgoKY29tcGFueV9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3N1YmplY3QYBCABKAkSDAoEaHRtbBgFIAEoCRIRCgR0ZXh0GAYgASgJSACIAQESLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLgoKdXBkYXRlZF9hdBgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHdmVyc2lvbhgJIAEoBUIHCgVfdGV4dCLdAQoPVGVtcGxhdGVWZXJzaW9uEg8KB3ZlcnNpb24YASABKAUSDAoEbmFtZRgCIAEoCRIPCgdzdWJqZWN0GAMgASgJEgwKBGh0bWwYBCABKAkSEQoEdGV4dBgFIAEoCUgAiAEBEhIKCmNyZWF0ZWRfYnkYBiABKAkSLgoKY3JlYXRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoNcmVzdG9yZWRfZnJvbRgIIAEoBUgBiAEBQgcKBV90ZXh0QhAKDl9yZXN0b3JlZF9mcm9tIpABChJQdXRUZW1wbGF0ZVJlcXVlc3QSGQoEbmFtZRgBIAEoCUIL4EECukgFcgMYyAESHAoHc3ViamVjdBgCIAEoCUIL4EECukgFcgMY9AMSGgoEaHRtbBgDIAEoCUIM4EECukgGcgQYgLUYEhwKBHRleHQYBCABKAlCCbpIBnIEGKCNBkgAiAEBQgcKBV90ZXh0IjoKE1B1dFRlbXBsYXRlUmVzcG9uc2USIwoIdGVtcGxhdGUYASABKAsyES5tYWlsLnYxLlRlbXBsYXRlIhYKFExpc3RUZW1wbGF0ZXNSZXF1ZXN0Ij0KFUxpc3RUZW1wbGF0ZXNSZXNwb25zZRIkCgl0ZW1wbGF0ZXMYASADKAsyES5tYWlsLnYxLlRlbXBsYXRlIi8KEkdldFRlbXBsYXRlUmVxdWVzdBIZCgRuYW1lGAEgASgJQgvgQQK6SAVyAxjIASI6ChNHZXRUZW1wbGF0ZVJlc3BvbnNlEiMKCHRlbXBsYXRlGAEgASgLMhEubWFpbC52MS5UZW1wbGF0ZSIyChVEZWxldGVUZW1wbGF0ZVJlcXVlc3QSGQoEbmFtZRgBIAEoCUIL4EECukgFcgMYyAEiGAoWRGVsZXRlVGVtcGxhdGVSZXNwb25zZSI/ChtMaXN0VGVtcGxhdGVWZXJzaW9uc1JlcXVlc3QSIAoLdGVtcGxhdGVfaWQYASABKAlCC+BBArpIBXIDGMgBIkoKHExpc3RUZW1wbGF0ZVZlcnNpb25zUmVzcG9uc2USKgoIdmVyc2lvbnMYASADKAsyGC5tYWlsLnYxLlRlbXBsYXRlVmVyc2lvbiJeCh1SZXN0b3JlVGVtcGxhdGVWZXJzaW9uUmVxdWVzdBIgCgt0ZW1wbGF0ZV9pZBgBIAEoCUIL4EECukgFcgMYyAESGwoHdmVyc2lvbhgCIAEoBUIK4EECukgEGgIoASJFCh5SZXN0b3JlVGVtcGxhdGVWZXJzaW9uUmVzcG9uc2USIwoIdGVtcGxhdGUYASABKAsyES5tYWlsLnYxLlRlbXBsYXRlIvQCChZQcmV2aWV3VGVtcGxhdGVSZXF1ZXN0EiIKC3RlbXBsYXRlX2lkGAEgASgJQgi6SAVyAxjIAUgAiAEBEh4KB3N1YmplY3QYAiABKAlCCLpIBXIDGPQDSAGIAQESHAoEaHRtbBgDIAEoCUIJukgGcgQYgLUYSAKIAQESHAoEdGV4dBgEIAEoCUIJukgGcgQYoI0GSAOIAQESqwEKCXZhcmlhYmxlcxgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCf+L0GHt7InR5cGUiOiJvYmplY3QiLCJhZGRpdGlvbmFsUHJvcGVydGllcyI6eyJvbmVPZiI6W3sidHlwZSI6InN0cmluZyIsIm51bGxhYmxlIjp0cnVlfSx7InR5cGUiOiJudW1iZXIifSx7InR5cGUiOiJib29sZWFuIn1dfX1CDgoMX3RlbXBsYXRlX2lkQgoKCF9zdWJqZWN0QgcKBV9odG1sQgcKBV90ZXh0ImcKF1ByZXZpZXdUZW1wbGF0ZVJlc3BvbnNlEg8KB3N1YmplY3QYASABKAkSDAoEaHRtbBgCIAEoCRIRCgR0ZXh0GAMgASgJSACIAQESEQoJdmFyaWFibGVzGAQgAygJQgcKBV90ZXh0IukBChdTZW5kVGVzdFRlbXBsYXRlUmVxdWVzdBIgCgt0ZW1wbGF0ZV9pZBgBIAEoCUIL4EECukgFcgMYyAESqwEKCXZhcmlhYmxlcxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCf+L0GHt7InR5cGUiOiJvYmplY3QiLCJhZGRpdGlvbmFsUHJvcGVydGllcyI6eyJvbmVPZiI6W3sidHlwZSI6InN0cmluZyIsIm51bGxhYmxlIjp0cnVlfSx7InR5cGUiOiJudW1iZXIifSx7InR5cGUiOiJib29sZWFuIn1dfX0iOgoYU2VuZFRlc3RUZW1wbGF0ZVJlc3BvbnNlEhIKCm1lc3NhZ2VfaWQYASABKAkSCgoCdG8YAiABKAkywAkKEFRlbXBsYXRlc1NlcnZpY2USfAoLUHV0VGVtcGxhdGUSGy5tYWlsLnYxLlB1dFRlbXBsYXRlUmVxdWVzdBocLm1haWwudjEuUHV0VGVtcGxhdGVSZXNwb25zZSIyyvMYCm1haWwuYWRtaW6C0+STAh46ASoaGS9tYWlsL3YxL3RlbXBsYXRlcy97bmFtZX0SgQEKDUxpc3RUZW1wbGF0ZXMSHS5tYWlsLnYxLkxpc3RUZW1wbGF0ZXNSZXF1ZXN0Gh4ubWFpbC52MS5MaXN0VGVtcGxhdGVzUmVzcG9uc2UiMZACAcrzGBBtYWlsLmV2ZW50cy5yZWFkgtPkkwIUEhIvbWFpbC92MS90ZW1wbGF0ZXMSjAEKC0dldFRlbXBsYXRlEhsubWFpbC52MS5HZXRUZW1wbGF0ZVJlcXVlc3QaHC5tYWlsLnYxLkdldFRlbXBsYXRlUmVzcG9uc2UiQpACAcrzGBBtYWlsLmV2ZW50cy5yZWFkgtPkkwIlYgh0ZW1wbGF0ZRIZL21haWwvdjEvdGVtcGxhdGVzL3tuYW1lfRKCAQoORGVsZXRlVGVtcGxhdGUSHi5tYWlsLnYxLkRlbGV0ZVRlbXBsYXRlUmVxdWVzdBofLm1haWwudjEuRGVsZXRlVGVtcGxhdGVSZXNwb25zZSIvyvMYCm1haWwuYWRtaW6C0+STAhsqGS9tYWlsL3YxL3RlbXBsYXRlcy97bmFtZX0SrQEKFExpc3RUZW1wbGF0ZVZlcnNpb25zEiQubWFpbC52MS5MaXN0VGVtcGxhdGVWZXJzaW9uc1JlcXVlc3QaJS5tYWlsLnYxLkxpc3RUZW1wbGF0ZVZlcnNpb25zUmVzcG9uc2UiSJACAcrzGBBtYWlsLmV2ZW50cy5yZWFkgtPkkwIrEikvbWFpbC92MS90ZW1wbGF0ZXMve3RlbXBsYXRlX2lkfS92ZXJzaW9ucxKsAQoWUmVzdG9yZVRlbXBsYXRlVmVyc2lvbhImLm1haWwudjEuUmVzdG9yZVRlbXBsYXRlVmVyc2lvblJlcXVlc3QaJy5tYWlsLnYxLlJlc3RvcmVUZW1wbGF0ZVZlcnNpb25SZXNwb25zZSJByvMYCm1haWwuYWRtaW6C0+STAi06ASoiKC9tYWlsL3YxL3RlbXBsYXRlcy97dGVtcGxhdGVfaWR9L3Jlc3RvcmUSkgEKD1ByZXZpZXdUZW1wbGF0ZRIfLm1haWwudjEuUHJldmlld1RlbXBsYXRlUmVxdWVzdBogLm1haWwudjEuUHJldmlld1RlbXBsYXRlUmVzcG9uc2UiPJACAcrzGBBtYWlsLmV2ZW50cy5yZWFkgtPkkwIfOgEqIhovbWFpbC92MS90ZW1wbGF0ZXMvcHJldmlldxKhAQoQU2VuZFRlc3RUZW1wbGF0ZRIgLm1haWwudjEuU2VuZFRlc3RUZW1wbGF0ZVJlcXVlc3QaIS5tYWlsLnYxLlNlbmRUZXN0VGVtcGxhdGVSZXNwb25zZSJIyvMYCm1haWwuYWRtaW7Q8xjKAYLT5JMCLzoBKiIqL21haWwvdjEvdGVtcGxhdGVzL3t0ZW1wbGF0ZV9pZH0vc2VuZC10ZXN0YgZwcm90bzM", [file_buf_validate_validate, file_google_api_annotations, file_google_api_field_behavior, file_google_protobuf_struct, file_google_protobuf_timestamp, file_mail_v1_options]);
 
 /**
  * @generated from message mail.v1.Template
@@ -63,6 +63,13 @@ export type Template = Message<"mail.v1.Template"> & {
    * @generated from field: google.protobuf.Timestamp updated_at = 8;
    */
   updatedAt?: Timestamp | undefined;
+
+  /**
+   * The number of the template's latest version (1 for a new template).
+   *
+   * @generated from field: int32 version = 9;
+   */
+  version: number;
 };
 
 /**
@@ -71,6 +78,66 @@ export type Template = Message<"mail.v1.Template"> & {
  */
 export const TemplateSchema: GenMessage<Template> = /*@__PURE__*/
   messageDesc(file_mail_v1_templates, 0);
+
+/**
+ * A kept version of a template: its content as a change left it.
+ *
+ * @generated from message mail.v1.TemplateVersion
+ */
+export type TemplateVersion = Message<"mail.v1.TemplateVersion"> & {
+  /**
+   * 1, 2, 3... per template; never reused.
+   *
+   * @generated from field: int32 version = 1;
+   */
+  version: number;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string subject = 3;
+   */
+  subject: string;
+
+  /**
+   * @generated from field: string html = 4;
+   */
+  html: string;
+
+  /**
+   * @generated from field: optional string text = 5;
+   */
+  text?: string | undefined;
+
+  /**
+   * Who made the change (a member's email, a key's prefix, or `operator`).
+   *
+   * @generated from field: string created_by = 6;
+   */
+  createdBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created_at = 7;
+   */
+  createdAt?: Timestamp | undefined;
+
+  /**
+   * The version this one restored; null for an edit.
+   *
+   * @generated from field: optional int32 restored_from = 8;
+   */
+  restoredFrom?: number | undefined;
+};
+
+/**
+ * Describes the message mail.v1.TemplateVersion.
+ * Use `create(TemplateVersionSchema)` to create a new message.
+ */
+export const TemplateVersionSchema: GenMessage<TemplateVersion> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 1);
 
 /**
  * The limits of a send's subject, html and text apply.
@@ -106,7 +173,7 @@ export type PutTemplateRequest = Message<"mail.v1.PutTemplateRequest"> & {
  * Use `create(PutTemplateRequestSchema)` to create a new message.
  */
 export const PutTemplateRequestSchema: GenMessage<PutTemplateRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_templates, 1);
+  messageDesc(file_mail_v1_templates, 2);
 
 /**
  * @generated from message mail.v1.PutTemplateResponse
@@ -123,7 +190,7 @@ export type PutTemplateResponse = Message<"mail.v1.PutTemplateResponse"> & {
  * Use `create(PutTemplateResponseSchema)` to create a new message.
  */
 export const PutTemplateResponseSchema: GenMessage<PutTemplateResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_templates, 2);
+  messageDesc(file_mail_v1_templates, 3);
 
 /**
  * @generated from message mail.v1.ListTemplatesRequest
@@ -136,7 +203,7 @@ export type ListTemplatesRequest = Message<"mail.v1.ListTemplatesRequest"> & {
  * Use `create(ListTemplatesRequestSchema)` to create a new message.
  */
 export const ListTemplatesRequestSchema: GenMessage<ListTemplatesRequest> = /*@__PURE__*/
-  messageDesc(file_mail_v1_templates, 3);
+  messageDesc(file_mail_v1_templates, 4);
 
 /**
  * @generated from message mail.v1.ListTemplatesResponse
@@ -153,15 +220,309 @@ export type ListTemplatesResponse = Message<"mail.v1.ListTemplatesResponse"> & {
  * Use `create(ListTemplatesResponseSchema)` to create a new message.
  */
 export const ListTemplatesResponseSchema: GenMessage<ListTemplatesResponse> = /*@__PURE__*/
-  messageDesc(file_mail_v1_templates, 4);
+  messageDesc(file_mail_v1_templates, 5);
+
+/**
+ * @generated from message mail.v1.GetTemplateRequest
+ */
+export type GetTemplateRequest = Message<"mail.v1.GetTemplateRequest"> & {
+  /**
+   * The template's name or its id (the path is shared with PutTemplate's).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message mail.v1.GetTemplateRequest.
+ * Use `create(GetTemplateRequestSchema)` to create a new message.
+ */
+export const GetTemplateRequestSchema: GenMessage<GetTemplateRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 6);
+
+/**
+ * @generated from message mail.v1.GetTemplateResponse
+ */
+export type GetTemplateResponse = Message<"mail.v1.GetTemplateResponse"> & {
+  /**
+   * @generated from field: mail.v1.Template template = 1;
+   */
+  template?: Template | undefined;
+};
+
+/**
+ * Describes the message mail.v1.GetTemplateResponse.
+ * Use `create(GetTemplateResponseSchema)` to create a new message.
+ */
+export const GetTemplateResponseSchema: GenMessage<GetTemplateResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 7);
+
+/**
+ * @generated from message mail.v1.DeleteTemplateRequest
+ */
+export type DeleteTemplateRequest = Message<"mail.v1.DeleteTemplateRequest"> & {
+  /**
+   * The template's name or its id (the path is shared with PutTemplate's).
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message mail.v1.DeleteTemplateRequest.
+ * Use `create(DeleteTemplateRequestSchema)` to create a new message.
+ */
+export const DeleteTemplateRequestSchema: GenMessage<DeleteTemplateRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 8);
+
+/**
+ * @generated from message mail.v1.DeleteTemplateResponse
+ */
+export type DeleteTemplateResponse = Message<"mail.v1.DeleteTemplateResponse"> & {
+};
+
+/**
+ * Describes the message mail.v1.DeleteTemplateResponse.
+ * Use `create(DeleteTemplateResponseSchema)` to create a new message.
+ */
+export const DeleteTemplateResponseSchema: GenMessage<DeleteTemplateResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 9);
+
+/**
+ * @generated from message mail.v1.ListTemplateVersionsRequest
+ */
+export type ListTemplateVersionsRequest = Message<"mail.v1.ListTemplateVersionsRequest"> & {
+  /**
+   * The template's id or name.
+   *
+   * @generated from field: string template_id = 1;
+   */
+  templateId: string;
+};
+
+/**
+ * Describes the message mail.v1.ListTemplateVersionsRequest.
+ * Use `create(ListTemplateVersionsRequestSchema)` to create a new message.
+ */
+export const ListTemplateVersionsRequestSchema: GenMessage<ListTemplateVersionsRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 10);
+
+/**
+ * @generated from message mail.v1.ListTemplateVersionsResponse
+ */
+export type ListTemplateVersionsResponse = Message<"mail.v1.ListTemplateVersionsResponse"> & {
+  /**
+   * Newest first.
+   *
+   * @generated from field: repeated mail.v1.TemplateVersion versions = 1;
+   */
+  versions: TemplateVersion[];
+};
+
+/**
+ * Describes the message mail.v1.ListTemplateVersionsResponse.
+ * Use `create(ListTemplateVersionsResponseSchema)` to create a new message.
+ */
+export const ListTemplateVersionsResponseSchema: GenMessage<ListTemplateVersionsResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 11);
+
+/**
+ * @generated from message mail.v1.RestoreTemplateVersionRequest
+ */
+export type RestoreTemplateVersionRequest = Message<"mail.v1.RestoreTemplateVersionRequest"> & {
+  /**
+   * The template's id or name.
+   *
+   * @generated from field: string template_id = 1;
+   */
+  templateId: string;
+
+  /**
+   * A kept version's number (in the JSON body on REST).
+   *
+   * @generated from field: int32 version = 2;
+   */
+  version: number;
+};
+
+/**
+ * Describes the message mail.v1.RestoreTemplateVersionRequest.
+ * Use `create(RestoreTemplateVersionRequestSchema)` to create a new message.
+ */
+export const RestoreTemplateVersionRequestSchema: GenMessage<RestoreTemplateVersionRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 12);
+
+/**
+ * @generated from message mail.v1.RestoreTemplateVersionResponse
+ */
+export type RestoreTemplateVersionResponse = Message<"mail.v1.RestoreTemplateVersionResponse"> & {
+  /**
+   * The template with the restored content, at its new version.
+   *
+   * @generated from field: mail.v1.Template template = 1;
+   */
+  template?: Template | undefined;
+};
+
+/**
+ * Describes the message mail.v1.RestoreTemplateVersionResponse.
+ * Use `create(RestoreTemplateVersionResponseSchema)` to create a new message.
+ */
+export const RestoreTemplateVersionResponseSchema: GenMessage<RestoreTemplateVersionResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 13);
+
+/**
+ * @generated from message mail.v1.PreviewTemplateRequest
+ */
+export type PreviewTemplateRequest = Message<"mail.v1.PreviewTemplateRequest"> & {
+  /**
+   * A stored template's id or name; absent: render `subject`, `html` and `text`.
+   *
+   * @generated from field: optional string template_id = 1;
+   */
+  templateId?: string | undefined;
+
+  /**
+   * Unsaved content (with no `template_id`): `html` is required then.
+   *
+   * @generated from field: optional string subject = 2;
+   */
+  subject?: string | undefined;
+
+  /**
+   * @generated from field: optional string html = 3;
+   */
+  html?: string | undefined;
+
+  /**
+   * @generated from field: optional string text = 4;
+   */
+  text?: string | undefined;
+
+  /**
+   * Sample values for the template's variables: strings, numbers, booleans or null.
+   *
+   * @generated from field: google.protobuf.Struct variables = 5;
+   */
+  variables?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message mail.v1.PreviewTemplateRequest.
+ * Use `create(PreviewTemplateRequestSchema)` to create a new message.
+ */
+export const PreviewTemplateRequestSchema: GenMessage<PreviewTemplateRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 14);
+
+/**
+ * @generated from message mail.v1.PreviewTemplateResponse
+ */
+export type PreviewTemplateResponse = Message<"mail.v1.PreviewTemplateResponse"> & {
+  /**
+   * The rendered subject (one line).
+   *
+   * @generated from field: string subject = 1;
+   */
+  subject: string;
+
+  /**
+   * The rendered HTML after the send's sanitiser: what a recipient would get.
+   *
+   * @generated from field: string html = 2;
+   */
+  html: string;
+
+  /**
+   * The rendered text part; null when the template has none.
+   *
+   * @generated from field: optional string text = 3;
+   */
+  text?: string | undefined;
+
+  /**
+   * The variable names the subject, HTML and text use, in order of first use.
+   *
+   * @generated from field: repeated string variables = 4;
+   */
+  variables: string[];
+};
+
+/**
+ * Describes the message mail.v1.PreviewTemplateResponse.
+ * Use `create(PreviewTemplateResponseSchema)` to create a new message.
+ */
+export const PreviewTemplateResponseSchema: GenMessage<PreviewTemplateResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 15);
+
+/**
+ * @generated from message mail.v1.SendTestTemplateRequest
+ */
+export type SendTestTemplateRequest = Message<"mail.v1.SendTestTemplateRequest"> & {
+  /**
+   * The template's id or name.
+   *
+   * @generated from field: string template_id = 1;
+   */
+  templateId: string;
+
+  /**
+   * Sample values for the template's variables, as a send's `variables`.
+   *
+   * @generated from field: google.protobuf.Struct variables = 2;
+   */
+  variables?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message mail.v1.SendTestTemplateRequest.
+ * Use `create(SendTestTemplateRequestSchema)` to create a new message.
+ */
+export const SendTestTemplateRequestSchema: GenMessage<SendTestTemplateRequest> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 16);
+
+/**
+ * @generated from message mail.v1.SendTestTemplateResponse
+ */
+export type SendTestTemplateResponse = Message<"mail.v1.SendTestTemplateResponse"> & {
+  /**
+   * The message, as in GET /mail/v1/messages/{id}.
+   *
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * The address it was sent to: the member's own.
+   *
+   * @generated from field: string to = 2;
+   */
+  to: string;
+};
+
+/**
+ * Describes the message mail.v1.SendTestTemplateResponse.
+ * Use `create(SendTestTemplateResponseSchema)` to create a new message.
+ */
+export const SendTestTemplateResponseSchema: GenMessage<SendTestTemplateResponse> = /*@__PURE__*/
+  messageDesc(file_mail_v1_templates, 17);
 
 /**
  * The company's templates (by name; a send names one with `templateId`
- * or `templateName`). Mail administration (scope `mail.admin`): an API key
+ * or `templateName`). Every member reads them and previews them
+ * (`mail.events.read`); Mail administration (`mail.admin`: an API key
  * holding it, an owner/admin member session, or an operator acting for the
- * company (operator listener, operator token and `x-mail-company-id`).
- * Every change is written to the audit log (`template.put`). Served over
- * gRPC, Connect and gRPC-Web, and as JSON under `/mail/v1/templates`.
+ * company) creates, updates, deletes, restores and sends tests.
+ *
+ * Every change keeps a version: the last 20 versions of each template are
+ * kept (older ones are pruned), and restoring one makes a new version with
+ * its content. Every change is written to the audit log (`template.put`,
+ * `template.restored`, `template.deleted`, `template.test_sent`).
+ *
+ * `{template_id}` in a path is the template's id or its name, as a send's
+ * `templateId`. Served over gRPC, Connect and gRPC-Web, and as JSON under
+ * `/mail/v1/templates`.
  *
  * @generated from service mail.v1.TemplatesService
  */
@@ -186,6 +547,80 @@ export const TemplatesService: GenService<{
     methodKind: "unary";
     input: typeof ListTemplatesRequestSchema;
     output: typeof ListTemplatesResponseSchema;
+  },
+  /**
+   * One template. Not a template of this company: 404 NOT_FOUND.
+   *
+   * @generated from rpc mail.v1.TemplatesService.GetTemplate
+   */
+  getTemplate: {
+    methodKind: "unary";
+    input: typeof GetTemplateRequestSchema;
+    output: typeof GetTemplateResponseSchema;
+  },
+  /**
+   * Deletes a template with its versions. Messages sent with it keep their
+   * content (the message log does not depend on the template).
+   *
+   * @generated from rpc mail.v1.TemplatesService.DeleteTemplate
+   */
+  deleteTemplate: {
+    methodKind: "unary";
+    input: typeof DeleteTemplateRequestSchema;
+    output: typeof DeleteTemplateResponseSchema;
+  },
+  /**
+   * The template's kept versions (at most 20), newest first.
+   *
+   * @generated from rpc mail.v1.TemplatesService.ListTemplateVersions
+   */
+  listTemplateVersions: {
+    methodKind: "unary";
+    input: typeof ListTemplateVersionsRequestSchema;
+    output: typeof ListTemplateVersionsResponseSchema;
+  },
+  /**
+   * Makes a kept version the template's content again, as a new version
+   * (the versions in between stay). A version no longer kept: 404
+   * NOT_FOUND.
+   *
+   * @generated from rpc mail.v1.TemplatesService.RestoreTemplateVersion
+   */
+  restoreTemplateVersion: {
+    methodKind: "unary";
+    input: typeof RestoreTemplateVersionRequestSchema;
+    output: typeof RestoreTemplateVersionResponseSchema;
+  },
+  /**
+   * Renders a template with sample variables exactly as a send would
+   * (the same renderer, values HTML-escaped, the HTML then sanitised), and
+   * answers the subject, HTML and text with the variables the template
+   * uses. Renders the stored template named by `template_id`, or the
+   * unsaved `subject`, `html` and `text` of the request (an editor's draft);
+   * nothing is stored or sent.
+   *
+   * @generated from rpc mail.v1.TemplatesService.PreviewTemplate
+   */
+  previewTemplate: {
+    methodKind: "unary";
+    input: typeof PreviewTemplateRequestSchema;
+    output: typeof PreviewTemplateResponseSchema;
+  },
+  /**
+   * Sends the stored template, rendered with the sample variables, to the
+   * signed-in member's own address, as a normal message: from the company's
+   * default sender, charged one credit, in the message log, with its
+   * webhooks. Only a member session can: an API key or an operator has no
+   * address of its own and gets 403 FORBIDDEN (send with
+   * POST /mail/v1/send instead). The send's rules apply (409
+   * SENDER_NOT_VERIFIED, 402 INSUFFICIENT_CREDITS).
+   *
+   * @generated from rpc mail.v1.TemplatesService.SendTestTemplate
+   */
+  sendTestTemplate: {
+    methodKind: "unary";
+    input: typeof SendTestTemplateRequestSchema;
+    output: typeof SendTestTemplateResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_mail_v1_templates, 0);
