@@ -15,6 +15,7 @@ const SuppressionsPage = lazyPage(() => import("../pages/suppressions/index.tsx"
 const CreditsPage = lazyPage(() => import("../pages/credits/index.tsx"));
 const DomainsPage = lazyPage(() => import("../pages/domains/index.tsx"));
 const TemplatesPage = lazyPage(() => import("../pages/templates/index.tsx"));
+const CampaignsPage = lazyPage(() => import("../pages/campaigns/index.tsx"));
 
 /** One section of the header. `admin`: shown to owners and admins only (scope mail.admin). */
 export interface Tab {
@@ -32,6 +33,7 @@ export const TABS: readonly Tab[] = [
   { path: "lists", label: "Lists", admin: true, page: ListsPage },
   { path: "forms", label: "Forms", admin: false, page: FormsPage },
   { path: "templates", label: "Templates", admin: false, page: TemplatesPage },
+  { path: "campaigns", label: "Campaigns", admin: false, page: CampaignsPage },
   { path: "suppressions", label: "Suppressions", admin: false, page: SuppressionsPage },
   { path: "credits", label: "Credits", admin: false, page: CreditsPage },
   { path: "domains", label: "Domains", admin: false, page: DomainsPage },
