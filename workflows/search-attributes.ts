@@ -27,8 +27,7 @@ export const WEBHOOK_ENDPOINT_ID = defineSearchAttributeKey("WebhookEndpointId",
 export const WEBHOOK_EVENT = defineSearchAttributeKey("WebhookEvent", SearchAttributeType.KEYWORD);
 export const WEBHOOK_DELIVERY_STATUS = defineSearchAttributeKey("WebhookDeliveryStatus", SearchAttributeType.KEYWORD);
 
-// Sending domain re-check workflows (workflows/domains).
-export const DOMAIN_COMPANY_ID = defineSearchAttributeKey("DomainCompanyId", SearchAttributeType.KEYWORD);
+// Sending domain re-check workflows (workflows/domains) also set MailCompanyId: the dev server's visibility store holds at most 10 Keyword attributes.
 /** pending, verified or degraded. */
 export const DOMAIN_STATUS = defineSearchAttributeKey("DomainStatus", SearchAttributeType.KEYWORD);
 
@@ -46,6 +45,5 @@ export const SEARCH_ATTRIBUTES: readonly AnySearchAttributeKey[] = [
   WEBHOOK_ENDPOINT_ID,
   WEBHOOK_EVENT,
   WEBHOOK_DELIVERY_STATUS,
-  DOMAIN_COMPANY_ID,
   DOMAIN_STATUS,
 ];

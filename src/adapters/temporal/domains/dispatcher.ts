@@ -2,7 +2,7 @@ import { type Client, WorkflowExecutionAlreadyStartedError } from "@temporalio/c
 import { boundedCall, START_DEADLINE_MS } from "../client.ts";
 import type { DomainLifecycle } from "../../../capabilities/sending-setup/index.ts";
 import { domainChecks, type DomainChecksInput } from "../../../../workflows/domains/domain-checks.ts";
-import { DOMAIN_COMPANY_ID, DOMAIN_STATUS } from "../../../../workflows/search-attributes.ts";
+import { DOMAIN_STATUS, MAIL_COMPANY_ID } from "../../../../workflows/search-attributes.ts";
 
 /** How often the service re-checks a domain by itself (DOMAIN_CHECK_* settings). */
 export interface DomainCheckSchedule {
@@ -53,7 +53,7 @@ export function createDomainChecksStarter(options: DomainChecksStarterOptions): 
           // A new run once the previous one ended (a domain pending past its window, checked again by hand).
           workflowIdReusePolicy: "ALLOW_DUPLICATE",
           typedSearchAttributes: [
-            { key: DOMAIN_COMPANY_ID, value: domain.companyId },
+            { key: MAIL_COMPANY_ID, value: domain.companyId },
             { key: DOMAIN_STATUS, value: "pending" },
           ],
         }),

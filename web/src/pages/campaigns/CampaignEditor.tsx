@@ -5,7 +5,7 @@ import { type Campaign, CampaignContentSchema, CampaignsService, CampaignState }
 import { SendersService } from "@gen/mail/v1/domains_pb.js";
 import { ListsService } from "@gen/mail/v1/lists_pb.js";
 import { TemplatesService } from "@gen/mail/v1/templates_pb.js";
-import { useId, useState } from "react";
+import { useEffect, useId, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useSession } from "../../app/auth/session.tsx";
 import { errorMessage, isNotFound } from "../../app/errors.ts";
@@ -159,7 +159,13 @@ function Editor({ campaign }: { campaign?: Campaign }) {
     <Page
       before={<Breadcrumb current={campaign?.name ?? "New campaign"} />}
       title={campaign ? campaign.name : "New campaign"}
-      actions={campaign ? <CampaignStateBadge state={campaign.state} /> : undefined}
+      actions={
+        campaign ? (
+          <span data-testid="campaign-state">
+            <CampaignStateBadge state={campaign.state} />
+          </span>
+        ) : undefined
+      }
     >
       {campaign && !editable ? <p className="hint">{isAdmin ? "Only a draft can be changed." : "You can read campaigns; owners and admins change them."}</p> : null}
       <form
@@ -397,8 +403,15 @@ function Actions({ campaign, dirty }: { campaign: Campaign; dirty: boolean }) {
 /** The counters and the engagement, read again with the campaign while it moves. */
 function Results({ campaign }: { campaign: Campaign }) {
   const results = useQuery(CampaignsService.method.getCampaignResults, { id: campaign.id }, { refetchInterval: isLive(campaign.state) ? LIVE_INTERVAL_MS : false });
+  const { refetch } = results;
+  // The campaign is read again while it moves; its engagement follows each change, the last one (sent, cancelled) included.
+  const changed = `${campaign.state}:${campaign.updatedAt?.seconds ?? ""}:${campaign.counters?.waiting ?? ""}`;
+  useEffect(() => {
+    void refetch();
+  }, [changed, refetch]);
   const data = results.data;
-  const counters = data?.counters ?? campaign.counters;
+  // The campaign's own counters: read every few seconds with it while sending.
+  const counters = campaign.counters ?? data?.counters;
   const rows: [string, number][] = counters
     ? [
         ["Audience", counters.audience],

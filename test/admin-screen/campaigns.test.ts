@@ -1,0 +1,99 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CampaignsService, CampaignState } from "../../src/gen/mail/v1/campaigns_pb.js";
+import { ListsService } from "../../src/gen/mail/v1/lists_pb.js";
+import { MemberRole } from "../../src/gen/mail/v1/members_pb.js";
+import { type AdminScreen, type ScreenPage, startAdminScreen } from "../support/admin-browser.ts";
+import { chromiumAvailable } from "../support/chromium.ts";
+import type { ReadySender } from "../support/sending-harness.ts";
+
+/**
+ * The Campaigns tab, walked in headless Chromium against the real service
+ * (Temporal dev server, the simulator): an owner writes a draft to a list,
+ * sees before sending how many will receive it and how many are skipped or
+ * suppressed, sends it now and watches the state move to sent and the
+ * results counters fill in without reloading. The guard fails the test on
+ * any CSP violation or console error; each page passes axe, light and dark,
+ * and the list fits a 390 px phone.
+ */
+const chromiumInstalled = await chromiumAvailable("the campaigns screen test");
+
+/** The campaign sends through a Temporal workflow on a shared machine: generous. */
+const POLL = { timeout: 60_000, interval: 500 };
+
+describe.skipIf(!chromiumInstalled)("the Campaigns tab and its editor", { timeout: 240_000 }, () => {
+  let ui: AdminScreen;
+  let company: ReadySender;
+  let owner: ScreenPage;
+
+  /** Contacts written straight to the database: the audience rules read statuses, whatever set them. */
+  async function contact(listId: string, email: string, status: string): Promise<void> {
+    const { rows } = await ui.h.db.query<{ id: string }>(
+      `insert into contact (company_id, email, email_normalized, status) values ($1, $2, lower($2), $3) returning id`,
+      [company.companyId, email, status],
+    );
+    await ui.h.db.query(`insert into contact_list_member (company_id, list_id, contact_id) values ($1, $2, $3)`, [company.companyId, listId, rows[0]?.id ?? ""]);
+  }
+
+  beforeAll(async () => {
+    ui = await startAdminScreen();
+    company = await ui.company({ credits: 100 });
+    const { list } = await ui.h.forCompany(ListsService, company.companyId).createContactList({ name: "Newsletter" });
+    const listId = list?.id ?? "";
+    await contact(listId, "ann@readers.example", "subscribed");
+    await contact(listId, "bob@readers.example", "subscribed");
+    await contact(listId, "pat@readers.example", "pending");
+    owner = await ui.signIn(company.companyId, { email: "olive@campaigns.example", displayName: "Olive Owner", role: MemberRole.OWNER });
+  });
+  afterAll(async () => {
+    try {
+      if (owner) ui.assertClean(owner);
+    } finally {
+      await ui?.close();
+    }
+  });
+
+  it("writes a draft to a list, shows the audience preview, sends now and follows the state and the counters", async () => {
+    const page = owner.page;
+    await owner.goto("/campaigns");
+    await page.getByRole("heading", { level: 1, name: "Campaigns" }).waitFor();
+    await page.getByText("No campaign yet.").waitFor();
+    await page.getByRole("link", { name: "New campaign" }).click();
+    await page.getByRole("heading", { level: 1, name: "New campaign" }).waitFor();
+
+    await page.getByRole("textbox", { name: "Name" }).fill("Spring news");
+    await page.getByRole("checkbox", { name: /Newsletter/ }).check();
+    await page.getByRole("textbox", { name: "Subject" }).fill("Spring is here, {{ firstName | default:reader }}");
+    await page.getByRole("button", { name: "Create draft" }).click();
+    await page.getByRole("heading", { level: 1, name: "Spring news" }).waitFor();
+
+    // Two subscribed contacts receive it; the pending one is skipped.
+    const preview = page.getByTestId("audience-preview");
+    await expect.poll(() => preview.textContent(), POLL).toContain("2 will receive it");
+    expect(await preview.textContent()).toContain("1 skipped");
+    expect(await page.getByText(/your time zone, Europe\/Berlin/).count()).toBe(1);
+    await ui.checkPage(owner, "campaign-draft");
+
+    await page.getByRole("button", { name: "Send now" }).click();
+    const results = page.getByRole("table").filter({ hasText: "Accepted" });
+    const counter = async (name: string) => (await results.getByRole("row", { name: new RegExp(`^${name} `) }).textContent())?.replace(name, "").trim();
+    // The page reads the campaign again by itself while it sends: no reload.
+    await expect.poll(() => page.getByTestId("campaign-state").textContent(), POLL).toBe("sent");
+    const api = ui.h.forCompany(CampaignsService, company.companyId);
+    const [listed] = (await api.listCampaigns({})).items;
+    await expect.poll(() => counter("Accepted"), { ...POLL, message: JSON.stringify(listed?.counters) }).toBe("2");
+    expect(await counter("Audience")).toBe("3");
+    expect(await counter("Skipped")).toBe("1");
+    expect(await counter("Failed")).toBe("0");
+    expect(await counter("Waiting")).toBe("0");
+    const [stored] = (await api.listCampaigns({})).items;
+    expect(stored?.state).toBe(CampaignState.SENT);
+    await ui.checkPage(owner, "campaign-sent");
+
+    await owner.goto("/campaigns");
+    const rows = page.getByRole("region", { name: "Table of campaigns" }).locator("tbody tr");
+    await expect.poll(() => rows.count(), POLL).toBe(1);
+    expect(await rows.first().textContent()).toContain("sent");
+    await ui.checkPage(owner, "campaigns");
+    await ui.checkPhone(owner, "campaigns", [{ region: "Table of campaigns", columns: ["State", "Accepted"] }]);
+  });
+});
