@@ -73,6 +73,9 @@ describe.skipIf(!chromiumInstalled)("the Campaigns tab and its editor", { timeou
     expect(await page.getByText(/your time zone, Europe\/Berlin/).count()).toBe(1);
     await ui.checkPage(owner, "campaign-draft");
 
+    await page.getByRole("button", { name: "Send a test to me" }).click();
+    await page.getByRole("status").filter({ hasText: "Test sent to olive@campaigns.example" }).waitFor();
+
     await page.getByRole("button", { name: "Send now" }).click();
     const results = page.getByRole("table").filter({ hasText: "Accepted" });
     const counter = async (name: string) => (await results.getByRole("row", { name: new RegExp(`^${name} `) }).textContent())?.replace(name, "").trim();
