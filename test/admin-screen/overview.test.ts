@@ -13,7 +13,7 @@ import { type AdminScreen, SCREENSHOTS_DIR, type ScreenPage, startAdminScreen } 
  * day's counts, the charts (Recharts' SVG under the screen's strict CSP:
  * the guard fails the test on any violation or console error), the
  * providers' limits on the rate charts, the same numbers as tables, the
- * leading tags, the balance and the domains' note. Axe, light and dark,
+ * leading tags, the balance and the domains' state. Axe, light and dark,
  * 1280 and 390 px; the screenshot in docs/screenshots.
  */
 const chromiumInstalled = await chromiumAvailable("the overview screen test");
@@ -50,14 +50,18 @@ describe.skipIf(!chromiumInstalled)("the Overview page", { timeout: 240_000 }, (
     }
   });
 
-  it("is the first page: the range's totals, the balance, the domains' note", async () => {
+  it("is the first page: the range's totals, the balance, the domains' state", async () => {
     const { page } = member;
     expect(page.url()).toBe(`${ui.origin}/admin/overview`);
     const totals = page.getByRole("region", { name: "Last 30 days" });
     await totals.getByText("Accepted").waitFor();
     expect((await totals.textContent())?.replace(/\s+/g, " ")).toMatch(/Accepted5Delivered4Bounce rate20 %Complaint rate20 %/);
     expect(await page.getByRole("region", { name: "Credits" }).textContent()).toContain("35 left");
-    expect(await page.getByRole("region", { name: "Sending domains" }).textContent()).toContain("not shown on this screen yet");
+    // The company's domain, verified (the harness verifies it), linking to its records.
+    const domains = page.getByRole("region", { name: "Sending domains" });
+    const domain = company.fromEmail.split("@")[1] ?? "";
+    await domains.getByRole("link", { name: domain }).waitFor();
+    expect((await domains.textContent())?.replace(/\s+/g, " ")).toContain(`${domain} verified`);
     expect(await page.getByRole("navigation", { name: "Sections" }).getByRole("link", { name: "Overview" }).getAttribute("aria-current")).toBe("page");
   });
 

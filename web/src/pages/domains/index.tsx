@@ -25,17 +25,7 @@ import { CheckboxField, Form, FormAlert, Submit, TextField, useContractForm } fr
 import { type Column, ListView } from "../../components/list/ListView.tsx";
 import { usePagedList } from "../../components/list/paged-list.ts";
 import { Page } from "../../components/Page.tsx";
-
-const STATUS: Record<DomainStatus, { label: string; className: string; hint: string }> = {
-  [DomainStatus.UNSPECIFIED]: { label: "unknown", className: "badge", hint: "" },
-  [DomainStatus.PENDING]: { label: "pending", className: "badge", hint: "Publish the records below; the service checks them every few minutes for 72 hours." },
-  [DomainStatus.VERIFIED]: { label: "verified", className: "badge badge-ok", hint: "Its senders send. The service checks the records daily." },
-  [DomainStatus.DEGRADED]: {
-    label: "degraded",
-    className: "badge badge-bad",
-    hint: "A record has gone missing or changed since it was verified. Mail still goes out, but receivers may refuse it: publish the record again.",
-  },
-};
+import { STATUS } from "./status.ts";
 
 const PURPOSE: Record<DnsRecordPurpose, string> = {
   [DnsRecordPurpose.UNSPECIFIED]: "",

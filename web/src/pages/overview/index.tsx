@@ -1,5 +1,6 @@
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import { useQuery } from "@connectrpc/connect-query";
+import { DomainsService } from "@gen/mail/v1/domains_pb.js";
 import { type StatsCounts, StatsInterval, type StatsLeader, StatsService } from "@gen/mail/v1/stats_pb.js";
 import { type ReactNode, useId } from "react";
 import { Link, useSearchParams } from "react-router";
@@ -8,6 +9,7 @@ import { errorMessage } from "../../app/errors.ts";
 import { formatNumber } from "../../app/format.tsx";
 import { Page } from "../../components/Page.tsx";
 import { useCredits } from "../credits/balance.tsx";
+import { STATUS } from "../domains/status.ts";
 import { BOUNCE_THRESHOLDS, COMPLAINT_THRESHOLDS, type Threshold } from "./thresholds.ts";
 
 const DAY_MS = 86_400_000;
@@ -182,15 +184,29 @@ function CreditsPanel() {
   );
 }
 
-/**
- * The sending domains: operators add and verify them today (AdminService);
- * no company service lists them yet, so the overview says where to look.
- */
+/** The sending domains and their state (DomainsService), each linking to its records on the Domains page. */
 function DomainsPanel() {
+  const { data, error } = useQuery(DomainsService.method.listDomains, {});
   return (
     <section className="panel" aria-label="Sending domains">
       <h2>Sending domains</h2>
-      <p className="hint">Your Mail provider adds and verifies your sending domains; their state is not shown on this screen yet. Ask them if a send is refused for its sender.</p>
+      {error ? (
+        <p className="error">{errorMessage(error)}</p>
+      ) : !data ? (
+        <p role="status">Loading…</p>
+      ) : data.items.length === 0 ? (
+        <p>
+          No sending domain yet. <Link to="/domains">Add one</Link> to start sending.
+        </p>
+      ) : (
+        <ul className="overview-domains">
+          {data.items.map((domain) => (
+            <li key={domain.id}>
+              <Link to="/domains">{domain.domain}</Link> <span className={STATUS[domain.status].className}>{STATUS[domain.status].label}</span>
+            </li>
+          ))}
+        </ul>
+      )}
     </section>
   );
 }
