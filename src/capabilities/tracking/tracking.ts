@@ -12,35 +12,11 @@ import type {
   TrackingStore,
 } from "./ports.ts";
 import { HONEYPOT_WINDOW_SECONDS, judgeClick, judgeOpen, type TrackingRequest } from "./suspect-rules.ts";
+import type { CampaignMessageInput, DecoratedCampaignMessage } from "../campaigns/ports.ts";
 import { HONEYPOT_LINK_ID, type TokenBinding, type TokenKind, TrackingTokens } from "./tokens.ts";
 
-/**
- * One campaign copy before tracking, as the campaigns capability hands it
- * over (structurally the campaigns' CampaignMessageInput; the wiring joins
- * the two).
- */
-export interface CampaignMessageInput {
-  readonly companyId: string;
-  readonly campaignId: string;
-  /** The campaign recipient row's id (UUID). */
-  readonly recipientId: string;
-  readonly contactId: string;
-  readonly email: string;
-  /** Rendered and sanitised, before tracking. */
-  readonly html: string;
-  readonly text: string;
-  readonly trackOpens: boolean;
-  readonly trackClicks: boolean;
-  /** The contact's/form's language if known, for the footer and the hosted unsubscribe page. */
-  readonly language: string | undefined;
-}
-
-export interface DecoratedCampaignMessage {
-  readonly html: string;
-  readonly text: string;
-  /** Added to the message and covered by its DKIM signature: List-Unsubscribe, List-Unsubscribe-Post. */
-  readonly headers: Readonly<Record<string, string>>;
-}
+// The copy the campaigns capability hands over and what comes back: its port's types, declared once there.
+export type { CampaignMessageInput, DecoratedCampaignMessage } from "../campaigns/ports.ts";
 
 export interface TrackingDependencies {
   readonly store: TrackingStore;
