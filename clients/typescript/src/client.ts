@@ -4,13 +4,17 @@ import { type CallOptions, type Client, createClient, type Interceptor, type Tra
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { toMailApiError } from "./errors.js";
 import { AuditService } from "./gen/mail/v1/audit_pb.js";
+import { CampaignsService } from "./gen/mail/v1/campaigns_pb.js";
 import { CreditsService } from "./gen/mail/v1/credits_pb.js";
+import { DomainsService, SendersService } from "./gen/mail/v1/domains_pb.js";
 import { SignupFormsService } from "./gen/mail/v1/forms_pb.js";
 import { IntegrationsService } from "./gen/mail/v1/integrations_pb.js";
 import { ListsService } from "./gen/mail/v1/lists_pb.js";
 import { MailService } from "./gen/mail/v1/mail_pb.js";
 import { ReportsService } from "./gen/mail/v1/reports_pb.js";
 import { SendingStatusService } from "./gen/mail/v1/sending_status_pb.js";
+import { SendingStatusService } from "./gen/mail/v1/sending_status_pb.js";
+import { StatsService } from "./gen/mail/v1/stats_pb.js";
 import { SuppressionsService } from "./gen/mail/v1/suppressions_pb.js";
 import { TemplatesService } from "./gen/mail/v1/templates_pb.js";
 import { WebhooksService } from "./gen/mail/v1/webhooks_pb.js";
@@ -32,6 +36,11 @@ export const COMPANY_SERVICES = {
   reports: ReportsService,
   suppressions: SuppressionsService,
   credits: CreditsService,
+  domains: DomainsService,
+  senders: SendersService,
+  stats: StatsService,
+  sendingStatus: SendingStatusService,
+  campaigns: CampaignsService,
   sendingStatus: SendingStatusService,
   integrations: IntegrationsService,
   audit: AuditService,
