@@ -75,10 +75,10 @@ describe("AdminService: the verification override, templates, credits", () => {
       expect((await failure(h.forCompany(TemplatesService, companyId).putTemplate({ name: "", subject: "s", html: "h" }))).code).toBe("VALIDATION_ERROR");
     });
 
-    it("the company's own key holding mail.admin puts and lists over JSON (PUT /mail/v1/templates/{name}); other keys and companies do not reach them", async () => {
-      const admin = await h.newCompanyWithKey(["mail.admin"], "Templates by key");
+    it("the company's own key puts (mail.admin) and lists (mail.events.read) over JSON (PUT /mail/v1/templates/{name}); other keys and companies do not reach them", async () => {
+      const admin = await h.newCompanyWithKey(["mail.admin", "mail.events.read"], "Templates by key");
       const reader = await h.newKey(admin.companyId, ["mail.events.read"]);
-      const other = await h.newCompanyWithKey(["mail.admin"], "Other templates");
+      const other = await h.newCompanyWithKey(["mail.admin", "mail.events.read"], "Other templates");
       const put = (secret: string, body: unknown) =>
         h.fetch("/mail/v1/templates/receipt", {
           method: "PUT",

@@ -30,6 +30,9 @@ const RUNS = Number(process.env.HOSTILE_RUNS ?? 20);
 /** Statuses a hostile but authenticated request may get: success, or a documented refusal of the input or the state. */
 const EXPECTED_STATUSES = new Set([200, 201, 202, 400, 402, 404, 409, 413]);
 
+/** A template of the tenant that the reads and previews find. */
+const SEEDED_TEMPLATE = "seeded-template";
+
 let api: HostileApi;
 let tenant: SeededTenant;
 /** A list, an endpoint, a form, a domain and a sender for the deletions, so that the other RPCs keep theirs. */
@@ -43,6 +46,7 @@ beforeAll(async () => {
   const list = await api.rest(tenant, "POST", "/mail/v1/lists", { name: "to be deleted" });
   const endpoint = await api.rest(tenant, "POST", "/mail/v1/webhooks", { url: `https://${PUBLIC_HOOK_HOST}/doomed`, events: ["sent"] });
   const { form } = await api.h.forCompany(SignupFormsService, tenant.companyId).createForm({ name: "Doomed", fields: [{ name: "email", label: "Email", type: "email", required: true }], consentText: "Yes", language: "en" });
+  await api.rest(tenant, "PUT", `/mail/v1/templates/${SEEDED_TEMPLATE}`, { subject: "Hello {{ name }}", html: "<p>Hi {{ name }}</p>" });
   const campaign = await api.rest(tenant, "POST", "/mail/v1/campaigns", { name: "Prop", audience: { listIds: [tenant.listId] }, content: { subject: "Hi", html: "<p>Hi</p>" } });
   campaignId = (campaign.json as { campaign: { id: string } }).campaign.id;
   const { domain } = await api.h.forCompany(DomainsService, tenant.companyId).createDomain({ domain: "doomed-schemas.example" });
@@ -98,6 +102,15 @@ function knownValidRequest(method: DescMethod): Record<string, JsonValue> | unde
     "mail.v1.SignupFormsService.CountSignups": { since: "2026-01-01T00:00:00Z", until: "2026-12-31T00:00:00Z" },
     "mail.v1.TemplatesService.PutTemplate": { name: "prop-template", subject: "Hello {{ name }}", html: "<p>Hi {{ name }}</p>", text: "Hi" },
     "mail.v1.TemplatesService.ListTemplates": {},
+    "mail.v1.TemplatesService.GetTemplate": { name: SEEDED_TEMPLATE },
+    "mail.v1.TemplatesService.ListTemplateVersions": { templateId: SEEDED_TEMPLATE },
+    "mail.v1.TemplatesService.PreviewTemplate": { templateId: SEEDED_TEMPLATE, variables: { name: "Ada" } },
+    // Unknown templates (404): a restore would change the seeded one, a deletion remove it, and an API key is refused a test send (403).
+    "mail.v1.TemplatesService.RestoreTemplateVersion": { templateId: "no-such-template", version: 1 },
+    "mail.v1.TemplatesService.DeleteTemplate": { name: "no-such-template" },
+    "mail.v1.TemplatesService.SendTestTemplate": { templateId: "no-such-template", variables: { name: "Ada" } },
+    "mail.v1.StatsService.GetStats": { since: "2026-01-01T00:00:00Z", until: "2026-01-08T00:00:00Z", interval: "STATS_INTERVAL_DAY", tag: "plan" },
+    "mail.v1.StatsService.GetStatsLeaders": { since: "2026-01-01T00:00:00Z", until: "2026-01-08T00:00:00Z" },
     "mail.v1.SuppressionsService.ListSuppressions": { limit: 2, q: "customers", reason: "bounce", since: "2026-01-01T00:00:00Z" },
     "mail.v1.SuppressionsService.GetSuppression": { email: t.contactEmails[0] ?? "" },
     "mail.v1.SuppressionsService.AddSuppression": { email: "prop-suppressed@customers.example" },

@@ -25,6 +25,7 @@ import { CreditsService } from "../../src/gen/mail/v1/credits_pb.js";
 import { SendingStatusService } from "../../src/gen/mail/v1/sending_status_pb.js";
 import { CampaignsService } from "../../src/gen/mail/v1/campaigns_pb.js";
 import { DomainsService, SendersService } from "../../src/gen/mail/v1/domains_pb.js";
+import { StatsService } from "../../src/gen/mail/v1/stats_pb.js";
 import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { contractRegistry } from "../../src/openapi/descriptor-set.ts";
 import { ruleViolations } from "../../src/transport/connect/contract-validation-interceptor.ts";
@@ -63,6 +64,7 @@ const PUBLIC_SERVICES: readonly DescService[] = [
   CampaignsService,
   DomainsService,
   SendersService,
+  StatsService,
 ];
 
 let h: ApiHarness;

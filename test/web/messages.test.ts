@@ -102,7 +102,7 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     expect(await header.getByText("Olivia Owner").isVisible()).toBe(true);
     expect(await header.getByText(/^Shop [0-9a-f]{6}$/).isVisible()).toBe(true);
     const tabs = page.getByRole("navigation", { name: "Sections" }).getByRole("link");
-    expect(await tabs.allTextContents()).toEqual(["Overview", "Messages", "Contacts", "Lists", "Forms", "Suppressions", "Credits", "API keys", "Webhooks", "Deliveries", "Members", "Audit"]);
+    expect(await tabs.allTextContents()).toEqual(["Overview", "Messages", "Contacts", "Lists", "Forms", "Templates", "Campaigns", "Suppressions", "Credits", "Domains", "API keys", "Webhooks", "Deliveries", "Members", "Audit"]);
     expect(await page.getByRole("link", { name: "Overview" }).getAttribute("aria-current")).toBe("page");
     screen.assertClean(owner);
   });
@@ -287,17 +287,18 @@ describe.skipIf(!chromiumInstalled)("the administration screen: sign-in and the 
     await owner.page.getByRole("heading", { name: "Message not found" }).waitFor();
     expect(await owner.page.getByText("Other company's secret").count()).toBe(0);
     expect(await owner.page.getByText("secret@other.test").count()).toBe(0);
-    // Besides the header's balance (the member's own company), only the session and the refused message.
-    expect(owner.calls().slice(before).filter((call) => !call.startsWith("CreditsService/GetCredits"))).toEqual(["SessionService/GetSession 200", "MailService/GetMessage 404"]);
+    // Besides the header's balance and sending banner (the member's own company), only the session and the refused message.
+    const header = ["CreditsService/GetCredits", "SendingStatusService/GetSendingStatus"];
+    expect(owner.calls().slice(before).filter((call) => !header.some((rpc) => call.startsWith(rpc)))).toEqual(["SessionService/GetSession 200", "MailService/GetMessage 404"]);
     await screen.checkPage(owner, "message-not-found");
   });
 
-  it("shows a member the tabs of Mail access only (Messages, Contacts, Forms, Suppressions, Credits); the administrators' pages say they are not theirs", async () => {
+  it("shows a member the tabs of Mail access only (Overview, Messages, Contacts, Forms, Templates, Campaigns, Suppressions, Credits, Domains); the administrators' pages say they are not theirs", async () => {
     await send("member-view@customer.test", "For the member");
     const member = await screen.signIn(shop.companyId, { email: "mia@shop.test", displayName: "Mia Member", role: MemberRole.MEMBER });
     const { page } = member;
     const tabs = page.getByRole("navigation", { name: "Sections" }).getByRole("link");
-    expect(await tabs.allTextContents()).toEqual(["Overview", "Messages", "Contacts", "Forms", "Suppressions", "Credits"]);
+    expect(await tabs.allTextContents()).toEqual(["Overview", "Messages", "Contacts", "Forms", "Templates", "Campaigns", "Suppressions", "Credits", "Domains"]);
     expect(await page.getByRole("banner").getByText("Mia Member").isVisible()).toBe(true);
 
     await member.goto("/messages");

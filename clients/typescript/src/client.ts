@@ -13,7 +13,6 @@ import { ListsService } from "./gen/mail/v1/lists_pb.js";
 import { MailService } from "./gen/mail/v1/mail_pb.js";
 import { ReportsService } from "./gen/mail/v1/reports_pb.js";
 import { SendingStatusService } from "./gen/mail/v1/sending_status_pb.js";
-import { SendingStatusService } from "./gen/mail/v1/sending_status_pb.js";
 import { StatsService } from "./gen/mail/v1/stats_pb.js";
 import { SuppressionsService } from "./gen/mail/v1/suppressions_pb.js";
 import { TemplatesService } from "./gen/mail/v1/templates_pb.js";
@@ -39,7 +38,6 @@ export const COMPANY_SERVICES = {
   domains: DomainsService,
   senders: SendersService,
   stats: StatsService,
-  sendingStatus: SendingStatusService,
   campaigns: CampaignsService,
   sendingStatus: SendingStatusService,
   integrations: IntegrationsService,

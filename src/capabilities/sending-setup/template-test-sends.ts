@@ -56,14 +56,15 @@ export class TemplateTestSends {
 
   async send(command: SendTestTemplateCommand): Promise<TemplateTestSent> {
     const { requester } = command;
+    // The request is judged first (400, 404), as a campaign's test copy is; then who may receive it.
+    validVariables(command.variables);
+    const template = await this.#deps.templates.get({ companyId: command.companyId, templateId: command.templateId });
     if (requester.kind !== "member") {
       throw new ApiError(
         "FORBIDDEN",
         "A test send goes to the signed-in member's own address, and an API key or an operator has none: sign in to the screen, or send with POST /mail/v1/send.",
       );
     }
-    validVariables(command.variables);
-    const template = await this.#deps.templates.get({ companyId: command.companyId, templateId: command.templateId });
     const sent = await this.#deps.mailer.send({
       companyId: template.companyId,
       memberId: requester.memberId,

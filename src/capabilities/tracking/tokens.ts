@@ -38,7 +38,7 @@ const KIND_OF = new Map<number, TokenKind>([
 const VERSION = 1;
 const BODY_BYTES = 30;
 const MAC_BYTES = 16;
-const TOKEN_BYTES = BODY_BYTES + MAC_BYTES;
+const WIRE_BYTES = BODY_BYTES + MAC_BYTES;
 const WEB_TOKEN = /^[A-Za-z0-9_-]{62}$/;
 const MAILTO_TOKEN = /^([0-9a-f]{32})([0-9a-f]{16})$/;
 const LINK_ID = /^[0-9a-f]{16}$/;
@@ -128,8 +128,12 @@ export class TrackingTokens {
   read(token: string): TokenClaim | undefined {
     if (!WEB_TOKEN.test(token)) return undefined;
     const bytes = Buffer.from(token, "base64url");
-    // Spelled another way (base64url's spare low bits), it is not the token issued.
-    if (bytes.length !== TOKEN_BYTES || bytes.toString("base64url") !== token || bytes[0] !== VERSION) return undefined;
+    if (bytes.length !== WIRE_BYTES || bytes[0] !== VERSION) return undefined;
+    // Spelled another way (base64url's spare low bits), it is not the token
+    // issued; compared like every other token, in constant time.
+    const canonical = Buffer.from(bytes.toString("base64url"));
+    const presented = Buffer.from(token);
+    if (canonical.length !== presented.length || !timingSafeEqual(canonical, presented)) return undefined;
     const kind = KIND_OF.get(bytes[1] ?? 0);
     if (!kind) return undefined;
     const link = bytes.subarray(22, 30).toString("hex");
