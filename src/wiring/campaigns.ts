@@ -1,13 +1,16 @@
 import type { Client as TemporalWorkflowClient } from "@temporalio/client";
 import type { Config } from "../config.ts";
 import { PostgresCampaignStore } from "../adapters/postgres/campaigns/postgres-campaign-store.ts";
+import { PostgresConversionStore } from "../adapters/postgres/conversions/index.ts";
 import { PostgresMessageStore } from "../adapters/postgres/messages/message-store.ts";
+import { PostgresTrackingStore } from "../adapters/postgres/tracking/postgres-tracking-store.ts";
 import type { Pool } from "../adapters/postgres/sql.ts";
 import { CampaignDispatcher } from "../adapters/temporal/campaigns/dispatcher.ts";
 import { Campaigns, CampaignSending } from "../capabilities/campaigns/index.ts";
 import { LifecycleCampaignHandoff } from "../capabilities/campaigns/lifecycle-handoff.ts";
 import type {
   CampaignEngagementPort,
+  CampaignInsightsPort,
   CampaignMessageDecorator,
   CampaignSendersPort,
   CampaignTemplatesPort,
@@ -41,8 +44,26 @@ export interface CampaignsWiring {
 export function createCampaignsWiring(deps: CampaignsWiringDependencies): CampaignsWiring {
   const store = new PostgresCampaignStore(deps.db);
   const workflows = new CampaignDispatcher({ client: deps.temporal, taskQueue: deps.config.temporalTaskQueue, store, log: deps.log });
+  const tracking = new PostgresTrackingStore(deps.db);
+  const conversions = new PostgresConversionStore(deps.db);
+  // The results read what tracking and conversions recorded, through their own stores.
+  const insights: CampaignInsightsPort = {
+    async links(companyId, campaignId) {
+      const links = await tracking.clicksPerLink(companyId, campaignId);
+      return links.map((link) => ({
+        linkId: link.linkId,
+        url: link.url,
+        clicks: link.clicks - link.suspectClicks,
+        clickers: link.uniqueClicks,
+        suspectClicks: link.suspectClicks,
+      }));
+    },
+    timeline: (companyId, campaignId, interval) => tracking.timeline(companyId, campaignId, interval),
+    revenue: (companyId, campaignId) => conversions.revenueByCampaign(companyId, { campaignId }),
+  };
   const campaigns = new Campaigns({
     store,
+    insights,
     senders: deps.senders,
     templates: deps.templates,
     workflows,

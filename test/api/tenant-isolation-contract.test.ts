@@ -158,7 +158,6 @@ const NAMES_A_RECORD: Readonly<Record<string, (r: Records) => Request>> = {
  */
 const ANSWERED_OTHERWISE: Readonly<Record<string, { grpc: string; rest: string; why: string }>> = {
   "mail.v1.CampaignsService.CreateCampaign": { grpc: "InvalidArgument", rest: "400", why: "an unknown list in the audience is a field error (400 naming audience.listIds)" },
-  "mail.v1.TemplatesService.SendTestTemplate": { grpc: "PermissionDenied", rest: "403", why: "only a signed-in member sends a test, to their own address; keys and operators are refused before any lookup" },
   "mail.v1.WebhooksService.ListWebhookDeliveries": { grpc: "empty", rest: "empty", why: "endpointId filters the caller's own deliveries: another company's endpoint lists nothing" },
 };
 

@@ -63,6 +63,7 @@ describe.skipIf(!chromiumInstalled)("the Campaigns tab and its editor", { timeou
     await page.getByRole("textbox", { name: "Name" }).fill("Spring news");
     await page.getByRole("checkbox", { name: /Newsletter/ }).check();
     await page.getByRole("textbox", { name: "Subject" }).fill("Spring is here, {{ firstName | default:reader }}");
+    await page.getByRole("textbox", { name: "HTML" }).fill('<p>Hello,</p><p><a href="https://shop.example/spring">The spring collection</a></p>');
     await page.getByRole("button", { name: "Create draft" }).click();
     await page.getByRole("heading", { level: 1, name: "Spring news" }).waitFor();
 
@@ -90,7 +91,47 @@ describe.skipIf(!chromiumInstalled)("the Campaigns tab and its editor", { timeou
     expect(await counter("Waiting")).toBe("0");
     const [stored] = (await api.listCampaigns({})).items;
     expect(stored?.state).toBe(CampaignState.SENT);
+    // Its one tracked link is listed before anyone clicked; no engagement, no revenue yet.
+    const perLink = page.getByRole("figure", { name: "Clicks per link" });
+    await perLink.waitFor();
+    await perLink.getByText("Clicks per link: the numbers as a table").click();
+    expect(await perLink.getByRole("region", { name: "Clicks per link, table" }).textContent()).toContain("https://shop.example/spring");
+    expect(await page.getByText("No opens or clicks yet.").count()).toBe(1);
+    expect(await page.getByText("No conversion attributed yet.").count()).toBe(1);
     await ui.checkPage(owner, "campaign-sent");
+
+    // Engagement and a conversion, written where tracking and conversions record them: the results read them back.
+    const campaignId = stored?.id ?? "";
+    const { rows: links } = await ui.h.db.query<{ link_id: string }>(`select link_id from tracking_link where company_id = $1 and campaign_id = $2`, [company.companyId, campaignId]);
+    const { rows: recipients } = await ui.h.db.query<{ id: string }>(`select id from campaign_recipient where company_id = $1 and campaign_id = $2`, [company.companyId, campaignId]);
+    const linkId = links[0]?.link_id ?? "";
+    // Two recipients open; the first clicks (its first verified click), the second's click looks automated.
+    for (const [i, recipient] of recipients.slice(0, 2).entries()) {
+      await ui.h.db.query(
+        `insert into tracking_hit (id, company_id, campaign_id, recipient_id, kind, link_id, suspect, reasons, occurred_at)
+         values (gen_random_uuid(), $1, $2, $3, 'open', null, false, '', now()), (gen_random_uuid(), $1, $2, $3, 'click', $4, $5, '', now())`,
+        [company.companyId, campaignId, recipient.id, linkId, i > 0],
+      );
+    }
+    await ui.h.db.query(
+      `insert into tracking_first (company_id, recipient_id, kind, link_id, campaign_id, occurred_at) values ($1, $2, 'click', $3, $4, now())`,
+      [company.companyId, recipients[0]?.id ?? "", linkId, campaignId],
+    );
+    await ui.h.db.query(
+      `insert into conversion (company_id, event_id, event_type, email, revenue, currency, status, occurred_at, campaign_id, link_id, clicked_at)
+       values ($1, 'order-1', 'purchase', 'ann@readers.example', 59.90, 'EUR', 'completed', now(), $2, $3, now())`,
+      [company.companyId, campaignId, linkId],
+    );
+    await page.reload();
+    const timeline = page.getByRole("figure", { name: "Opens and clicks over time" });
+    await timeline.waitFor();
+    await timeline.getByText("Opens and clicks over time: the numbers as a table").click();
+    expect(await timeline.getByRole("row").nth(1).textContent()).toMatch(/21$/); // 2 opens, 1 verified click
+    await perLink.getByText("Clicks per link: the numbers as a table").click();
+    expect(await perLink.getByRole("row", { name: /shop\.example\/spring/ }).textContent()).toBe("https://shop.example/spring111"); // 1 verified click, 1 recipient, 1 automated
+    const revenue = page.getByRole("region", { name: "Revenue, table" });
+    expect(await revenue.getByRole("row", { name: /^EUR/ }).textContent()).toBe("EUR159.9059.9");
+    await ui.checkPage(owner, "campaign-results");
 
     await owner.goto("/campaigns");
     const rows = page.getByRole("region", { name: "Table of campaigns" }).locator("tbody tr");

@@ -11,6 +11,7 @@ import { renderCampaignContent } from "./content.ts";
 import type {
   AudiencePreview,
   CampaignDraft,
+  CampaignInsightsPort,
   CampaignRecord,
   CampaignResults,
   CampaignSendersPort,
@@ -18,9 +19,18 @@ import type {
   CampaignStore,
   CampaignTemplatesPort,
   CampaignWorkflowsPort,
+  EngagementInterval,
   StateChange,
   TestSendPort,
 } from "./ports.ts";
+
+/** A campaign's timeline is drawn by the hour for its first three days, by the day after. */
+export const HOURLY_TIMELINE_MS = 72 * 3_600_000;
+
+/** The timeline's bucket width for a campaign started at `startedAt` (null: not started), seen at `now`. */
+export function timelineInterval(startedAt: Date | null, now: Date): EngagementInterval {
+  return startedAt && now.getTime() - startedAt.getTime() > HOURLY_TIMELINE_MS ? "day" : "hour";
+}
 
 export const CAMPAIGN_STATES: readonly CampaignState[] = ["draft", "scheduled", "sending", "paused", "sent", "cancelled"];
 
@@ -30,6 +40,7 @@ export interface CampaignsDependencies {
   readonly templates: CampaignTemplatesPort;
   readonly testSend: TestSendPort;
   readonly workflows: CampaignWorkflowsPort;
+  readonly insights: CampaignInsightsPort;
   /** Secret of the list's cursors. */
   readonly cursorSecret: string;
   readonly clock?: () => Date;
@@ -169,7 +180,15 @@ export class Campaigns {
     if (!isUuid(query.campaignId)) throw notFound();
     const results = await this.#deps.store.results(query.companyId, query.campaignId);
     if (!results) throw notFound();
-    return results;
+    const interval = timelineInterval(results.startedAt, this.#now());
+    const [links, timeline, revenue] = await Promise.all([
+      this.#deps.insights.links(query.companyId, query.campaignId),
+      this.#deps.insights.timeline(query.companyId, query.campaignId, interval),
+      this.#deps.insights.revenue(query.companyId, query.campaignId),
+    ]);
+    // The contract's order: most verified clicks first.
+    const byClicks = [...links].sort((a, b) => b.clicks - a.clicks || a.linkId.localeCompare(b.linkId));
+    return { ...results, links: byClicks, timeline, revenue, interval };
   }
 
   /**

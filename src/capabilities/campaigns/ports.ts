@@ -1,3 +1,4 @@
+import type { CampaignRevenue } from "../conversions/types.ts";
 import type { AuditNote } from "../audit/types.ts";
 import type { KeysetPosition } from "../shared/keyset-cursor.ts";
 import type { Positioned } from "../shared/paging.ts";
@@ -63,11 +64,53 @@ export interface AudiencePreview {
   readonly suppressed: number;
 }
 
-export interface CampaignResults {
+/** What the campaign's recipients record: the counters and the engagement of each recipient. */
+export interface CampaignRecipientResults {
   readonly counters: CampaignCounters;
   readonly opened: number;
   readonly clicked: number;
   readonly unsubscribed: number;
+  /** When the audience was fixed; null before. */
+  readonly startedAt: Date | null;
+}
+
+/** One tracked link of a campaign and its clicks. */
+export interface CampaignLinkResult {
+  readonly linkId: string;
+  readonly url: string;
+  /** Verified clicks. */
+  readonly clicks: number;
+  /** Recipients with a verified click on it. */
+  readonly clickers: number;
+  readonly suspectClicks: number;
+}
+
+/** The width of a timeline bucket. */
+export type EngagementInterval = "hour" | "day";
+
+/** Opens (not a machine's) and verified clicks in one bucket. */
+export interface EngagementBucket {
+  readonly start: Date;
+  readonly opens: number;
+  readonly clicks: number;
+}
+
+export interface CampaignResults extends CampaignRecipientResults {
+  readonly links: readonly CampaignLinkResult[];
+  readonly revenue: readonly CampaignRevenue[];
+  readonly interval: EngagementInterval;
+  readonly timeline: readonly EngagementBucket[];
+}
+
+/**
+ * What other capabilities know of a campaign's results: tracking (clicks
+ * per link, opens and clicks over time) and conversions (the revenue
+ * attributed to its links).
+ */
+export interface CampaignInsightsPort {
+  links(companyId: string, campaignId: string): Promise<CampaignLinkResult[]>;
+  timeline(companyId: string, campaignId: string, interval: EngagementInterval): Promise<EngagementBucket[]>;
+  revenue(companyId: string, campaignId: string): Promise<CampaignRevenue[]>;
 }
 
 /** A change of state a store applies under a row lock, with its audit row; `undefined` from `decide`: nothing to change. */
@@ -111,7 +154,7 @@ export interface CampaignStore {
   /** The ids among `listIds` that name no list of the company. */
   missingLists(companyId: string, listIds: readonly string[]): Promise<string[]>;
   previewAudience(companyId: string, listIds: readonly string[], tag: string | null): Promise<AudiencePreview>;
-  results(companyId: string, id: string): Promise<CampaignResults | undefined>;
+  results(companyId: string, id: string): Promise<CampaignRecipientResults | undefined>;
   markWorkflowStarted(companyId: string, id: string): Promise<void>;
 
   /**

@@ -75,6 +75,8 @@ export interface ConversionFilter {
   readonly since?: Date | undefined;
   /** Conversions that occurred before. */
   readonly until?: Date | undefined;
+  /** Only the conversions attributed to this campaign. */
+  readonly campaignId?: string | undefined;
 }
 
 export interface ConversionStore {

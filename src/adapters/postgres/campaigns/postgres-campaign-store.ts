@@ -12,7 +12,7 @@ import type {
   CampaignDraft,
   CampaignEngagementPort,
   CampaignRecord,
-  CampaignResults,
+  CampaignRecipientResults,
   CampaignState,
   CampaignStore,
   RecipientOutcome,
@@ -225,11 +225,11 @@ export class PostgresCampaignStore implements CampaignStore, CampaignEngagementP
     return { audience: receive + skipped + suppressed, receive, skipped, suppressed };
   }
 
-  async results(companyId: string, id: string): Promise<CampaignResults | undefined> {
+  async results(companyId: string, id: string): Promise<CampaignRecipientResults | undefined> {
     if (!isUuid(companyId) || !isUuid(id)) return undefined;
     const pool = await this.#pool();
-    const { rows } = await pool.query<{ counters: Record<string, number> | null; opened: number; clicked: number; unsubscribed: number }>(
-      `select ${COUNTERS},
+    const { rows } = await pool.query<{ counters: Record<string, number> | null; opened: number; clicked: number; unsubscribed: number; started_at: string | Date | null }>(
+      `select ${COUNTERS}, c.started_at,
               (select count(*)::int from campaign_recipient r where r.company_id = c.company_id and r.campaign_id = c.id and r.opened_at is not null) as opened,
               (select count(*)::int from campaign_recipient r where r.company_id = c.company_id and r.campaign_id = c.id and r.clicked_at is not null) as clicked,
               (select count(*)::int from campaign_recipient r where r.company_id = c.company_id and r.campaign_id = c.id and r.unsubscribed_at is not null) as unsubscribed
@@ -237,7 +237,9 @@ export class PostgresCampaignStore implements CampaignStore, CampaignEngagementP
       [companyId, id],
     );
     const row = rows[0];
-    return row ? { counters: countersOf(row.counters), opened: row.opened, clicked: row.clicked, unsubscribed: row.unsubscribed } : undefined;
+    return row
+      ? { counters: countersOf(row.counters), opened: row.opened, clicked: row.clicked, unsubscribed: row.unsubscribed, startedAt: toDate(row.started_at) }
+      : undefined;
   }
 
   async markWorkflowStarted(companyId: string, id: string): Promise<void> {

@@ -99,9 +99,10 @@ export class PostgresConversionStore implements ConversionStore {
         where company_id = $1 and campaign_id is not null
           and ($2::timestamptz is null or occurred_at >= $2)
           and ($3::timestamptz is null or occurred_at < $3)
+          and ($4::text is null or campaign_id = $4)
         group by campaign_id, currency
         order by campaign_id, currency`,
-      [companyId, filter.since ?? null, filter.until ?? null],
+      [companyId, filter.since ?? null, filter.until ?? null, filter.campaignId ?? null],
     );
     return rows.map((row) => {
       const gross = amountFromDatabase(row.gross);

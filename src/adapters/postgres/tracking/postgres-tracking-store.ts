@@ -152,4 +152,23 @@ export class PostgresTrackingStore implements TrackingStore {
       uniqueClicks: Number(r.unique_clicks),
     }));
   }
+
+  /**
+   * Opens not told apart as a machine's and verified clicks of a campaign
+   * per bucket (`date_trunc` in UTC), oldest first; only the buckets with
+   * any. The honeypot is no campaign link, so its hits are not clicks.
+   */
+  async timeline(companyId: string, campaignId: string, interval: "hour" | "day"): Promise<{ start: Date; opens: number; clicks: number }[]> {
+    const { rows } = await (await this.#db()).query<{ start: string | Date; opens: number; clicks: number }>(
+      `select date_trunc($3, occurred_at at time zone 'UTC') at time zone 'UTC' as start,
+              count(*) filter (where kind = 'open')::int as opens,
+              count(*) filter (where kind = 'click' and link_id <> $4)::int as clicks
+         from tracking_hit
+        where company_id = $1 and campaign_id = $2 and not suspect
+        group by 1
+        order by 1`,
+      [companyId, campaignId, interval, HONEYPOT_LINK_ID],
+    );
+    return rows.map((row) => ({ start: new Date(row.start), opens: row.opens, clicks: row.clicks }));
+  }
 }

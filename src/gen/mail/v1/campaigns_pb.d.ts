@@ -5,6 +5,8 @@
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import type { CampaignRevenue } from "./reports_pb.js";
+import type { StatsInterval } from "./stats_pb.js";
 
 /**
  * Describes the file mail/v1/campaigns.proto.
@@ -768,6 +770,37 @@ export declare type GetCampaignResultsResponse = Message<"mail.v1.GetCampaignRes
    * @generated from field: uint32 unsubscribed = 4;
    */
   unsubscribed: number;
+
+  /**
+   * Each tracked link of the campaign, by verified clicks, most first.
+   *
+   * @generated from field: repeated mail.v1.CampaignLinkResult links = 5;
+   */
+  links: CampaignLinkResult[];
+
+  /**
+   * Revenue attributed to the campaign: conversions whose last verified
+   * click before them was on one of its links; one row per currency.
+   *
+   * @generated from field: repeated mail.v1.CampaignRevenue revenue = 6;
+   */
+  revenue: CampaignRevenue[];
+
+  /**
+   * The width of the timeline's buckets: an hour while the campaign is
+   * younger than three days, a day after.
+   *
+   * @generated from field: mail.v1.StatsInterval interval = 7;
+   */
+  interval: StatsInterval;
+
+  /**
+   * Opens and verified clicks over time, from the first copy handed over;
+   * only buckets with any (a chart draws the empty ones as zero).
+   *
+   * @generated from field: repeated mail.v1.CampaignEngagementBucket timeline = 8;
+   */
+  timeline: CampaignEngagementBucket[];
 };
 
 /**
@@ -775,6 +808,88 @@ export declare type GetCampaignResultsResponse = Message<"mail.v1.GetCampaignRes
  * Use `create(GetCampaignResultsResponseSchema)` to create a new message.
  */
 export declare const GetCampaignResultsResponseSchema: GenMessage<GetCampaignResultsResponse>;
+
+/**
+ * One tracked link of a campaign and how it was clicked.
+ *
+ * @generated from message mail.v1.CampaignLinkResult
+ */
+export declare type CampaignLinkResult = Message<"mail.v1.CampaignLinkResult"> & {
+  /**
+   * The link's id, as in the `clicked` and `campaign.click` events.
+   *
+   * @generated from field: string link_id = 1;
+   */
+  linkId: string;
+
+  /**
+   * Where the link leads (the campaign's own URL).
+   *
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * Verified clicks: every click not judged automated.
+   *
+   * @generated from field: uint32 clicks = 3;
+   */
+  clicks: number;
+
+  /**
+   * Recipients with at least one verified click on it.
+   *
+   * @generated from field: uint32 clickers = 4;
+   */
+  clickers: number;
+
+  /**
+   * Clicks judged automated (`suspect: true` in `campaign.click`).
+   *
+   * @generated from field: uint32 suspect_clicks = 5;
+   */
+  suspectClicks: number;
+};
+
+/**
+ * Describes the message mail.v1.CampaignLinkResult.
+ * Use `create(CampaignLinkResultSchema)` to create a new message.
+ */
+export declare const CampaignLinkResultSchema: GenMessage<CampaignLinkResult>;
+
+/**
+ * Engagement in one bucket of time.
+ *
+ * @generated from message mail.v1.CampaignEngagementBucket
+ */
+export declare type CampaignEngagementBucket = Message<"mail.v1.CampaignEngagementBucket"> & {
+  /**
+   * The bucket's start (UTC).
+   *
+   * @generated from field: google.protobuf.Timestamp start = 1;
+   */
+  start?: Timestamp | undefined;
+
+  /**
+   * Opens not told apart as machine opens.
+   *
+   * @generated from field: uint32 opens = 2;
+   */
+  opens: number;
+
+  /**
+   * Verified clicks.
+   *
+   * @generated from field: uint32 clicks = 3;
+   */
+  clicks: number;
+};
+
+/**
+ * Describes the message mail.v1.CampaignEngagementBucket.
+ * Use `create(CampaignEngagementBucketSchema)` to create a new message.
+ */
+export declare const CampaignEngagementBucketSchema: GenMessage<CampaignEngagementBucket>;
 
 /**
  * Where a campaign is in its life.
@@ -965,8 +1080,9 @@ export declare const CampaignsService: GenService<{
     output: typeof CancelCampaignResponseSchema;
   },
   /**
-   * The campaign's results: the sending counters and the engagement read
-   * back from its recipients (opens, clicks, unsubscribes).
+   * The campaign's results: the sending counters, the engagement read back
+   * from its recipients (opens, clicks, unsubscribes), clicks per link, the
+   * revenue attributed to it and opens and clicks over time.
    *
    * @generated from rpc mail.v1.CampaignsService.GetCampaignResults
    */

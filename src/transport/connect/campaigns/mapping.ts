@@ -1,3 +1,5 @@
+import { StatsInterval } from "../../../gen/mail/v1/stats_pb.js";
+import { toCampaignRevenueProto } from "../conversions/revenue-to-proto.ts";
 import { create } from "@bufbuild/protobuf";
 import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext } from "@connectrpc/connect";
@@ -80,6 +82,10 @@ export function resultsMessage(results: CampaignResults): GetCampaignResultsResp
     opened: results.opened,
     clicked: results.clicked,
     unsubscribed: results.unsubscribed,
+    links: results.links.map((link) => ({ linkId: link.linkId, url: link.url, clicks: link.clicks, clickers: link.clickers, suspectClicks: link.suspectClicks })),
+    revenue: results.revenue.map(toCampaignRevenueProto),
+    interval: results.interval === "hour" ? StatsInterval.HOUR : StatsInterval.DAY,
+    timeline: results.timeline.map((bucket) => ({ start: timestampFromDate(bucket.start), opens: bucket.opens, clicks: bucket.clicks })),
   });
 }
 

@@ -41,7 +41,7 @@ export function toRevenueByCampaignResponse(rows: readonly CampaignRevenueRecord
 }
 
 /** One row of the report: amounts as exact decimal strings (formatAmount), never through a float. */
-function toCampaignRevenueProto(row: CampaignRevenueRecord): CampaignRevenue {
+export function toCampaignRevenueProto(row: CampaignRevenueRecord): CampaignRevenue {
   return create(CampaignRevenueSchema, {
     campaignId: row.campaignId,
     currency: row.currency,

@@ -13,6 +13,7 @@ import { DateTime, formatNumber, fromLocalInput } from "../../app/format.tsx";
 import { ConfirmAction } from "../../components/admin/ConfirmAction.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
 import { Page } from "../../components/Page.tsx";
+import { EngagementChart, LinkClicksChart, RevenueTable } from "./ResultsCharts.tsx";
 import { CampaignStateBadge, isLive } from "./states.tsx";
 
 /** How often a scheduled or sending campaign is read again (its progress). */
@@ -454,6 +455,13 @@ function Results({ campaign }: { campaign: Campaign }) {
           </tbody>
         </table>
       </div>
+      {data ? (
+        <>
+          <EngagementChart timeline={data.timeline} interval={data.interval} />
+          <LinkClicksChart links={data.links} />
+          <RevenueTable revenue={data.revenue} />
+        </>
+      ) : null}
     </section>
   );
 }

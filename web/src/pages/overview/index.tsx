@@ -7,6 +7,7 @@ import { Link, useSearchParams } from "react-router";
 import { Bar, BarChart, CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { errorMessage } from "../../app/errors.ts";
 import { formatNumber } from "../../app/format.tsx";
+import { Figure, Legend } from "../../components/charts/Figure.tsx";
 import { Page } from "../../components/Page.tsx";
 import { useCredits } from "../credits/balance.tsx";
 import { STATUS } from "../domains/status.ts";
@@ -208,43 +209,6 @@ function DomainsPanel() {
         </ul>
       )}
     </section>
-  );
-}
-
-/** A chart with its caption, and the same numbers as a table (the chart itself is hidden from assistive technology). */
-function Figure({ title, explanation, table, children, legend }: { title: string; explanation: string; table: ReactNode; children: ReactNode; legend?: ReactNode }) {
-  const id = useId();
-  return (
-    <figure className="chart" aria-labelledby={id}>
-      <figcaption>
-        <h2 id={id}>{title}</h2>
-        <p className="hint">{explanation}</p>
-      </figcaption>
-      {legend}
-      <div className="chart-area" aria-hidden="true">
-        {children}
-      </div>
-      <details className="chart-table">
-        <summary>{title}: the numbers as a table</summary>
-        {/* Focusable: on a narrow screen the table scrolls sideways, from the keyboard too. */}
-        <div className="list-scroll" role="region" aria-label={`${title}, table`} tabIndex={0}>
-          {table}
-        </div>
-      </details>
-    </figure>
-  );
-}
-
-function Legend({ items }: { items: readonly { key: string; label: string }[] }) {
-  return (
-    <ul className="chart-legend" aria-hidden="true">
-      {items.map((item) => (
-        <li key={item.key}>
-          <span className={`chart-swatch chart-${item.key}`} />
-          {item.label}
-        </li>
-      ))}
-    </ul>
   );
 }
 

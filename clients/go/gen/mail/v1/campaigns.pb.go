@@ -1614,7 +1614,18 @@ type GetCampaignResultsResponse struct {
 	// Recipients who clicked a tracked link at least once.
 	Clicked uint32 `protobuf:"varint,3,opt,name=clicked,proto3" json:"clicked,omitempty"`
 	// Recipients who unsubscribed through this campaign.
-	Unsubscribed  uint32 `protobuf:"varint,4,opt,name=unsubscribed,proto3" json:"unsubscribed,omitempty"`
+	Unsubscribed uint32 `protobuf:"varint,4,opt,name=unsubscribed,proto3" json:"unsubscribed,omitempty"`
+	// Each tracked link of the campaign, by verified clicks, most first.
+	Links []*CampaignLinkResult `protobuf:"bytes,5,rep,name=links,proto3" json:"links,omitempty"`
+	// Revenue attributed to the campaign: conversions whose last verified
+	// click before them was on one of its links; one row per currency.
+	Revenue []*CampaignRevenue `protobuf:"bytes,6,rep,name=revenue,proto3" json:"revenue,omitempty"`
+	// The width of the timeline's buckets: an hour while the campaign is
+	// younger than three days, a day after.
+	Interval StatsInterval `protobuf:"varint,7,opt,name=interval,proto3,enum=mail.v1.StatsInterval" json:"interval,omitempty"`
+	// Opens and verified clicks over time, from the first copy handed over;
+	// only buckets with any (a chart draws the empty ones as zero).
+	Timeline      []*CampaignEngagementBucket `protobuf:"bytes,8,rep,name=timeline,proto3" json:"timeline,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1677,11 +1688,185 @@ func (x *GetCampaignResultsResponse) GetUnsubscribed() uint32 {
 	return 0
 }
 
+func (x *GetCampaignResultsResponse) GetLinks() []*CampaignLinkResult {
+	if x != nil {
+		return x.Links
+	}
+	return nil
+}
+
+func (x *GetCampaignResultsResponse) GetRevenue() []*CampaignRevenue {
+	if x != nil {
+		return x.Revenue
+	}
+	return nil
+}
+
+func (x *GetCampaignResultsResponse) GetInterval() StatsInterval {
+	if x != nil {
+		return x.Interval
+	}
+	return StatsInterval_STATS_INTERVAL_UNSPECIFIED
+}
+
+func (x *GetCampaignResultsResponse) GetTimeline() []*CampaignEngagementBucket {
+	if x != nil {
+		return x.Timeline
+	}
+	return nil
+}
+
+// One tracked link of a campaign and how it was clicked.
+type CampaignLinkResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The link's id, as in the `clicked` and `campaign.click` events.
+	LinkId string `protobuf:"bytes,1,opt,name=link_id,json=linkId,proto3" json:"link_id,omitempty"`
+	// Where the link leads (the campaign's own URL).
+	Url string `protobuf:"bytes,2,opt,name=url,proto3" json:"url,omitempty"`
+	// Verified clicks: every click not judged automated.
+	Clicks uint32 `protobuf:"varint,3,opt,name=clicks,proto3" json:"clicks,omitempty"`
+	// Recipients with at least one verified click on it.
+	Clickers uint32 `protobuf:"varint,4,opt,name=clickers,proto3" json:"clickers,omitempty"`
+	// Clicks judged automated (`suspect: true` in `campaign.click`).
+	SuspectClicks uint32 `protobuf:"varint,5,opt,name=suspect_clicks,json=suspectClicks,proto3" json:"suspect_clicks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CampaignLinkResult) Reset() {
+	*x = CampaignLinkResult{}
+	mi := &file_mail_v1_campaigns_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CampaignLinkResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CampaignLinkResult) ProtoMessage() {}
+
+func (x *CampaignLinkResult) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_campaigns_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CampaignLinkResult.ProtoReflect.Descriptor instead.
+func (*CampaignLinkResult) Descriptor() ([]byte, []int) {
+	return file_mail_v1_campaigns_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *CampaignLinkResult) GetLinkId() string {
+	if x != nil {
+		return x.LinkId
+	}
+	return ""
+}
+
+func (x *CampaignLinkResult) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *CampaignLinkResult) GetClicks() uint32 {
+	if x != nil {
+		return x.Clicks
+	}
+	return 0
+}
+
+func (x *CampaignLinkResult) GetClickers() uint32 {
+	if x != nil {
+		return x.Clickers
+	}
+	return 0
+}
+
+func (x *CampaignLinkResult) GetSuspectClicks() uint32 {
+	if x != nil {
+		return x.SuspectClicks
+	}
+	return 0
+}
+
+// Engagement in one bucket of time.
+type CampaignEngagementBucket struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The bucket's start (UTC).
+	Start *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=start,proto3" json:"start,omitempty"`
+	// Opens not told apart as machine opens.
+	Opens uint32 `protobuf:"varint,2,opt,name=opens,proto3" json:"opens,omitempty"`
+	// Verified clicks.
+	Clicks        uint32 `protobuf:"varint,3,opt,name=clicks,proto3" json:"clicks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CampaignEngagementBucket) Reset() {
+	*x = CampaignEngagementBucket{}
+	mi := &file_mail_v1_campaigns_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CampaignEngagementBucket) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CampaignEngagementBucket) ProtoMessage() {}
+
+func (x *CampaignEngagementBucket) ProtoReflect() protoreflect.Message {
+	mi := &file_mail_v1_campaigns_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CampaignEngagementBucket.ProtoReflect.Descriptor instead.
+func (*CampaignEngagementBucket) Descriptor() ([]byte, []int) {
+	return file_mail_v1_campaigns_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *CampaignEngagementBucket) GetStart() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Start
+	}
+	return nil
+}
+
+func (x *CampaignEngagementBucket) GetOpens() uint32 {
+	if x != nil {
+		return x.Opens
+	}
+	return 0
+}
+
+func (x *CampaignEngagementBucket) GetClicks() uint32 {
+	if x != nil {
+		return x.Clicks
+	}
+	return 0
+}
+
 var File_mail_v1_campaigns_proto protoreflect.FileDescriptor
 
 const file_mail_v1_campaigns_proto_rawDesc = "" +
 	"\n" +
-	"\x17mail/v1/campaigns.proto\x12\amail.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15mail/v1/options.proto\"a\n" +
+	"\x17mail/v1/campaigns.proto\x12\amail.v1\x1a\x1bbuf/validate/validate.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1fgoogle/api/field_behavior.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x15mail/v1/options.proto\x1a\x15mail/v1/reports.proto\x1a\x13mail/v1/stats.proto\"a\n" +
 	"\x10CampaignAudience\x12%\n" +
 	"\blist_ids\x18\x01 \x03(\tB\n" +
 	"\xbaH\a\x92\x01\x04\b\x01\x10\x14R\alistIds\x12\x1e\n" +
@@ -1816,12 +2001,26 @@ const file_mail_v1_campaigns_proto_rawDesc = "" +
 	"\x16CancelCampaignResponse\x12-\n" +
 	"\bcampaign\x18\x01 \x01(\v2\x11.mail.v1.CampaignR\bcampaign\"0\n" +
 	"\x19GetCampaignResultsRequest\x12\x13\n" +
-	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x02R\x02id\"\xa9\x01\n" +
+	"\x02id\x18\x01 \x01(\tB\x03\xe0A\x02R\x02id\"\x83\x03\n" +
 	"\x1aGetCampaignResultsResponse\x125\n" +
 	"\bcounters\x18\x01 \x01(\v2\x19.mail.v1.CampaignCountersR\bcounters\x12\x16\n" +
 	"\x06opened\x18\x02 \x01(\rR\x06opened\x12\x18\n" +
 	"\aclicked\x18\x03 \x01(\rR\aclicked\x12\"\n" +
-	"\funsubscribed\x18\x04 \x01(\rR\funsubscribed*\xa1\x02\n" +
+	"\funsubscribed\x18\x04 \x01(\rR\funsubscribed\x121\n" +
+	"\x05links\x18\x05 \x03(\v2\x1b.mail.v1.CampaignLinkResultR\x05links\x122\n" +
+	"\arevenue\x18\x06 \x03(\v2\x18.mail.v1.CampaignRevenueR\arevenue\x122\n" +
+	"\binterval\x18\a \x01(\x0e2\x16.mail.v1.StatsIntervalR\binterval\x12=\n" +
+	"\btimeline\x18\b \x03(\v2!.mail.v1.CampaignEngagementBucketR\btimeline\"\x9a\x01\n" +
+	"\x12CampaignLinkResult\x12\x17\n" +
+	"\alink_id\x18\x01 \x01(\tR\x06linkId\x12\x10\n" +
+	"\x03url\x18\x02 \x01(\tR\x03url\x12\x16\n" +
+	"\x06clicks\x18\x03 \x01(\rR\x06clicks\x12\x1a\n" +
+	"\bclickers\x18\x04 \x01(\rR\bclickers\x12%\n" +
+	"\x0esuspect_clicks\x18\x05 \x01(\rR\rsuspectClicks\"z\n" +
+	"\x18CampaignEngagementBucket\x120\n" +
+	"\x05start\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x05start\x12\x14\n" +
+	"\x05opens\x18\x02 \x01(\rR\x05opens\x12\x16\n" +
+	"\x06clicks\x18\x03 \x01(\rR\x06clicks*\xa1\x02\n" +
 	"\rCampaignState\x12\x1e\n" +
 	"\x1aCAMPAIGN_STATE_UNSPECIFIED\x10\x00\x12#\n" +
 	"\x14CAMPAIGN_STATE_DRAFT\x10\x01\x1a\t\xaa\xf4\x18\x05draft\x12+\n" +
@@ -1865,7 +2064,7 @@ func file_mail_v1_campaigns_proto_rawDescGZIP() []byte {
 }
 
 var file_mail_v1_campaigns_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_mail_v1_campaigns_proto_msgTypes = make([]protoimpl.MessageInfo, 26)
+var file_mail_v1_campaigns_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_mail_v1_campaigns_proto_goTypes = []any{
 	(CampaignState)(0),                      // 0: mail.v1.CampaignState
 	(*CampaignAudience)(nil),                // 1: mail.v1.CampaignAudience
@@ -1894,18 +2093,22 @@ var file_mail_v1_campaigns_proto_goTypes = []any{
 	(*CancelCampaignResponse)(nil),          // 24: mail.v1.CancelCampaignResponse
 	(*GetCampaignResultsRequest)(nil),       // 25: mail.v1.GetCampaignResultsRequest
 	(*GetCampaignResultsResponse)(nil),      // 26: mail.v1.GetCampaignResultsResponse
-	(*timestamppb.Timestamp)(nil),           // 27: google.protobuf.Timestamp
+	(*CampaignLinkResult)(nil),              // 27: mail.v1.CampaignLinkResult
+	(*CampaignEngagementBucket)(nil),        // 28: mail.v1.CampaignEngagementBucket
+	(*timestamppb.Timestamp)(nil),           // 29: google.protobuf.Timestamp
+	(*CampaignRevenue)(nil),                 // 30: mail.v1.CampaignRevenue
+	(StatsInterval)(0),                      // 31: mail.v1.StatsInterval
 }
 var file_mail_v1_campaigns_proto_depIdxs = []int32{
 	0,  // 0: mail.v1.Campaign.state:type_name -> mail.v1.CampaignState
 	1,  // 1: mail.v1.Campaign.audience:type_name -> mail.v1.CampaignAudience
 	2,  // 2: mail.v1.Campaign.content:type_name -> mail.v1.CampaignContent
-	27, // 3: mail.v1.Campaign.send_at:type_name -> google.protobuf.Timestamp
-	27, // 4: mail.v1.Campaign.started_at:type_name -> google.protobuf.Timestamp
-	27, // 5: mail.v1.Campaign.finished_at:type_name -> google.protobuf.Timestamp
+	29, // 3: mail.v1.Campaign.send_at:type_name -> google.protobuf.Timestamp
+	29, // 4: mail.v1.Campaign.started_at:type_name -> google.protobuf.Timestamp
+	29, // 5: mail.v1.Campaign.finished_at:type_name -> google.protobuf.Timestamp
 	3,  // 6: mail.v1.Campaign.counters:type_name -> mail.v1.CampaignCounters
-	27, // 7: mail.v1.Campaign.created_at:type_name -> google.protobuf.Timestamp
-	27, // 8: mail.v1.Campaign.updated_at:type_name -> google.protobuf.Timestamp
+	29, // 7: mail.v1.Campaign.created_at:type_name -> google.protobuf.Timestamp
+	29, // 8: mail.v1.Campaign.updated_at:type_name -> google.protobuf.Timestamp
 	1,  // 9: mail.v1.CreateCampaignRequest.audience:type_name -> mail.v1.CampaignAudience
 	2,  // 10: mail.v1.CreateCampaignRequest.content:type_name -> mail.v1.CampaignContent
 	4,  // 11: mail.v1.CreateCampaignResponse.campaign:type_name -> mail.v1.Campaign
@@ -1915,39 +2118,44 @@ var file_mail_v1_campaigns_proto_depIdxs = []int32{
 	4,  // 15: mail.v1.GetCampaignResponse.campaign:type_name -> mail.v1.Campaign
 	0,  // 16: mail.v1.ListCampaignsRequest.state:type_name -> mail.v1.CampaignState
 	4,  // 17: mail.v1.ListCampaignsResponse.items:type_name -> mail.v1.Campaign
-	27, // 18: mail.v1.ScheduleCampaignRequest.send_at:type_name -> google.protobuf.Timestamp
+	29, // 18: mail.v1.ScheduleCampaignRequest.send_at:type_name -> google.protobuf.Timestamp
 	4,  // 19: mail.v1.ScheduleCampaignResponse.campaign:type_name -> mail.v1.Campaign
 	4,  // 20: mail.v1.PauseCampaignResponse.campaign:type_name -> mail.v1.Campaign
 	4,  // 21: mail.v1.ResumeCampaignResponse.campaign:type_name -> mail.v1.Campaign
 	4,  // 22: mail.v1.CancelCampaignResponse.campaign:type_name -> mail.v1.Campaign
 	3,  // 23: mail.v1.GetCampaignResultsResponse.counters:type_name -> mail.v1.CampaignCounters
-	5,  // 24: mail.v1.CampaignsService.CreateCampaign:input_type -> mail.v1.CreateCampaignRequest
-	7,  // 25: mail.v1.CampaignsService.UpdateCampaign:input_type -> mail.v1.UpdateCampaignRequest
-	9,  // 26: mail.v1.CampaignsService.GetCampaign:input_type -> mail.v1.GetCampaignRequest
-	11, // 27: mail.v1.CampaignsService.ListCampaigns:input_type -> mail.v1.ListCampaignsRequest
-	13, // 28: mail.v1.CampaignsService.PreviewCampaignAudience:input_type -> mail.v1.PreviewCampaignAudienceRequest
-	15, // 29: mail.v1.CampaignsService.SendCampaignTest:input_type -> mail.v1.SendCampaignTestRequest
-	17, // 30: mail.v1.CampaignsService.ScheduleCampaign:input_type -> mail.v1.ScheduleCampaignRequest
-	19, // 31: mail.v1.CampaignsService.PauseCampaign:input_type -> mail.v1.PauseCampaignRequest
-	21, // 32: mail.v1.CampaignsService.ResumeCampaign:input_type -> mail.v1.ResumeCampaignRequest
-	23, // 33: mail.v1.CampaignsService.CancelCampaign:input_type -> mail.v1.CancelCampaignRequest
-	25, // 34: mail.v1.CampaignsService.GetCampaignResults:input_type -> mail.v1.GetCampaignResultsRequest
-	6,  // 35: mail.v1.CampaignsService.CreateCampaign:output_type -> mail.v1.CreateCampaignResponse
-	8,  // 36: mail.v1.CampaignsService.UpdateCampaign:output_type -> mail.v1.UpdateCampaignResponse
-	10, // 37: mail.v1.CampaignsService.GetCampaign:output_type -> mail.v1.GetCampaignResponse
-	12, // 38: mail.v1.CampaignsService.ListCampaigns:output_type -> mail.v1.ListCampaignsResponse
-	14, // 39: mail.v1.CampaignsService.PreviewCampaignAudience:output_type -> mail.v1.PreviewCampaignAudienceResponse
-	16, // 40: mail.v1.CampaignsService.SendCampaignTest:output_type -> mail.v1.SendCampaignTestResponse
-	18, // 41: mail.v1.CampaignsService.ScheduleCampaign:output_type -> mail.v1.ScheduleCampaignResponse
-	20, // 42: mail.v1.CampaignsService.PauseCampaign:output_type -> mail.v1.PauseCampaignResponse
-	22, // 43: mail.v1.CampaignsService.ResumeCampaign:output_type -> mail.v1.ResumeCampaignResponse
-	24, // 44: mail.v1.CampaignsService.CancelCampaign:output_type -> mail.v1.CancelCampaignResponse
-	26, // 45: mail.v1.CampaignsService.GetCampaignResults:output_type -> mail.v1.GetCampaignResultsResponse
-	35, // [35:46] is the sub-list for method output_type
-	24, // [24:35] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	27, // 24: mail.v1.GetCampaignResultsResponse.links:type_name -> mail.v1.CampaignLinkResult
+	30, // 25: mail.v1.GetCampaignResultsResponse.revenue:type_name -> mail.v1.CampaignRevenue
+	31, // 26: mail.v1.GetCampaignResultsResponse.interval:type_name -> mail.v1.StatsInterval
+	28, // 27: mail.v1.GetCampaignResultsResponse.timeline:type_name -> mail.v1.CampaignEngagementBucket
+	29, // 28: mail.v1.CampaignEngagementBucket.start:type_name -> google.protobuf.Timestamp
+	5,  // 29: mail.v1.CampaignsService.CreateCampaign:input_type -> mail.v1.CreateCampaignRequest
+	7,  // 30: mail.v1.CampaignsService.UpdateCampaign:input_type -> mail.v1.UpdateCampaignRequest
+	9,  // 31: mail.v1.CampaignsService.GetCampaign:input_type -> mail.v1.GetCampaignRequest
+	11, // 32: mail.v1.CampaignsService.ListCampaigns:input_type -> mail.v1.ListCampaignsRequest
+	13, // 33: mail.v1.CampaignsService.PreviewCampaignAudience:input_type -> mail.v1.PreviewCampaignAudienceRequest
+	15, // 34: mail.v1.CampaignsService.SendCampaignTest:input_type -> mail.v1.SendCampaignTestRequest
+	17, // 35: mail.v1.CampaignsService.ScheduleCampaign:input_type -> mail.v1.ScheduleCampaignRequest
+	19, // 36: mail.v1.CampaignsService.PauseCampaign:input_type -> mail.v1.PauseCampaignRequest
+	21, // 37: mail.v1.CampaignsService.ResumeCampaign:input_type -> mail.v1.ResumeCampaignRequest
+	23, // 38: mail.v1.CampaignsService.CancelCampaign:input_type -> mail.v1.CancelCampaignRequest
+	25, // 39: mail.v1.CampaignsService.GetCampaignResults:input_type -> mail.v1.GetCampaignResultsRequest
+	6,  // 40: mail.v1.CampaignsService.CreateCampaign:output_type -> mail.v1.CreateCampaignResponse
+	8,  // 41: mail.v1.CampaignsService.UpdateCampaign:output_type -> mail.v1.UpdateCampaignResponse
+	10, // 42: mail.v1.CampaignsService.GetCampaign:output_type -> mail.v1.GetCampaignResponse
+	12, // 43: mail.v1.CampaignsService.ListCampaigns:output_type -> mail.v1.ListCampaignsResponse
+	14, // 44: mail.v1.CampaignsService.PreviewCampaignAudience:output_type -> mail.v1.PreviewCampaignAudienceResponse
+	16, // 45: mail.v1.CampaignsService.SendCampaignTest:output_type -> mail.v1.SendCampaignTestResponse
+	18, // 46: mail.v1.CampaignsService.ScheduleCampaign:output_type -> mail.v1.ScheduleCampaignResponse
+	20, // 47: mail.v1.CampaignsService.PauseCampaign:output_type -> mail.v1.PauseCampaignResponse
+	22, // 48: mail.v1.CampaignsService.ResumeCampaign:output_type -> mail.v1.ResumeCampaignResponse
+	24, // 49: mail.v1.CampaignsService.CancelCampaign:output_type -> mail.v1.CancelCampaignResponse
+	26, // 50: mail.v1.CampaignsService.GetCampaignResults:output_type -> mail.v1.GetCampaignResultsResponse
+	40, // [40:51] is the sub-list for method output_type
+	29, // [29:40] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_mail_v1_campaigns_proto_init() }
@@ -1956,6 +2164,8 @@ func file_mail_v1_campaigns_proto_init() {
 		return
 	}
 	file_mail_v1_options_proto_init()
+	file_mail_v1_reports_proto_init()
+	file_mail_v1_stats_proto_init()
 	file_mail_v1_campaigns_proto_msgTypes[0].OneofWrappers = []any{}
 	file_mail_v1_campaigns_proto_msgTypes[1].OneofWrappers = []any{}
 	file_mail_v1_campaigns_proto_msgTypes[3].OneofWrappers = []any{}
@@ -1969,7 +2179,7 @@ func file_mail_v1_campaigns_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_mail_v1_campaigns_proto_rawDesc), len(file_mail_v1_campaigns_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   26,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -101,8 +101,9 @@ type CampaignsServiceClient interface {
 	// not handed over yet are never sent to. A cancelled campaign that had
 	// started sending still publishes `campaign.sent` with what it sent.
 	CancelCampaign(context.Context, *connect.Request[v1.CancelCampaignRequest]) (*connect.Response[v1.CancelCampaignResponse], error)
-	// The campaign's results: the sending counters and the engagement read
-	// back from its recipients (opens, clicks, unsubscribes).
+	// The campaign's results: the sending counters, the engagement read back
+	// from its recipients (opens, clicks, unsubscribes), clicks per link, the
+	// revenue attributed to it and opens and clicks over time.
 	GetCampaignResults(context.Context, *connect.Request[v1.GetCampaignResultsRequest]) (*connect.Response[v1.GetCampaignResultsResponse], error)
 }
 
@@ -293,8 +294,9 @@ type CampaignsServiceHandler interface {
 	// not handed over yet are never sent to. A cancelled campaign that had
 	// started sending still publishes `campaign.sent` with what it sent.
 	CancelCampaign(context.Context, *connect.Request[v1.CancelCampaignRequest]) (*connect.Response[v1.CancelCampaignResponse], error)
-	// The campaign's results: the sending counters and the engagement read
-	// back from its recipients (opens, clicks, unsubscribes).
+	// The campaign's results: the sending counters, the engagement read back
+	// from its recipients (opens, clicks, unsubscribes), clicks per link, the
+	// revenue attributed to it and opens and clicks over time.
 	GetCampaignResults(context.Context, *connect.Request[v1.GetCampaignResultsRequest]) (*connect.Response[v1.GetCampaignResultsResponse], error)
 }
 
