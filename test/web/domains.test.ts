@@ -76,6 +76,10 @@ describe.skipIf(!chromiumInstalled)("the Domains page", { timeout: 240_000 }, ()
     await section.getByText("Checked: verified.").waitFor();
     await expect.poll(async () => (await records.allTextContents()).every((text) => text.includes("found"))).toBe(true);
     expect(await section.textContent()).not.toContain("never");
+    await ui.checkPage(owner, "domains-verified");
+    // The seeded domain was verified by an operator's override: the page says so rather than "checks the records daily".
+    const seeded = page.getByRole("region", { name: company.fromEmail.split("@")[1] ?? "" });
+    expect(await seeded.textContent()).toContain("An operator marked it verified without DNS");
 
     // A sender on it, made the default.
     await page.getByRole("button", { name: "Add sender" }).click();

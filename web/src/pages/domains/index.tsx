@@ -85,7 +85,11 @@ function DomainSection({ domain, isAdmin }: { domain: Domain; isAdmin: boolean }
         </h2>
         <span className={status.className}>{status.label}</span>
       </div>
-      <p className="hint">{status.hint}</p>
+      <p className="hint">
+        {domain.verificationOverridden
+          ? "An operator marked it verified without DNS (development only): its senders send whatever the records below say."
+          : status.hint}
+      </p>
       <p>
         Last checked: <DateTime value={domain.lastCheckedAt} empty="never" />
       </p>
