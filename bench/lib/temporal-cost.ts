@@ -33,12 +33,16 @@ const KIND_OF: ReadonlyArray<[keyof HistoryEvent, string]> = [
   ["upsertWorkflowSearchAttributesEventAttributes", "upsert"],
 ];
 
-export async function temporalCost(client: Client, workflowIds: readonly string[]): Promise<TemporalCost> {
+/** A workflow by id (its latest run), or one run of it (a workflow that continued as new has several). */
+export type WorkflowRun = string | { readonly workflowId: string; readonly runId: string };
+
+export async function temporalCost(client: Client, workflowIds: readonly WorkflowRun[]): Promise<TemporalCost> {
   const byKind: Record<string, number> = {};
   let events = 0;
   let bytes = 0;
-  for (const workflowId of workflowIds) {
-    const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  for (const run of workflowIds) {
+    const handle = typeof run === "string" ? client.workflow.getHandle(run) : client.workflow.getHandle(run.workflowId, run.runId);
+    const history = await handle.fetchHistory();
     const list = history.events ?? [];
     events += list.length;
     bytes += temporal.api.history.v1.History.encode(history).finish().length;
