@@ -2,7 +2,7 @@ import { defineConfig } from "vitest/config";
 
 /**
  * `npm run test:chaos`: the chaos suite (test/chaos/, see docs/chaos.md).
- * Two files (the main run and the relay run), one after the other, alone on
+ * Three files (the main run, the relay run and the campaign run), one after the other, alone on
  * the machine: each starts its own PostgreSQL, Temporal server, API and
  * worker processes, and kills them on purpose.
  */

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceChild } from "./service-child.ts";
 import { SendStream } from "./send-stream.ts";
 import { type SinkTransaction, type SmtpSink, startSmtpSink } from "../support/smtp-sink.ts";
+import { copiesByMessageId, inFlightAt, type Kill, killInTransaction, type RelayWorkers, takeovers } from "./relay-kills.ts";
 import { type ChaosStack, createSendingCompany, queryOnce, startChaosStack } from "./stack.ts";
 
 /**
@@ -35,8 +36,6 @@ const CREDITS = 100_000;
 const MESSAGE_ID_DOMAIN = "relay.chaos.example";
 const SLOW_EVERY = 4;
 const SLOW_MS = 1_500;
-/** A 250 answered this long before a SIGKILL was recorded by the worker that read it (it takes one statement). */
-const RECORD_GRACE_MS = 250;
 const PROGRESS_TIMEOUT_MS = 120_000;
 const SETTLE_TIMEOUT_MS = 120_000;
 const BACKLOG_MESSAGES = 30;
@@ -76,44 +75,7 @@ async function waitForProgress(companyId: string, what: string, count: number): 
   }
 }
 
-interface Kill {
-  readonly worker: string;
-  readonly at: number;
-  /** The killed worker's transactions the sink had not answered at the kill. */
-  readonly open: readonly SinkTransaction[];
-}
-
-/**
- * Waits until the sink holds a slow transaction open, then SIGKILLs the
- * worker that sent it (the one named `prefer` when both have one).
- */
-async function killInTransaction(prefer: string, earlier: readonly Kill[]): Promise<Kill> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    assertChildrenAlive();
-    const held = sink.unanswered().filter((t) => t.slow && Date.now() - t.dataAt < SLOW_MS - 300);
-    const target = held.find((t) => t.client === ehloOf(prefer)) ?? held[0];
-    if (target) {
-      const worker = WORKERS.find((w) => ehloOf(w) === target.client) ?? prefer;
-      const child = workers.get(worker);
-      if (!child) throw new Error(`no worker ${worker}`);
-      // Those cut off by an earlier kill stay unanswered for good: not this kill's.
-      const open = sink.unanswered().filter((t) => t.client === target.client && !earlier.some((k) => k.open.includes(t)));
-      const at = Date.now();
-      await child.kill();
-      return { worker, at, open };
-    }
-    if (Date.now() > deadline) throw new Error("no slow SMTP transaction was open within 60 s");
-    await sleep(5);
-  }
-}
-
-/** Every Message-ID received, with each copy's transaction, in arrival order. */
-function copiesByMessageId(): Map<string, SinkTransaction[]> {
-  const copies = new Map<string, SinkTransaction[]>();
-  for (const t of sink.transactions) copies.set(t.messageId, [...(copies.get(t.messageId) ?? []), t]);
-  return copies;
-}
+const relay = (): RelayWorkers => ({ sink, workers, ehloOf, slowMs: SLOW_MS, assertAlive: assertChildrenAlive });
 
 beforeAll(async () => {
   stack = await startChaosStack("relay-chaos");
@@ -163,7 +125,7 @@ describe("relay chaos: workers killed in the middle of SMTP transactions", () =>
 
     const kills: Kill[] = [];
     for (const prefer of WORKERS) {
-      const kill = await killInTransaction(prefer, kills);
+      const kill = await killInTransaction(relay(), prefer, kills);
       kills.push(kill);
       note(`${kill.worker}: SIGKILL with ${kill.open.length} SMTP transaction(s) unanswered (${kill.open.filter((t) => t.slow).length} held by the sink)`);
       await sleep(1_000);
@@ -188,7 +150,7 @@ describe("relay chaos: workers killed in the middle of SMTP transactions", () =>
     const problems: string[] = [];
     const accepted = stream.records.filter((r) => r.accepted).map((r) => [...r.ids][0] ?? "");
     const expected = new Set(accepted.map((id) => `${id}@${MESSAGE_ID_DOMAIN}`));
-    const copies = copiesByMessageId();
+    const copies = copiesByMessageId(sink);
     const lost = [...expected].filter((id) => !copies.has(id));
     if (lost.length > 0) problems.push(`accepted messages the relay never received: ${lost.slice(0, 5).join(", ")} (${lost.length})`);
     const unasked = [...copies.keys()].filter((id) => !expected.has(id));
@@ -196,8 +158,7 @@ describe("relay chaos: workers killed in the middle of SMTP transactions", () =>
     if (stream.records.some((r) => r.failure !== undefined)) problems.push(`sends without a 202: ${stream.records.filter((r) => r.failure).map((r) => `${r.key}: ${r.failure}`).slice(0, 3).join("; ")}`);
 
     // Each second copy must go back to a transaction in flight at a kill.
-    const inFlight = (first: SinkTransaction): Kill | undefined =>
-      kills.find((k) => first.client === ehloOf(k.worker) && first.dataAt <= k.at && (first.answeredAt === undefined || first.answeredAt > k.at - RECORD_GRACE_MS));
+    const inFlight = (first: SinkTransaction): Kill | undefined => inFlightAt(kills, ehloOf, first);
     const twice = [...copies.entries()].filter(([, list]) => list.length > 1);
     const explained: string[] = [];
     for (const [messageId, list] of twice) {
@@ -212,12 +173,7 @@ describe("relay chaos: workers killed in the middle of SMTP transactions", () =>
     }
 
     // Takeover: from the kill to the second copy of each transaction that was open at it.
-    const takeovers = kills.flatMap((k) =>
-      k.open.flatMap((t) => {
-        const again = copies.get(t.messageId)?.find((c) => c !== t && c.dataAt > k.at);
-        return again ? [again.dataAt - k.at] : [];
-      }),
-    );
+    const takeover = takeovers(kills, copies);
     const charges = await queryOnce<{ n: number; messages: number }>(
       stack.postgres,
       `select count(*)::int as n, count(distinct message_id)::int as messages from credit_ledger where company_id = $1 and reason = 'charge'`,
@@ -234,7 +190,7 @@ describe("relay chaos: workers killed in the middle of SMTP transactions", () =>
       "messages received twice or more": twice.length,
       "  of which in flight at a kill": explained.length,
       "transactions open at the kills": kills.map((k) => `${k.worker} ${k.open.length}`).join(", "),
-      "takeover, SIGKILL to the copy sent again (s)": takeovers.map((ms) => (ms / 1000).toFixed(1)).join(", ") || "none",
+      "takeover, SIGKILL to the copy sent again (s)": takeover.map((ms) => (ms / 1000).toFixed(1)).join(", ") || "none",
       "credit charges (messages)": `${charges?.[0]?.n ?? "?"} (${charges?.[0]?.messages ?? "?"})`,
       "run time": `${Math.round((Date.now() - started) / 1000)} s`,
     };
