@@ -72,6 +72,11 @@ describe.skipIf(!chromiumInstalled)("the Campaigns tab and its editor", { timeou
     await expect.poll(() => preview.textContent(), POLL).toContain("2 will receive it");
     expect(await preview.textContent()).toContain("1 skipped");
     expect(await page.getByText(/your time zone, Europe\/Berlin/).count()).toBe(1);
+    // The content as a recipient gets it, rendered by the server with the member's address as the recipient.
+    const contentPreview = page.getByRole("region", { name: "Preview" });
+    await expect.poll(() => contentPreview.getByTestId("preview-subject").textContent(), POLL).toBe("Spring is here, reader");
+    const frame = contentPreview.frameLocator('iframe[title="Preview of the HTML"]');
+    expect(await frame.getByRole("link", { name: "The spring collection" }).getAttribute("href")).toBe("https://shop.example/spring");
     await ui.checkPage(owner, "campaign-draft");
 
     await page.getByRole("button", { name: "Send a test to me" }).click();

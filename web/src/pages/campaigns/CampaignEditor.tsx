@@ -13,6 +13,7 @@ import { DateTime, formatNumber, fromLocalInput } from "../../app/format.tsx";
 import { ConfirmAction } from "../../components/admin/ConfirmAction.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
 import { Page } from "../../components/Page.tsx";
+import { RenderedPreview, usePreview } from "../templates/preview.tsx";
 import { EngagementChart, LinkClicksChart, RevenueTable } from "./ResultsCharts.tsx";
 import { CampaignStateBadge, isLive } from "./states.tsx";
 
@@ -269,10 +270,45 @@ function Editor({ campaign }: { campaign?: Campaign }) {
           </div>
         ) : null}
       </form>
+      <ContentPreview draft={draft} />
       {campaign && campaign.state === CampaignState.DRAFT ? <AudiencePreview campaign={campaign} /> : null}
       {campaign && isAdmin ? <Actions campaign={campaign} dirty={dirty} /> : null}
       {campaign && campaign.state !== CampaignState.DRAFT ? <Results campaign={campaign} /> : null}
     </Page>
+  );
+}
+
+/**
+ * The content as a recipient gets it, rendered by the server as a send
+ * renders it, with the signed-in member's address as the recipient (as
+ * for a test copy); tracked links, the pixel and the unsubscribe footer are
+ * added to each copy when it is sent.
+ */
+function ContentPreview({ draft }: { draft: Draft }) {
+  const { session } = useSession();
+  const variables = { email: session.member?.email ?? "reader@example.com" };
+  const fromTemplate = draft.source === "template";
+  const preview = usePreview(
+    fromTemplate
+      ? { templateId: draft.templateId, variables }
+      : { subject: draft.subject, html: draft.html, ...(draft.text !== "" ? { text: draft.text } : {}), variables },
+  );
+  return (
+    <section className="panel" aria-labelledby="content-preview-title">
+      <h2 id="content-preview-title">Preview</h2>
+      <p className="hint">As your own address would receive it. Each copy also gets its tracked links and the unsubscribe footer when it is sent.</p>
+      {fromTemplate && draft.templateId === "" ? (
+        <p className="muted">Choose a template to see it.</p>
+      ) : preview.isError ? (
+        <p role="alert" className="error">
+          {errorMessage(preview.error)}
+        </p>
+      ) : preview.data ? (
+        <RenderedPreview data={preview.data} />
+      ) : (
+        <p role="status">Rendering the preview…</p>
+      )}
+    </section>
   );
 }
 

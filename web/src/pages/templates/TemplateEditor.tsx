@@ -1,7 +1,6 @@
-import { keepPreviousData } from "@tanstack/react-query";
 import { useMutation, useQuery } from "@connectrpc/connect-query";
 import { type Template, TemplatesService } from "@gen/mail/v1/templates_pb.js";
-import { useEffect, useId, useState } from "react";
+import { useId, useState } from "react";
 import { Link, useNavigate, useParams } from "react-router";
 import { useSession } from "../../app/auth/session.tsx";
 import { errorMessage, isNotFound } from "../../app/errors.ts";
@@ -9,6 +8,7 @@ import { ConfirmAction } from "../../components/admin/ConfirmAction.tsx";
 import { useRefresh } from "../../components/admin/refresh.ts";
 import { Page } from "../../components/Page.tsx";
 import { HtmlEditor } from "./HtmlEditor.tsx";
+import { RenderedPreview, usePreview } from "./preview.tsx";
 import { TemplateVersions } from "./TemplateVersions.tsx";
 
 /** What the editor holds: the template's parts as typed, saved or not. */
@@ -25,9 +25,6 @@ const NEW_TEMPLATE: Draft = {
   html: "<h1>Thank you, {{ firstName | default:there }}!</h1>\n<p>Your order {{ orderId }} is confirmed.</p>\n",
   text: "",
 };
-
-/** How long typing pauses before the preview is asked for again. */
-const PREVIEW_DELAY_MS = 400;
 
 function draftOf(template: Template): Draft {
   return { name: template.name, subject: template.subject, html: template.html, text: template.text ?? "" };
@@ -156,17 +153,6 @@ function Editor({ template }: { template?: Template }) {
   );
 }
 
-/** `value` once it has stopped changing for `delay` ms (compared as JSON, so a new object with the same content is no change). */
-function useSettled<T>(value: T, delay: number): T {
-  const text = JSON.stringify(value);
-  const [settled, setSettled] = useState(text);
-  useEffect(() => {
-    const timer = window.setTimeout(() => setSettled(text), delay);
-    return () => window.clearTimeout(timer);
-  }, [text, delay]);
-  return JSON.parse(settled) as T;
-}
-
 /**
  * The live preview: the server renders the draft with the sample values
  * through the send's own renderer and sanitiser (PreviewTemplate), so what
@@ -175,16 +161,12 @@ function useSettled<T>(value: T, delay: number): T {
  * template uses each get an input for a sample value.
  */
 function Preview(props: { draft: Draft; samples: Record<string, string>; onSample: (name: string, value: string) => void }) {
-  const request = useSettled(
-    {
-      subject: props.draft.subject,
-      html: props.draft.html,
-      ...(props.draft.text !== "" ? { text: props.draft.text } : {}),
-      variables: props.samples,
-    },
-    PREVIEW_DELAY_MS,
-  );
-  const preview = useQuery(TemplatesService.method.previewTemplate, request, { placeholderData: keepPreviousData, retry: false });
+  const preview = usePreview({
+    subject: props.draft.subject,
+    html: props.draft.html,
+    ...(props.draft.text !== "" ? { text: props.draft.text } : {}),
+    variables: props.samples,
+  });
   const data = preview.data;
   return (
     <section className="template-preview" aria-labelledby="preview-title">
@@ -205,18 +187,7 @@ function Preview(props: { draft: Draft; samples: Record<string, string>; onSampl
         </p>
       ) : null}
       {data ? (
-        <>
-          <p className="preview-subject">
-            <span className="field-label">Subject: </span>
-            <span data-testid="preview-subject">{data.subject}</span>
-          </p>
-          <iframe className="content-html" title="Preview of the HTML" sandbox="" srcDoc={data.html} referrerPolicy="no-referrer" />
-          {data.text !== undefined ? (
-            <pre className="content-text preview-text" role="region" tabIndex={0} aria-label="Preview of the text version">
-              {data.text}
-            </pre>
-          ) : null}
-        </>
+        <RenderedPreview data={data} />
       ) : preview.isPending ? (
         <p role="status">Rendering the preview…</p>
       ) : null}
