@@ -17,7 +17,8 @@ import { type ChaosStack, createSendingCompany, queryOnce, startChaosStack } fro
  * An API process and two worker processes (each with its own EHLO name).
  * The sink answers every SLOW_EVERY-th message SLOW_MS after its final
  * "."; twice, the worker that has such a transaction open is SIGKILLed in
- * the middle of it and started again a second later. The campaign's batch
+ * the middle of it and started again a second later, and between the two
+ * the API process is SIGKILLed and started again. The campaign's batch
  * activity is taken over by the other worker once its heartbeat times out.
  *
  * Nobody may be skipped, and a second copy is allowed only for a copy
@@ -135,6 +136,15 @@ describe("campaign chaos: workers killed in the middle of a campaign's SMTP tran
       await workers.get(kill.worker)?.start();
       note(`${kill.worker}: started again`);
       await waitForSettled(campaignId, `after ${kill.worker}'s kill`, (i + 2) * 300);
+      if (i === 0) {
+        // The API process too: it only scheduled the campaign, which goes on in the workers meanwhile.
+        const before = await settled(campaignId);
+        await api.kill();
+        note(`api: SIGKILL with ${before} recipients settled`);
+        await sleep(1_000);
+        await api.start();
+        note("api: started again");
+      }
     }
 
     const settleBy = Date.now() + SETTLE_TIMEOUT_MS;
