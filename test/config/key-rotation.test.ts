@@ -13,7 +13,7 @@ import { WebhookDeliveryState, WebhooksService } from "../../src/gen/mail/v1/web
 import { type App, startApp } from "../../src/wiring/api.ts";
 import { type AdminClient, adminClient, ALL_SCOPES, type ApiHarness, bearer, OPERATOR_TOKEN, operatorClient } from "../support/api-harness.ts";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
-import { createDoubleOptInForm, waitForConfirmationMail } from "../forms/support.ts";
+import { createDoubleOptInForm, waitForConfirmationMail } from "../support/forms.ts";
 import { type RoutedReceiver, startRoutedReceiver, verifies, waitUntil, loopbackDelivery } from "../webhooks/api-support.ts";
 import { PostgresMessageStore } from "../../src/adapters/postgres/messages/message-store.ts";
 import { poolOf } from "../../src/adapters/postgres/sql.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Form } from "../../src/gen/mail/v1/mail_pb.js";
 import type { ReadySender, SendingHarness } from "../support/sending-harness.ts";
-import { createDoubleOptInForm, startFormsHarnessWith } from "../forms/support.ts";
+import { createDoubleOptInForm, startFormsHarnessWith } from "../support/forms.ts";
 import { messageBody } from "../support/message-bodies.ts";
 
 /**

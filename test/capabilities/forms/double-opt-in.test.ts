@@ -25,8 +25,8 @@ import { openFormsHarness, type FormsHarness } from "./harness.ts";
 /**
  * The double opt-in on PostgreSQL, through the real accept use case (the
  * message rows are what a POST /mail/v1/send writes), with the message
- * workflow's start recorded instead of run: test/forms/ runs the whole path
- * through Temporal and the simulator.
+ * workflow's start recorded instead of run: test/api/double-opt-in.test.ts
+ * runs the whole path through Temporal and the simulator.
  */
 
 /** A budget that never runs out: these tests are about the double opt-in, not the rate limit. */

@@ -225,7 +225,7 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
     const after = await contactsOf().get({ companyId, idOrEmail: "kim@example.com" });
     expect(after).toEqual(before);
     expect(after).toMatchObject({ id: known.contact.id, firstName: "Kim", attributes: { plan: "gold", topic: "Angebote" }, consent: { source: "checkout" } });
-    // A pending contact stays as it was too (its owner's confirmation subscribes it; see test/forms).
+    // A pending contact stays as it was too (its owner's confirmation subscribes it; see test/api/double-opt-in.test.ts).
     await contactsOf().upsert({ companyId, email: "max@example.com", firstName: "Max", attributes: { plan: "free" } });
     const pendingBefore = await contactsOf().get({ companyId, idOrEmail: "max@example.com" });
     const forPending = await post(form, { _token: tokenOf(await open(form)), email: "max@example.com", firstName: "Eve", topic: "News", terms: "yes" });

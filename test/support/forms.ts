@@ -3,9 +3,9 @@ import { SignupFormsService } from "../../src/gen/mail/v1/forms_pb.js";
 import { RESEND_WINDOW_MS } from "../../src/capabilities/forms/hosted/index.ts";
 import type { Config } from "../../src/config.ts";
 import type { Form } from "../../src/gen/mail/v1/mail_pb.js";
-import { bearer } from "../support/api-harness.ts";
-import { type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
-import { messageBody } from "../support/message-bodies.ts";
+import { bearer } from "./api-harness.ts";
+import { type SendingHarness, startSendingHarness } from "./sending-harness.ts";
+import { messageBody } from "./message-bodies.ts";
 
 /**
  * What the double opt-in tests over HTTP share: a real API process with its

@@ -6,7 +6,7 @@ import { OPERATOR_ACTOR } from "../../../src/capabilities/audit/types.ts";
 import { type Acting, Members, Sessions } from "../../../src/capabilities/members/index.ts";
 import { scopesOfRole } from "../../../src/capabilities/members/roles.ts";
 import type { RateLimiter } from "../../../src/capabilities/rate-limit/types.ts";
-import { expectApiError, type Harness, openHarness } from "./harness.ts";
+import { expectApiError, type Harness, openHarness } from "../accounts/harness.ts";
 
 /** Budgets are not under test here (test/api/sessions.test.ts floods the real limiter). */
 const unlimited: RateLimiter = {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CONFIRMATION_MAX_AGE_MS, createConfirmationTokens } from "../../src/capabilities/forms/hosted/index.ts";
 import { bearer } from "../support/api-harness.ts";
 import type { ReadySender, SendingHarness } from "../support/sending-harness.ts";
-import { contactEvents, contactOverApi, createDoubleOptInForm, formTokenSecretOf, startFormsHarness, waitForConfirmationMail } from "./support.ts";
+import { contactEvents, contactOverApi, createDoubleOptInForm, formTokenSecretOf, startFormsHarness, waitForConfirmationMail } from "../support/forms.ts";
 import { CHROMIUM, CHROMIUM_ARGS, chromiumAvailable } from "../support/chromium.ts";
 
 /**

@@ -11,7 +11,7 @@ import {
   signUp,
   startFormsHarness,
   waitForConfirmationMail,
-} from "./support.ts";
+} from "../support/forms.ts";
 
 /**
  * Double opt-in end to end, over real HTTP: the hosted page, the
