@@ -13,10 +13,7 @@
  *   the service idle and while the campaign sends (TRANSACTIONAL messages
  *   each, default 60, one every 100 ms).
  */
-import os from "node:os";
 import path from "node:path";
-import { randomBytes } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { createClient, type Interceptor } from "@connectrpc/connect";
@@ -27,11 +24,9 @@ import { migrate, openOrm } from "../src/adapters/postgres/orm.ts";
 import { campaignWorkflowId } from "../src/adapters/temporal/campaigns/dispatcher.ts";
 import { CampaignsService, CampaignState } from "../src/gen/mail/v1/campaigns_pb.js";
 import { ListsService } from "../src/gen/mail/v1/lists_pb.js";
-import { startTemporalDevServer } from "../src/runtime/temporal-dev-server.ts";
-import { makeTestCertificate } from "../test/adapters/http/https-receiver.ts";
 import { createScratchDatabase } from "./lib/database.ts";
 import { startChild } from "./lib/processes.ts";
-import { OPERATOR_TOKEN, setupCompany, startApi, startWorker } from "./lib/service.ts";
+import { OPERATOR_TOKEN, setupCompany, startDeployedService } from "./lib/service.ts";
 import { percentile } from "./lib/stats.ts";
 import { describeCost, temporalCost } from "./lib/temporal-cost.ts";
 
@@ -85,19 +80,8 @@ async function main(): Promise<void> {
     const orm = await openOrm(database.url, { poolMax: 3 });
     await migrate(orm);
     await orm.close();
-    const temporal = await startTemporalDevServer();
-    cleanup.unshift(() => temporal.stop());
-    const taskQueue = `bench-campaign-${randomBytes(3).toString("hex")}`;
-    const service = { databaseUrl: database.url, temporalAddress: temporal.address, taskQueue, verbose };
-    // The worker's webhook settings need a certificate file; no endpoint is created, so nothing is posted.
-    const caFile = path.join(os.tmpdir(), `mail-bench-campaign-${randomBytes(3).toString("hex")}.pem`);
-    await writeFile(caFile, (await makeTestCertificate(["hooks.bench.test"])).cert);
-    cleanup.unshift(() => rm(caFile, { force: true }));
-
-    const api = await startApi(service);
-    cleanup.unshift(() => api.child.stop());
-    const worker = await startWorker(service, { host: "hooks.bench.test", caFile });
-    cleanup.unshift(() => worker.stop());
+    const { api, temporalAddress, taskQueue, stop } = await startDeployedService(database.url, "campaign", verbose);
+    cleanup.unshift(stop);
     const company = await setupCompany(api.operatorUrl, RECIPIENTS + 10 * TRANSACTIONAL);
     const forCompany: Interceptor = (next) => (request) => {
       request.header.set("authorization", `Bearer ${OPERATOR_TOKEN}`);
@@ -151,7 +135,7 @@ async function main(): Promise<void> {
     console.log(`transactional 202 -> sent, during campaign:  ${describe(busy)} (p50 ${(percentile(busy, 50) / percentile(idle, 50)).toFixed(2)}x idle)`);
     console.log(`campaign: ${RECIPIENTS} recipients in ${seconds.toFixed(1)} s = ${(RECIPIENTS / seconds).toFixed(0)} recipients/s`);
 
-    const connection = await Connection.connect({ address: temporal.address });
+    const connection = await Connection.connect({ address: temporalAddress });
     cleanup.unshift(() => connection.close());
     const client = new TemporalClient({ connection, namespace: "default" });
     const runs: { workflowId: string; runId: string }[] = [];
@@ -167,7 +151,7 @@ async function main(): Promise<void> {
     const empty = await startChild({
       name: "empty-workflow baseline",
       script: EMPTY_WORKFLOW,
-      env: { ...process.env, TEMPORAL_ADDRESS: temporal.address, TASK_QUEUE: `${taskQueue}-empty`, MAX_ACTIVITIES: "8" },
+      env: { ...process.env, TEMPORAL_ADDRESS: temporalAddress, TASK_QUEUE: `${taskQueue}-empty`, MAX_ACTIVITIES: "8" },
       verbose,
     });
     cleanup.unshift(() => empty.stop());

@@ -18,12 +18,23 @@
  *    acceptance, the move to `processing`, the moves to `sent` and
  *    `delivered` with their events and webhook events) by CONNECTIONS
  *    concurrent loops (default 8) for SECONDS (default 8), with the
- *    statements as the service runs them (counting the outcomes) and the
- *    same statements without the counting (message-store.ts's
- *    MESSAGE_STATEMENTS), alternately, RUNS times (default 3). The ratio is
+ *    statements as the service runs them (recording the outcomes, with the
+ *    fold beside them a pass a second, as the API process runs it, and the
+ *    last pass after the loops counted in the time) and the same statements
+ *    without the counting (message-store.ts's MESSAGE_STATEMENTS),
+ *    alternately, RUNS times (default 3). The ratio is
  *    per run pair. Only the database work is compared, so the ratio is a
  *    bound: a whole send (HTTP, auth, validation, Temporal) costs more,
  *    and the counting the same, so a whole send loses less.
+ *
+ * 3. The cost to a whole send. The service as deployed (an API process and
+ *    a worker process, the simulator as the email service, a Temporal dev
+ *    server) takes E2E_MESSAGES sends (default 1,000; 32 at a time) until
+ *    every one is `delivered`, with the counting and without it,
+ *    alternately, E2E_RUNS times (default 5: a whole send varies more). Without: a trigger skips every row the send
+ *    path writes for the statistics (one PL/pgSQL call instead of the
+ *    insert); with: the trigger is disabled, and the API process's fold
+ *    counts them. Messages delivered per second, and the same-run ratio.
  *
  * A scratch database on the local PostgreSQL (BENCH_DATABASE_ADMIN_URL),
  * dropped after. Results: bench/results/stats.json (not committed);
@@ -44,9 +55,12 @@ import pg from "pg";
 import { migrate, openOrm } from "../src/adapters/postgres/orm.ts";
 import { insertQueuedValues, MESSAGE_STATEMENTS, moveValues } from "../src/adapters/postgres/messages/message-store.ts";
 import { PostgresStatsStore, STATS_SERIES_SQL } from "../src/adapters/postgres/stats/postgres-stats-store.ts";
+import { MESSAGE_DIMENSIONS, PostgresStatsFold } from "../src/adapters/postgres/stats/stats-fold.ts";
 import { MailStatistics } from "../src/capabilities/stats/index.ts";
 import type { Move } from "../src/capabilities/messages/ports.ts";
 import { createScratchDatabase, type ScratchDatabase } from "./lib/database.ts";
+import { endToEnd } from "./phases/flow.ts";
+import { setupCompany, startDeployedService } from "./lib/service.ts";
 import { median, percentile } from "./lib/stats.ts";
 
 const RESULTS = path.join(import.meta.dirname, "results", "stats.json");
@@ -54,6 +68,8 @@ const SPAN_DAYS = 180;
 const DAY_MS = 86_400_000;
 const TARGET_MS = 50;
 const MAX_SEND_LOSS = 0.05;
+/** The API process's fold interval (src/wiring/stats.ts). */
+const FOLD_INTERVAL_MS = 1_000;
 
 function setting(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -86,11 +102,7 @@ const SEED = `
         from unnest($1::uuid[], $2::bigint[]) as c(company_id, n)
         cross join lateral generate_series(1, c.n) as g(i)
     ) m
-    cross join lateral (
-      select 0::smallint, ''::text
-      union all select 1::smallint, k from jsonb_object_keys(m.tags) k
-      union all select 2::smallint, m.template_id::text where m.template_id is not null
-    ) d(dimension, value)
+    ${MESSAGE_DIMENSIONS}
    group by 1, 2, 3, 4, 5
    order by 4, 1, 2, 3, 5`;
 
@@ -194,9 +206,29 @@ interface Statements {
   readonly move: string;
 }
 
-/** The database writes of `CONNECTIONS` loops of delivered messages for `seconds`; answers messages per second. */
-async function sendLoad(pool: pg.Pool, companyId: string, senderId: string, statements: Statements, connections: number, seconds: number): Promise<number> {
+/**
+ * The database writes of `CONNECTIONS` loops of delivered messages for
+ * `seconds`; answers messages per second. With `fold`, the fold runs beside
+ * them as the API process runs it (a pass a second, on its own connection),
+ * and the pass that empties what is left after the loops counts in the time.
+ */
+async function sendLoad(
+  pool: pg.Pool,
+  companyId: string,
+  senderId: string,
+  statements: Statements,
+  connections: number,
+  seconds: number,
+  fold?: PostgresStatsFold,
+): Promise<number> {
   const deadline = performance.now() + seconds * 1000;
+  const folding = async (): Promise<void> => {
+    if (!fold) return;
+    while (performance.now() < deadline) {
+      await fold.fold();
+      await new Promise((resolve) => setTimeout(resolve, Math.min(FOLD_INTERVAL_MS, Math.max(0, deadline - performance.now()))));
+    }
+  };
   let done = 0;
   const move = async (client: pg.PoolClient, id: string, to: Move["to"], eventType: string, webhook: string): Promise<void> => {
     await client.query({ text: statements.move, values: moveValues(companyId, id, { to, at: new Date(), eventType, webhooks: [{ event: webhook, data: { id } }] }, null) });
@@ -235,7 +267,8 @@ async function sendLoad(pool: pg.Pool, companyId: string, senderId: string, stat
     }
   };
   const started = performance.now();
-  await Promise.all(Array.from({ length: connections }, loop));
+  await Promise.all([folding(), ...Array.from({ length: connections }, loop)]);
+  await fold?.fold();
   return done / ((performance.now() - started) / 1000);
 }
 
@@ -257,12 +290,16 @@ async function sendPart(pool: pg.Pool, connections: number, seconds: number, run
   const uncounted: number[] = [];
   const ratios: number[] = [];
   // A warm-up of each, then alternate, the order switching every run.
-  await sendLoad(pool, companyId, senderId, MESSAGE_STATEMENTS.counted, connections, 2);
+  const fold = new PostgresStatsFold(() => Promise.resolve(pool));
+  await sendLoad(pool, companyId, senderId, MESSAGE_STATEMENTS.counted, connections, 2, fold);
   await sendLoad(pool, companyId, senderId, MESSAGE_STATEMENTS.uncounted, connections, 2);
   for (let run = 0; run < runs; run++) {
     const pair: [number, number] = [0, 0];
     for (const variant of run % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
-      pair[variant] = await sendLoad(pool, companyId, senderId, variant === 0 ? MESSAGE_STATEMENTS.counted : MESSAGE_STATEMENTS.uncounted, connections, seconds);
+      pair[variant] =
+        variant === 0
+          ? await sendLoad(pool, companyId, senderId, MESSAGE_STATEMENTS.counted, connections, seconds, fold)
+          : await sendLoad(pool, companyId, senderId, MESSAGE_STATEMENTS.uncounted, connections, seconds);
     }
     counted.push(pair[0]);
     uncounted.push(pair[1]);
@@ -275,6 +312,59 @@ async function sendPart(pool: pg.Pool, connections: number, seconds: number, run
       ` (${((1 - ratio) * 100).toFixed(1)} % fewer; bound ${MAX_SEND_LOSS * 100} %: ${1 - ratio <= MAX_SEND_LOSS ? "met" : "!!! NOT met"})`,
   );
   return { connections, seconds, runs, counted, uncounted, ratios, ratio };
+}
+
+/** Skips the statistics' rows of the send path while enabled (the "without" of part 3). */
+const SKIP_COUNTING = `
+  create function bench_skip_counting() returns trigger language plpgsql as $$ begin return null; end $$;
+  create trigger bench_skip_counting before insert on message_stats_pending for each row execute function bench_skip_counting();
+  alter table message_stats_pending disable trigger bench_skip_counting`;
+
+async function wholeSendPart(url: string, messages: number, runs: number): Promise<Record<string, unknown>> {
+  console.log(`\n--- the cost to a whole send: ${messages} sends per batch (32 at a time) until delivered, the service as deployed, ${runs} run(s) each`);
+  const cleanup: Array<() => Promise<unknown>> = [];
+  try {
+    const { api, stop } = await startDeployedService(url, "stats", false);
+    cleanup.unshift(stop);
+    const company = await setupCompany(api.operatorUrl, (runs * 2 + 1) * messages + 100);
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    cleanup.unshift(() => db.end());
+    await db.query(SKIP_COUNTING);
+    const counting = (on: boolean): Promise<unknown> => db.query(`alter table message_stats_pending ${on ? "disable" : "enable"} trigger bench_skip_counting`);
+
+    await endToEnd(db, api.httpUrl, company, Math.min(messages, 100), 32);
+    const counted: number[] = [];
+    const uncounted: number[] = [];
+    const ratios: number[] = [];
+    for (let run = 0; run < runs; run++) {
+      const pair: [number, number] = [0, 0];
+      for (const variant of run % 2 === 0 ? ([0, 1] as const) : ([1, 0] as const)) {
+        await counting(variant === 0);
+        const { delivered } = await endToEnd(db, api.httpUrl, company, messages, 32);
+        pair[variant] = messages / delivered;
+      }
+      counted.push(pair[0]);
+      uncounted.push(pair[1]);
+      ratios.push(pair[0] / pair[1]);
+      console.log(`  run ${run + 1}: with the counting ${pair[0].toFixed(1)} delivered/s, without ${pair[1].toFixed(1)}/s, ratio ${(pair[0] / pair[1]).toFixed(3)}`);
+    }
+    await counting(true);
+    // The last batch of the counting was folded: the statistics hold every counted batch.
+    const reader = new pg.Pool({ connectionString: url, max: 1 });
+    cleanup.unshift(() => reader.end());
+    const statistics = new MailStatistics({ store: new PostgresStatsStore(() => Promise.resolve(reader)) });
+    const check = await statistics.series({ companyId: company.companyId, since: new Date(Date.now() - DAY_MS), interval: "hour" });
+    console.log(`  the statistics count ${check.totals.delivered} delivered (the counted batches and the warm-up: ${runs * messages + Math.min(messages, 100)})`);
+    const ratio = median(ratios);
+    console.log(
+      `  median: with ${median(counted).toFixed(1)}/s, without ${median(uncounted).toFixed(1)}/s, ratio ${ratio.toFixed(3)} [${Math.min(...ratios).toFixed(3)}-${Math.max(...ratios).toFixed(3)}]` +
+        ` (${((1 - ratio) * 100).toFixed(1)} % fewer; bound ${MAX_SEND_LOSS * 100} %: ${1 - ratio <= MAX_SEND_LOSS ? "met" : "!!! NOT met"})`,
+    );
+    return { messages, runs, counted, uncounted, ratios, ratio, statisticsDelivered: check.totals.delivered };
+  } finally {
+    for (const step of cleanup) await step().catch((error: unknown) => console.error(error));
+  }
 }
 
 async function main(): Promise<void> {
@@ -292,13 +382,15 @@ async function main(): Promise<void> {
     } finally {
       await orm.close();
     }
-    const pool = new pg.Pool({ connectionString: scratch.url, max: Math.max(connections, 2) });
+    // One more connection than the loops: the fold's.
+    const pool = new pg.Pool({ connectionString: scratch.url, max: connections + 1 });
     try {
       const read = await readPart(pool, scratch.url, messages, reads);
       const send = await sendPart(pool, connections, seconds, runs);
+      const wholeSend = await wholeSendPart(scratch.url, setting("E2E_MESSAGES", 1_000), setting("E2E_RUNS", 5));
       console.log(`load at the end: ${os.loadavg().map((l) => l.toFixed(1)).join(" ")}`);
       await mkdir(path.dirname(RESULTS), { recursive: true });
-      await writeFile(RESULTS, `${JSON.stringify({ at: new Date().toISOString(), read, send }, null, 2)}\n`);
+      await writeFile(RESULTS, `${JSON.stringify({ at: new Date().toISOString(), read, send, wholeSend }, null, 2)}\n`);
       console.log(`\nwrote ${path.relative(process.cwd(), RESULTS)}`);
     } finally {
       await pool.end();

@@ -10,6 +10,9 @@
  * on 127.0.0.1 (loopback is refused in production, and the receiver's
  * certificate is self-signed). Same composition root, same activities.
  */
+import { randomBytes } from "node:crypto";
+import { rm, writeFile } from "node:fs/promises";
+import os from "node:os";
 import path from "node:path";
 import { createClient, type Client as ConnectClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-node";
@@ -18,6 +21,8 @@ import { AdminService } from "../../src/gen/mail/v1/admin_pb.js";
 import { DomainsService, SendersService } from "../../src/gen/mail/v1/domains_pb.js";
 import { ApiKeysService } from "../../src/gen/mail/v1/api_keys_pb.js";
 import { findFreePort } from "../../src/runtime/ports.ts";
+import { startTemporalDevServer } from "../../src/runtime/temporal-dev-server.ts";
+import { makeTestCertificate } from "../../test/adapters/http/https-receiver.ts";
 import { API_NODE_FLAGS, type Child, startChild, WORKER_NODE_FLAGS } from "./processes.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..", "..");
@@ -112,6 +117,44 @@ export async function startWorker(settings: ServiceSettings, receiver: WebhookRe
     readyLine: /^worker running/,
     verbose: settings.verbose,
   });
+}
+
+export interface DeployedService {
+  readonly api: ApiProcess;
+  readonly worker: Child;
+  readonly temporalAddress: string;
+  readonly taskQueue: string;
+  /** Stops the processes and the Temporal dev server, and removes the certificate file. */
+  stop(): Promise<void>;
+}
+
+/**
+ * An API process and a worker process on `databaseUrl` (migrated), with a
+ * Temporal dev server of their own; no webhook endpoint is reachable (the
+ * worker's webhook settings only need a certificate file).
+ */
+export async function startDeployedService(databaseUrl: string, name: string, verbose: boolean): Promise<DeployedService> {
+  const steps: Array<() => Promise<unknown>> = [];
+  const stop = async (): Promise<void> => {
+    for (const step of steps.splice(0)) await step().catch((error: unknown) => console.error(error));
+  };
+  try {
+    const temporal = await startTemporalDevServer();
+    steps.unshift(() => temporal.stop());
+    const suffix = randomBytes(3).toString("hex");
+    const service = { databaseUrl, temporalAddress: temporal.address, taskQueue: `bench-${name}-${suffix}`, verbose };
+    const caFile = path.join(os.tmpdir(), `mail-bench-${name}-${suffix}.pem`);
+    await writeFile(caFile, (await makeTestCertificate(["hooks.bench.test"])).cert);
+    steps.unshift(() => rm(caFile, { force: true }));
+    const api = await startApi(service);
+    steps.unshift(() => api.child.stop());
+    const worker = await startWorker(service, { host: "hooks.bench.test", caFile });
+    steps.unshift(() => worker.stop());
+    return { api, worker, temporalAddress: temporal.address, taskQueue: service.taskQueue, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 export type Admin = ConnectClient<typeof AdminService>;

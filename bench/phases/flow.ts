@@ -85,7 +85,7 @@ const ACTIONS_PER_MESSAGE_TARGET = 5;
 const ACTIONS_PER_DELIVERY_TARGET = 3;
 
 /** `count` sends, `concurrency` at a time; seconds from the first request to every message sent, and to every one delivered. */
-async function endToEnd(db: pg.Client, httpUrl: string, company: BenchCompany, count: number, concurrency: number): Promise<{ sent: number; delivered: number; ids: string[] }> {
+export async function endToEnd(db: pg.Client, httpUrl: string, company: BenchCompany, count: number, concurrency: number): Promise<{ sent: number; delivered: number; ids: string[] }> {
   const headers = { authorization: `Bearer ${company.secret}`, "content-type": "application/json" };
   const body = JSON.stringify(SEND_BODY);
   const ids: string[] = [];

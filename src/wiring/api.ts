@@ -27,7 +27,7 @@ import { creditsServiceImpl } from "../transport/connect/credits/index.ts";
 import { sendingStatusServiceImpl } from "../transport/connect/sending-status/index.ts";
 import { domainsServiceImpl, sendersServiceImpl } from "../transport/connect/domains/index.ts";
 import { statsServiceImpl } from "../transport/connect/stats/index.ts";
-import { createMailStatistics } from "./stats.ts";
+import { createMailStatistics, createStatsFoldLoop } from "./stats.ts";
 import { apiKeysServiceImpl } from "../transport/connect/api-keys/index.ts";
 import { auditServiceImpl } from "../transport/connect/audit/index.ts";
 import { messageContentServiceImpl } from "../transport/connect/mail/message-content.ts";
@@ -215,6 +215,8 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   const { httpUrl, grpcUrl, operatorUrl } = await servers.listen();
   const inboundSmtpPort = await deliveryReports.start();
   messaging.dispatcher.startRelay();
+  const statsFold = createStatsFoldLoop(services.orm, log);
+  statsFold.start();
   // The worker in this process has its own pool, and runs the webhook relay (worker.ts). Loaded
   // only here: an API process with RUN_WORKER=false never loads the Temporal worker SDK (memory).
   const worker: WorkerProcess | undefined =
@@ -239,6 +241,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
         await servers.close();
         await deliveryReports.close();
         await worker?.stop();
+        await statsFold.close();
         await services.close();
       })();
       return closed;

@@ -45,6 +45,7 @@ describe("migrations", () => {
       "message_attachment",
       "message_event",
       "message_stats_hour",
+      "message_stats_pending",
       "mikro_orm_migrations",
       "rate_limit",
       "sender",

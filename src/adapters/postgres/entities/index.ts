@@ -38,6 +38,7 @@ import { SendingGuardSchema } from "./sending-guard.ts";
 import { SendingPaceCompanySchema, SignupConfirmationHourSchema, SignupFormTokenUseSchema } from "./signup-door.ts";
 import { TrackingFirstSchema, TrackingHitSchema, TrackingLinkSchema, TrackingRecipientSchema } from "./tracking.ts";
 import { MessageStatsHourSchema } from "./message-stats-hour.ts";
+import { MessageStatsPendingSchema } from "./message-stats-pending.ts";
 
 export { ApiKeySchema, type ApiKey } from "./api-key.ts";
 export { CompanySchema, type Company } from "./company.ts";
@@ -54,6 +55,7 @@ export { MessageSchema, type Message } from "./message.ts";
 export { MessageEventSchema, type MessageEvent } from "./message-event.ts";
 export { MessageAttachmentSchema, type MessageAttachment } from "./message-attachment.ts";
 export { MessageStatsHourSchema, type MessageStatsHour } from "./message-stats-hour.ts";
+export { MessageStatsPendingSchema, type MessageStatsPending } from "./message-stats-pending.ts";
 export { WebhookEventSchema, type WebhookEvent } from "./webhook-event.ts";
 export { WebhookEndpointSchema, type WebhookEndpoint } from "./webhook-endpoint.ts";
 export { WebhookDeliverySchema, type WebhookDelivery } from "./webhook-delivery.ts";
@@ -143,4 +145,5 @@ export const ENTITIES = [
   CampaignSchema,
   CampaignRecipientSchema,
   MessageStatsHourSchema,
+  MessageStatsPendingSchema,
 ] as const;

@@ -30,6 +30,7 @@ import { Migration20261127044010_campaigns } from "./Migration20261127044010_cam
 import { Migration20261127050000_domain_checks } from "./Migration20261127050000_domain_checks.ts";
 import { Migration20261127050000_message_stats } from "./Migration20261127050000_message_stats.ts";
 import { Migration20261127044355_template_versions } from "./Migration20261127044355_template_versions.ts";
+import { Migration20261127103103_message_stats_pending } from "./Migration20261127103103_message_stats_pending.ts";
 
 /**
  * Every migration, oldest first. Listed explicitly instead of found by a
@@ -72,4 +73,5 @@ export const MIGRATIONS: readonly MigrationObject[] = [
   { name: "Migration20261127050000_domain_checks", class: Migration20261127050000_domain_checks },
   { name: "Migration20261127050000_message_stats", class: Migration20261127050000_message_stats },
   { name: "Migration20261127044355_template_versions", class: Migration20261127044355_template_versions },
+  { name: "Migration20261127103103_message_stats_pending", class: Migration20261127103103_message_stats_pending },
 ];

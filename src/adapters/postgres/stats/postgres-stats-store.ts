@@ -1,5 +1,6 @@
 import type { Pool } from "../sql.ts";
 import { toDate } from "../sql.ts";
+import { PostgresStatsFold } from "./stats-fold.ts";
 import {
   type OutcomeCounts,
   STATS_OUTCOMES,
@@ -12,10 +13,14 @@ import {
 } from "../../../capabilities/stats/ports.ts";
 
 /**
- * The StatsStore port on PostgreSQL: sums of message_stats_hour
- * (../messages/message-stats.ts keeps it). Each read walks the primary key
- * (company_id, dimension, dimension_value, hour, shard) over the range:
- * at most 24 x 8 rows a day, whatever the company's volume.
+ * The StatsStore port on PostgreSQL: sums of message_stats_hour. Each read
+ * walks the primary key (company_id, dimension, dimension_value, hour,
+ * shard) over the range: at most 24 x 8 rows a day, whatever the company's
+ * volume.
+ *
+ * Each read folds the outcomes still pending first (stats-fold.ts; usually
+ * the last second's, nothing when the periodic fold just ran), so a read
+ * counts every outcome recorded before it.
  */
 
 type Db = () => Promise<Pool>;
@@ -48,12 +53,15 @@ export const STATS_SERIES_SQL = `select date_bin(make_interval(hours => $6::int)
 
 export class PostgresStatsStore implements StatsStore {
   readonly #db: Db;
+  readonly #fold: PostgresStatsFold;
 
   constructor(db: Db) {
     this.#db = db;
+    this.#fold = new PostgresStatsFold(db);
   }
 
   async series(query: StatsSeriesQuery): Promise<StoredBucket[]> {
+    await this.#fold.fold();
     const pool = await this.#db();
     const [dimension, value] = dimensionOf(query.segment);
     // Unnamed: planned for its own values each time (a generic plan cannot tell a rare tag from the company's whole mail).
@@ -70,6 +78,7 @@ export class PostgresStatsStore implements StatsStore {
    * the first `limit` of either ranking come back.
    */
   async leaders(query: StatsLeadersQuery): Promise<StoredLeader[]> {
+    await this.#fold.fold();
     const pool = await this.#db();
     const { rows } = await pool.query<CountsRow & { dimension: number; dimension_value: string; volume_rank: string; bounce_rank: string | null }>({
       text: `with summed as (
