@@ -102,7 +102,7 @@ export async function startApp(options: StartAppOptions): Promise<App> {
   // DSN / ARF reports (inbound SMTP) and SES notifications, into the provider events intake.
   const deliveryReports = createDeliveryReports({
     config,
-    db: poolOf(services.orm),
+    orm: services.orm,
     providerEvents: messaging.providerEvents,
     log,
     options: options.deliveryReports,

@@ -1,7 +1,6 @@
 import type { MikroORM } from "@mikro-orm/postgresql";
 import type { Config } from "../config.ts";
 import { PostgresSendingGuardStore } from "../adapters/postgres/deliverability/postgres-sending-guard-store.ts";
-import { poolOf } from "../adapters/postgres/sql.ts";
 import { SendingGuard, type SuspensionAlert, suspensionEmail } from "../capabilities/deliverability/index.ts";
 import type { OutcomeWatcher } from "../capabilities/messages/lifecycle/ports.ts";
 import type { OwnerNotices } from "../capabilities/owner-notices/index.ts";
@@ -20,7 +19,7 @@ export interface SendingGuardWiringOptions {
 /** The sending guard on an open ORM (SENDING_GUARD_* settings). */
 export function createSendingGuard(orm: MikroORM, options: SendingGuardWiringOptions): SendingGuard {
   return new SendingGuard({
-    store: new PostgresSendingGuardStore(poolOf(orm)),
+    store: new PostgresSendingGuardStore(orm),
     limits: options.config.sendingGuard,
     alert: options.alert,
     ...(options.clock ? { clock: options.clock } : {}),

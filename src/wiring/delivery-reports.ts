@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import type { Agent } from "node:https";
 import type { Config } from "../config.ts";
-import type { Pool } from "../adapters/postgres/sql.ts";
+import type { MikroORM } from "@mikro-orm/postgresql";
 import { createSesProvider } from "../adapters/email/ses-provider.ts";
 import { postgresDeliveryReportStore } from "../adapters/postgres/delivery-reports/report-store.ts";
 import { DeliveryReports } from "../capabilities/delivery-reports/receive-reports.ts";
@@ -88,7 +88,7 @@ export interface DeliveryReportsWiring {
 
 export interface DeliveryReportsDeps {
   readonly config: Config;
-  readonly db: () => Promise<Pool>;
+  readonly orm: MikroORM;
   readonly providerEvents: ProviderEventsPort;
   readonly log: { warn(details: Record<string, unknown>, message: string): void };
   readonly options?: DeliveryReportsOptions | undefined;
@@ -101,7 +101,7 @@ export function createDeliveryReports(deps: DeliveryReportsDeps): DeliveryReport
   const verp = verpOf(deps.config) ?? new VerpAddresses(randomBytes(32).toString("hex"));
   const reports = new DeliveryReports({
     verp,
-    store: postgresDeliveryReportStore(deps.db),
+    store: postgresDeliveryReportStore(deps.orm),
     providerEvents: deps.providerEvents,
   });
   const inbound = settings.inboundSmtp;

@@ -23,7 +23,7 @@ export interface FormsWiringOptions {
 
 /** The sign-up forms capability on an open ORM (GET /mail/v1/forms, the SignupFormsService, the hosted page). */
 export function createFormsCapability(orm: MikroORM, options: FormsWiringOptions): SignupForms {
-  return new SignupForms({ store: postgresSignupFormStore(poolOf(orm)), publicBaseUrl: options.publicBaseUrl });
+  return new SignupForms({ store: postgresSignupFormStore(orm), publicBaseUrl: options.publicBaseUrl });
 }
 
 export interface HostedSignupWiring {

@@ -1,6 +1,5 @@
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { postgresStoreIntegrationStore } from "../adapters/postgres/integrations/index.ts";
-import { poolOf } from "../adapters/postgres/sql.ts";
 import type { Contacts } from "../capabilities/contacts/index.ts";
 import { StoreIntegrations } from "../capabilities/integrations/index.ts";
 
@@ -13,5 +12,5 @@ export interface IntegrationsWiringOptions {
 
 /** The store integrations (IntegrationsService) on an open ORM. */
 export function createIntegrationsCapability(orm: MikroORM, options: IntegrationsWiringOptions): StoreIntegrations {
-  return new StoreIntegrations({ store: postgresStoreIntegrationStore(poolOf(orm)), contacts: options.contacts, clock: options.clock });
+  return new StoreIntegrations({ store: postgresStoreIntegrationStore(orm), contacts: options.contacts, clock: options.clock });
 }

@@ -1,12 +1,12 @@
+import type { MikroORM } from "@mikro-orm/postgresql";
 import type { Config } from "../config.ts";
 import { publicBaseUrlOf } from "../config.ts";
 import { postgresOwnerDirectory } from "../adapters/postgres/owner-notices/owner-directory.ts";
-import type { Pool } from "../adapters/postgres/sql.ts";
 import type { MessageAcceptance } from "../capabilities/messages/accept/message-acceptance.ts";
 import { OwnerNotices, type SystemMailer } from "../capabilities/owner-notices/index.ts";
 
 export interface OwnerNoticesWiring {
-  readonly db: () => Promise<Pool>;
+  readonly orm: MikroORM;
   readonly config: Pick<Config, "systemSenderCompanyId" | "publicBaseUrl" | "host" | "httpPort">;
   /** The send use case: notices are the system sender company's system mail. */
   readonly messages: Pick<MessageAcceptance, "send">;
@@ -32,5 +32,5 @@ export function createOwnerNotices(wiring: OwnerNoticesWiring): OwnerNotices {
         },
       }
     : undefined;
-  return new OwnerNotices({ owners: postgresOwnerDirectory(wiring.db), mailer, publicBaseUrl: publicBaseUrlOf(wiring.config) });
+  return new OwnerNotices({ owners: postgresOwnerDirectory(wiring.orm), mailer, publicBaseUrl: publicBaseUrlOf(wiring.config) });
 }

@@ -154,7 +154,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     outcomeWatcher: guardWatcher(sendingGuard, log),
   });
   sendersChanged = () => messaging.sendersChanged();
-  const notices = createOwnerNotices({ db: poolOf(orm), config, messages: messaging.acceptance });
+  const notices = createOwnerNotices({ orm, config, messages: messaging.acceptance });
   ownerNotices = notices;
   const webhooks = createWebhooksWiring({
     orm,

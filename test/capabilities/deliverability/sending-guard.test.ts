@@ -119,7 +119,7 @@ describe("the sending guard", () => {
     expect((await guard.status({ companyId })).suspension).toBeUndefined();
     // A judgement that counted from before the lift (it ran while the lift was made) suspends nothing.
     const stale = { suspendedAt: new Date(), reason: "bounce_rate" as const, sends: 20, bounces: 20, complaints: 0, windowFrom: new Date(Date.now() - 3_600_000) };
-    expect(await new PostgresSendingGuardStore(poolOf(h.orm)).suspend(companyId, stale)).toBe(false);
+    expect(await new PostgresSendingGuardStore(h.orm).suspend(companyId, stale)).toBe(false);
 
     const audit = await h.db.query<{ action: string }>(`select actor_kind, action, request_id, client_ip, details from audit_event where company_id = $1 order by occurred_at`, [companyId]);
     expect(audit.rows.map((row) => row.action)).toEqual(["sending.suspended", "sending.suspension_lifted"]);

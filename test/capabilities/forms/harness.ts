@@ -1,6 +1,5 @@
 import { newPublicId, SignupForms } from "../../../src/capabilities/forms/index.ts";
 import { postgresSignupFormStore } from "../../../src/adapters/postgres/forms/index.ts";
-import { poolOf } from "../../../src/adapters/postgres/sql.ts";
 import { migrate, openOrm, type MikroORM } from "../../../src/adapters/postgres/orm.ts";
 import { createTestDatabase, type TestDatabase } from "../../support/test-database.ts";
 
@@ -26,7 +25,7 @@ export async function openFormsHarness(): Promise<FormsHarness> {
   await migrate(orm);
   const nextPublicIds: string[] = [];
   const forms = new SignupForms({
-    store: postgresSignupFormStore(poolOf(orm)),
+    store: postgresSignupFormStore(orm),
     publicBaseUrl: PUBLIC_BASE_URL,
     newPublicId: () => nextPublicIds.shift() ?? newPublicId(),
   });

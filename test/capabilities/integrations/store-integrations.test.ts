@@ -1,7 +1,12 @@
+import { randomUUID } from "node:crypto";
 import { fromJson } from "@bufbuild/protobuf";
 import { createContextValues, createHandlerContext } from "@connectrpc/connect";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { postgresStoreIntegrationStore } from "../../../src/adapters/postgres/integrations/index.ts";
 import type { StoreIntegrations, StoreOrderInput } from "../../../src/capabilities/integrations/index.ts";
+import { type OrderDecision, validateOrder } from "../../../src/capabilities/integrations/order-rules.ts";
+import type { OrderEventDraft, OrderRecordRequest, StoreIntegrationStore } from "../../../src/capabilities/integrations/ports.ts";
+import type { StoreOrder } from "../../../src/capabilities/integrations/types.ts";
 import type { AuthenticatedKey } from "../../../src/capabilities/accounts/types.ts";
 import { IntegrationsService, PushOrderRequestSchema } from "../../../src/gen/mail/v1/integrations_pb.js";
 import { kCaller } from "../../../src/transport/connect/context.ts";
@@ -23,17 +28,22 @@ function order(overrides: Partial<StoreOrderInput> = {}): StoreOrderInput {
   };
 }
 
+let h: ContactsHarness;
+
+beforeAll(async () => {
+  h = await openContactsHarness();
+});
+afterAll(async () => h?.close());
+
+const orderEvents = async (companyId: string) => (await h.events(companyId)).filter((e) => e.event.startsWith("order."));
+
 describe("store integrations (IntegrationsService: ConnectStore, PushOrder)", () => {
-  let h: ContactsHarness;
   let integrations: StoreIntegrations;
 
-  beforeAll(async () => {
-    h = await openContactsHarness();
+  beforeAll(() => {
     integrations = createIntegrationsCapability(h.orm, { contacts: h.contacts, clock: h.clock.now });
   });
-  afterAll(async () => h?.close());
 
-  const orderEvents = async (companyId: string) => (await h.events(companyId)).filter((e) => e.event.startsWith("order."));
   /** The order events of each push, oldest push first (the rows of one push share its time; their order within it is not stated). */
   const eventsByPush = async (companyId: string): Promise<string[][]> => {
     const pushes = new Map<number, string[]>();
@@ -201,5 +211,174 @@ describe("store integrations (IntegrationsService: ConnectStore, PushOrder)", ()
     expect((await h.contacts.get({ companyId, idOrEmail: "ann@example.com" })).firstName).toBe("Ann");
     const created = (await orderEvents(companyId)).find((e) => e.event === "order.created");
     expect(created?.data).toMatchObject({ order: { id: "1042", lineItems: [{ name: "Mug", quantity: 1, total: "18.00", sku: "MUG" }] } });
+  });
+});
+
+const CHANGED: OrderDecision = { created: false, changed: true, becamePaid: false, paid: false };
+const UNCHANGED: OrderDecision = { created: false, changed: false, becamePaid: false, paid: false };
+
+/** A store_order row as the tests read it back; `changed`: updated after it was created. */
+interface StoredOrderRow {
+  status: string;
+  paid: boolean;
+  payload: StoreOrder;
+  contact_id: string | null;
+  version: number;
+  changed: boolean;
+}
+
+/** One `order.event` outbox row per decision, keyed by the order and its version. */
+function eventsOf(decision: OrderDecision, orderKey: string, version: number): OrderEventDraft[] {
+  return [{ event: "order.event", occurredAt: new Date(), data: { orderKey, version, paid: decision.paid }, dedupeKey: `order:${orderKey}:v${version}` }];
+}
+
+/**
+ * The store integration store on PostgreSQL, through its port: connecting a
+ * shop once, finding it only for its company, and recording orders with
+ * their outbox rows in one transaction, concurrent pushes one after the other.
+ */
+describe("the store integration store (PostgreSQL)", () => {
+  let store: StoreIntegrationStore;
+
+  beforeAll(() => {
+    store = postgresStoreIntegrationStore(h.orm);
+  });
+
+  /** An order as the capability hands it to the store. */
+  const validated = (overrides: Partial<StoreOrderInput> = {}): StoreOrder => validateOrder(order(overrides));
+
+  async function storedOrders(companyId: string): Promise<StoredOrderRow[]> {
+    const { rows } = await h.db.query<StoredOrderRow>(
+      `select status, paid, payload, contact_id, version, updated_at > created_at as changed from store_order where company_id = $1 order by store_order_id`,
+      [companyId],
+    );
+    return rows;
+  }
+
+  /** The data of the company's order.* outbox rows, oldest first. */
+  const orderData = async (companyId: string) => (await orderEvents(companyId)).map((e) => e.data);
+
+  async function connected(companyId: string): Promise<string> {
+    return (await store.connect(companyId, "woocommerce", "https://shop.example.com")).integration.id;
+  }
+
+  it("connects a (provider, site) once per company and finds it only for that company", async () => {
+    const mine = await h.newCompany();
+    const theirs = await h.newCompany();
+    const first = await store.connect(mine, "woocommerce", "https://shop.example.com");
+    expect(first).toEqual({
+      created: true,
+      integration: { id: expect.any(String), companyId: mine, provider: "woocommerce", siteUrl: "https://shop.example.com", createdAt: expect.any(Date) },
+    });
+    expect(await store.connect(mine, "woocommerce", "https://shop.example.com")).toEqual({ created: false, integration: first.integration });
+    const other = await store.connect(mine, "woocommerce", "https://other.example.com");
+    expect(other.created).toBe(true);
+    expect(other.integration.id).not.toBe(first.integration.id);
+    const ofTheirs = await store.connect(theirs, "woocommerce", "https://shop.example.com");
+    expect(ofTheirs).toMatchObject({ created: true, integration: { companyId: theirs } });
+
+    expect(await store.find(mine, first.integration.id)).toEqual(first.integration);
+    expect(await store.find(theirs, first.integration.id)).toBeUndefined();
+    expect(await store.find(mine, ofTheirs.integration.id)).toBeUndefined();
+    expect(await store.find(mine, randomUUID())).toBeUndefined();
+    expect(await store.find(mine, "not-a-uuid")).toBeUndefined();
+  });
+
+  it("inserts an order, updates it when changed (keeping its contact when none is given) and leaves it when not", async () => {
+    const companyId = await h.newCompany();
+    const integrationId = await connected(companyId);
+    const { contact } = await h.contacts.upsert({ companyId, email: "john@example.com" });
+    const seen: StoreOrder[] = [];
+    const versions: [string, number][] = [];
+    const push = (pushed: StoreOrder, contactId: string | null, decision: OrderDecision) =>
+      store.recordOrder({
+        companyId,
+        integrationId,
+        order: pushed,
+        contactId,
+        decide: (previous) => {
+          if (previous) seen.push(previous);
+          return previous === undefined ? { created: true, changed: true, becamePaid: false, paid: false } : decision;
+        },
+        events: (decided, orderKey, version) => {
+          versions.push([orderKey, version]);
+          return eventsOf(decided, orderKey, version);
+        },
+      });
+
+    expect(await push(validated(), contact.id, CHANGED)).toEqual({ created: true, changed: true, becamePaid: false, paid: false });
+    expect(await storedOrders(companyId)).toEqual([{ status: "pending", paid: false, payload: validated(), contact_id: contact.id, version: 1, changed: false }]);
+
+    const paid = validated({ status: "processing", datePaid: "2026-11-20T10:09:00" });
+    expect(await push(paid, null, { ...CHANGED, becamePaid: true, paid: true })).toEqual({ created: false, changed: true, becamePaid: true, paid: true });
+    expect(await storedOrders(companyId)).toEqual([{ status: "processing", paid: true, payload: paid, contact_id: contact.id, version: 2, changed: true }]);
+
+    expect(await push(validated({ status: "completed", datePaid: "2026-11-20T10:09:00" }), null, UNCHANGED)).toEqual(UNCHANGED);
+    expect(await storedOrders(companyId)).toEqual([{ status: "processing", paid: true, payload: paid, contact_id: contact.id, version: 2, changed: true }]);
+
+    // decide saw the stored order at each later push; events were asked for the changes only, with the new version.
+    expect(seen).toEqual([validated(), paid]);
+    const orderKey = versions[0]?.[0];
+    expect(versions).toEqual([
+      [orderKey, 1],
+      [orderKey, 2],
+    ]);
+    expect(await orderData(companyId)).toEqual([
+      { orderKey, version: 1, paid: false },
+      { orderKey, version: 2, paid: true },
+    ]);
+  });
+
+  it("commits an order and its outbox rows together, and records an outbox row once per dedupe key", async () => {
+    const companyId = await h.newCompany();
+    const integrationId = await connected(companyId);
+    const request: OrderRecordRequest = {
+      companyId,
+      integrationId,
+      order: validated(),
+      contactId: null,
+      decide: () => ({ created: true, changed: true, becamePaid: false, paid: false }),
+      events: () => {
+        throw new Error("no events today");
+      },
+    };
+    await expect(store.recordOrder(request)).rejects.toThrow("no events today");
+    expect(await storedOrders(companyId)).toEqual([]);
+
+    const twice = (decision: OrderDecision, orderKey: string, version: number) => [...eventsOf(decision, orderKey, version), ...eventsOf(decision, orderKey, version)];
+    await store.recordOrder({ ...request, events: twice });
+    await store.recordOrder({ ...request, order: validated({ status: "processing" }), decide: () => CHANGED, events: (decision, orderKey) => twice(decision, orderKey, 1) });
+    expect(await storedOrders(companyId)).toMatchObject([{ status: "processing", version: 2 }]);
+    expect(await orderData(companyId)).toHaveLength(1);
+  });
+
+  it("applies concurrent pushes of one order one after the other", async () => {
+    const companyId = await h.newCompany();
+    const integrationId = await connected(companyId);
+    const pushes = 6;
+    const decided: string[] = [];
+    const answers = await Promise.all(
+      Array.from({ length: pushes }, (_, i) =>
+        store.recordOrder({
+          companyId,
+          integrationId,
+          order: validated({ status: `status-${i}` }),
+          contactId: null,
+          decide: (previous) => {
+            if (previous) decided.push(previous.status);
+            return previous === undefined ? { created: true, changed: true, becamePaid: false, paid: false } : CHANGED;
+          },
+          events: eventsOf,
+        }),
+      ),
+    );
+    expect(answers.filter((a) => a.created)).toHaveLength(1);
+    // Each push but the inserting one saw the order the previous push stored: every stored status once, never a lost update.
+    const [last] = await storedOrders(companyId);
+    expect(last?.version).toBe(pushes);
+    expect(decided).toHaveLength(pushes - 1);
+    expect(new Set(decided).size).toBe(pushes - 1);
+    expect(decided).not.toContain(last?.status);
+    expect((await orderData(companyId)).map((data) => data.version)).toEqual(Array.from({ length: pushes }, (_, i) => i + 1));
   });
 });

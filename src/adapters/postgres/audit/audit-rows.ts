@@ -29,12 +29,14 @@ export async function insertAuditRow(client: Pick<PoolClient, "query">, companyI
 
 /**
  * The same through MikroORM: the audit row is persisted by the change's own
- * flush (one transaction) on the EntityManager that makes the change.
+ * flush (one transaction) on the EntityManager that makes the change. `at`:
+ * when the change happened, for a change that carries its own time (now
+ * otherwise).
  */
-export function persistAuditRow(em: EntityManager, companyId: string, entry: AuditEntry): void {
+export function persistAuditRow(em: EntityManager, companyId: string, entry: AuditEntry, at: Date = new Date()): void {
   em.create(AuditEventSchema, {
     company: em.getReference(CompanySchema, companyId),
-    occurredAt: new Date(),
+    occurredAt: at,
     actorKind: entry.context.actor.kind,
     actor: entry.context.actor.label,
     action: entry.action,

@@ -2,8 +2,8 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
 /**
  * A delivery report that changed no status, kept 7 days for operators
- * (src/capabilities/delivery-reports). Written and read by plain SQL
- * (../delivery-reports/report-store.ts). Table `delivery_report`; the DDL is
+ * (src/capabilities/delivery-reports). Written and read through
+ * MikroORM (../delivery-reports/report-store.ts). Table `delivery_report`; the DDL is
  * in ../migrations/Migration20251130000000_delivery_reports.ts (its kinds
  * narrowed by a later migration).
  */

@@ -5,8 +5,8 @@ import { CompanySchema } from "./company.ts";
  * The sending guard's state of a company (docs/deliverability.md): whether
  * its sending is suspended, why, with the figures that crossed the line, and
  * from when its sends count again once an operator lifted a suspension. The
- * row is created by the first suspension. Written by raw SQL
- * (src/adapters/postgres/deliverability/); a handoff reads it with its
+ * row is created by the first suspension. Written through
+ * MikroORM (src/adapters/postgres/deliverability/); a handoff reads it with its
  * message (MessageStore.loadForHandoff).
  */
 export const SendingGuardSchema = defineEntity({

@@ -6,8 +6,8 @@ import { CompanySchema } from "./company.ts";
  * A sign-up form of a company (GET /mail/v1/forms, the hosted form page).
  * `publicId` is unique over all companies: the hosted page is reached by it
  * without an API key. `fields` is the design (array of {name, label, type,
- * required, options}). Deactivated, never deleted. Written by SQL
- * (src/adapters/postgres/forms); table `signup_form`, DDL in
+ * required, options}). Deactivated, never deleted. Written through
+ * MikroORM (src/adapters/postgres/forms); table `signup_form`, DDL in
  * ../migrations/Migration20251123030000_forms.ts.
  */
 export const SignupFormSchema = defineEntity({

@@ -4,8 +4,8 @@ import { CompanySchema } from "./company.ts";
 
 /**
  * A shop connected through the WordPress / WooCommerce plugin
- * (IntegrationsService), one per (company, provider, site URL). Written by
- * SQL (src/adapters/postgres/integrations); table `store_integration`, DDL
+ * (IntegrationsService), one per (company, provider, site URL). Written through
+ * MikroORM (src/adapters/postgres/integrations); table `store_integration`, DDL
  * in ../migrations/Migration20251123040000_integrations.ts.
  */
 export const StoreIntegrationSchema = defineEntity({

@@ -7,7 +7,7 @@ import { StoreIntegrationSchema } from "./store-integration.ts";
 /**
  * An order pushed by a connected shop, one per (integration, store order
  * id); `payload` is the order as last pushed, `version` +1 per change.
- * Written by SQL with its `order.*` outbox rows in one transaction
+ * Written through MikroORM with its `order.*` outbox rows in one transaction
  * (src/adapters/postgres/integrations); table `store_order`, DDL in
  * ../migrations/Migration20251123040000_integrations.ts.
  */

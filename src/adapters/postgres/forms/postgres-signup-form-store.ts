@@ -1,129 +1,107 @@
-import type { Pool } from "../sql.ts";
-import { toDate } from "../sql.ts";
+import { raw, type EntityManager, type MikroORM } from "@mikro-orm/postgresql";
 import type { SignupFormStore } from "../../../capabilities/forms/ports.ts";
 import { type FormField, SIGNUP_CONSENT_PREFIX, type SignupFormRecord } from "../../../capabilities/forms/types.ts";
-import { auditValues } from "../audit/audit-rows.ts";
+import { persistAuditRow } from "../audit/audit-rows.ts";
+import { SignupFormSchema, type SignupForm } from "../entities/index.ts";
+import { isUuid } from "../ids.ts";
 
-type Db = () => Promise<Pool>;
-
-interface SignupFormRow {
-  id: string;
-  company_id: string;
-  public_id: string;
-  name: string;
-  fields: FormField[];
-  consent_text: string;
-  consent_version: number;
-  double_opt_in: boolean;
-  language: string;
-  active: boolean;
-  created_at: string | Date;
-  updated_at: string | Date;
-}
-
-const COLUMNS = `id, company_id, public_id, name, fields, consent_text, consent_version, double_opt_in, language, active, created_at, updated_at`;
-
-function formRecord(row: SignupFormRow): SignupFormRecord {
+function formRecord(form: SignupForm): SignupFormRecord {
   return {
-    id: row.id,
-    companyId: row.company_id,
-    publicId: row.public_id,
-    name: row.name,
-    fields: row.fields,
-    consentText: row.consent_text,
-    consentVersion: row.consent_version,
-    doubleOptIn: row.double_opt_in,
-    language: row.language,
-    active: row.active,
-    createdAt: toDate(row.created_at),
-    updatedAt: toDate(row.updated_at),
+    id: form.id,
+    companyId: form.company.id,
+    publicId: form.publicId,
+    name: form.name,
+    // The column holds what create wrote: the validated form's fields.
+    fields: form.fields as FormField[],
+    consentText: form.consentText,
+    consentVersion: form.consentVersion,
+    doubleOptIn: form.doubleOptIn,
+    language: form.language,
+    active: form.active,
+    createdAt: form.createdAt,
+    updatedAt: form.updatedAt,
   };
 }
 
 /**
- * The SignupFormStore port on PostgreSQL (table signup_form): single
- * statements on the pg pool. The public id is unique over all companies;
- * a collision answers `taken` (`on conflict do nothing`) so the capability
- * draws another id.
+ * The SignupFormStore port on PostgreSQL (table signup_form) through
+ * MikroORM, each call on its own EntityManager fork. The public id is
+ * unique over all companies; a collision answers `taken` (`on conflict do
+ * nothing`) so the capability draws another id.
  */
-export function postgresSignupFormStore(db: Db): SignupFormStore {
+export function postgresSignupFormStore(orm: MikroORM): SignupFormStore {
+  const fork = (): EntityManager => orm.em.fork();
   return {
     async create(companyId, publicId, form, audit) {
-      const pool = await db();
-      // The audit row (when asked) by the same statement: it exists exactly when the form does.
-      const { rows } = await pool.query<SignupFormRow>(
-        `with created as (
-           insert into signup_form (company_id, public_id, name, fields, consent_text, double_opt_in, language)
-           values ($1, $2, $3, $4::jsonb, $5, $6, $7)
-           on conflict (public_id) do nothing
-           returning ${COLUMNS}
-         ), audited as (
-           insert into audit_event (company_id, actor_kind, actor, action, target_type, target_id, request_id, client_ip, details)
-           select $1, $8, $9, $10, 'signup_form', created.public_id, $11, $12, $13::jsonb from created where $8::text is not null
-         )
-         select ${COLUMNS} from created`,
-        [companyId, publicId, form.name, JSON.stringify(form.fields), form.consentText, form.doubleOptIn, form.language, ...auditValues(audit)],
-      );
-      const row = rows[0];
-      return row ? formRecord(row) : "taken";
+      return fork().transactional(async (em) => {
+        // `on conflict do nothing` rather than a caught unique violation: a public id taken (also by a concurrent
+        // create) leaves the transaction usable and writes nothing. Id and times are the database's defaults.
+        const inserted = await em
+          .createQueryBuilder(SignupFormSchema)
+          .insert({
+            company: companyId,
+            publicId,
+            name: form.name,
+            fields: [...form.fields],
+            consentText: form.consentText,
+            doubleOptIn: form.doubleOptIn,
+            language: form.language,
+          })
+          .onConflict("publicId")
+          .ignore()
+          .execute("run");
+        if (inserted.affectedRows === 0) return "taken" as const;
+        const created = await em.findOneOrFail(SignupFormSchema, { company: companyId, publicId });
+        // The audit row in the same transaction: it exists exactly when the form does.
+        if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "signup_form", targetId: publicId });
+        await em.flush();
+        return formRecord(created);
+      });
     },
 
     async deactivate(companyId, publicId, audit) {
-      const pool = await db();
-      // Only an active form changes (and gets a new updated_at); an inactive one is answered as it is.
-      // The audit row (when asked) by the same statement, only for a change.
-      const { rows } = await pool.query<SignupFormRow>(
-        `with changed as (
-           update signup_form set active = false, updated_at = now()
-            where company_id = $1 and public_id = $2 and active
-           returning ${COLUMNS}
-         ), audited as (
-           insert into audit_event (company_id, actor_kind, actor, action, target_type, target_id, request_id, client_ip, details)
-           select $1, $3, $4, $5, 'signup_form', changed.public_id, $6, $7, $8::jsonb from changed where $3::text is not null
-         )
-         select ${COLUMNS} from changed
-         union all
-         select ${COLUMNS} from signup_form
-          where company_id = $1 and public_id = $2 and not exists (select 1 from changed)`,
-        [companyId, publicId, ...auditValues(audit)],
-      );
-      const row = rows[0];
-      return row ? formRecord(row) : undefined;
+      if (!isUuid(companyId)) return undefined;
+      return fork().transactional(async (em) => {
+        // Only an active form changes (and gets a new updated_at); an inactive one is answered as it is. A
+        // conditional update: of racing deactivations exactly one changes the form, and only it writes the audit row.
+        const changed = await em.nativeUpdate(SignupFormSchema, { company: companyId, publicId, active: true }, { active: false, updatedAt: raw("now()") });
+        if (changed > 0 && audit) persistAuditRow(em, companyId, { ...audit, targetType: "signup_form", targetId: publicId });
+        const found = await em.findOne(SignupFormSchema, { company: companyId, publicId });
+        await em.flush();
+        return found ? formRecord(found) : undefined;
+      });
     },
 
     async listActive(companyId) {
-      const pool = await db();
-      const { rows } = await pool.query<SignupFormRow>(
-        `select ${COLUMNS} from signup_form where company_id = $1 and active order by created_at, id`,
-        [companyId],
-      );
-      return rows.map(formRecord);
+      if (!isUuid(companyId)) return [];
+      const forms = await fork().find(SignupFormSchema, { company: companyId, active: true }, { orderBy: { createdAt: "asc", id: "asc" } });
+      return forms.map(formRecord);
     },
 
     async countSignups(companyId, since, until) {
-      const pool = await db();
-      // The prefix is the capability's constant, written as a literal so that the planner matches the predicate of
-      // contact_form_consent_index (consent_source LIKE 'form:%'): one range of it per form.
-      const { rows } = await pool.query<{ public_id: string; signups: number }>(
+      if (!isUuid(companyId)) return [];
+      // One statement across the company's forms and contacts, written out: the join on the computed consent
+      // source and the C-collated order have no query-builder form. The prefix is the capability's constant,
+      // written as a literal so that the planner matches the predicate of contact_form_consent_index
+      // (consent_source LIKE 'form:%'): one range of it per form.
+      const rows = await fork().execute<{ public_id: string; signups: number }[]>(
         `select f.public_id, count(*)::int as signups
            from signup_form f
            join contact c on c.company_id = f.company_id and c.consent_source = '${SIGNUP_CONSENT_PREFIX}' || f.public_id
-          where f.company_id = $1 and c.company_id = $1
+          where f.company_id = ? and c.company_id = ?
             and c.consent_source like '${SIGNUP_CONSENT_PREFIX}%'
-            and ($2::timestamptz is null or c.consent_at >= $2)
-            and ($3::timestamptz is null or c.consent_at < $3)
+            and (?::timestamptz is null or c.consent_at >= ?)
+            and (?::timestamptz is null or c.consent_at < ?)
           group by f.public_id
           order by f.public_id collate "C"`,
-        [companyId, since ?? null, until ?? null],
+        [companyId, companyId, since ?? null, since ?? null, until ?? null, until ?? null],
       );
       return rows.map((row) => ({ publicId: row.public_id, signups: row.signups }));
     },
 
     async findByPublicId(publicId) {
-      const pool = await db();
-      const { rows } = await pool.query<SignupFormRow>(`select ${COLUMNS} from signup_form where public_id = $1`, [publicId]);
-      const row = rows[0];
-      return row ? formRecord(row) : undefined;
+      const found = await fork().findOne(SignupFormSchema, { publicId });
+      return found ? formRecord(found) : undefined;
     },
   };
 }

@@ -1,38 +1,6 @@
-import type { Pool, PoolClient } from "../sql.ts";
-import { toDate } from "../sql.ts";
-import { inTransaction } from "../transaction.ts";
-import type { OrderEventDraft, StoreIntegrationStore } from "../../../capabilities/integrations/ports.ts";
-import type { StoreIntegrationRecord, StoreOrder, StoreProvider } from "../../../capabilities/integrations/types.ts";
-
-type Db = () => Promise<Pool>;
-
-interface IntegrationRow {
-  id: string;
-  company_id: string;
-  provider: StoreProvider;
-  site_url: string;
-  created_at: string | Date;
-}
-
-function integrationRecord(row: IntegrationRow): StoreIntegrationRecord {
-  return { id: row.id, companyId: row.company_id, provider: row.provider, siteUrl: row.site_url, createdAt: toDate(row.created_at) };
-}
-
-const INTEGRATION_COLUMNS = "id, company_id, provider, site_url, created_at";
-
-async function insertEvents(client: PoolClient, companyId: string, events: readonly OrderEventDraft[]): Promise<void> {
-  for (const event of events) {
-    await client.query(
-      `insert into webhook_event (company_id, event, occurred_at, data, dedupe_key)
-       values ($1, $2, $3, $4::jsonb, $5)
-       on conflict (dedupe_key) do nothing`,
-      [companyId, event.event, event.occurredAt, JSON.stringify(event.data), event.dedupeKey],
-    );
-  }
-}
-
 /**
- * The StoreIntegrationStore port on PostgreSQL: plain SQL on the pg pool.
+ * The StoreIntegrationStore port through MikroORM, each method on its own
+ * EntityManager fork; every statement filters on the caller's companyId.
  *
  * Recording an order: `insert ... on conflict (integration_id,
  * store_order_id) do nothing`; PostgreSQL lets one concurrent push insert,
@@ -40,72 +8,127 @@ async function insertEvents(client: PoolClient, companyId: string, events: reado
  * apply their push to the stored order in turn. The order and its outbox
  * rows commit together.
  */
-export function postgresStoreIntegrationStore(db: Db): StoreIntegrationStore {
+import { LockMode, raw } from "@mikro-orm/core";
+import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
+import { StoreIntegrationSchema, StoreOrderSchema, WebhookEventSchema, type StoreIntegration } from "../entities/index.ts";
+import { isUuid } from "../ids.ts";
+import type { OrderEventDraft, StoreIntegrationStore } from "../../../capabilities/integrations/ports.ts";
+import type { StoreIntegrationRecord, StoreOrder, StoreProvider } from "../../../capabilities/integrations/types.ts";
+
+/** The columns of an integration the insert answers, so that a new one costs one statement. */
+const INTEGRATION_FIELDS = ["id", "company", "provider", "siteUrl", "createdAt"] as const;
+
+export function postgresStoreIntegrationStore(orm: MikroORM): StoreIntegrationStore {
+  /** A fresh EntityManager per operation. */
+  const fork = (): EntityManager => orm.em.fork();
+
   return {
     async connect(companyId, provider, siteUrl) {
-      const pool = await db();
-      const inserted = await pool.query<IntegrationRow>(
-        `insert into store_integration (company_id, provider, site_url) values ($1, $2, $3)
-         on conflict (company_id, provider, site_url) do nothing
-         returning ${INTEGRATION_COLUMNS}`,
-        [companyId, provider, siteUrl],
-      );
-      const created = inserted.rows[0];
-      if (created) return { integration: integrationRecord(created), created: true };
-      const { rows } = await pool.query<IntegrationRow>(
-        `select ${INTEGRATION_COLUMNS} from store_integration where company_id = $1 and provider = $2 and site_url = $3`,
-        [companyId, provider, siteUrl],
-      );
-      const row = rows[0];
-      if (!row) throw new Error("store integration vanished after a conflicting insert");
-      return { integration: integrationRecord(row), created: false };
+      const em = fork();
+      const site = { company: companyId, provider, siteUrl };
+      // `on conflict do nothing` rather than em.upsert: whether this call created the integration is part of the answer.
+      const inserted = await em
+        .createQueryBuilder(StoreIntegrationSchema)
+        .insert(site)
+        .onConflict(["company", "provider", "siteUrl"])
+        .ignore()
+        .returning([...INTEGRATION_FIELDS])
+        .execute("run");
+      const created = inserted.rows?.[0];
+      if (created) return { integration: integrationRecord(em.map(StoreIntegrationSchema, created)), created: true };
+      const existing = await em.findOne(StoreIntegrationSchema, site);
+      if (!existing) throw new Error("store integration vanished after a conflicting insert");
+      return { integration: integrationRecord(existing), created: false };
     },
 
     async find(companyId, id) {
-      const pool = await db();
-      const { rows } = await pool.query<IntegrationRow>(`select ${INTEGRATION_COLUMNS} from store_integration where company_id = $1 and id = $2`, [
-        companyId,
-        id,
-      ]);
-      const row = rows[0];
-      return row ? integrationRecord(row) : undefined;
+      if (!isUuid(companyId) || !isUuid(id)) return undefined;
+      const integration = await fork().findOne(StoreIntegrationSchema, { id, company: companyId });
+      return integration ? integrationRecord(integration) : undefined;
     },
 
     async recordOrder({ companyId, integrationId, order, contactId, decide, events }) {
-      return inTransaction(db, async (tx) => {
+      return fork().transactional(async (em) => {
         const first = decide(undefined);
-        const inserted = await tx.query<{ id: string }>(
-          `insert into store_order (company_id, integration_id, store_order_id, status, paid, payload, contact_id)
-           values ($1, $2, $3, $4, $5, $6::jsonb, $7)
-           on conflict (integration_id, store_order_id) do nothing
-           returning id`,
-          [companyId, integrationId, order.id, order.status, first.paid, JSON.stringify(order), contactId],
-        );
-        const newId = inserted.rows[0]?.id;
-        if (newId) {
-          await insertEvents(tx, companyId, events(first, newId, 1));
+        const inserted = await em
+          .createQueryBuilder(StoreOrderSchema)
+          .insert({
+            company: companyId,
+            integration: integrationId,
+            storeOrderId: order.id,
+            status: order.status,
+            paid: first.paid,
+            payload: orderPayload(order),
+            contact: contactId,
+          })
+          .onConflict(["integration", "storeOrderId"])
+          .ignore()
+          .returning(["id"])
+          .execute("run");
+        const newId = inserted.rows?.[0]?.id;
+        if (typeof newId === "string") {
+          await insertEvents(em, companyId, events(first, newId, 1));
           return first;
         }
-        const { rows } = await tx.query<{ id: string; payload: StoreOrder; version: number }>(
-          `select id, payload, version from store_order
-            where company_id = $1 and integration_id = $2 and store_order_id = $3
-            for update`,
-          [companyId, integrationId, order.id],
+        const stored = await em.findOne(
+          StoreOrderSchema,
+          { company: companyId, integration: integrationId, storeOrderId: order.id },
+          { lockMode: LockMode.PESSIMISTIC_WRITE },
         );
-        const stored = rows[0];
         if (!stored) throw new Error("store order vanished after a conflicting insert");
-        const decision = decide(stored.payload);
+        const decision = decide(storedOrder(stored.payload));
         if (!decision.changed) return decision;
         const version = stored.version + 1;
-        await tx.query(
-          `update store_order
-              set status = $3, paid = $4, payload = $5::jsonb, contact_id = coalesce($6, contact_id), version = $7, updated_at = now()
-            where company_id = $1 and id = $2`,
-          [companyId, stored.id, order.status, decision.paid, JSON.stringify(order), contactId, version],
+        // A native update rather than a flush: the unit of work's UPDATE would name the id alone, not the company.
+        await em.nativeUpdate(
+          StoreOrderSchema,
+          { company: companyId, id: stored.id },
+          {
+            status: order.status,
+            paid: decision.paid,
+            payload: orderPayload(order),
+            // No contact this time keeps the one stored.
+            ...(contactId !== null ? { contact: contactId } : {}),
+            version,
+            updatedAt: raw("now()"),
+          },
         );
-        await insertEvents(tx, companyId, events(decision, stored.id, version));
+        await insertEvents(em, companyId, events(decision, stored.id, version));
         return decision;
       });
     },
   };
+}
+
+/** The `order.*` outbox rows, on the transaction of the order; a dedupe key already recorded records nothing. */
+async function insertEvents(em: EntityManager, companyId: string, drafts: readonly OrderEventDraft[]): Promise<void> {
+  for (const draft of drafts) {
+    await em
+      .createQueryBuilder(WebhookEventSchema)
+      .insert({ company: companyId, event: draft.event, occurredAt: draft.occurredAt, data: draft.data, dedupeKey: draft.dedupeKey })
+      .onConflict("dedupeKey")
+      .ignore()
+      .execute("run");
+  }
+}
+
+function integrationRecord(integration: StoreIntegration): StoreIntegrationRecord {
+  return {
+    id: integration.id,
+    companyId: integration.company.id,
+    // The table's check constraint admits only the store providers.
+    provider: integration.provider as StoreProvider,
+    siteUrl: integration.siteUrl,
+    createdAt: integration.createdAt,
+  };
+}
+
+/** The order as the jsonb payload stores it. */
+function orderPayload(order: StoreOrder): Record<string, unknown> {
+  return { ...order };
+}
+
+/** The stored payload is an order this store wrote (orderPayload). */
+function storedOrder(payload: Record<string, unknown>): StoreOrder {
+  return payload as unknown as StoreOrder;
 }

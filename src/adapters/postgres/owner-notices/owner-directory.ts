@@ -1,16 +1,17 @@
+import type { MikroORM } from "@mikro-orm/postgresql";
 import type { OwnerDirectory } from "../../../capabilities/owner-notices/index.ts";
-import type { Pool } from "../sql.ts";
+import { MemberSchema } from "../entities/index.ts";
+import { isUuid } from "../ids.ts";
 
-/** The OwnerDirectory port on PostgreSQL: the enabled owners of one company. */
-export function postgresOwnerDirectory(db: () => Promise<Pool>): OwnerDirectory {
+/** The OwnerDirectory port through MikroORM: the enabled owners of one company, by address, each read on its own fork. */
+export function postgresOwnerDirectory(orm: MikroORM): OwnerDirectory {
   return {
     async activeOwners({ companyId }) {
-      const pool = await db();
-      const { rows } = await pool.query<{ email: string }>(
-        `select m.email from member m where m.company_id = $1 and m.role = 'owner' and m.disabled_at is null order by m.email`,
-        [companyId],
-      );
-      return rows.map((row) => row.email);
+      if (!isUuid(companyId)) return [];
+      const owners = await orm.em
+        .fork()
+        .find(MemberSchema, { company: companyId, role: "owner", disabledAt: null }, { fields: ["email"], orderBy: { email: "asc" } });
+      return owners.map((owner) => owner.email);
     },
   };
 }
