@@ -1,3 +1,4 @@
+import type { MikroORM } from "@mikro-orm/postgresql";
 import type { Client as TemporalWorkflowClient } from "@temporalio/client";
 import type { Config } from "../config.ts";
 import { PostgresCampaignStore } from "../adapters/postgres/campaigns/postgres-campaign-store.ts";
@@ -20,6 +21,8 @@ import type { SecretSealer } from "../capabilities/sending-setup/key-sealing.ts"
 
 export interface CampaignsWiringDependencies {
   readonly db: () => Promise<Pool>;
+  /** The open ORM the conversion store reads through. */
+  readonly orm: MikroORM;
   readonly config: Pick<Config, "cursorSecret" | "temporalTaskQueue">;
   readonly temporal: TemporalWorkflowClient;
   readonly messaging: Pick<Messaging, "acceptance" | "lifecycle">;
@@ -45,7 +48,7 @@ export function createCampaignsWiring(deps: CampaignsWiringDependencies): Campai
   const store = new PostgresCampaignStore(deps.db);
   const workflows = new CampaignDispatcher({ client: deps.temporal, taskQueue: deps.config.temporalTaskQueue, store, log: deps.log });
   const tracking = new PostgresTrackingStore(deps.db);
-  const conversions = new PostgresConversionStore(deps.db);
+  const conversions = new PostgresConversionStore(deps.orm);
   // The results read what tracking and conversions recorded, through their own stores.
   const insights: CampaignInsightsPort = {
     async links(companyId, campaignId) {

@@ -165,6 +165,7 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
   });
   const campaigns = createCampaignsWiring({
     db: poolOf(orm),
+    orm,
     config,
     temporal: temporal.client,
     messaging,

@@ -69,17 +69,26 @@ export class OwnerNotices {
       (link ? `<p><a href="${escapeHtml(link)}">Open the administration screen</a></p>` : "") +
       `<p>${escapeHtml(company)}</p>`;
     let emailed = 0;
+    // One owner's failed send does not keep the others from hearing: some notices are sent once per
+    // change of state, never again. The first failure is thrown after every owner was tried; a retry
+    // reaches the owners it names, the others' keys replay.
+    const failures: unknown[] = [];
     for (const owner of owners) {
-      const sent = await mailer.send({
-        to: owner,
-        subject: command.subject,
-        html,
-        text,
-        idempotencyKey: noticeKey(command.companyId, command.kind, period, owner),
-        tags: { kind: "owner-notice", notice: command.kind },
-      });
-      if (!sent.replayed) emailed += 1;
+      try {
+        const sent = await mailer.send({
+          to: owner,
+          subject: command.subject,
+          html,
+          text,
+          idempotencyKey: noticeKey(command.companyId, command.kind, period, owner),
+          tags: { kind: "owner-notice", notice: command.kind },
+        });
+        if (!sent.replayed) emailed += 1;
+      } catch (error: unknown) {
+        failures.push(error);
+      }
     }
+    if (failures.length > 0) throw failures[0];
     return { emailed };
   }
 }

@@ -148,4 +148,17 @@ describe("owner notices", () => {
     expect(await owners.notify(LOW_CREDITS(at))).toEqual({ emailed: 1 });
     expect(inner.delivered.map((m) => m.to)).toEqual(["ada@shop.example", "bob@shop.example"]);
   });
+
+  it("an owner whose send fails does not keep the owners after them from hearing", async () => {
+    const inner = new IdempotentMailer();
+    const flaky: SystemMailer = {
+      send: async (mail) => {
+        if (mail.to === "ada@shop.example") throw new Error("mailbox refused");
+        return inner.send(mail);
+      },
+    };
+    const owners = notices({ [COMPANY]: ["ada@shop.example", "bob@shop.example", "cy@shop.example"] }, flaky);
+    await expect(owners.notify(LOW_CREDITS(new Date("2025-03-01T08:00:00Z")))).rejects.toThrow("mailbox refused");
+    expect(inner.delivered.map((m) => m.to)).toEqual(["bob@shop.example", "cy@shop.example"]);
+  });
 });

@@ -1,13 +1,14 @@
+import type { MikroORM } from "@mikro-orm/postgresql";
 import type { ContactDirectory, ContactRef, KnownContact } from "../../../capabilities/conversions/index.ts";
-import type { Pool } from "../sql.ts";
-
-type Db = () => Promise<Pool>;
+import { ContactSchema } from "../entities/index.ts";
+import { isUuid } from "../ids.ts";
 
 /**
  * The conversions' ContactDirectory port, read straight from the contacts
- * capability's table (`contact`, Migration20251123010000_contacts): by id,
- * or by the matching key of the address (email_normalized, the same
- * lower-cased form conversions compute), through its unique index.
+ * capability's table (`contact`, Migration20251123010000_contacts) through
+ * MikroORM, each lookup on its own EntityManager fork: by id, or by the
+ * matching key of the address (email_normalized, the same lower-cased form
+ * conversions compute), through its unique index.
  *
  * customerRef: contacts carry no customer reference today, so a conversion
  * identified by customerRef has no known contact; it is recorded with its
@@ -16,26 +17,19 @@ type Db = () => Promise<Pool>;
  * to resolve them.
  */
 export class PostgresContactDirectory implements ContactDirectory {
-  readonly #db: Db;
+  readonly #orm: MikroORM;
 
-  constructor(db: Db) {
-    this.#db = db;
+  constructor(orm: MikroORM) {
+    this.#orm = orm;
   }
 
   async findContact(companyId: string, ref: ContactRef): Promise<KnownContact | undefined> {
     if (ref.kind === "customerRef") return undefined;
-    const pool = await this.#db();
-    const { rows } =
-      ref.kind === "contactId"
-        ? await pool.query<{ id: string; email_normalized: string }>(
-            `select id, email_normalized from contact where company_id = $1 and id = $2`,
-            [companyId, ref.contactId],
-          )
-        : await pool.query<{ id: string; email_normalized: string }>(
-            `select id, email_normalized from contact where company_id = $1 and email_normalized = $2`,
-            [companyId, ref.email],
-          );
-    const row = rows[0];
-    return row ? { id: row.id, email: row.email_normalized } : undefined;
+    // The capability checks contact ids; a non-UUID id names no contact rather than failing the query.
+    if (ref.kind === "contactId" && !isUuid(ref.contactId)) return undefined;
+    const where =
+      ref.kind === "contactId" ? { company: companyId, id: ref.contactId } : { company: companyId, emailNormalized: ref.email };
+    const found = await this.#orm.em.fork().findOne(ContactSchema, where, { fields: ["id", "emailNormalized"] });
+    return found ? { id: found.id, email: found.emailNormalized } : undefined;
   }
 }

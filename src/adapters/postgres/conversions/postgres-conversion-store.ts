@@ -1,8 +1,9 @@
+import { LockMode, raw } from "@mikro-orm/core";
+import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import {
   amountFromDatabase,
   amountToDatabase,
   type CampaignRevenue,
-  type ConversionEventDraft,
   type ConversionFilter,
   type ConversionOutcome,
   type ConversionRecord,
@@ -13,71 +14,80 @@ import {
 } from "../../../capabilities/conversions/index.ts";
 import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
 import type { Positioned } from "../../../capabilities/shared/paging.ts";
-import type { Pool, PoolClient } from "../sql.ts";
-import { inTransaction } from "../transaction.ts";
+import { ConversionSchema } from "../entities/index.ts";
+import { insertOutboxEvents } from "../webhooks/outbox-events.ts";
 import { type ConversionRow, conversionFromRow } from "./conversion-rows.ts";
 
-type Db = () => Promise<Pool>;
-
 /**
- * The ConversionStore port on PostgreSQL. A write is one transaction. It
- * locks the stored conversion of (company, eventId) (`for update`), so
- * concurrent later writes of one conversion apply one after the other, each
- * deciding on the previous one's result. Without one, it inserts the first
- * write: the unique constraint conversion_event_index decides which of
- * concurrent first writes wins (`insert ... on conflict do nothing`: a
- * loser's insert waits for the winner to commit, then inserts nothing), and
- * the losers go on as later writes of the winner's conversion.
+ * The ConversionStore port on PostgreSQL through MikroORM, each call on its
+ * own EntityManager fork; rows are read unmapped (`execute(..., false)`)
+ * so that amounts stay exact text and positions keep microseconds. A write
+ * is one transaction. It locks the stored conversion of (company, eventId)
+ * (`for update`), so concurrent later writes of one conversion apply one
+ * after the other, each deciding on the previous one's result. Without
+ * one, it inserts the first write: the unique constraint
+ * conversion_event_index decides which of concurrent first writes wins
+ * (`insert ... on conflict do nothing`: a loser's insert waits for the
+ * winner to commit, then inserts nothing), and the losers go on as later
+ * writes of the winner's conversion.
  * Each change writes its `conversion.recorded` row to the webhook outbox
  * in the same transaction, so the conversion and its events never disagree.
  *
  * Every statement is scoped by company_id.
  */
 export class PostgresConversionStore implements ConversionStore {
-  readonly #db: Db;
+  readonly #orm: MikroORM;
 
-  constructor(db: Db) {
-    this.#db = db;
+  constructor(orm: MikroORM) {
+    this.#orm = orm;
   }
 
   write(request: ConversionWrite): Promise<{ conversion: ConversionRecord; outcome: ConversionOutcome }> {
-    return inTransaction(this.#db, async (tx) => {
-      const stored = await lockByEventId(tx, request.companyId, request.eventId);
+    return this.#orm.em.fork().transactional(async (em) => {
+      const stored = await lockByEventId(em, request.companyId, request.eventId);
       if (!stored) {
         const first = request.first();
-        const inserted = await insert(tx, request.companyId, first.conversion);
+        const inserted = await insert(em, request.companyId, first.conversion);
         if (inserted) {
-          await recordEvent(tx, request.companyId, request.event(inserted, first.adjustment));
+          await insertOutboxEvents(em, request.companyId, [request.event(inserted, first.adjustment)]);
           return { conversion: inserted, outcome: "recorded" as const };
         }
       }
       // Stored before, or by a concurrent first write that won the insert (committed by now).
-      const current = stored ?? (await lockByEventId(tx, request.companyId, request.eventId));
+      const current = stored ?? (await lockByEventId(em, request.companyId, request.eventId));
       if (!current) throw new Error("conversion insert conflicted but no conversion holds the event id");
       const decision = request.decide(current);
       if (decision.kind === "duplicate") return { conversion: current, outcome: "duplicate" as const };
 
-      const updated = await tx.query<ConversionRow>(
-        `update conversion
-            set status = $3, refunded_amount = $4, metadata = $5, version = version + 1, updated_at = now()
-          where company_id = $1 and id = $2
-          returning *`,
-        [request.companyId, current.id, decision.status, amountToDatabase(decision.refundedAmount), JSON.stringify(decision.metadata)],
-      );
-      const adjusted = updated.rows[0];
+      // A conditional update with the company filter (not a flush, whose UPDATE would name the id alone), answering the row.
+      const updated = await em
+        .createQueryBuilder(ConversionSchema)
+        .update({
+          status: decision.status,
+          refundedAmount: amountToDatabase(decision.refundedAmount),
+          metadata: decision.metadata,
+          version: raw("version + 1"),
+          updatedAt: raw("now()"),
+        })
+        .where({ company: request.companyId, id: current.id })
+        .returning(["*"])
+        .execute("run", false);
+      const adjusted = (updated.rows as ConversionRow[] | undefined)?.[0];
       if (!adjusted) throw new Error("locked conversion vanished");
       const conversion = conversionFromRow(adjusted);
-      await recordEvent(tx, request.companyId, request.event(conversion, decision.adjustment));
+      await insertOutboxEvents(em, request.companyId, [request.event(conversion, decision.adjustment)]);
       return { conversion, outcome: "adjusted" as const };
     });
   }
 
   async findByEventId(companyId: string, eventId: string): Promise<ConversionRecord | undefined> {
-    const { rows } = await (await this.#db()).query<ConversionRow>(`select * from conversion where company_id = $1 and event_id = $2`, [
-      companyId,
-      eventId,
-    ]);
-    return rows[0] ? conversionFromRow(rows[0]) : undefined;
+    const row = await this.#orm.em
+      .fork()
+      .createQueryBuilder(ConversionSchema)
+      .select("*")
+      .where({ company: companyId, eventId })
+      .execute<ConversionRow | null>("get", false);
+    return row ? conversionFromRow(row) : undefined;
   }
 
   /**
@@ -86,24 +96,28 @@ export class PostgresConversionStore implements ConversionStore {
    * company's attributed conversions.
    */
   async revenueByCampaign(companyId: string, filter: ConversionFilter): Promise<CampaignRevenue[]> {
-    const { rows } = await (await this.#db()).query<{
-      campaign_id: string;
-      currency: string;
-      conversions: string;
-      gross: string;
-      refunded: string;
-    }>(
-      `select campaign_id, currency, count(*) as conversions,
-              sum(revenue)::text as gross, sum(refunded_amount)::text as refunded
-         from conversion
-        where company_id = $1 and campaign_id is not null
-          and ($2::timestamptz is null or occurred_at >= $2)
-          and ($3::timestamptz is null or occurred_at < $3)
-          and ($4::text is null or campaign_id = $4)
-        group by campaign_id, currency
-        order by campaign_id, currency`,
-      [companyId, filter.since ?? null, filter.until ?? null, filter.campaignId ?? null],
-    );
+    const occurred = {
+      ...(filter.since !== undefined ? { $gte: filter.since } : {}),
+      ...(filter.until !== undefined ? { $lt: filter.until } : {}),
+    };
+    const rows = await this.#orm.em
+      .fork()
+      .createQueryBuilder(ConversionSchema)
+      .select([
+        "campaignId",
+        "currency",
+        raw("count(*) as conversions"),
+        raw("sum(revenue)::text as gross"),
+        raw("sum(refunded_amount)::text as refunded"),
+      ])
+      .where({
+        company: companyId,
+        campaignId: filter.campaignId ?? { $ne: null },
+        ...(Object.keys(occurred).length > 0 ? { occurredAt: occurred } : {}),
+      })
+      .groupBy(["campaignId", "currency"])
+      .orderBy({ campaignId: "asc", currency: "asc" })
+      .execute<{ campaign_id: string; currency: string; conversions: string; gross: string; refunded: string }[]>("all", false);
     return rows.map((row) => {
       const gross = amountFromDatabase(row.gross);
       const refunded = amountFromDatabase(row.refunded);
@@ -119,26 +133,30 @@ export class PostgresConversionStore implements ConversionStore {
    * list.
    */
   async pageForContact(companyId: string, contact: KnownContact, after: KeysetPosition | null, rows: number): Promise<Positioned<ConversionRecord>[]> {
-    const found = await (await this.#db()).query<ConversionRow & { position_at: string }>(
-      `select c.*, to_char(c.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at
-         from conversion c
-        where c.company_id = $1 and c.email = $2
-          and ($3::timestamptz is null or (c.created_at, c.id) < ($3::timestamptz, $4::uuid))
-        order by c.created_at desc, c.id desc
-        limit $5`,
-      [companyId, contact.email, after?.createdAt ?? null, after?.id ?? null, rows],
-    );
-    return found.rows.map((row) => ({ item: conversionFromRow(row), position: { createdAt: row.position_at, id: row.id } }));
+    const qb = this.#orm.em
+      .fork()
+      .createQueryBuilder(ConversionSchema)
+      .select(["*", raw(`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at`)])
+      .where({ company: companyId, email: contact.email });
+    // A row-value comparison, which the index range needs and the filter syntax has no form for.
+    if (after) qb.andWhere(raw("(created_at, id) < (?::timestamptz, ?::uuid)", [after.createdAt, after.id]));
+    const found = await qb
+      .orderBy({ createdAt: "desc", id: "desc" })
+      .limit(rows)
+      .execute<(ConversionRow & { position_at: string })[]>("all", false);
+    return found.map((row) => ({ item: conversionFromRow(row), position: { createdAt: row.position_at, id: row.id } }));
   }
 }
 
 /** The stored conversion of the event id, locked until the transaction ends; undefined when none. */
-async function lockByEventId(tx: PoolClient, companyId: string, eventId: string): Promise<ConversionRecord | undefined> {
-  const { rows } = await tx.query<ConversionRow>(`select * from conversion where company_id = $1 and event_id = $2 for update`, [
-    companyId,
-    eventId,
-  ]);
-  return rows[0] ? conversionFromRow(rows[0]) : undefined;
+async function lockByEventId(em: EntityManager, companyId: string, eventId: string): Promise<ConversionRecord | undefined> {
+  const row = await em
+    .createQueryBuilder(ConversionSchema)
+    .select("*")
+    .where({ company: companyId, eventId })
+    .setLockMode(LockMode.PESSIMISTIC_WRITE)
+    .execute<ConversionRow | null>("get", false);
+  return row ? conversionFromRow(row) : undefined;
 }
 
 /**
@@ -146,41 +164,33 @@ async function lockByEventId(tx: PoolClient, companyId: string, eventId: string)
  * writes, one inserts; the others' inserts wait for it to commit and then
  * insert nothing (undefined).
  */
-async function insert(tx: PoolClient, companyId: string, fresh: NewConversion): Promise<ConversionRecord | undefined> {
-  const { rows } = await tx.query<ConversionRow>(
-    `insert into conversion (id, company_id, event_id, event_type, contact_id, email, customer_ref, revenue, currency,
-       status, refunded_amount, occurred_at, metadata, campaign_id, link_id, clicked_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
-     on conflict (company_id, event_id) do nothing
-     returning *`,
-    [
-      fresh.id,
-      companyId,
-      fresh.eventId,
-      fresh.eventType,
-      fresh.contactId,
-      fresh.email,
-      fresh.customerRef,
-      amountToDatabase(fresh.revenue),
-      fresh.currency,
-      fresh.status,
-      amountToDatabase(fresh.refundedAmount),
-      fresh.occurredAt,
-      JSON.stringify(fresh.metadata),
-      fresh.campaignId,
-      fresh.linkId,
-      fresh.clickedAt,
-    ],
-  );
-  return rows[0] ? conversionFromRow(rows[0]) : undefined;
+async function insert(em: EntityManager, companyId: string, fresh: NewConversion): Promise<ConversionRecord | undefined> {
+  // `on conflict do nothing` rather than em.upsert: a first write never changes a stored conversion.
+  const inserted = await em
+    .createQueryBuilder(ConversionSchema)
+    .insert({
+      id: fresh.id,
+      company: companyId,
+      eventId: fresh.eventId,
+      eventType: fresh.eventType,
+      contact: fresh.contactId,
+      email: fresh.email,
+      customerRef: fresh.customerRef,
+      revenue: amountToDatabase(fresh.revenue),
+      currency: fresh.currency,
+      status: fresh.status,
+      refundedAmount: amountToDatabase(fresh.refundedAmount),
+      occurredAt: fresh.occurredAt,
+      metadata: fresh.metadata,
+      campaignId: fresh.campaignId,
+      linkId: fresh.linkId,
+      clickedAt: fresh.clickedAt,
+    })
+    .onConflict(["company", "eventId"])
+    .ignore()
+    .returning(["*"])
+    .execute("run", false);
+  const row = (inserted.rows as ConversionRow[] | undefined)?.[0];
+  return row ? conversionFromRow(row) : undefined;
 }
 
-/** The change's outbox row; dedupe_key makes a repeated change record nothing twice. */
-async function recordEvent(tx: PoolClient, companyId: string, event: ConversionEventDraft): Promise<void> {
-  await tx.query(
-    `insert into webhook_event (company_id, event, occurred_at, data, dedupe_key)
-     values ($1, $2, $3, $4, $5)
-     on conflict (dedupe_key) do nothing`,
-    [companyId, event.event, event.occurredAt, JSON.stringify(event.data), event.dedupeKey],
-  );
-}

@@ -5,9 +5,8 @@ import { CompanySchema } from "./company.ts";
 /**
  * One click on a tracked campaign link (a `campaign.click` event), kept for
  * attributing conversions: unique per (company, clickId); `suspect` clicks
- * (automated) are kept but never credited. Written and read by raw SQL
- * (src/adapters/postgres/conversions/postgres-click-ledger.ts); the entity
- * describes the schema. Table `campaign_click`; the DDL is in
+ * (automated) are kept but never credited. Written and read through
+ * MikroORM (src/adapters/postgres/conversions/postgres-click-ledger.ts). Table `campaign_click`; the DDL is in
  * ../migrations/Migration20251123020000_conversions.ts.
  */
 export const CampaignClickSchema = defineEntity({

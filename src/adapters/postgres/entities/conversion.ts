@@ -6,10 +6,9 @@ import { ContactSchema } from "./contact.ts";
 /**
  * A conversion recorded through POST /mail/v1/conversions, one per
  * (company, eventId), with its attribution (the contact's last verified
- * campaign click) and its refunds. Written by raw SQL
+ * campaign click) and its refunds. Written through MikroORM
  * (src/adapters/postgres/conversions/postgres-conversion-store.ts: each
- * change with its `conversion.recorded` outbox row in one transaction); the
- * entity exists so the ORM metadata describes the schema. Amounts are exact
+ * change with its `conversion.recorded` outbox row in one transaction). Amounts are exact
  * decimals, read and written as text. Table `conversion`; the DDL is in
  * ../migrations/Migration20251123020000_conversions.ts.
  */

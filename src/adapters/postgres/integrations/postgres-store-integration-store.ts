@@ -10,9 +10,10 @@
  */
 import { LockMode, raw } from "@mikro-orm/core";
 import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
-import { StoreIntegrationSchema, StoreOrderSchema, WebhookEventSchema, type StoreIntegration } from "../entities/index.ts";
+import { StoreIntegrationSchema, StoreOrderSchema, type StoreIntegration } from "../entities/index.ts";
+import { insertOutboxEvents } from "../webhooks/outbox-events.ts";
 import { isUuid } from "../ids.ts";
-import type { OrderEventDraft, StoreIntegrationStore } from "../../../capabilities/integrations/ports.ts";
+import type { StoreIntegrationStore } from "../../../capabilities/integrations/ports.ts";
 import type { StoreIntegrationRecord, StoreOrder, StoreProvider } from "../../../capabilities/integrations/types.ts";
 
 /** The columns of an integration the insert answers, so that a new one costs one statement. */
@@ -67,7 +68,7 @@ export function postgresStoreIntegrationStore(orm: MikroORM): StoreIntegrationSt
           .execute("run");
         const newId = inserted.rows?.[0]?.id;
         if (typeof newId === "string") {
-          await insertEvents(em, companyId, events(first, newId, 1));
+          await insertOutboxEvents(em, companyId, events(first, newId, 1));
           return first;
         }
         const stored = await em.findOne(
@@ -93,24 +94,13 @@ export function postgresStoreIntegrationStore(orm: MikroORM): StoreIntegrationSt
             updatedAt: raw("now()"),
           },
         );
-        await insertEvents(em, companyId, events(decision, stored.id, version));
+        await insertOutboxEvents(em, companyId, events(decision, stored.id, version));
         return decision;
       });
     },
   };
 }
 
-/** The `order.*` outbox rows, on the transaction of the order; a dedupe key already recorded records nothing. */
-async function insertEvents(em: EntityManager, companyId: string, drafts: readonly OrderEventDraft[]): Promise<void> {
-  for (const draft of drafts) {
-    await em
-      .createQueryBuilder(WebhookEventSchema)
-      .insert({ company: companyId, event: draft.event, occurredAt: draft.occurredAt, data: draft.data, dedupeKey: draft.dedupeKey })
-      .onConflict("dedupeKey")
-      .ignore()
-      .execute("run");
-  }
-}
 
 function integrationRecord(integration: StoreIntegration): StoreIntegrationRecord {
   return {

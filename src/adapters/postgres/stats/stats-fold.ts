@@ -23,8 +23,6 @@ import { inTransaction } from "../transaction.ts";
 /** Pending rows per batch: one statement's work, a few hundred milliseconds at most. */
 const BATCH = 20_000;
 
-/** The advisory lock key of the fold (any constant shared by every process). */
-const FOLD_LOCK = 0x5354_4154; // "STAT"
 
 /**
  * The aggregate rows a message `m` counts in, as `d(dimension, value)`: the
@@ -87,7 +85,8 @@ export class PostgresStatsFold {
     let total = 0;
     for (;;) {
       const folded = await inTransaction(this.#pool, async (client) => {
-        await client.query("select pg_advisory_xact_lock($1)", [FOLD_LOCK]);
+        // Keyed from a text, as the stores' other advisory locks are.
+        await client.query("select pg_advisory_xact_lock(hashtextextended('message-stats-fold', 0))");
         const { rows } = await client.query<{ folded: number }>({ name: "message_stats_fold", text: FOLD_SQL, values: [BATCH] });
         return rows[0]?.folded ?? 0;
       });

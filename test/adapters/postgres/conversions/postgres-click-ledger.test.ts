@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresClickLedger, PostgresContactDirectory } from "../../../../src/adapters/postgres/conversions/index.ts";
-import { LAST_VERIFIED_CLICK_SQL } from "../../../../src/adapters/postgres/conversions/postgres-click-ledger.ts";
+import { lastVerifiedClickQuery } from "../../../../src/adapters/postgres/conversions/postgres-click-ledger.ts";
 import { poolOf } from "../../../../src/adapters/postgres/sql.ts";
 import type { ValidClick } from "../../../../src/capabilities/conversions/index.ts";
 import { openSendingHarness, type SendingHarness } from "../../../capabilities/sending-setup/harness.ts";
@@ -15,7 +15,7 @@ describe("PostgresClickLedger", () => {
 
   beforeAll(async () => {
     h = await openSendingHarness();
-    ledger = new PostgresClickLedger(poolOf(h.orm));
+    ledger = new PostgresClickLedger(h.orm);
   });
   afterAll(async () => h?.close());
 
@@ -69,13 +69,8 @@ describe("PostgresClickLedger", () => {
     const client = await pool.connect();
     try {
       await client.query("set enable_seqscan = off");
-      const { rows } = await client.query<{ "QUERY PLAN": string }>(`explain ${LAST_VERIFIED_CLICK_SQL}`, [
-        companyId,
-        randomUUID(),
-        "ada@example.com",
-        at(0),
-        at(60),
-      ]);
+      const query = lastVerifiedClickQuery(h.orm.em.fork(), companyId, { contactId: randomUUID(), email: "ada@example.com" }, at(0), at(60));
+      const { rows } = await client.query<{ "QUERY PLAN": string }>(`explain ${query?.getFormattedQuery() ?? ""}`);
       const plan = rows.map((r) => r["QUERY PLAN"]).join("\n");
       expect(plan).toContain("campaign_click_contact_index");
       expect(plan).toContain("campaign_click_email_index");
@@ -95,7 +90,7 @@ describe("PostgresContactDirectory", () => {
 
   beforeAll(async () => {
     h = await openSendingHarness();
-    directory = new PostgresContactDirectory(poolOf(h.orm));
+    directory = new PostgresContactDirectory(h.orm);
   });
   afterAll(async () => h?.close());
 

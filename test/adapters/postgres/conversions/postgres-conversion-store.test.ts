@@ -1,7 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresConversionStore } from "../../../../src/adapters/postgres/conversions/index.ts";
-import { poolOf } from "../../../../src/adapters/postgres/sql.ts";
 import {
   type ConversionRecord,
   type ConversionWrite,
@@ -17,7 +16,7 @@ describe("PostgresConversionStore", () => {
 
   beforeAll(async () => {
     h = await openSendingHarness({}, 12);
-    store = new PostgresConversionStore(poolOf(h.orm));
+    store = new PostgresConversionStore(h.orm);
   });
   afterAll(async () => h?.close());
 
