@@ -23,7 +23,6 @@ import { inTransaction } from "../transaction.ts";
 /** Pending rows per batch: one statement's work, a few hundred milliseconds at most. */
 const BATCH = 20_000;
 
-
 /**
  * The aggregate rows a message `m` counts in, as `d(dimension, value)`: the
  * company's (0, ''), one per tag key (1, key), its template's (2, id).
