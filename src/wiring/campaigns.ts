@@ -5,7 +5,7 @@ import { PostgresCampaignStore } from "../adapters/postgres/campaigns/postgres-c
 import { PostgresConversionStore } from "../adapters/postgres/conversions/index.ts";
 import { PostgresMessageStore } from "../adapters/postgres/messages/message-store.ts";
 import { PostgresTrackingStore } from "../adapters/postgres/tracking/postgres-tracking-store.ts";
-import type { Pool } from "../adapters/postgres/sql.ts";
+import { poolOf } from "../adapters/postgres/sql.ts";
 import { CampaignDispatcher } from "../adapters/temporal/campaigns/dispatcher.ts";
 import { Campaigns, CampaignSending } from "../capabilities/campaigns/index.ts";
 import { LifecycleCampaignHandoff } from "../capabilities/campaigns/lifecycle-handoff.ts";
@@ -20,8 +20,7 @@ import type { Messaging } from "./messaging.ts";
 import type { SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
 
 export interface CampaignsWiringDependencies {
-  readonly db: () => Promise<Pool>;
-  /** The open ORM the conversion store reads through. */
+  /** The open ORM: the conversion store reads through it, the other stores through its pool. */
   readonly orm: MikroORM;
   readonly config: Pick<Config, "cursorSecret" | "temporalTaskQueue">;
   readonly temporal: TemporalWorkflowClient;
@@ -45,9 +44,10 @@ export interface CampaignsWiring {
 
 /** The campaigns capability on a database, the send path and the Temporal client. */
 export function createCampaignsWiring(deps: CampaignsWiringDependencies): CampaignsWiring {
-  const store = new PostgresCampaignStore(deps.db);
+  const db = poolOf(deps.orm);
+  const store = new PostgresCampaignStore(db);
   const workflows = new CampaignDispatcher({ client: deps.temporal, taskQueue: deps.config.temporalTaskQueue, store, log: deps.log });
-  const tracking = new PostgresTrackingStore(deps.db);
+  const tracking = new PostgresTrackingStore(db);
   const conversions = new PostgresConversionStore(deps.orm);
   // The results read what tracking and conversions recorded, through their own stores.
   const insights: CampaignInsightsPort = {
@@ -95,7 +95,7 @@ export function createCampaignsWiring(deps: CampaignsWiringDependencies): Campai
     templates: deps.templates,
     decorator: deps.decorator,
     handoff: new LifecycleCampaignHandoff({
-      store: new PostgresMessageStore(deps.db, { sealer: deps.sealer }),
+      store: new PostgresMessageStore(db, { sealer: deps.sealer }),
       lifecycle: deps.messaging.lifecycle,
     }),
   });

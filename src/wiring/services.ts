@@ -164,7 +164,6 @@ export async function openSendingCore(databaseUrl: string, config: Config, log: 
     ...(options.webhookDelivery ? { delivery: options.webhookDelivery } : {}),
   });
   const campaigns = createCampaignsWiring({
-    db: poolOf(orm),
     orm,
     config,
     temporal: temporal.client,
