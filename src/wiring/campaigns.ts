@@ -20,7 +20,7 @@ import type { Messaging } from "./messaging.ts";
 import type { SecretSealer } from "../capabilities/sending-setup/key-sealing.ts";
 
 export interface CampaignsWiringDependencies {
-  /** The open ORM: the conversion store reads through it, the other stores through its pool. */
+  /** The open ORM: the campaign, tracking and conversion stores read through it, the message store through its pool. */
   readonly orm: MikroORM;
   readonly config: Pick<Config, "cursorSecret" | "temporalTaskQueue">;
   readonly temporal: TemporalWorkflowClient;
@@ -44,10 +44,9 @@ export interface CampaignsWiring {
 
 /** The campaigns capability on a database, the send path and the Temporal client. */
 export function createCampaignsWiring(deps: CampaignsWiringDependencies): CampaignsWiring {
-  const db = poolOf(deps.orm);
-  const store = new PostgresCampaignStore(db);
+  const store = new PostgresCampaignStore(deps.orm);
   const workflows = new CampaignDispatcher({ client: deps.temporal, taskQueue: deps.config.temporalTaskQueue, store, log: deps.log });
-  const tracking = new PostgresTrackingStore(db);
+  const tracking = new PostgresTrackingStore(deps.orm);
   const conversions = new PostgresConversionStore(deps.orm);
   // The results read what tracking and conversions recorded, through their own stores.
   const insights: CampaignInsightsPort = {
@@ -95,7 +94,7 @@ export function createCampaignsWiring(deps: CampaignsWiringDependencies): Campai
     templates: deps.templates,
     decorator: deps.decorator,
     handoff: new LifecycleCampaignHandoff({
-      store: new PostgresMessageStore(db, { sealer: deps.sealer }),
+      store: new PostgresMessageStore(poolOf(deps.orm), { sealer: deps.sealer }),
       lifecycle: deps.messaging.lifecycle,
     }),
   });

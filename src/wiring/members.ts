@@ -36,8 +36,7 @@ const HOUSEKEEPING_MS = 3_600_000;
 /** Members, sign-in and sessions, and the audit log on an open ORM. */
 export function createMembersWiring(options: MembersWiringOptions): MembersWiring {
   const clock = options.clock ?? (() => new Date());
-  const pool = poolOf(options.orm);
-  const store = new PostgresMembersStore(pool);
+  const store = new PostgresMembersStore(options.orm);
   const { config } = options;
   const publicBaseUrl = publicBaseUrlOf(config);
   const systemCompany = config.systemSenderCompanyId;
@@ -61,7 +60,7 @@ export function createMembersWiring(options: MembersWiringOptions): MembersWirin
     companyName: async (companyId) => (await options.companies.get({ companyId })).name,
   });
   const sessions = new Sessions({ store, rateLimiter: options.rateLimiter, clock });
-  const audit = new AuditLog({ store: new PostgresAuditLog(pool), cursorSecret: config.cursorSecret, clock });
+  const audit = new AuditLog({ store: new PostgresAuditLog(poolOf(options.orm)), cursorSecret: config.cursorSecret, clock });
   const housekeeping = setInterval(() => {
     void Promise.all([audit.purgeExpired(), sessions.purgeExpired()]).catch((error: unknown) =>
       options.log.warn({ err: error }, "members housekeeping failed; retried in an hour"),

@@ -1,5 +1,4 @@
 import type { MikroORM } from "@mikro-orm/postgresql";
-import { poolOf } from "../adapters/postgres/sql.ts";
 import { PostgresTrackingStore } from "../adapters/postgres/tracking/index.ts";
 import type { CampaignEngagementPort } from "../capabilities/campaigns/ports.ts";
 import type { EngagementPublisher, TrackingDependencies } from "../capabilities/tracking/index.ts";
@@ -23,7 +22,7 @@ export function createTracking(
   return new Tracking({
     ...rest,
     publisher: recordingEngagement(parts.publisher, engagement),
-    store: new PostgresTrackingStore(poolOf(orm)),
+    store: new PostgresTrackingStore(orm),
     secret: config.confirmationSecret,
     baseUrl: trackingBaseUrlOf(config),
     mailtoDomain: config.returnPathMxHost,
@@ -40,7 +39,7 @@ export function createCopyDecorator(
   config: Pick<Config, "confirmationSecret" | "trackingBaseUrl" | "publicBaseUrl" | "host" | "httpPort" | "returnPathMxHost">,
 ): CopyDecorator {
   return new CopyDecorator({
-    store: new PostgresTrackingStore(poolOf(orm)),
+    store: new PostgresTrackingStore(orm),
     secret: config.confirmationSecret,
     baseUrl: trackingBaseUrlOf(config),
     mailtoDomain: config.returnPathMxHost,

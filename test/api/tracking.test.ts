@@ -2,7 +2,6 @@ import { randomUUID } from "node:crypto";
 import nodemailer from "nodemailer";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresTrackingStore } from "../../src/adapters/postgres/tracking/index.ts";
-import { poolOf } from "../../src/adapters/postgres/sql.ts";
 import { type DecoratedCampaignMessage, linkIdOf, Tracking, TrackingTokens } from "../../src/capabilities/tracking/index.ts";
 import { WebhooksService } from "../../src/gen/mail/v1/webhooks_pb.js";
 import { type ReadySender, type SendingHarness, startSendingHarness } from "../support/sending-harness.ts";
@@ -35,7 +34,7 @@ beforeAll(async () => {
   hookSecret = created.secret;
   const app = h.app;
   earlier = new Tracking({
-    store: new PostgresTrackingStore(poolOf(app.orm)),
+    store: new PostgresTrackingStore(app.orm),
     publisher: app.webhooks.publisher,
     clicks: app.conversions,
     contacts: app.contacts.contacts,
@@ -249,7 +248,7 @@ describe("clicks", () => {
 function trackingParts() {
   const app = h.app;
   return {
-    store: new PostgresTrackingStore(poolOf(app.orm)),
+    store: new PostgresTrackingStore(app.orm),
     publisher: app.webhooks.publisher,
     clicks: app.conversions,
     contacts: app.contacts.contacts,

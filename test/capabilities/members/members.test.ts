@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ValidationError } from "../../../src/contract/api-error.ts";
 import { PostgresMembersStore } from "../../../src/adapters/postgres/members/postgres-members-store.ts";
-import { poolOf } from "../../../src/adapters/postgres/sql.ts";
 import { OPERATOR_ACTOR } from "../../../src/capabilities/audit/types.ts";
 import { type Acting, Members, Sessions } from "../../../src/capabilities/members/index.ts";
 import { scopesOfRole } from "../../../src/capabilities/members/roles.ts";
@@ -23,7 +22,7 @@ describe("members and sessions on PostgreSQL, with a clock the test moves", () =
 
   beforeAll(async () => {
     h = await openHarness();
-    const store = new PostgresMembersStore(poolOf(h.orm));
+    const store = new PostgresMembersStore(h.orm);
     members = new Members({
       store,
       cursorSecret: "test-cursor-secret",

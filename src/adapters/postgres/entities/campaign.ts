@@ -4,9 +4,9 @@ import { CompanySchema } from "./company.ts";
 /**
  * A campaign of a company (CampaignsService): its audience (lists, tag),
  * content (a template or subject + bodies), sender, tracking and state.
- * Written and read by plain SQL (src/adapters/postgres/campaigns/); the
- * entity describes the schema. Counters are read from its recipients
- * (campaign_recipient), fixed when sending starts.
+ * Written and read through MikroORM (src/adapters/postgres/campaigns/).
+ * Counters are read from its recipients (campaign_recipient), fixed when
+ * sending starts.
  */
 export const CampaignSchema = defineEntity({
   name: "Campaign",

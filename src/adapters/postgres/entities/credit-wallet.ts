@@ -3,9 +3,9 @@ import { CompanySchema } from "./company.ts";
 
 /**
  * The Mail credit balance of a company; the row is created on the first
- * change. Written by raw SQL only (src/persistence/repositories/
- * credit-repository.ts: conditional decrements and their ledger row in one
- * transaction); the entity exists so the ORM metadata describes the schema.
+ * change. Written by plain SQL only (../credits/postgres-credits-store.ts:
+ * conditional decrements and their ledger row in one transaction, on the
+ * send path); the entity describes the schema.
  */
 export const CreditWalletSchema = defineEntity({
   name: "CreditWallet",

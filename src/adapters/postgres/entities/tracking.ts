@@ -3,9 +3,9 @@ import { CompanySchema } from "./company.ts";
 
 /**
  * Campaign tracking (src/capabilities/tracking; docs/tracking.md). Written
- * and read by raw SQL (src/adapters/postgres/tracking); the entities
- * describe the schema. No foreign key to campaigns or contacts: the rows
- * keep what the copy was sent with, and a click must answer without them.
+ * and read through MikroORM (src/adapters/postgres/tracking). No foreign key
+ * to campaigns or contacts: the rows keep what the copy was sent with, and a
+ * click must answer without them.
  */
 
 /**

@@ -1,123 +1,128 @@
+import { LockMode, raw, sql } from "@mikro-orm/core";
+import type { EntityManager, MikroORM, QueryBuilder } from "@mikro-orm/postgresql";
 import type { AuditNote, MemberPatch, MembersStore, NewMember } from "../../../capabilities/members/ports.ts";
 import type { MemberRecord, MemberRole, SessionRecord } from "../../../capabilities/members/types.ts";
 import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
 import type { Positioned } from "../../../capabilities/shared/paging.ts";
-import { insertAuditRow } from "../audit/audit-rows.ts";
+import { persistAuditRow } from "../audit/audit-rows.ts";
+import { MemberSchema, MemberSessionSchema, SignInLinkSchema, type Member, type MemberSession } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
 import { afterPosition, positionText } from "../keyset.ts";
-import { toDate, type Pool, type PoolClient } from "../sql.ts";
-import { inTransaction } from "../transaction.ts";
 
-interface MemberRow {
-  id: string;
-  company_id: string;
-  email: string;
-  display_name: string;
-  role: MemberRole;
-  disabled_at: string | Date | null;
-  created_at: string | Date;
-  last_sign_in_at: string | Date | null;
-}
+/** Links are kept a day past their end, then deleted by housekeeping. */
+const LINK_KEPT_MS = 86_400_000;
 
-interface SessionRow extends MemberRow {
-  session_id: string;
-  session_created_at: string | Date;
-  session_expires_at: string | Date;
-  last_seen_at: string | Date;
-  company_name: string;
-  entitlement_api: boolean;
-  entitlement_smtp: boolean;
-}
-
-const MEMBER_COLUMNS = "m.id, m.company_id, m.email, m.display_name, m.role, m.disabled_at, m.created_at, m.last_sign_in_at";
-
-const SESSION_SELECT = `select s.id as session_id, s.created_at as session_created_at, s.expires_at as session_expires_at, s.last_seen_at,
-        ${MEMBER_COLUMNS}, c.name as company_name, c.entitlement_api, c.entitlement_smtp
-   from member_session s
-   join member m on m.id = s.member_id and m.company_id = s.company_id
-   join company c on c.id = m.company_id`;
-
-function memberRecord(row: MemberRow): MemberRecord {
+function memberRecord(member: Member): MemberRecord {
   return {
-    id: row.id,
-    companyId: row.company_id,
-    email: row.email,
-    displayName: row.display_name,
-    role: row.role,
-    disabled: row.disabled_at !== null,
-    createdAt: toDate(row.created_at),
-    lastSignInAt: toDate(row.last_sign_in_at),
+    id: member.id,
+    companyId: member.company.id,
+    email: member.email,
+    displayName: member.displayName,
+    // The table's check constraint admits only the member roles.
+    role: member.role as MemberRole,
+    disabled: (member.disabledAt ?? null) !== null,
+    createdAt: member.createdAt,
+    lastSignInAt: member.lastSignInAt ?? null,
   };
 }
 
-function sessionRecord(row: SessionRow): SessionRecord {
+/** A session loaded by sessionQuery: its member and the member's company are populated. */
+function sessionRecord(session: MemberSession): SessionRecord {
+  const { member } = session;
+  const { company } = member;
   return {
-    sessionId: row.session_id,
-    member: memberRecord(row),
-    company: { id: row.company_id, name: row.company_name, entitlements: { api: row.entitlement_api, smtp: row.entitlement_smtp } },
-    createdAt: toDate(row.session_created_at),
-    expiresAt: toDate(row.session_expires_at),
+    sessionId: session.id,
+    member: memberRecord(member),
+    company: { id: company.id, name: company.name, entitlements: { api: company.entitlementApi, smtp: company.entitlementSmtp } },
+    createdAt: session.createdAt,
+    expiresAt: session.expiresAt,
   };
 }
 
 /**
- * Members, sign-in links and sessions in plain SQL: every change and its
- * audit row in one transaction (src/adapters/postgres/transaction.ts).
- * Changes that could leave a company without an owner lock the company's
- * active owners first, so two concurrent demotions cannot both pass.
+ * Members, sign-in links and sessions on PostgreSQL through MikroORM, each
+ * call on its own EntityManager fork. Every change and its audit row commit
+ * in one transaction. Every statement on a company's members filters on
+ * company_id (updates and deletes as native statements, never a flush whose
+ * UPDATE would name the id alone). The exceptions: the presented secrets (a
+ * link's token, a session's cookie) are looked up by their hash, which tells
+ * the company, and housekeeping deletes ended sessions and links of all
+ * companies. The lookups and changes by a caller's ids (list, find,
+ * findByEmail, update, remove, endSessions) answer nothing for an id that is
+ * no UUID rather than fail the query.
+ *
+ * Concurrency:
+ * - update, remove and endSessions first lock the company's active owners
+ *   (`order by id for update`, one order for everyone), then the member, and
+ *   decide under those locks: of two concurrent changes that each would
+ *   leave one owner, the second sees the first's result, so the last active
+ *   owner is never demoted, disabled or removed.
+ * - claimEmailSlot is one conditional update: of concurrent claims, one
+ *   takes the slot.
+ * - exchangeLink takes the link with one conditional update whose
+ *   `used_at is null` PostgreSQL rechecks after a concurrent exchange
+ *   commits: a link opens one session, whoever races.
+ * - findSession marks the session seen only when its mark is older
+ *   (`last_seen_at < now`), so a late touch never moves it back.
+ * - Disabling a member deletes their sessions in the same transaction.
  */
 export class PostgresMembersStore implements MembersStore {
-  readonly #pool: () => Promise<Pool>;
+  readonly #orm: MikroORM;
 
-  constructor(pool: () => Promise<Pool>) {
-    this.#pool = pool;
+  constructor(orm: MikroORM) {
+    this.#orm = orm;
+  }
+
+  #fork(): EntityManager {
+    return this.#orm.em.fork();
   }
 
   async list(companyId: string, after: KeysetPosition | null, limit: number): Promise<Positioned<MemberRecord>[]> {
     if (!isUuid(companyId)) return [];
-    const pool = await this.#pool();
-    const { rows } = await pool.query<MemberRow & { position_at: string }>(
-      `select ${MEMBER_COLUMNS}, ${positionText("m.created_at")} as position_at
-         from member m
-        where m.company_id = $1 ${after ? `and ${afterPosition("m.created_at", "m.id", ">", "$3", "$4")}` : ""}
-        order by m.created_at, m.id
-        limit $2`,
-      after ? [companyId, limit, after.createdAt, after.id] : [companyId, limit],
-    );
-    return rows.map((row) => ({ item: memberRecord(row), position: { createdAt: row.position_at, id: row.id } }));
+    const em = this.#fork();
+    const query = em
+      .createQueryBuilder(MemberSchema, "m")
+      .select("*")
+      .addSelect(raw(`${positionText("m.created_at")} as position_at`))
+      .where({ company: companyId })
+      .orderBy({ createdAt: "asc", id: "asc" })
+      .limit(limit);
+    // A row-value comparison, which the filter syntax has no form for.
+    if (after) query.andWhere(raw(afterPosition("m.created_at", "m.id", ">", "?", "?"), [after.createdAt, after.id]));
+    const rows = await query.execute<(Record<string, unknown> & { id: string; position_at: string })[]>("all", false);
+    return rows.map((row) => ({ item: memberRecord(em.map(MemberSchema, row)), position: { createdAt: row.position_at, id: row.id } }));
   }
 
   async find(companyId: string, memberId: string): Promise<MemberRecord | null> {
     if (!isUuid(companyId) || !isUuid(memberId)) return null;
-    const pool = await this.#pool();
-    const { rows } = await pool.query<MemberRow>(`select ${MEMBER_COLUMNS} from member m where m.company_id = $1 and m.id = $2`, [companyId, memberId]);
-    return rows[0] ? memberRecord(rows[0]) : null;
+    const member = await this.#fork().findOne(MemberSchema, { company: companyId, id: memberId });
+    return member ? memberRecord(member) : null;
   }
 
   async findByEmail(companyId: string, email: string): Promise<MemberRecord | null> {
     if (!isUuid(companyId)) return null;
-    const pool = await this.#pool();
-    const { rows } = await pool.query<MemberRow>(`select ${MEMBER_COLUMNS} from member m where m.company_id = $1 and m.email = $2`, [companyId, email]);
-    return rows[0] ? memberRecord(rows[0]) : null;
+    const member = await this.#fork().findOne(MemberSchema, { company: companyId, email });
+    return member ? memberRecord(member) : null;
   }
 
   insertOrFind(companyId: string, member: NewMember, audit: AuditNote): Promise<{ member: MemberRecord; created: boolean }> {
-    return inTransaction(this.#pool, async (client) => {
-      const inserted = await client.query<MemberRow>(
-        `insert into member as m (company_id, email, display_name, role) values ($1, $2, $3, $4)
-         on conflict (company_id, email) do nothing
-         returning ${MEMBER_COLUMNS}`,
-        [companyId, member.email, member.displayName, member.role],
-      );
-      let row = inserted.rows[0];
+    return this.#fork().transactional(async (em) => {
+      // `on conflict do nothing` rather than a caught unique violation: an address taken (also by a concurrent
+      // invite, whose commit this insert waits for) leaves the transaction usable, and the stored member is read.
+      const inserted = await em
+        .createQueryBuilder(MemberSchema)
+        .insert({ company: companyId, email: member.email, displayName: member.displayName, role: member.role })
+        .onConflict(["company", "email"])
+        .ignore()
+        .returning(["*"])
+        .execute("run", false);
+      const row = inserted.rows?.[0];
+      const found = row ? em.map(MemberSchema, row) : await em.findOne(MemberSchema, { company: companyId, email: member.email });
+      if (!found) throw new Error("member insert found no row");
       const created = row !== undefined;
-      if (!row) {
-        const found = await client.query<MemberRow>(`select ${MEMBER_COLUMNS} from member m where m.company_id = $1 and m.email = $2`, [companyId, member.email]);
-        row = found.rows[0];
-      }
-      if (!row) throw new Error("member insert found no row");
-      if (created) await insertAuditRow(client, companyId, { ...audit, targetType: "member", targetId: row.id }, new Date());
-      return { member: memberRecord(row), created };
+      if (created) persistAuditRow(em, companyId, { ...audit, targetType: "member", targetId: found.id });
+      await em.flush();
+      return { member: memberRecord(found), created };
     });
   }
 
@@ -128,143 +133,166 @@ export class PostgresMembersStore implements MembersStore {
     audit: AuditNote,
   ): Promise<MemberRecord | null> {
     if (!isUuid(companyId) || !isUuid(memberId)) return Promise.resolve(null);
-    return inTransaction(this.#pool, async (client) => {
-      const locked = await lockForChange(client, companyId, memberId);
+    return this.#fork().transactional(async (em) => {
+      const locked = await lockForChange(em, companyId, memberId);
       if (!locked) return null;
-      const patch = decide(locked.member, locked.activeOwners);
-      const { rows } = await client.query<MemberRow>(
-        `update member m set
-            role = coalesce($3, m.role),
-            display_name = coalesce($4, m.display_name),
-            disabled_at = case when $5::boolean is null then m.disabled_at
-                               when $5::boolean then coalesce(m.disabled_at, now()) else null end
-          where m.company_id = $1 and m.id = $2
-          returning ${MEMBER_COLUMNS}`,
-        [companyId, memberId, patch.role ?? null, patch.displayName ?? null, patch.disabled ?? null],
-      );
-      const row = rows[0];
-      if (!row) return null;
+      const patch = decide(memberRecord(locked.member), locked.activeOwners);
+      const changes = {
+        ...(patch.role !== undefined ? { role: patch.role } : {}),
+        ...(patch.displayName !== undefined ? { displayName: patch.displayName } : {}),
+        // A member disabled before keeps their first disabled_at.
+        ...(patch.disabled !== undefined ? { disabledAt: patch.disabled ? raw("coalesce(disabled_at, now())") : null } : {}),
+      };
+      let member = locked.member;
+      // An empty patch changes nothing: the locked member is the answer.
+      if (Object.keys(changes).length > 0) {
+        const updated = await em
+          .createQueryBuilder(MemberSchema)
+          .update(changes)
+          .where({ company: companyId, id: memberId })
+          .returning(["*"])
+          .execute("run", false);
+        const row = updated.rows?.[0];
+        if (!row) return null;
+        member = em.map(MemberSchema, row);
+      }
       // A disabled member loses every session at once.
-      if (patch.disabled === true) await client.query(`delete from member_session where company_id = $1 and member_id = $2`, [companyId, memberId]);
-      await insertAuditRow(client, companyId, { ...audit, targetType: "member", targetId: memberId }, new Date());
-      return memberRecord(row);
+      if (patch.disabled === true) await em.nativeDelete(MemberSessionSchema, { companyId, member: memberId });
+      persistAuditRow(em, companyId, { ...audit, targetType: "member", targetId: memberId });
+      await em.flush();
+      return memberRecord(member);
     });
   }
 
   remove(companyId: string, memberId: string, check: (current: MemberRecord, activeOwners: number) => void, audit: AuditNote): Promise<MemberRecord | null> {
     if (!isUuid(companyId) || !isUuid(memberId)) return Promise.resolve(null);
-    return inTransaction(this.#pool, async (client) => {
-      const locked = await lockForChange(client, companyId, memberId);
+    return this.#fork().transactional(async (em) => {
+      const locked = await lockForChange(em, companyId, memberId);
       if (!locked) return null;
-      check(locked.member, locked.activeOwners);
+      const current = memberRecord(locked.member);
+      check(current, locked.activeOwners);
       // Sessions and links go with the member (on delete cascade).
-      await client.query(`delete from member where company_id = $1 and id = $2`, [companyId, memberId]);
-      await insertAuditRow(
-        client,
-        companyId,
-        { ...audit, details: { ...audit.details, email: locked.member.email }, targetType: "member", targetId: memberId },
-        new Date(),
-      );
-      return locked.member;
+      await em.nativeDelete(MemberSchema, { company: companyId, id: memberId });
+      persistAuditRow(em, companyId, { ...audit, details: { ...audit.details, email: current.email }, targetType: "member", targetId: memberId });
+      await em.flush();
+      return current;
     });
   }
 
   endSessions(companyId: string, memberId: string, check: (current: MemberRecord) => void, audit: AuditNote): Promise<number | null> {
     if (!isUuid(companyId) || !isUuid(memberId)) return Promise.resolve(null);
-    return inTransaction(this.#pool, async (client) => {
-      const locked = await lockForChange(client, companyId, memberId);
+    return this.#fork().transactional(async (em) => {
+      const locked = await lockForChange(em, companyId, memberId);
       if (!locked) return null;
-      check(locked.member);
-      const { rowCount } = await client.query(`delete from member_session where company_id = $1 and member_id = $2`, [companyId, memberId]);
-      const ended = rowCount ?? 0;
-      await insertAuditRow(client, companyId, { ...audit, details: { ...audit.details, ended }, targetType: "member", targetId: memberId }, new Date());
+      check(memberRecord(locked.member));
+      const ended = await em.nativeDelete(MemberSessionSchema, { companyId, member: memberId });
+      persistAuditRow(em, companyId, { ...audit, details: { ...audit.details, ended }, targetType: "member", targetId: memberId });
+      await em.flush();
       return ended;
     });
   }
 
   createLink(companyId: string, memberId: string, link: { tokenHash: Buffer; expiresAt: Date }, audit: AuditNote | undefined): Promise<void> {
-    return inTransaction(this.#pool, async (client) => {
-      await client.query(`insert into sign_in_link (company_id, member_id, token_hash, expires_at) values ($1, $2, $3, $4)`, [
-        companyId,
-        memberId,
-        link.tokenHash,
-        link.expiresAt,
-      ]);
-      if (audit) await insertAuditRow(client, companyId, { ...audit, targetType: "member", targetId: memberId }, new Date());
+    return this.#fork().transactional(async (em) => {
+      em.create(SignInLinkSchema, { companyId, member: memberId, tokenHash: link.tokenHash, expiresAt: link.expiresAt });
+      if (audit) persistAuditRow(em, companyId, { ...audit, targetType: "member", targetId: memberId });
+      await em.flush();
     });
   }
 
   async claimEmailSlot(companyId: string, memberId: string, now: Date, notBefore: Date): Promise<boolean> {
-    const pool = await this.#pool();
-    const { rowCount } = await pool.query(
-      `update member set last_link_emailed_at = $3
-        where company_id = $1 and id = $2 and (last_link_emailed_at is null or last_link_emailed_at < $4)`,
-      [companyId, memberId, now, notBefore],
+    // A conditional update: of concurrent claims, the first to commit takes the slot; the others find it taken.
+    const claimed = await this.#fork().nativeUpdate(
+      MemberSchema,
+      { company: companyId, id: memberId, $or: [{ lastLinkEmailedAt: null }, { lastLinkEmailedAt: { $lt: notBefore } }] },
+      { lastLinkEmailedAt: now },
     );
-    return (rowCount ?? 0) > 0;
+    return claimed > 0;
   }
 
   exchangeLink(linkHash: Buffer, now: Date, session: { secretHash: Buffer; expiresAt: Date }): Promise<SessionRecord | null> {
-    return inTransaction(this.#pool, async (client) => {
-      // Single use: the conditional update takes the link once, whoever races.
-      const used = await client.query<{ company_id: string; member_id: string }>(
-        `update sign_in_link l set used_at = $2
-           from member m
-          where l.token_hash = $1 and l.used_at is null and l.expires_at > $2
-            and m.id = l.member_id and m.company_id = l.company_id and m.disabled_at is null
-          returning l.company_id, l.member_id`,
-        [linkHash, now],
-      );
-      const link = used.rows[0];
+    return this.#fork().transactional(async (em) => {
+      // The link's member, enabled and of the link's company (a subquery correlated with the updated row).
+      const enabledMember = em.createQueryBuilder(MemberSchema, "m").select("m.id").where({ company: sql.ref("sign_in_link.company_id"), disabledAt: null });
+      // Single use: the conditional update takes the link once, whoever races. Its conditions name the link's own
+      // columns (no join, which MikroORM would turn into `id in (select ...)`), so PostgreSQL rechecks `used_at is
+      // null` on the row a concurrent exchange committed, and the loser updates nothing.
+      const used = await em
+        .createQueryBuilder(SignInLinkSchema)
+        .update({ usedAt: now })
+        .where({ tokenHash: linkHash, usedAt: null, expiresAt: { $gt: now }, member: { $in: enabledMember } })
+        .returning(["companyId", "member"])
+        .execute("run", false);
+      const link = (used.rows as { company_id: string; member_id: string }[] | undefined)?.[0];
       if (!link) return null;
-      await client.query(`update member set last_sign_in_at = $3 where company_id = $1 and id = $2`, [link.company_id, link.member_id, now]);
-      const created = await client.query<{ id: string }>(
-        `insert into member_session (company_id, member_id, secret_hash, created_at, last_seen_at, expires_at)
-         values ($1, $2, $3, $4, $4, $5) returning id`,
-        [link.company_id, link.member_id, session.secretHash, now, session.expiresAt],
-      );
-      const { rows } = await client.query<SessionRow>(`${SESSION_SELECT} where s.id = $1`, [created.rows[0]?.id]);
-      return rows[0] ? sessionRecord(rows[0]) : null;
+      await em.nativeUpdate(MemberSchema, { company: link.company_id, id: link.member_id }, { lastSignInAt: now });
+      const created = em.create(MemberSessionSchema, {
+        companyId: link.company_id,
+        member: link.member_id,
+        secretHash: session.secretHash,
+        createdAt: now,
+        lastSeenAt: now,
+        expiresAt: session.expiresAt,
+      });
+      await em.flush();
+      const opened = await sessionQuery(em).where({ id: created.id }).getSingleResult();
+      return opened ? sessionRecord(opened) : null;
     });
   }
 
   async findSession(secretHash: Buffer, now: Date, idleMs: number, touchAfterMs: number): Promise<SessionRecord | null> {
-    const pool = await this.#pool();
-    const { rows } = await pool.query<SessionRow>({
-      name: "member_session_authenticate",
-      text: `${SESSION_SELECT} where s.secret_hash = $1 and s.expires_at > $2 and s.last_seen_at > $3 and m.disabled_at is null`,
-      values: [secretHash, now, new Date(now.getTime() - idleMs)],
-    });
-    const row = rows[0];
-    if (!row) return null;
-    if (now.getTime() - toDate(row.last_seen_at).getTime() >= touchAfterMs) {
-      await pool.query(`update member_session set last_seen_at = $2 where id = $1 and last_seen_at < $2`, [row.session_id, now]);
+    const em = this.#fork();
+    const session = await sessionQuery(em)
+      .where({ secretHash, expiresAt: { $gt: now }, lastSeenAt: { $gt: new Date(now.getTime() - idleMs) }, member: { disabledAt: null } })
+      .getSingleResult();
+    if (!session) return null;
+    if (now.getTime() - session.lastSeenAt.getTime() >= touchAfterMs) {
+      // Conditional: a concurrent request that marked it later keeps its mark.
+      await em.nativeUpdate(MemberSessionSchema, { companyId: session.companyId, id: session.id, lastSeenAt: { $lt: now } }, { lastSeenAt: now });
     }
-    return sessionRecord(row);
+    return sessionRecord(session);
   }
 
   async deleteSession(secretHash: Buffer): Promise<void> {
-    const pool = await this.#pool();
-    await pool.query(`delete from member_session where secret_hash = $1`, [secretHash]);
+    await this.#fork().nativeDelete(MemberSessionSchema, { secretHash });
   }
 
   async deleteExpired(now: Date, idleMs: number): Promise<number> {
-    const pool = await this.#pool();
-    const sessions = await pool.query(`delete from member_session where expires_at <= $1 or last_seen_at <= $2`, [now, new Date(now.getTime() - idleMs)]);
-    const links = await pool.query(`delete from sign_in_link where expires_at <= $1`, [new Date(now.getTime() - 86_400_000)]);
-    return (sessions.rowCount ?? 0) + (links.rowCount ?? 0);
+    const em = this.#fork();
+    const sessions = await em.nativeDelete(MemberSessionSchema, {
+      $or: [{ expiresAt: { $lte: now } }, { lastSeenAt: { $lte: new Date(now.getTime() - idleMs) } }],
+    });
+    const links = await em.nativeDelete(SignInLinkSchema, { expiresAt: { $lte: new Date(now.getTime() - LINK_KEPT_MS) } });
+    return sessions + links;
   }
 }
 
-/** Locks the company's active owners, then the member; answers the member and how many active owners there are. */
-async function lockForChange(client: PoolClient, companyId: string, memberId: string): Promise<{ member: MemberRecord; activeOwners: number } | null> {
-  const owners = await client.query(`select id from member where company_id = $1 and role = 'owner' and disabled_at is null order by id for update`, [
-    companyId,
-  ]);
-  const { rows } = await client.query<MemberRow>(`select ${MEMBER_COLUMNS} from member m where m.company_id = $1 and m.id = $2 for update`, [
-    companyId,
-    memberId,
-  ]);
-  const row = rows[0];
-  return row ? { member: memberRecord(row), activeOwners: owners.rowCount ?? 0 } : null;
+/**
+ * Sessions with their member and the member's company in one statement; the
+ * member must be of the session's company (the join's condition).
+ */
+function sessionQuery(em: EntityManager): QueryBuilder<MemberSession, "s"> {
+  return em
+    .createQueryBuilder(MemberSessionSchema, "s")
+    .select("*")
+    .joinAndSelect("s.member", "m", { company: sql.ref("s.company_id") })
+    .joinAndSelect("m.company", "c");
+}
+
+/**
+ * Locks the company's active owners (in id order, so that concurrent changes
+ * queue rather than deadlock), then the member; answers the member and how
+ * many active owners there are. Inside a transaction.
+ */
+async function lockForChange(em: EntityManager, companyId: string, memberId: string): Promise<{ member: Member; activeOwners: number } | null> {
+  // Rows, not entities: the owners are only counted.
+  const owners = await em
+    .createQueryBuilder(MemberSchema, "m")
+    .select("id")
+    .where({ company: companyId, role: "owner", disabledAt: null })
+    .orderBy({ id: "asc" })
+    .setLockMode(LockMode.PESSIMISTIC_WRITE)
+    .execute<{ id: string }[]>("all", false);
+  const member = await em.findOne(MemberSchema, { company: companyId, id: memberId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+  return member ? { member, activeOwners: owners.length } : null;
 }

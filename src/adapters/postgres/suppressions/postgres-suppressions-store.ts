@@ -1,10 +1,14 @@
 /**
  * Suppressed addresses in PostgreSQL, always per company (every statement
- * filters on company_id). Plain SQL on the pool: `add` is an
- * INSERT ... ON CONFLICT DO NOTHING (the first reason wins, concurrent
- * reports of one address cannot fail), and `isListed` sits on the send path
- * as one primary-key probe.
+ * filters on company_id). Through MikroORM, each call on its own
+ * EntityManager fork, but for `isListed`: it sits on the send path (every
+ * accepted message, measured by the send benchmarks in bench/) and stays one
+ * plain primary-key probe on the ORM's pool, outside the unit of work.
+ * `add` is an INSERT ... ON CONFLICT DO NOTHING: the first reason wins, and
+ * concurrent reports of one address cannot fail.
  */
+import { LockMode, raw } from "@mikro-orm/core";
+import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type { AuditNote } from "../../../capabilities/audit/types.ts";
 import { containsPattern } from "../../../capabilities/contacts/filters.ts";
 import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
@@ -16,31 +20,27 @@ import type {
   SuppressionReason,
   SuppressionsStore,
 } from "../../../capabilities/suppressions/ports.ts";
-import { insertAuditRow } from "../audit/audit-rows.ts";
+import { persistAuditRow } from "../audit/audit-rows.ts";
+import { SuppressionSchema, type Suppression } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
-import { toDate, type Pool, type PoolClient } from "../sql.ts";
-import { inTransaction, rollback } from "../transaction.ts";
+import { positionText } from "../keyset.ts";
+import { poolOf, type Pool } from "../sql.ts";
 
-interface SuppressionRow {
-  email: string;
-  reason: SuppressionReason;
-  message_id: string | null;
-  created_at: string | Date;
-}
-
-const COLUMNS = `email, reason, message_id, created_at`;
-
-function entryOf(row: SuppressionRow): SuppressionEntry {
-  return { email: row.email, reason: row.reason, messageId: row.message_id, createdAt: toDate(row.created_at) };
+function entryOf(row: Suppression): SuppressionEntry {
+  // The table's check constraint admits only these reasons.
+  return { email: row.email, reason: row.reason as SuppressionReason, messageId: row.messageId ?? null, createdAt: row.createdAt };
 }
 
 export class PostgresSuppressionsStore implements SuppressionsStore {
+  readonly #orm: MikroORM;
   readonly #pool: () => Promise<Pool>;
 
-  constructor(pool: () => Promise<Pool>) {
-    this.#pool = pool;
+  constructor(orm: MikroORM) {
+    this.#orm = orm;
+    this.#pool = poolOf(orm);
   }
 
+  /** Plain SQL on the pool: one primary-key probe per accepted message, which the send benchmarks measure. */
   async isListed(companyId: string, email: string): Promise<boolean> {
     if (!isUuid(companyId)) return false;
     const pool = await this.#pool();
@@ -49,21 +49,23 @@ export class PostgresSuppressionsStore implements SuppressionsStore {
   }
 
   async add(companyId: string, entry: NewSuppression): Promise<boolean> {
-    const pool = await this.#pool();
-    return (await insertOnce(pool, companyId, entry)) !== undefined;
+    return (await insertOnce(this.#orm.em.fork(), companyId, entry)) !== undefined;
   }
 
   async addAudited(companyId: string, entry: NewSuppression, audit: AuditNote): Promise<{ entry: SuppressionEntry; created: boolean }> {
-    // Another remove may delete the row the insert met before it is read: then insert again.
+    // A concurrent remove may delete the row the insert met before it is read: then insert again.
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      const outcome = await inTransaction(this.#pool, async (client) => {
-        const row = await insertOnce(client, companyId, entry);
-        if (row) {
-          await insertAuditRow(client, companyId, { ...audit, targetType: "suppression", targetId: row.email }, new Date());
-          return { entry: entryOf(row), created: true };
+      const outcome = await this.#orm.em.fork().transactional(async (em) => {
+        const added = await insertOnce(em, companyId, entry);
+        if (added) {
+          // In the insert's transaction: the audit row exists exactly when this call listed the address.
+          persistAuditRow(em, companyId, { ...audit, targetType: "suppression", targetId: added.email });
+          await em.flush();
+          return { entry: entryOf(added), created: true };
         }
-        const { rows } = await client.query<SuppressionRow>(`select ${COLUMNS} from suppression where company_id = $1 and email = $2`, [companyId, entry.email]);
-        return rollback(rows[0] ? { entry: entryOf(rows[0]), created: false } : undefined);
+        // Read committed: this statement sees the row the insert met once its writer committed.
+        const found = await em.findOne(SuppressionSchema, { company: companyId, email: entry.email });
+        return found ? { entry: entryOf(found), created: false } : undefined;
       });
       if (outcome) return outcome;
     }
@@ -72,61 +74,68 @@ export class PostgresSuppressionsStore implements SuppressionsStore {
 
   async find(companyId: string, email: string): Promise<SuppressionEntry | undefined> {
     if (!isUuid(companyId)) return undefined;
-    const pool = await this.#pool();
-    const { rows } = await pool.query<SuppressionRow>(`select ${COLUMNS} from suppression where company_id = $1 and email = $2`, [companyId, email]);
-    return rows[0] ? entryOf(rows[0]) : undefined;
+    const found = await this.#orm.em.fork().findOne(SuppressionSchema, { company: companyId, email });
+    return found ? entryOf(found) : undefined;
   }
 
   async list(companyId: string, filters: SuppressionFilters, after: KeysetPosition | null, limit: number): Promise<Positioned<SuppressionEntry>[]> {
     if (!isUuid(companyId)) return [];
-    const values: unknown[] = [companyId];
-    const param = (value: unknown): string => {
-      values.push(value);
-      return `$${values.length}`;
+    const em = this.#orm.em.fork();
+    const createdAt = {
+      ...(filters.since !== undefined ? { $gte: filters.since } : {}),
+      ...(filters.until !== undefined ? { $lt: filters.until } : {}),
     };
-    const where = ["company_id = $1"];
-    if (filters.q !== undefined) where.push(`email ilike ${param(containsPattern(filters.q))} escape '\\'`);
-    if (filters.reason !== undefined) where.push(`reason = ${param(filters.reason)}`);
-    if (filters.since !== undefined) where.push(`created_at >= ${param(filters.since)}`);
-    if (filters.until !== undefined) where.push(`created_at < ${param(filters.until)}`);
-    if (after) where.push(`(created_at, email) < (${param(after.createdAt)}::timestamptz, ${param(after.id)}::text)`);
-    const pool = await this.#pool();
-    const { rows } = await pool.query<SuppressionRow & { position_at: string }>(
-      `select ${COLUMNS}, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as position_at
-         from suppression
-        where ${where.join(" and ")}
-        order by created_at desc, email desc
-        limit ${param(limit)}`,
-      values,
-    );
-    return rows.map((row) => ({ item: entryOf(row), position: { createdAt: row.position_at, id: row.email } }));
+    const query = em
+      .createQueryBuilder(SuppressionSchema, "s")
+      .select("*")
+      .addSelect(raw(`${positionText("s.created_at")} as position_at`))
+      .where({
+        company: companyId,
+        ...(filters.reason !== undefined ? { reason: filters.reason } : {}),
+        ...(Object.keys(createdAt).length > 0 ? { createdAt } : {}),
+      })
+      .orderBy({ createdAt: "desc", email: "desc" })
+      .limit(limit);
+    // Written out for the escape clause, which `$ilike` has no form for: the pattern's `\` escapes `%`, `_` and itself.
+    if (filters.q !== undefined) query.andWhere(raw(`s.email ilike ? escape '\\'`, [containsPattern(filters.q)]));
+    // A row-value comparison, as the index range (company_id, created_at desc, email desc) needs; the position's
+    // id is the email (text), so keyset.ts's afterPosition, which casts it to uuid, does not fit.
+    if (after) query.andWhere(raw("(s.created_at, s.email) < (?::timestamptz, ?::text)", [after.createdAt, after.id]));
+    const rows = await query.execute<(Record<string, unknown> & { email: string; position_at: string })[]>("all", false);
+    return rows.map((row) => ({ item: entryOf(em.map(SuppressionSchema, row)), position: { createdAt: row.position_at, id: row.email } }));
   }
 
   async remove(companyId: string, email: string, decide: (entry: SuppressionEntry) => AuditNote): Promise<SuppressionEntry | undefined> {
     if (!isUuid(companyId)) return undefined;
-    return inTransaction(this.#pool, async (client) => {
-      const { rows } = await client.query<SuppressionRow>(
-        `select ${COLUMNS} from suppression where company_id = $1 and email = $2 for update`,
-        [companyId, email],
-      );
-      const row = rows[0];
-      if (!row) return undefined;
-      const entry = entryOf(row);
+    return this.#orm.em.fork().transactional(async (em) => {
+      // Locked (`for update`) until the transaction ends: a concurrent remove waits, then finds nothing.
+      const found = await em.findOne(SuppressionSchema, { company: companyId, email }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!found) return undefined;
+      const entry = entryOf(found);
+      // A decision that throws rolls the transaction back: nothing is deleted, no audit row is written.
       const audit = decide(entry);
-      await client.query(`delete from suppression where company_id = $1 and email = $2`, [companyId, email]);
-      await insertAuditRow(client, companyId, { ...audit, targetType: "suppression", targetId: entry.email }, new Date());
+      await em.nativeDelete(SuppressionSchema, { company: companyId, email });
+      persistAuditRow(em, companyId, { ...audit, targetType: "suppression", targetId: entry.email });
+      await em.flush();
       return entry;
     });
   }
 }
 
-/** Lists the address unless it is listed already; the row when this statement added it. */
-async function insertOnce(db: Pick<PoolClient, "query">, companyId: string, entry: NewSuppression): Promise<SuppressionRow | undefined> {
-  const { rows } = await db.query<SuppressionRow>(
-    `insert into suppression (company_id, email, reason, message_id) values ($1, $2, $3, $4)
-     on conflict (company_id, email) do nothing
-     returning ${COLUMNS}`,
-    [companyId, entry.email, entry.reason, entry.messageId],
-  );
-  return rows[0];
+/**
+ * Lists the address unless it is listed already; the row when this
+ * statement added it. `on conflict do nothing` rather than em.upsert: the
+ * first reason wins, and of concurrent inserts one adds the row while the
+ * others wait for it to commit and add nothing.
+ */
+async function insertOnce(em: EntityManager, companyId: string, entry: NewSuppression): Promise<Suppression | undefined> {
+  const inserted = await em
+    .createQueryBuilder(SuppressionSchema)
+    .insert({ company: companyId, email: entry.email, reason: entry.reason, messageId: entry.messageId })
+    .onConflict(["company", "email"])
+    .ignore()
+    .returning(["*"])
+    .execute("run", false);
+  const row = (inserted.rows as Record<string, unknown>[] | undefined)?.[0];
+  return row ? em.map(SuppressionSchema, row) : undefined;
 }

@@ -1,3 +1,4 @@
+import type { EntityManager, MikroORM } from "@mikro-orm/postgresql";
 import type {
   CampaignEngagement,
   CampaignLink,
@@ -8,37 +9,60 @@ import type {
   TrackingStore,
 } from "../../../capabilities/tracking/index.ts";
 import { HONEYPOT_LINK_ID } from "../../../capabilities/tracking/index.ts";
+import { TrackingFirstSchema, TrackingHitSchema, TrackingLinkSchema, TrackingRecipientSchema } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
-import { type Pool, toDate } from "../sql.ts";
+import { poolOf, toDate, type Pool } from "../sql.ts";
 
-type Db = () => Promise<Pool>;
+/** A row of clicksPerLink's statement; counts are bigint, read as text. */
+interface LinkCountsRow {
+  link_id: string;
+  url: string;
+  clicks: string | number;
+  suspect_clicks: string | number;
+  unique_clicks: string | number;
+}
 
 /**
- * The TrackingStore port on PostgreSQL, in plain SQL: the click path is a
- * hot path (a redirect waits for it). Tables tracking_recipient,
- * tracking_link, tracking_hit, tracking_first (entities/tracking.ts).
- * Every statement but the recipient lookup filters on the company; that
- * one reads by the recipient id of a token, whose MAC is then checked
- * against the row's company, campaign and contact.
+ * The TrackingStore port on PostgreSQL through MikroORM, each call on its
+ * own EntityManager fork. Tables tracking_recipient, tracking_link,
+ * tracking_hit, tracking_first (entities/tracking.ts). registerCopy stays
+ * one plain SQL statement on the pool: a campaign's send loop registers
+ * every tracked copy, and `npm run bench:campaign` measures that loop. The
+ * campaign's counts (countsFor, clicksPerLink, timeline) are SQL aggregates
+ * written out as one statement each. Every statement but the recipient lookup
+ * filters on the company; that one reads by the recipient id of a token,
+ * whose MAC is then checked against the row's company, campaign and
+ * contact. A company id that cannot be a row id finds nothing.
  */
 export class PostgresTrackingStore implements TrackingStore {
-  readonly #db: Db;
+  readonly #orm: MikroORM;
 
-  constructor(db: Db) {
-    this.#db = db;
+  readonly #pool: () => Promise<Pool>;
+
+  constructor(orm: MikroORM) {
+    this.#orm = orm;
+    this.#pool = poolOf(orm);
+  }
+
+  #fork(): EntityManager {
+    return this.#orm.em.fork();
   }
 
   async registerCopy(recipient: TrackedRecipient, links: readonly CampaignLink[]): Promise<void> {
-    const pool = await this.#db();
-    // One statement: the copy and the campaign's links (a link met again keeps its first row).
-    await pool.query(
+    // In link id order: concurrent copies of one campaign then meet its link rows in the same order, and none
+    // waits for a row another holds while holding one that other waits for.
+    const ordered = [...links].sort((a, b) => (a.linkId < b.linkId ? -1 : a.linkId > b.linkId ? 1 : 0));
+    // One statement, so both land or neither: the copy and its campaign's links (a copy decorated again, and a link
+    // met again, keep their first rows).
+    await (await this.#pool()).query(
       `with copy as (
          insert into tracking_recipient (recipient_id, company_id, campaign_id, contact_id, email, language)
          values ($1, $2, $3, $4, $5, $6)
          on conflict (recipient_id) do nothing
        )
        insert into tracking_link (company_id, campaign_id, link_id, url)
-       select $2, $3, l.link_id, l.url from unnest($7::text[], $8::text[]) as l(link_id, url)
+       select $2, $3, l.link_id, l.url from unnest($7::text[], $8::text[]) with ordinality as l(link_id, url, n)
+       order by l.n
        on conflict (company_id, campaign_id, link_id) do nothing`,
       [
         recipient.recipientId,
@@ -47,78 +71,95 @@ export class PostgresTrackingStore implements TrackingStore {
         recipient.contactId,
         recipient.email,
         recipient.language,
-        links.map((l) => l.linkId),
-        links.map((l) => l.url),
+        ordered.map((l) => l.linkId),
+        ordered.map((l) => l.url),
       ],
     );
   }
 
   async findRecipient(recipientId: string): Promise<TrackedRecipient | undefined> {
     if (!isUuid(recipientId)) return undefined;
-    const { rows } = await (await this.#db()).query<{
-      company_id: string;
-      campaign_id: string;
-      recipient_id: string;
-      contact_id: string;
-      email: string;
-      language: string | null;
-    }>(`select company_id, campaign_id, recipient_id, contact_id, email, language from tracking_recipient where recipient_id = $1`, [recipientId]);
-    const row = rows[0];
-    return row
-      ? { companyId: row.company_id, campaignId: row.campaign_id, recipientId: row.recipient_id, contactId: row.contact_id, email: row.email, language: row.language }
+    const found = await this.#fork().findOne(TrackingRecipientSchema, { recipientId });
+    return found
+      ? {
+          companyId: found.company.id,
+          campaignId: found.campaignId,
+          recipientId: found.recipientId,
+          contactId: found.contactId,
+          email: found.email,
+          language: found.language ?? null,
+        }
       : undefined;
   }
 
   async linkUrl(companyId: string, campaignId: string, linkId: string): Promise<string | undefined> {
-    const { rows } = await (await this.#db()).query<{ url: string }>(
-      `select url from tracking_link where company_id = $1 and campaign_id = $2 and link_id = $3`,
-      [companyId, campaignId, linkId],
-    );
-    return rows[0]?.url;
+    if (!isUuid(companyId)) return undefined;
+    const found = await this.#fork().findOne(TrackingLinkSchema, { company: companyId, campaignId, linkId }, { fields: ["url"] });
+    return found?.url;
   }
 
   async recentClicks(companyId: string, recipientId: string, since: Date): Promise<{ readonly linkId: string; readonly at: Date }[]> {
-    const { rows } = await (await this.#db()).query<{ link_id: string; occurred_at: string | Date }>(
-      `select link_id, occurred_at from tracking_hit
-        where company_id = $1 and recipient_id = $2 and occurred_at >= $3 and kind = 'click'
-        order by occurred_at desc limit 50`,
-      [companyId, recipientId, since],
+    if (!isUuid(companyId) || !isUuid(recipientId)) return [];
+    const hits = await this.#fork().find(
+      TrackingHitSchema,
+      { company: companyId, recipientId, occurredAt: { $gte: since }, kind: "click" },
+      { fields: ["linkId", "occurredAt"], orderBy: { occurredAt: "desc" }, limit: 50 },
     );
-    return rows.map((r) => ({ linkId: r.link_id, at: toDate(r.occurred_at) }));
+    // A click always names its link (only opens have none).
+    return hits.map((hit) => ({ linkId: hit.linkId ?? "", at: hit.occurredAt }));
   }
 
   async recordHit(hit: TrackingHit): Promise<void> {
-    await (await this.#db()).query(
-      `insert into tracking_hit (id, company_id, campaign_id, recipient_id, kind, link_id, suspect, reasons, occurred_at)
-       values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-      [hit.id, hit.companyId, hit.campaignId, hit.recipientId, hit.kind, hit.linkId, hit.suspect, hit.reasons.join(","), hit.at],
-    );
+    await this.#fork().insert(TrackingHitSchema, {
+      id: hit.id,
+      company: hit.companyId,
+      campaignId: hit.campaignId,
+      recipientId: hit.recipientId,
+      kind: hit.kind,
+      linkId: hit.linkId,
+      suspect: hit.suspect,
+      reasons: hit.reasons.join(","),
+      occurredAt: hit.at,
+    });
   }
 
   async recordFirst(first: FirstEngagement): Promise<boolean> {
-    const { rowCount } = await (await this.#db()).query(
-      `insert into tracking_first (company_id, recipient_id, kind, link_id, campaign_id, occurred_at)
-       values ($1, $2, $3, $4, $5, $6)
-       on conflict (company_id, recipient_id, kind, link_id) do nothing`,
-      [first.companyId, first.recipientId, first.kind, first.linkId ?? "", first.campaignId, first.at],
-    );
-    return rowCount === 1;
+    // `on conflict do nothing` on the primary key: of concurrent firsts of one (recipient, kind, link) exactly one
+    // inserts (the others wait for it to commit, then insert nothing), and only it answers true.
+    const inserted = await this.#fork()
+      .createQueryBuilder(TrackingFirstSchema)
+      .insert({
+        company: first.companyId,
+        recipientId: first.recipientId,
+        kind: first.kind,
+        linkId: first.linkId ?? "",
+        campaignId: first.campaignId,
+        occurredAt: first.at,
+      })
+      .onConflict(["company", "recipientId", "kind", "linkId"])
+      .ignore()
+      .execute("run");
+    return inserted.affectedRows === 1;
   }
 
   async countsFor(companyId: string, campaignId: string): Promise<CampaignEngagement> {
-    const { rows } = await (await this.#db()).query<Record<keyof CampaignEngagement, string>>(
-      `select
-         (select count(*) from tracking_first where company_id = $1 and campaign_id = $2 and kind = 'open') as "uniqueOpens",
-         (select count(distinct recipient_id) from tracking_first where company_id = $1 and campaign_id = $2 and kind = 'click') as "uniqueClicks",
-         (select count(*) from tracking_first where company_id = $1 and campaign_id = $2 and kind = 'unsubscribe') as "unsubscribes",
-         h.opens as "opens", h.machine_opens as "machineOpens", h.clicks as "clicks", h.suspect_clicks as "suspectClicks"
-       from (select count(*) filter (where kind = 'open') as opens,
-                    count(*) filter (where kind = 'open' and suspect) as machine_opens,
-                    count(*) filter (where kind = 'click' and link_id <> $3) as clicks,
-                    count(*) filter (where kind = 'click' and link_id <> $3 and suspect) as suspect_clicks
-               from tracking_hit where company_id = $1 and campaign_id = $2) h`,
-      // The honeypot is no campaign link: its hits are not clicks.
-      [companyId, campaignId, HONEYPOT_LINK_ID],
+    if (!isUuid(companyId)) return { uniqueOpens: 0, opens: 0, machineOpens: 0, clicks: 0, suspectClicks: 0, uniqueClicks: 0, unsubscribes: 0 };
+    // Written out: seven filtered counts over two tables in one statement (one scan of the campaign's rows of
+    // each), which the query builder could only spell as raw fragments around two queries.
+    // The honeypot is no campaign link: its hits are not clicks.
+    const rows = await this.#fork().execute<Record<keyof CampaignEngagement, string | number>[]>(
+      `select f.unique_opens as "uniqueOpens", f.unique_clicks as "uniqueClicks", f.unsubscribes as "unsubscribes",
+              h.opens as "opens", h.machine_opens as "machineOpens", h.clicks as "clicks", h.suspect_clicks as "suspectClicks"
+         from (select count(*) filter (where kind = 'open') as unique_opens,
+                      count(distinct recipient_id) filter (where kind = 'click') as unique_clicks,
+                      count(*) filter (where kind = 'unsubscribe') as unsubscribes
+                 from tracking_first where company_id = ? and campaign_id = ?) f,
+              (select count(*) filter (where kind = 'open') as opens,
+                      count(*) filter (where kind = 'open' and suspect) as machine_opens,
+                      count(*) filter (where kind = 'click' and link_id <> ?) as clicks,
+                      count(*) filter (where kind = 'click' and link_id <> ? and suspect) as suspect_clicks
+                 from tracking_hit where company_id = ? and campaign_id = ?) h`,
+      [companyId, campaignId, HONEYPOT_LINK_ID, HONEYPOT_LINK_ID, companyId, campaignId],
     );
     const row = rows[0];
     const n = (key: keyof CampaignEngagement): number => Number(row?.[key] ?? 0);
@@ -134,13 +175,16 @@ export class PostgresTrackingStore implements TrackingStore {
   }
 
   async clicksPerLink(companyId: string, campaignId: string): Promise<LinkEngagement[]> {
-    const { rows } = await (await this.#db()).query<{ link_id: string; url: string; clicks: string; suspect_clicks: string; unique_clicks: string }>(
+    if (!isUuid(companyId)) return [];
+    // Written out: each link with three counts of other tables (correlated subqueries), ordered by one of them;
+    // the query builder could only spell them as raw fragments.
+    const rows = await this.#fork().execute<LinkCountsRow[]>(
       `select l.link_id, l.url,
               (select count(*) from tracking_hit h where h.company_id = l.company_id and h.campaign_id = l.campaign_id and h.kind = 'click' and h.link_id = l.link_id) as clicks,
               (select count(*) from tracking_hit h where h.company_id = l.company_id and h.campaign_id = l.campaign_id and h.kind = 'click' and h.link_id = l.link_id and h.suspect) as suspect_clicks,
               (select count(*) from tracking_first f where f.company_id = l.company_id and f.campaign_id = l.campaign_id and f.kind = 'click' and f.link_id = l.link_id) as unique_clicks
          from tracking_link l
-        where l.company_id = $1 and l.campaign_id = $2
+        where l.company_id = ? and l.campaign_id = ?
         order by clicks desc, l.link_id`,
       [companyId, campaignId],
     );
@@ -159,16 +203,19 @@ export class PostgresTrackingStore implements TrackingStore {
    * any. The honeypot is no campaign link, so its hits are not clicks.
    */
   async timeline(companyId: string, campaignId: string, interval: "hour" | "day"): Promise<{ start: Date; opens: number; clicks: number }[]> {
-    const { rows } = await (await this.#db()).query<{ start: string | Date; opens: number; clicks: number }>(
-      `select date_trunc($3, occurred_at at time zone 'UTC') at time zone 'UTC' as start,
+    if (!isUuid(companyId)) return [];
+    // Written out: grouping by a computed bucket (date_trunc in UTC) with filtered counts has no query-builder form
+    // but raw fragments.
+    const rows = await this.#fork().execute<{ start: string | Date; opens: number; clicks: number }[]>(
+      `select date_trunc(?, occurred_at at time zone 'UTC') at time zone 'UTC' as start,
               count(*) filter (where kind = 'open')::int as opens,
-              count(*) filter (where kind = 'click' and link_id <> $4)::int as clicks
+              count(*) filter (where kind = 'click' and link_id <> ?)::int as clicks
          from tracking_hit
-        where company_id = $1 and campaign_id = $2 and not suspect
+        where company_id = ? and campaign_id = ? and not suspect
         group by 1
         order by 1`,
-      [companyId, campaignId, interval, HONEYPOT_LINK_ID],
+      [interval, HONEYPOT_LINK_ID, companyId, campaignId],
     );
-    return rows.map((row) => ({ start: new Date(row.start), opens: row.opens, clicks: row.clicks }));
+    return rows.map((row) => ({ start: toDate(row.start), opens: row.opens, clicks: row.clicks }));
   }
 }
