@@ -1,9 +1,15 @@
 /**
  * What Temporal records and bills per workflow, read from the histories of
- * workflows the run made: history events, billable actions (Temporal
- * Cloud's: a workflow start, each activity attempt, each local activity
- * (a marker), each timer, signal and search-attribute upsert), and history
+ * workflows the run made: history events, billable actions, and history
  * bytes (the encoded History, what the server stores).
+ *
+ * Billable actions follow Temporal Cloud's published rules
+ * (docs.temporal.io/cloud/actions), as far as a history shows them: a
+ * workflow start, each activity attempt, each timer, each signal, each
+ * search-attribute upsert except one that sets only `TemporalChangeVersion`
+ * (the versioning attribute `patched()` writes, which is exempt), and the
+ * markers of one workflow task (local activities, patch markers) as one
+ * action whatever their number.
  */
 import type { Client, WorkflowHandle } from "@temporalio/client";
 import proto from "@temporalio/proto";
@@ -25,13 +31,35 @@ export interface TemporalCost {
 type History = Awaited<ReturnType<WorkflowHandle["fetchHistory"]>>;
 type HistoryEvent = NonNullable<History["events"]>[number];
 
+/** The search attribute patched() maintains; Temporal Cloud does not bill its upserts. */
+const CHANGE_VERSION = "TemporalChangeVersion";
+
 const KIND_OF: ReadonlyArray<[keyof HistoryEvent, string]> = [
   ["workflowExecutionStartedEventAttributes", "start"],
-  ["markerRecordedEventAttributes", "local activity"],
   ["timerStartedEventAttributes", "timer"],
   ["workflowExecutionSignaledEventAttributes", "signal"],
-  ["upsertWorkflowSearchAttributesEventAttributes", "upsert"],
 ];
+
+/** Billable actions in one history, by kind. */
+export function billableActions(history: History): Record<string, number> {
+  const byKind: Record<string, number> = {};
+  const add = (kind: string, count = 1): void => {
+    byKind[kind] = (byKind[kind] ?? 0) + count;
+  };
+  const tasksWithMarkers = new Set<string>();
+  for (const event of history.events ?? []) {
+    for (const [field, kind] of KIND_OF) if (event[field]) add(kind);
+    const marker = event.markerRecordedEventAttributes;
+    if (marker) tasksWithMarkers.add(String(marker.workflowTaskCompletedEventId ?? event.eventId));
+    const upsert = event.upsertWorkflowSearchAttributesEventAttributes;
+    if (upsert && Object.keys(upsert.searchAttributes?.indexedFields ?? {}).some((name) => name !== CHANGE_VERSION)) add("upsert");
+    // Each attempt of an activity is billed; the history keeps the last attempt's number.
+    const started = event.activityTaskStartedEventAttributes;
+    if (started) add("activity", started.attempt ?? 1);
+  }
+  if (tasksWithMarkers.size > 0) add("markers", tasksWithMarkers.size);
+  return byKind;
+}
 
 /** A workflow by id (its latest run), or one run of it (a workflow that continued as new has several). */
 export type WorkflowRun = string | { readonly workflowId: string; readonly runId: string };
@@ -46,12 +74,7 @@ export async function temporalCost(client: Client, workflowIds: readonly Workflo
     const list = history.events ?? [];
     events += list.length;
     bytes += temporal.api.history.v1.History.encode(history).finish().length;
-    for (const event of list) {
-      for (const [field, kind] of KIND_OF) if (event[field]) byKind[kind] = (byKind[kind] ?? 0) + 1;
-      // Each attempt of an activity is billed; the history keeps the last attempt's number.
-      const started = event.activityTaskStartedEventAttributes;
-      if (started) byKind.activity = (byKind.activity ?? 0) + (started.attempt ?? 1);
-    }
+    for (const [kind, count] of Object.entries(billableActions(history))) byKind[kind] = (byKind[kind] ?? 0) + count;
   }
   const n = Math.max(workflowIds.length, 1);
   const perWorkflow = Object.fromEntries(Object.entries(byKind).map(([kind, count]) => [kind, count / n]));

@@ -62,7 +62,10 @@ export const retryDelivery = defineSignal("retry");
  * remote; without it, both remote. Once no such run is open (a dead
  * letter's workflow waits at most deadLetterWaitSeconds),
  * deprecatePatch(LOCAL_ATTEMPTS_PATCH) replaces the check and the remote
- * proxy goes.
+ * proxy goes. The patch bills no Temporal Cloud action of its own: its
+ * marker lands in the workflow task of the first attempt's marker (the
+ * markers of one task are one action), and the TemporalChangeVersion
+ * upsert is exempt (test/bench/temporal-cost.test.ts).
  */
 export const LOCAL_ATTEMPTS_PATCH = "webhook-attempts-are-local-activities";
 
