@@ -1,5 +1,5 @@
 import type { AuditActor } from "../audit/types.ts";
-import type { MemberRole } from "../members/types.ts";
+import type { MemberRole } from "./member-roles.ts";
 import { API_KEY_SCOPES } from "./scopes.ts";
 import type { AuthenticatedKey } from "./types.ts";
 

@@ -1,12 +1,7 @@
+import type { MemberRole } from "../accounts/member-roles.ts";
 import type { CompanyEntitlements } from "../accounts/types.ts";
 
-/** Roles of a company member: Mail access = any member; Mail administration = owner or admin. */
-export const MEMBER_ROLES = ["owner", "admin", "member"] as const;
-export type MemberRole = (typeof MEMBER_ROLES)[number];
-
-export function isMemberRole(value: string): value is MemberRole {
-  return (MEMBER_ROLES as readonly string[]).includes(value);
-}
+export { isMemberRole, MEMBER_ROLES, type MemberRole } from "../accounts/member-roles.ts";
 
 export interface MemberRecord {
   readonly id: string;

@@ -1,4 +1,5 @@
 import { type ChangeFeed, type ChangeFeedHandlers, listenForChanges } from "../change-feed.ts";
+import { CREDENTIALS_CHANNEL } from "../entities/notify-channels.ts";
 import type { Pool } from "../sql.ts";
 
 /**
@@ -7,7 +8,7 @@ import type { Pool } from "../sql.ts";
  * NOTIFY CREDENTIALS_CHANNEL when a key is revoked, expires, is rotated,
  * renamed, re-scoped or deleted, or its company's entitlements change.
  */
-export const CREDENTIALS_CHANNEL = "mail_credentials_changed";
+export { CREDENTIALS_CHANNEL };
 
 export type CredentialChangeHandlers = ChangeFeedHandlers;
 export type CredentialChangeFeed = ChangeFeed;

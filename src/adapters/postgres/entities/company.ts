@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
-import { CREDENTIALS_CHANNEL } from "../accounts/credential-changes.ts";
+import { CREDENTIALS_CHANNEL } from "./notify-channels.ts";
 import { notifyTrigger } from "./notify-trigger.ts";
 
 /**

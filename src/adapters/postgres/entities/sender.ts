@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { CompanySchema } from "./company.ts";
 import { SendingDomainSchema } from "./sending-domain.ts";
-import { SENDERS_CHANNEL } from "../sending-setup/sender-changes.ts";
+import { SENDERS_CHANNEL } from "./notify-channels.ts";
 import { notifyTrigger } from "./notify-trigger.ts";
 
 /**

@@ -3,7 +3,7 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 import { CompanySchema } from "./company.ts";
 import { WebhookEndpointSchema } from "./webhook-endpoint.ts";
 import { WebhookEventSchema } from "./webhook-event.ts";
-import { WEBHOOK_WORK_CHANNEL } from "../webhooks/webhook-work-feed.ts";
+import { WEBHOOK_WORK_CHANNEL } from "./notify-channels.ts";
 import { notifyTrigger } from "./notify-trigger.ts";
 
 /**

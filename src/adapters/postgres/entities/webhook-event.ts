@@ -1,9 +1,34 @@
 import { randomUUID } from "node:crypto";
-import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
+import { defineEntity, p, type InferEntity, type TriggerDef } from "@mikro-orm/core";
 import { CompanySchema } from "./company.ts";
-import { WEBHOOK_WORK_CHANNEL } from "../webhooks/webhook-work-feed.ts";
-import { LIVE_EVENT_NOTICE_TRIGGER } from "../webhooks/live-event-feed.ts";
+import { LIVE_EVENTS_CHANNEL, WEBHOOK_WORK_CHANNEL } from "./notify-channels.ts";
 import { notifyTrigger } from "./notify-trigger.ts";
+
+/** Ids per notice: a NOTIFY payload holds at most 8000 bytes (an id is 37 with its space). */
+const IDS_PER_NOTICE = 100;
+
+/**
+ * The live feed's notice (../webhooks/live-event-feed.ts): one per company
+ * and 100 events the statement inserted, once per statement (a batch is a
+ * handful of notices, not one per row), with the inserted rows only (ON
+ * CONFLICT DO NOTHING leaves the others out).
+ * Raw DDL: MikroORM's structured triggers have no transition tables.
+ */
+export const LIVE_EVENT_NOTICE_TRIGGER: TriggerDef = {
+  name: "webhook_event_live_notice",
+  timing: "after",
+  events: ["insert"],
+  forEach: "statement",
+  expression: [
+    `create or replace function webhook_event_webhook_event_live_notice_fn() returns trigger language plpgsql as $$ begin`,
+    ` perform pg_notify('${LIVE_EVENTS_CHANNEL}', n.company_id::text || ' ' || string_agg(n.id::text, ' '))`,
+    `   from (select company_id, id, (row_number() over (partition by company_id) - 1) / ${IDS_PER_NOTICE} as chunk from inserted_events) n`,
+    `  group by n.company_id, n.chunk;`,
+    ` return null; end; $$;`,
+    `create trigger webhook_event_live_notice after insert on webhook_event referencing new table as inserted_events`,
+    ` for each statement execute function webhook_event_webhook_event_live_notice_fn();`,
+  ].join("\n"),
+};
 
 /**
  * An event waiting for webhook delivery: the outbox, written in the same

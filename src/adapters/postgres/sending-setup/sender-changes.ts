@@ -1,4 +1,5 @@
 import { type ChangeFeed, type ChangeFeedHandlers, listenForChanges } from "../change-feed.ts";
+import { SENDERS_CHANNEL } from "../entities/notify-channels.ts";
 import type { Pool } from "../sql.ts";
 
 /**
@@ -8,7 +9,7 @@ import type { Pool } from "../sql.ts";
  * when a sender is added, changed or deleted, or a sending domain changes
  * (its verification) or is deleted.
  */
-export const SENDERS_CHANNEL = "mail_senders_changed";
+export { SENDERS_CHANNEL };
 
 /** The connection's application_name, as pg_stat_activity shows it. */
 export const SENDER_FEED_APPLICATION_NAME = "mail-sender-changes";

@@ -1,6 +1,6 @@
-import type { TriggerDef } from "@mikro-orm/core";
 import pg from "pg";
 import type { FeedEnd, LiveEventFeed, LiveEventListener, LiveSubscription, OutboxEvent } from "../../../capabilities/webhooks/ports.ts";
+import { LIVE_EVENTS_CHANNEL } from "../entities/notify-channels.ts";
 import { isUuid } from "../ids.ts";
 import { type Pool, toDate } from "../sql.ts";
 
@@ -11,7 +11,7 @@ import { type Pool, toDate } from "../sql.ts";
  * delivery reports), to the streams this process holds.
  *
  * Across processes, through PostgreSQL: a statement trigger on
- * webhook_event (LIVE_EVENT_NOTICE_TRIGGER) NOTIFYs LIVE_EVENTS_CHANNEL on
+ * webhook_event (LIVE_EVENT_NOTICE_TRIGGER, entities/webhook-event.ts) NOTIFYs LIVE_EVENTS_CHANNEL on
  * commit with the company id and the ids of the events the statement
  * inserted, and the feed LISTENs on a connection of its own. PostgreSQL
  * delivers notices in commit order; for a company with a stream here, the
@@ -29,35 +29,10 @@ import { type Pool, toDate } from "../sql.ts";
  * stream of the process as `interrupted` (notices may have been missed,
  * and its places are gone); the clients open new ones.
  */
-export const LIVE_EVENTS_CHANNEL = "mail_webhook_live";
+export { LIVE_EVENTS_CHANNEL };
 
 /** The connection's application_name, as pg_stat_activity shows it. */
 export const LIVE_EVENTS_FEED_APPLICATION_NAME = "mail-webhook-live";
-
-/** Ids per notice: a NOTIFY payload holds at most 8000 bytes (an id is 37 with its space). */
-const IDS_PER_NOTICE = 100;
-
-/**
- * The notice: one per company and 100 events the statement inserted, once
- * per statement (a batch is a handful of notices, not one per row), with
- * the inserted rows only (ON CONFLICT DO NOTHING leaves the others out).
- * Raw DDL: MikroORM's structured triggers have no transition tables.
- */
-export const LIVE_EVENT_NOTICE_TRIGGER: TriggerDef = {
-  name: "webhook_event_live_notice",
-  timing: "after",
-  events: ["insert"],
-  forEach: "statement",
-  expression: [
-    `create or replace function webhook_event_webhook_event_live_notice_fn() returns trigger language plpgsql as $$ begin`,
-    ` perform pg_notify('${LIVE_EVENTS_CHANNEL}', n.company_id::text || ' ' || string_agg(n.id::text, ' '))`,
-    `   from (select company_id, id, (row_number() over (partition by company_id) - 1) / ${IDS_PER_NOTICE} as chunk from inserted_events) n`,
-    `  group by n.company_id, n.chunk;`,
-    ` return null; end; $$;`,
-    `create trigger webhook_event_live_notice after insert on webhook_event referencing new table as inserted_events`,
-    ` for each statement execute function webhook_event_webhook_event_live_notice_fn();`,
-  ].join("\n"),
-};
 
 /** The advisory lock key of one place of a company (int8, from the text as in the stores' other locks). */
 const PLACE_KEY = `hashtextextended('webhook_stream:' || $1::text || ':' || $2::text, 0)`;

@@ -1,4 +1,5 @@
 import { type ChangeFeed, type ChangeFeedHandlers, listenForChanges } from "../change-feed.ts";
+import { WEBHOOK_WORK_CHANNEL } from "../entities/notify-channels.ts";
 import type { Pool } from "../sql.ts";
 
 /**
@@ -10,7 +11,7 @@ import type { Pool } from "../sql.ts";
  * also said once LISTEN is in place (after a reconnection too): a pass then
  * picks up whatever was written while nobody listened.
  */
-export const WEBHOOK_WORK_CHANNEL = "mail_webhook_work";
+export { WEBHOOK_WORK_CHANNEL };
 
 /** The connection's application_name, as pg_stat_activity shows it. */
 export const WEBHOOK_WORK_FEED_APPLICATION_NAME = "mail-webhook-work";
