@@ -23,7 +23,7 @@ import { CreditsService } from "../gen/mail/v1/credits_pb.js";
 import { SendingStatusService } from "../gen/mail/v1/sending_status_pb.js";
 import { DomainsService, SendersService } from "../gen/mail/v1/domains_pb.js";
 import { StatsService } from "../gen/mail/v1/stats_pb.js";
-import { type HostedFormsDependencies, registerHostedForms } from "./connect/forms/hosted/index.ts";
+import { type HostedFormsDependencies, registerHostedForms } from "./http/hosted-forms/index.ts";
 import { registerSesNotifications, type SesNotificationsDependencies } from "./http/ses-notifications.ts";
 import { registerTrackingRoutes, type TrackingRoutesDependencies } from "./http/tracking-routes.ts";
 import { EventsService } from "../gen/mail/v1/events_pb.js";
@@ -42,7 +42,7 @@ import {
 } from "./connect/auth-interceptor.ts";
 import { errorsInterceptor } from "./connect/errors-interceptor.ts";
 import { unaryGrpcFastPath } from "./connect/unary-grpc-fast-path.ts";
-import { FailedAuthentications } from "./connect/failed-authentications.ts";
+import { FailedAuthentications } from "./http/failed-authentications.ts";
 import { withIdempotency } from "./connect/idempotency-interceptor.ts";
 import { contractValidationInterceptor } from "./connect/contract-validation-interceptor.ts";
 import { wireValuesInterceptor } from "./connect/wire-values-interceptor.ts";

@@ -1,6 +1,5 @@
 import type { MikroORM } from "@mikro-orm/postgresql";
 import { postgresConfirmationBudget, postgresSignupFormStore, postgresUsedFormTokens } from "../adapters/postgres/forms/index.ts";
-import { type Pool, poolOf } from "../adapters/postgres/sql.ts";
 import type { Contacts } from "../capabilities/contacts/index.ts";
 import { SignupForms } from "../capabilities/forms/index.ts";
 import {
@@ -36,21 +35,21 @@ export interface HostedSignupWiring {
   /** Sends the double opt-in confirmations (createDoubleOptInCapability); without it double opt-in sign-ups stay pending. */
   readonly confirmations?: SignupConfirmations;
   /** The database of the used-token store (single-use form tokens); unset: tokens are checked by signature and age only. */
-  readonly db?: () => Promise<Pool>;
+  readonly orm?: MikroORM;
   /** SIGNUP_PER_CLIENT_PER_MINUTE, SIGNUP_PER_FORM_PER_MINUTE, SIGNUP_PER_COMPANY_PER_MINUTE; unset: the defaults. */
   readonly limits?: SignupLimits;
   /** The time of the page tokens and the consent; the system clock when absent. */
   readonly clock?: () => Date;
 }
 
-/** The hosted form page's use cases; hand them to registerHostedForms (src/transport/connect/forms/hosted). */
+/** The hosted form page's use cases; hand them to registerHostedForms (src/transport/http/hosted-forms). */
 export function createHostedSignupCapability(wiring: HostedSignupWiring): HostedSignup {
   return new HostedSignup({
     forms: wiring.forms,
     contacts: wiring.contacts,
     rateLimiter: wiring.rateLimiter,
     tokens: createFormTokens(wiring.tokenSecret),
-    usedTokens: wiring.db && postgresUsedFormTokens(wiring.db),
+    usedTokens: wiring.orm && postgresUsedFormTokens(wiring.orm),
     limits: wiring.limits,
     confirmations: wiring.confirmations,
     clock: wiring.clock,
@@ -109,7 +108,7 @@ export function createDoubleOptInCapability(wiring: DoubleOptInWiring): DoubleOp
     budget:
       wiring.confirmationsPerCompanyPerHour === undefined
         ? undefined
-        : { store: postgresConfirmationBudget(poolOf(wiring.orm)), perCompanyPerHour: wiring.confirmationsPerCompanyPerHour },
+        : { store: postgresConfirmationBudget(wiring.orm), perCompanyPerHour: wiring.confirmationsPerCompanyPerHour },
     clock: wiring.clock,
   });
 }
@@ -153,7 +152,7 @@ export function createHostedForms(wiring: HostedFormsWiring): { signup: HostedSi
     rateLimiter: wiring.rateLimiter,
     tokenSecret: wiring.tokenSecret,
     confirmations: confirmation,
-    db: poolOf(wiring.orm),
+    orm: wiring.orm,
     ...(wiring.limits ? { limits: wiring.limits } : {}),
   });
   return { signup, confirmation };

@@ -2,7 +2,6 @@ import type { MikroORM } from "@mikro-orm/postgresql";
 import { type Config, publicBaseUrlOf } from "../config.ts";
 import { PostgresAuditLog } from "../adapters/postgres/audit/postgres-audit-log.ts";
 import { PostgresMembersStore } from "../adapters/postgres/members/postgres-members-store.ts";
-import { poolOf } from "../adapters/postgres/sql.ts";
 import type { Companies } from "../capabilities/accounts/index.ts";
 import { AuditLog } from "../capabilities/audit/index.ts";
 import type { ConfirmationMailer } from "../capabilities/forms/hosted/index.ts";
@@ -60,7 +59,7 @@ export function createMembersWiring(options: MembersWiringOptions): MembersWirin
     companyName: async (companyId) => (await options.companies.get({ companyId })).name,
   });
   const sessions = new Sessions({ store, rateLimiter: options.rateLimiter, clock });
-  const audit = new AuditLog({ store: new PostgresAuditLog(poolOf(options.orm)), cursorSecret: config.cursorSecret, clock });
+  const audit = new AuditLog({ store: new PostgresAuditLog(options.orm), cursorSecret: config.cursorSecret, clock });
   const housekeeping = setInterval(() => {
     void Promise.all([audit.purgeExpired(), sessions.purgeExpired()]).catch((error: unknown) =>
       options.log.warn({ err: error }, "members housekeeping failed; retried in an hour"),

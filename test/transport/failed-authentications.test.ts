@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { addressKey, FailedAuthentications } from "../../src/transport/connect/failed-authentications.ts";
+import { addressKey, FailedAuthentications } from "../../src/transport/http/failed-authentications.ts";
 
 function clock(start = 1_000_000) {
   let now = start;

@@ -21,7 +21,7 @@ import { CLIENT_ADDRESS_HEADER } from "../http/request-context.ts";
 import { MembersService } from "../../gen/mail/v1/members_pb.js";
 import { SessionService } from "../../gen/mail/v1/sessions_pb.js";
 import { kCaller } from "./context.ts";
-import { FailedAuthentications } from "./failed-authentications.ts";
+import { FailedAuthentications } from "../http/failed-authentications.ts";
 import { checkBrowserCall, COMPANY_HEADER, sessionCookieValue } from "./session-cookie.ts";
 
 /** The services that manage a company's people, open to its sessions whatever its plan. */

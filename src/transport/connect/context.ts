@@ -1,7 +1,6 @@
 import { type HandlerContext, createContextKey } from "@connectrpc/connect";
 import { auditActorOf, type Principal } from "../../capabilities/accounts/principal.ts";
 import { OPERATOR_ACTOR, type AuditContext } from "../../capabilities/audit/types.ts";
-import type { FieldProblem } from "../../contract/api-error.ts";
 import { REQUEST_ID_HEADER } from "../../contract/names.ts";
 import { CLIENT_ADDRESS_HEADER } from "../http/request-context.ts";
 
@@ -14,15 +13,6 @@ import { CLIENT_ADDRESS_HEADER } from "../http/request-context.ts";
  * `scopes` whichever way the caller came in.
  */
 export const kCaller = createContextKey<Principal | undefined>(undefined, { description: "the call's principal" });
-
-/**
- * What a Connect JSON body named that the contract does not have (unknown
- * keys, unknown enum names), by JSON path: found while decoding, before any
- * interceptor (src/transport/http/undecodable-requests.ts), and answered by
- * the contract validation after authentication
- * (contract-validation-interceptor.ts), as the REST bridge answers them.
- */
-export const kUnknownJsonFields = createContextKey<readonly FieldProblem[]>([], { description: "fields a JSON body named that the contract lacks" });
 
 /** The principal of an operation that requires one; the auth interceptor guarantees it. */
 export function callerOf(ctx: HandlerContext): Principal {

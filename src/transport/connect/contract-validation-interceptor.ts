@@ -2,7 +2,7 @@ import type { DescMessage, Message } from "@bufbuild/protobuf";
 import { createValidator, type Violation } from "@bufbuild/protovalidate";
 import type { Interceptor } from "@connectrpc/connect";
 import { type FieldProblem, ValidationError } from "../../contract/api-error.ts";
-import { kUnknownJsonFields } from "./context.ts";
+import { kUnknownJsonFields } from "../http/undecodable-requests.ts";
 import { operationProblems } from "./operation-checks.ts";
 import { missingRequiredFields } from "./required-fields.ts";
 

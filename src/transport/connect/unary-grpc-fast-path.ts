@@ -14,7 +14,7 @@ import { type Compression, compressionNegotiate, createAsyncIterable, invokeUnar
 import * as protoGrpc from "@connectrpc/connect/protocol-grpc";
 import { compressionBrotli, compressionGzip, universalRequestFromNodeRequest, universalResponseToNodeResponse } from "@connectrpc/connect-node";
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from "fastify";
-import { registeredMethods } from "../rest/direct-transport.ts";
+import { registeredMethods } from "./registered-methods.ts";
 
 /**
  * A direct path, in front of Connect's Fastify plugin

@@ -26,7 +26,7 @@ import type { FastifyInstance } from "fastify";
 import Validator from "sns-payload-validator";
 import { ApiError } from "../../contract/api-error.ts";
 import type { DeliveryReports } from "../../capabilities/delivery-reports/receive-reports.ts";
-import type { FailedAuthentications } from "../connect/failed-authentications.ts";
+import type { FailedAuthentications } from "./failed-authentications.ts";
 import { sendApiError } from "./error-reply.ts";
 
 export const SES_NOTIFICATIONS_PATH = "/mail/v1/providers/ses/notifications";

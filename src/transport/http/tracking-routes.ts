@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Tracking, TrackingRequest, UnsubscribeOutcome } from "../../capabilities/tracking/index.ts";
-import { escapeHtml, hostedPage, renderErrorPage } from "../connect/forms/hosted/hosted-page.ts";
-import { HOSTED_PAGE_CSP } from "../connect/forms/hosted/register-hosted-forms.ts";
+import { escapeHtml, hostedPage, renderErrorPage } from "./hosted-forms/hosted-page.ts";
+import { replyWithPage } from "./hosted-forms/register-hosted-forms.ts";
 import { toApiError } from "./to-api-error.ts";
 
 /**
@@ -154,15 +154,7 @@ export async function registerTrackingRoutes(app: FastifyInstance, deps: Trackin
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser("*", { parseAs: "string", bodyLimit: BODY_LIMIT }, (_request, body, done) => done(null, String(body)));
 
-    const html = (reply: FastifyReply, status: number, body: string): FastifyReply =>
-      reply
-        .status(status)
-        .header("content-type", "text/html; charset=utf-8")
-        .header("cache-control", "no-store")
-        .header("content-security-policy", HOSTED_PAGE_CSP)
-        .header("x-frame-options", "DENY")
-        .header("referrer-policy", "no-referrer")
-        .send(body);
+    const html = replyWithPage;
 
     // Every failure (an unreadable body, a database down) answers the hosted pages' HTML error page, never JSON; never a 500 for a token.
     scope.setErrorHandler((error, request, reply) => {

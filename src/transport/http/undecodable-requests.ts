@@ -1,13 +1,21 @@
 import type { DescMessage, JsonValue } from "@bufbuild/protobuf";
-import { Code, ConnectError, type ConnectRouter, createContextValues } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter, createContextKey, createContextValues } from "@connectrpc/connect";
 import { createAsyncIterable, type UniversalHandler, type UniversalServerRequest, type UniversalServerResponse } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, errorFromJsonBytes, errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
 import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { trailerFlag, trailerParse, trailerSerialize } from "@connectrpc/connect/protocol-grpc-web";
-import { ValidationError } from "../../contract/api-error.ts";
+import { type FieldProblem, ValidationError } from "../../contract/api-error.ts";
 import { checkCanonicalJson } from "../../contract/json-codec.ts";
 import { boundedApiError } from "../bounded-errors.ts";
-import { kUnknownJsonFields } from "../connect/context.ts";
+
+/**
+ * What a Connect JSON body named that the contract does not have (unknown
+ * keys, unknown enum names), by JSON path: found while decoding, before any
+ * interceptor (here), and answered by the contract validation after
+ * authentication (connect/contract-validation-interceptor.ts), as the REST
+ * bridge answers them.
+ */
+export const kUnknownJsonFields = createContextKey<readonly FieldProblem[]>([], { description: "fields a JSON body named that the contract lacks" });
 
 /**
  * A request body that does not decode is the caller's mistake, answered

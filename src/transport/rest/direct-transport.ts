@@ -1,12 +1,4 @@
-import {
-  create,
-  type DescMessage,
-  type DescMethod,
-  type DescMethodUnary,
-  type DescService,
-  isMessage,
-  type MessageInitShape,
-} from "@bufbuild/protobuf";
+import { create, type DescMessage, type DescMethodUnary, isMessage, type MessageInitShape } from "@bufbuild/protobuf";
 import {
   Code,
   ConnectError,
@@ -14,16 +6,12 @@ import {
   createContextKey,
   createContextValues,
   createHandlerContext,
-  createMethodImplSpec,
-  createServiceImplSpec,
   type Interceptor,
-  type MethodImpl,
-  type MethodImplSpec,
-  type ServiceImpl,
   type Transport,
   type UnaryResponse,
 } from "@connectrpc/connect";
 import { invokeUnaryImplementation } from "@connectrpc/connect/protocol";
+import { registeredMethods } from "../connect/registered-methods.ts";
 
 /**
  * An in-process Transport that calls the registered implementations
@@ -56,31 +44,6 @@ export const kBridgedHttpMethod = createContextKey<string>("POST", { description
 
 /** The reason the context's signal is aborted with once a call is over (an Error, so no DOMException is built per call). */
 const CALL_ENDED = new ConnectError("the call has ended", Code.Canceled);
-
-/**
- * Captures what `routes` registers, as a ConnectRouter would, without building
- * protocol handlers (also used by the gRPC direct path, connect/unary-grpc-fast-path.ts).
- */
-export function registeredMethods(routes: (router: ConnectRouter) => void): Map<DescMethod, MethodImplSpec> {
-  const methods = new Map<DescMethod, MethodImplSpec>();
-  const router: ConnectRouter = {
-    handlers: [],
-    service(service: DescService, implementation: Partial<ServiceImpl<DescService>>) {
-      const spec = createServiceImplSpec(service, implementation);
-      for (const method of service.methods) {
-        const methodSpec = spec.methods[method.localName];
-        if (methodSpec) methods.set(method, methodSpec);
-      }
-      return router;
-    },
-    rpc<M extends DescMethod>(method: M, impl: MethodImpl<M>) {
-      methods.set(method, createMethodImplSpec(method, impl) as MethodImplSpec);
-      return router;
-    },
-  };
-  routes(router);
-  return methods;
-}
 
 /** Rejects when `signal` aborts (the caller's deadline), so a handler that ignores it does not hold the answer. */
 function abortedBy(signal: AbortSignal): Promise<never> {

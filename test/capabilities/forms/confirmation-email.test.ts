@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { CONFIRMATION_EMAIL_LANGUAGES, renderConfirmationEmail } from "../../../src/capabilities/forms/hosted/index.ts";
 import { sanitizeEmailHtml } from "../../../src/capabilities/messages/compose/sanitize-html.ts";
-import { pageStrings } from "../../../src/transport/connect/forms/hosted/strings.ts";
+import { pageStrings } from "../../../src/transport/http/hosted-forms/strings.ts";
 
 const LINK = "https://mail.example.test/mail/v1/forms/AbCdEfGh12345678/confirm?token=c.1.2.m";
 

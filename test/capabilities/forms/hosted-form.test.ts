@@ -3,10 +3,9 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { PublishedForm, SignupFormDraft } from "../../../src/capabilities/forms/index.ts";
 import { FixedWindowRateLimiter, type RateLimitWindows } from "../../../src/capabilities/rate-limit/index.ts";
-import { registerHostedForms } from "../../../src/transport/connect/forms/hosted/index.ts";
+import { registerHostedForms } from "../../../src/transport/http/hosted-forms/index.ts";
 import { createContactsCapability } from "../../../src/wiring/contacts.ts";
 import { createHostedSignupCapability } from "../../../src/wiring/forms.ts";
-import { poolOf } from "../../../src/adapters/postgres/sql.ts";
 import { AUDIT, CURSOR_SECRET } from "../contacts/harness.ts";
 import { openFormsHarness, type FormsHarness } from "./harness.ts";
 
@@ -64,7 +63,7 @@ describe("the hosted sign-up form (GET/POST /mail/v1/forms/{publicId})", () => {
       contacts: contactsOf(),
       rateLimiter: new FixedWindowRateLimiter(new EndlessWindows()),
       tokenSecret: "test-form-token-secret",
-      db: poolOf(h.orm),
+      orm: h.orm,
       // This file's visitors all post from one address: the door's own budgets are tested in test/hostile/signup-storm.test.ts.
       limits: { perClientPerMinute: 10_000, perFormPerMinute: 10_000, perCompanyPerMinute: 10_000 },
     });

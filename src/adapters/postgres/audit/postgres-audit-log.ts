@@ -1,87 +1,61 @@
+import { raw, type MikroORM } from "@mikro-orm/postgresql";
 import type { AuditFilters, AuditLogStore } from "../../../capabilities/audit/ports.ts";
 import type { AuditActorKind, AuditEventRecord } from "../../../capabilities/audit/types.ts";
 import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
 import type { Positioned } from "../../../capabilities/shared/paging.ts";
+import { AuditEventSchema } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
 import { afterPosition, positionText } from "../keyset.ts";
-import { toDate, type Pool } from "../sql.ts";
 
-interface AuditRow {
-  id: string;
-  company_id: string;
-  occurred_at: string | Date;
-  occurred_at_text: string;
-  actor_kind: AuditActorKind;
-  actor: string;
-  action: string;
-  target_type: string;
-  target_id: string;
-  request_id: string;
-  client_ip: string;
-  details: Record<string, unknown>;
-}
-
-/** The audit log's reads (keyset pages, one company) and its retention delete. */
+/** The audit log's reads (keyset pages, one company) and its retention delete, through MikroORM. */
 export class PostgresAuditLog implements AuditLogStore {
-  readonly #pool: () => Promise<Pool>;
+  readonly #orm: MikroORM;
 
-  constructor(pool: () => Promise<Pool>) {
-    this.#pool = pool;
+  constructor(orm: MikroORM) {
+    this.#orm = orm;
   }
 
   async list(companyId: string, filters: AuditFilters, after: KeysetPosition | null, limit: number): Promise<Positioned<AuditEventRecord>[]> {
     if (!isUuid(companyId)) return [];
-    const values: unknown[] = [companyId];
-    const where = ["company_id = $1"];
-    if (filters.actor !== undefined) {
-      values.push(filters.actor);
-      where.push(`actor = $${values.length}`);
-    }
-    if (filters.action !== undefined) {
-      values.push(filters.action);
-      where.push(`action = $${values.length}`);
-    }
-    if (filters.since !== undefined) {
-      values.push(filters.since);
-      where.push(`occurred_at >= $${values.length}`);
-    }
-    if (after) {
-      values.push(after.createdAt, after.id);
-      where.push(afterPosition("occurred_at", "id", "<", `$${values.length - 1}`, `$${values.length}`));
-    }
-    values.push(limit);
-    const pool = await this.#pool();
-    const { rows } = await pool.query<AuditRow>(
-      `select id, company_id, occurred_at,
-              ${positionText("occurred_at")} as occurred_at_text,
-              actor_kind, actor, action, target_type, target_id, request_id, client_ip, details
-         from audit_event
-        where ${where.join(" and ")}
-        order by occurred_at desc, id desc
-        limit $${values.length}`,
-      values,
-    );
-    return rows.map((row) => ({
-      item: {
-        id: row.id,
-        companyId: row.company_id,
-        occurredAt: toDate(row.occurred_at),
-        actorKind: row.actor_kind,
-        actor: row.actor,
-        action: row.action,
-        targetType: row.target_type,
-        targetId: row.target_id,
-        requestId: row.request_id,
-        clientIp: row.client_ip,
-        details: row.details,
-      },
-      position: { createdAt: row.occurred_at_text, id: row.id },
-    }));
+    const em = this.#orm.em.fork();
+    const query = em
+      .createQueryBuilder(AuditEventSchema, "a")
+      .select("*")
+      .addSelect(raw(`${positionText("a.occurred_at")} as position_at`))
+      .where({
+        company: companyId,
+        ...(filters.actor !== undefined ? { actor: filters.actor } : {}),
+        ...(filters.action !== undefined ? { action: filters.action } : {}),
+        ...(filters.since !== undefined ? { occurredAt: { $gte: filters.since } } : {}),
+      })
+      .orderBy({ occurredAt: "desc", id: "desc" })
+      .limit(limit);
+    // A row-value comparison, which audit_event_company_time_index's range needs and the filter syntax has no form for.
+    if (after) query.andWhere(raw(afterPosition("a.occurred_at", "a.id", "<", "?", "?"), [after.createdAt, after.id]));
+    const rows = await query.execute<(Record<string, unknown> & { id: string; position_at: string })[]>("all", false);
+    return rows.map((row) => {
+      const event = em.map(AuditEventSchema, row);
+      return {
+        item: {
+          id: event.id,
+          companyId: event.company.id,
+          occurredAt: event.occurredAt,
+          // The column's check constraint admits only the actor kinds.
+          actorKind: event.actorKind as AuditActorKind,
+          actor: event.actor,
+          action: event.action,
+          targetType: event.targetType,
+          targetId: event.targetId,
+          requestId: event.requestId,
+          clientIp: event.clientIp,
+          details: event.details,
+        },
+        position: { createdAt: row.position_at, id: event.id },
+      };
+    });
   }
 
-  async deleteOlderThan(cutoff: Date): Promise<number> {
-    const pool = await this.#pool();
-    const { rowCount } = await pool.query(`delete from audit_event where occurred_at < $1`, [cutoff]);
-    return rowCount ?? 0;
+  deleteOlderThan(cutoff: Date): Promise<number> {
+    return this.#orm.em.fork().nativeDelete(AuditEventSchema, { occurredAt: { $lt: cutoff } });
   }
 }

@@ -2,9 +2,10 @@ import { defineEntity, p, type InferEntity } from "@mikro-orm/core";
 
 /**
  * Tables of the hosted sign-up door and the fair sending pace
- * (Migration20251127000000_signup_door). Written by raw SQL only (atomic
- * inserts and upserts); the entities exist so the ORM metadata describes
- * the whole schema.
+ * (Migration20251127000000_signup_door). The door's are written through
+ * MikroORM (../forms/signup-door-stores.ts: a conditional upsert, an
+ * insert that loses to the first); the pace's by plain SQL under a row
+ * lock on the send path (../messages/sending-pace-store.ts).
  */
 
 /** A form token that was used (single use): its MAC, never the whole token. */

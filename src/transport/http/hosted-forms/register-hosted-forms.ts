@@ -5,8 +5,8 @@ import {
   type HostedSignup,
   type SignupOutcome,
   submittedValues,
-} from "../../../../capabilities/forms/hosted/index.ts";
-import { toApiError } from "../../../http/to-api-error.ts";
+} from "../../../capabilities/forms/hosted/index.ts";
+import { toApiError } from "../to-api-error.ts";
 import { renderConfirmationPage, renderErrorPage, renderFormPage, renderThanksPage } from "./hosted-page.ts";
 import { pageStrings } from "./strings.ts";
 
@@ -33,7 +33,23 @@ const BODY_LIMIT = 16 * 1024;
 const FORM_CONTENT_TYPE = "application/x-www-form-urlencoded";
 
 /** The hosted pages' Content-Security-Policy: no script, nothing loaded, posts only to this service, never framed. */
-export const HOSTED_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
+const HOSTED_PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'";
+
+/**
+ * Answers one of the service's own HTML pages (hosted forms, unsubscribe): never cached; no script, nothing loaded,
+ * posts only here; framed by no site (a page has no setting naming where it may be embedded, so none may: a framed
+ * confirmation button could be clickjacked).
+ */
+export function replyWithPage(reply: FastifyReply, status: number, body: string): FastifyReply {
+  return reply
+    .status(status)
+    .header("content-type", "text/html; charset=utf-8")
+    .header("cache-control", "no-store")
+    .header("content-security-policy", HOSTED_PAGE_CSP)
+    .header("x-frame-options", "DENY")
+    .header("referrer-policy", "no-referrer")
+    .send(body);
+}
 
 /**
  * The hosted sign-up pages, reached without an API key:
@@ -54,17 +70,7 @@ export async function registerHostedForms(app: FastifyInstance, deps: HostedForm
       });
     }
 
-    const html = (reply: FastifyReply, status: number, body: string): FastifyReply =>
-      reply
-        .status(status)
-        .header("content-type", "text/html; charset=utf-8")
-        .header("cache-control", "no-store")
-        // No script, nothing loaded, posts only here; framed by no site (forms have no setting naming where they may be
-        // embedded, so none may: a framed confirmation button could be clickjacked).
-        .header("content-security-policy", HOSTED_PAGE_CSP)
-        .header("x-frame-options", "DENY")
-        .header("referrer-policy", "no-referrer")
-        .send(body);
+    const html = replyWithPage;
 
     const notFound = (reply: FastifyReply): FastifyReply => reply.status(404).header("content-type", "text/plain; charset=utf-8").send("Not found");
 

@@ -1,6 +1,6 @@
-import type { FieldProblemKind } from "../../../../capabilities/forms/hosted/index.ts";
-import { HONEYPOT_FIELD, TOKEN_FIELD } from "../../../../capabilities/forms/hosted/index.ts";
-import type { FormField, PublishedForm } from "../../../../capabilities/forms/index.ts";
+import type { FieldProblemKind } from "../../../capabilities/forms/hosted/index.ts";
+import { HONEYPOT_FIELD, TOKEN_FIELD } from "../../../capabilities/forms/hosted/index.ts";
+import type { FormField, PublishedForm } from "../../../capabilities/forms/index.ts";
 import { type PageStrings, pageStrings } from "./strings.ts";
 
 /**
