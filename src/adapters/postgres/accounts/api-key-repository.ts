@@ -15,14 +15,14 @@
  * is the credential that *determines* the company, so there is no companyId
  * yet. Keep it the only one.
  */
-import { LockMode, raw } from "@mikro-orm/core";
+import { LockMode } from "@mikro-orm/core";
 import type { EntityManager } from "@mikro-orm/postgresql";
 import type { NewApiKey } from "../../../capabilities/accounts/ports.ts";
 import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
 import type { Positioned } from "../../../capabilities/shared/paging.ts";
 import { ApiKeySchema, type ApiKey, type Company } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
-import { afterPosition, positionText } from "../keyset.ts";
+import { keysetRows } from "../keyset.ts";
 
 export interface FindKeyOptions {
   /** SELECT ... FOR UPDATE; only inside a transaction. */
@@ -43,16 +43,9 @@ export class ApiKeyRepository {
   /** A page of the key table of one company, oldest first, strictly after `after` when given. */
   async listForCompany(companyId: string, after: KeysetPosition | null, limit: number): Promise<Positioned<ApiKey>[]> {
     if (!isUuid(companyId)) return [];
-    const query = this.#em
-      .createQueryBuilder(ApiKeySchema, "k")
-      .select("*")
-      .addSelect(raw(`${positionText("k.created_at")} as position_at`))
-      .where({ company: companyId })
-      .orderBy({ createdAt: "asc", id: "asc" })
-      .limit(limit);
-    if (after) query.andWhere(raw(afterPosition("k.created_at", "k.id", ">", "?", "?"), [after.createdAt, after.id]));
-    const rows = await query.execute<(Record<string, unknown> & { id: string; position_at: string })[]>("all", false);
-    return rows.map((row) => ({ item: this.#em.map(ApiKeySchema, row), position: { createdAt: row.position_at, id: row.id } }));
+    const query = this.#em.createQueryBuilder(ApiKeySchema, "k").select("*").where({ company: companyId }).orderBy({ createdAt: "asc", id: "asc" }).limit(limit);
+    const rows = await keysetRows(query, { created: "k.created_at", id: "k.id", direction: ">" }, after);
+    return rows.map(({ row, position }) => ({ item: this.#em.map(ApiKeySchema, row), position }));
   }
 
   /** One key of one company; null when it does not exist *for that company*. */

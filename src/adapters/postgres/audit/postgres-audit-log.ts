@@ -1,11 +1,11 @@
-import { raw, type MikroORM } from "@mikro-orm/postgresql";
+import type { MikroORM } from "@mikro-orm/postgresql";
 import type { AuditFilters, AuditLogStore } from "../../../capabilities/audit/ports.ts";
 import type { AuditActorKind, AuditEventRecord } from "../../../capabilities/audit/types.ts";
 import type { KeysetPosition } from "../../../capabilities/shared/keyset-cursor.ts";
 import type { Positioned } from "../../../capabilities/shared/paging.ts";
 import { AuditEventSchema } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
-import { afterPosition, positionText } from "../keyset.ts";
+import { keysetRows } from "../keyset.ts";
 
 /** The audit log's reads (keyset pages, one company) and its retention delete, through MikroORM. */
 export class PostgresAuditLog implements AuditLogStore {
@@ -21,7 +21,6 @@ export class PostgresAuditLog implements AuditLogStore {
     const query = em
       .createQueryBuilder(AuditEventSchema, "a")
       .select("*")
-      .addSelect(raw(`${positionText("a.occurred_at")} as position_at`))
       .where({
         company: companyId,
         ...(filters.actor !== undefined ? { actor: filters.actor } : {}),
@@ -30,10 +29,8 @@ export class PostgresAuditLog implements AuditLogStore {
       })
       .orderBy({ occurredAt: "desc", id: "desc" })
       .limit(limit);
-    // A row-value comparison, which audit_event_company_time_index's range needs and the filter syntax has no form for.
-    if (after) query.andWhere(raw(afterPosition("a.occurred_at", "a.id", "<", "?", "?"), [after.createdAt, after.id]));
-    const rows = await query.execute<(Record<string, unknown> & { id: string; position_at: string })[]>("all", false);
-    return rows.map((row) => {
+    const rows = await keysetRows(query, { created: "a.occurred_at", id: "a.id", direction: "<" }, after);
+    return rows.map(({ row, position }) => {
       const event = em.map(AuditEventSchema, row);
       return {
         item: {
@@ -50,7 +47,7 @@ export class PostgresAuditLog implements AuditLogStore {
           clientIp: event.clientIp,
           details: event.details,
         },
-        position: { createdAt: row.position_at, id: event.id },
+        position,
       };
     });
   }

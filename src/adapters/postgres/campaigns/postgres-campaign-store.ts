@@ -44,7 +44,7 @@ import type { Positioned } from "../../../capabilities/shared/paging.ts";
 import { persistAuditRow } from "../audit/audit-rows.ts";
 import { CampaignRecipientSchema, CampaignSchema, ContactListSchema } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
-import { afterPosition, positionText } from "../keyset.ts";
+import { keysetRows } from "../keyset.ts";
 import { poolOf, toDate, type Pool } from "../sql.ts";
 import { insertOutboxEvents } from "../webhooks/outbox-events.ts";
 
@@ -251,14 +251,13 @@ export class PostgresCampaignStore implements CampaignStore, CampaignEngagementP
     // Positions with microseconds (positionText): a Date's milliseconds would repeat or skip campaigns created within one.
     const query = this.#fork()
       .createQueryBuilder(CampaignSchema, "c")
-      .select(["*", raw(COUNTERS), raw(`${positionText("c.created_at")} as position_at`)])
+      .select(["*", raw(COUNTERS)])
       .where({ company: companyId, ...(state !== undefined ? { state } : {}) })
       .orderBy({ createdAt: "desc", id: "desc" })
       .limit(limit);
-    // A row-value comparison, which campaign_list_index's range needs and the filter syntax has no form for.
-    if (after) query.andWhere(raw(afterPosition("c.created_at", "c.id", "<", "?", "?"), [after.createdAt, after.id]));
-    const rows = await query.execute<(CampaignRow & { position_at: string })[]>("all", false);
-    return rows.map((row) => ({ item: recordOf(row), position: { createdAt: row.position_at, id: row.id } }));
+    const rows = await keysetRows(query, { created: "c.created_at", id: "c.id", direction: "<" }, after);
+    // The campaign row as selected ("*" and the counters).
+    return rows.map(({ row, position }) => ({ item: recordOf(row as unknown as CampaignRow), position }));
   }
 
   async missingLists(companyId: string, listIds: readonly string[]): Promise<string[]> {

@@ -7,7 +7,7 @@ import type { Positioned } from "../../../capabilities/shared/paging.ts";
 import { persistAuditRow } from "../audit/audit-rows.ts";
 import { MemberSchema, MemberSessionSchema, SignInLinkSchema, type Member, type MemberSession } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
-import { afterPosition, positionText } from "../keyset.ts";
+import { keysetRows } from "../keyset.ts";
 
 /** Links are kept a day past their end, then deleted by housekeeping. */
 const LINK_KEPT_MS = 86_400_000;
@@ -80,17 +80,9 @@ export class PostgresMembersStore implements MembersStore {
   async list(companyId: string, after: KeysetPosition | null, limit: number): Promise<Positioned<MemberRecord>[]> {
     if (!isUuid(companyId)) return [];
     const em = this.#fork();
-    const query = em
-      .createQueryBuilder(MemberSchema, "m")
-      .select("*")
-      .addSelect(raw(`${positionText("m.created_at")} as position_at`))
-      .where({ company: companyId })
-      .orderBy({ createdAt: "asc", id: "asc" })
-      .limit(limit);
-    // A row-value comparison, which the filter syntax has no form for.
-    if (after) query.andWhere(raw(afterPosition("m.created_at", "m.id", ">", "?", "?"), [after.createdAt, after.id]));
-    const rows = await query.execute<(Record<string, unknown> & { id: string; position_at: string })[]>("all", false);
-    return rows.map((row) => ({ item: memberRecord(em.map(MemberSchema, row)), position: { createdAt: row.position_at, id: row.id } }));
+    const query = em.createQueryBuilder(MemberSchema, "m").select("*").where({ company: companyId }).orderBy({ createdAt: "asc", id: "asc" }).limit(limit);
+    const rows = await keysetRows(query, { created: "m.created_at", id: "m.id", direction: ">" }, after);
+    return rows.map(({ row, position }) => ({ item: memberRecord(em.map(MemberSchema, row)), position }));
   }
 
   async find(companyId: string, memberId: string): Promise<MemberRecord | null> {

@@ -23,7 +23,7 @@ import type {
 import { persistAuditRow } from "../audit/audit-rows.ts";
 import { SuppressionSchema, type Suppression } from "../entities/index.ts";
 import { isUuid } from "../ids.ts";
-import { positionText } from "../keyset.ts";
+import { keysetRows } from "../keyset.ts";
 import { poolOf, type Pool } from "../sql.ts";
 
 function entryOf(row: Suppression): SuppressionEntry {
@@ -88,7 +88,6 @@ export class PostgresSuppressionsStore implements SuppressionsStore {
     const query = em
       .createQueryBuilder(SuppressionSchema, "s")
       .select("*")
-      .addSelect(raw(`${positionText("s.created_at")} as position_at`))
       .where({
         company: companyId,
         ...(filters.reason !== undefined ? { reason: filters.reason } : {}),
@@ -98,11 +97,9 @@ export class PostgresSuppressionsStore implements SuppressionsStore {
       .limit(limit);
     // Written out for the escape clause, which `$ilike` has no form for: the pattern's `\` escapes `%`, `_` and itself.
     if (filters.q !== undefined) query.andWhere(raw(`s.email ilike ? escape '\\'`, [containsPattern(filters.q)]));
-    // A row-value comparison, as the index range (company_id, created_at desc, email desc) needs; the position's
-    // id is the email (text), so keyset.ts's afterPosition, which casts it to uuid, does not fit.
-    if (after) query.andWhere(raw("(s.created_at, s.email) < (?::timestamptz, ?::text)", [after.createdAt, after.id]));
-    const rows = await query.execute<(Record<string, unknown> & { email: string; position_at: string })[]>("all", false);
-    return rows.map((row) => ({ item: entryOf(em.map(SuppressionSchema, row)), position: { createdAt: row.position_at, id: row.email } }));
+    // Keyed by the address, as the index range (company_id, created_at desc, email desc) needs.
+    const rows = await keysetRows(query, { created: "s.created_at", id: "s.email", idType: "text", direction: "<" }, after);
+    return rows.map(({ row, position }) => ({ item: entryOf(em.map(SuppressionSchema, row)), position }));
   }
 
   async remove(companyId: string, email: string, decide: (entry: SuppressionEntry) => AuditNote): Promise<SuppressionEntry | undefined> {
